@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs libNVVM and ptxas into the git-ignored tools folder (`tools/cuda`),
+# from the PyPI wheel `nvidia-cuda-nvcc-cu12`, unless they are already there.
+# Both README commands run this first. Idempotent and quiet when done.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dest="$root/tools/cuda"
+marker="$dest/.installed"
+if [[ -f "$marker" ]]; then
+  exit 0
+fi
+py="${PYTHON:-python3}"
+if ! command -v "$py" >/dev/null 2>&1; then
+  echo "setup-tools: python3 is needed to install libNVVM from PyPI" >&2
+  exit 1
+fi
+rm -rf "$dest.tmp"
+mkdir -p "$dest.tmp"
+echo "setup-tools: installing nvidia-cuda-nvcc-cu12 (libNVVM, ptxas) into $dest" >&2
+"$py" -m pip install --quiet --disable-pip-version-check --no-deps \
+  --target "$dest.tmp/site" "nvidia-cuda-nvcc-cu12==12.9.*"
+nvcc_dir="$(find "$dest.tmp/site" -type d -path '*nvidia/cuda_nvcc' | head -n 1)"
+if [[ -z "$nvcc_dir" ]]; then
+  echo "setup-tools: the wheel did not contain nvidia/cuda_nvcc" >&2
+  exit 1
+fi
+rm -rf "$dest"
+mkdir -p "$dest"
+# Keep the CUDA_HOME-like layout: nvvm/lib64/libnvvm.so, bin/ptxas.
+cp -r "$nvcc_dir"/. "$dest"/
+rm -rf "$dest.tmp"
+libnvvm="$(find "$dest" -name 'libnvvm.so*' | head -n 1)"
+if [[ -z "$libnvvm" ]]; then
+  echo "setup-tools: libnvvm.so not found after install" >&2
+  exit 1
+fi
+touch "$marker"
+echo "setup-tools: libNVVM at $libnvvm" >&2

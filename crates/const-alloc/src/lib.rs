@@ -1,0 +1,1 @@
+//! Content-keyed interning of constant allocations. It takes an allocation graph through a small trait, gives every allocation a SHA-256 content key, interns immutable allocations into one global per distinct content, and validates typed views of a global against its bytes. It depends on nothing else in this workspace, so any compiler can reuse it.

@@ -1,0 +1,1 @@
+//! The device IR shared by the lowering, the NVVM printer and the virtual device: entity-indexed types with address spaces, globals with byte-span and relocation initializers, functions and instructions, a builder and a verifier that refuses what NVVM forbids.

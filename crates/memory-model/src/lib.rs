@@ -1,0 +1,1 @@
+//! An executable memory model for the kernels this compiler emits: a small Rust-like kernel language with a step function and a relational semantics, a PTX-style event model, exhaustive explorers and the litmus and reduction theorems checked over every candidate execution.

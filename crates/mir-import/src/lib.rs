@@ -1,0 +1,1 @@
+//! Imports the MIR that rustc prints for a kernel crate into a typed model: bodies, consts, statics and promoteds, rustc's own type layouts (`-Zprint-type-sizes`), the attributes that the MIR text drops, and evaluated constant allocations. It owns the rustc invocation and the MIR text parser; it depends on nothing else in this workspace.

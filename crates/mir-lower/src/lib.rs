@@ -1,0 +1,1 @@
+//! Lowers the imported MIR of a kernel crate to a device-IR module: one read-only `addrspace(1)` global per rustc allocation behind a reference constant, typed views validated by const-alloc, and diagnostics for what it refuses (shared-memory pointers in constants and statics among them).
