@@ -1,1 +1,80 @@
-//! Imports the MIR that rustc prints for a kernel crate into a typed model: bodies, consts, statics and promoteds, rustc's own type layouts (`-Zprint-type-sizes`), the attributes that the MIR text drops, and evaluated constant allocations. It owns the rustc invocation and the MIR text parser; it depends on nothing else in this workspace.
+//! Imports the MIR that rustc prints for a kernel crate into a typed model.
+//!
+//! **Owns:** the rustc invocation ([`rustc`]), the MIR text parser ([`parse`]),
+//! the typed model ([`model`]), rustc's own layouts from `-Zprint-type-sizes`
+//! ([`layout`]), the attributes that the MIR text drops ([`attrs`]) and the list
+//! of device-prelude paths ([`prelude`]).
+//!
+//! **Does not own:** lowering, interning or anything about the device. It
+//! depends on nothing else in this workspace.
+//!
+//! **Border:** [`Crate`], a plain data model (cranelift-entity maps, serde
+//! serializable) that later stages read.
+#![deny(missing_docs)]
+
+pub mod attrs;
+pub mod layout;
+pub mod model;
+pub mod parse;
+pub mod prelude;
+pub mod rustc;
+
+pub use model::Crate;
+pub use parse::{ParseError, Pos};
+
+use std::path::Path;
+
+/// Why an import failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// rustc could not be run or rejected the source.
+    #[error(transparent)]
+    Rustc(#[from] rustc::RustcError),
+    /// The MIR text could not be read.
+    #[error("{file}: {source}")]
+    Parse {
+        /// The file (or `<mir text>`).
+        file: String,
+        /// The positioned error.
+        source: ParseError,
+    },
+    /// The layout report could not be read.
+    #[error(transparent)]
+    Layout(#[from] layout::LayoutError),
+    /// The kernel source could not be read for attributes.
+    #[error(transparent)]
+    Attrs(#[from] attrs::AttrError),
+}
+
+/// Compiles `kernel` with rustc and imports the result.
+pub fn import_file(kernel: &Path, opts: &rustc::RustcOptions) -> Result<Crate, ImportError> {
+    let out = rustc::run_rustc(kernel, opts)?;
+    let name = kernel.display().to_string();
+    import_text(&out.mir, &out.type_sizes, Some((&out.source, &name)))
+}
+
+/// Imports MIR text directly (for tests and for MIR saved elsewhere).
+/// `source` is the kernel source and its file name, for attribute recovery.
+pub fn import_text(
+    mir: &str,
+    type_sizes: &str,
+    source: Option<(&str, &str)>,
+) -> Result<Crate, ImportError> {
+    let parsed = parse::parse_mir(mir).map_err(|source| ImportError::Parse {
+        file: "<mir text>".into(),
+        source,
+    })?;
+    let mut krate = Crate {
+        layouts: layout::LayoutTable::parse(type_sizes)?,
+        allocs: parsed.allocs,
+        static_names: parsed.static_names,
+        ..Crate::default()
+    };
+    for body in parsed.bodies {
+        krate.bodies.push(body);
+    }
+    if let Some((text, file)) = source {
+        krate.attrs = attrs::recover_attrs(text, file, prelude::KERNEL_MODULE)?;
+    }
+    Ok(krate)
+}

@@ -1,0 +1,170 @@
+//! Attributes that rustc's MIR text drops, recovered from the kernel source with syn.
+//!
+//! The MIR printer shows neither `#[inline(never)]`, `#[no_mangle]` nor the ABI.
+//! Lowering needs them: an `#[inline(never)]` helper must stay a separate
+//! `noinline` device function, and a kernel entry point is a
+//! `#[unsafe(no_mangle)] pub extern "C" fn` (the CUDA `extern "C" __global__`
+//! convention). Enum discriminant values, which `-Zprint-type-sizes` never prints,
+//! are recovered here too for the crate's own enums.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// `#[inline]` hints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum InlineHint {
+    /// `#[inline(never)]`
+    Never,
+    /// `#[inline(always)]`
+    Always,
+    /// `#[inline]`
+    Hint,
+}
+
+/// The attributes of one item.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ItemAttrs {
+    /// Its `#[inline]` hint, if any.
+    pub inline: Option<InlineHint>,
+    /// Whether it is `#[no_mangle]` / `#[unsafe(no_mangle)]`.
+    pub no_mangle: bool,
+    /// Its ABI string for `extern "X" fn`, if any.
+    pub abi: Option<String>,
+    /// Whether it is a kernel entry point: a public `#[no_mangle] extern "C" fn`.
+    pub kernel: bool,
+    /// For an enum: each variant's discriminant value, in declaration order.
+    pub discriminants: Option<Vec<(String, i128)>>,
+}
+
+/// Why the source could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read attributes of {file}: {message}")]
+pub struct AttrError {
+    /// The file.
+    pub file: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Reads `source` (a file mounted as module `module`) and returns the attributes
+/// of every fn and enum by def path (`module::helper`, `module::inner::f`).
+pub fn recover_attrs(
+    source: &str,
+    file: &str,
+    module: &str,
+) -> Result<BTreeMap<String, ItemAttrs>, AttrError> {
+    let parsed = syn::parse_file(source).map_err(|e| AttrError {
+        file: file.into(),
+        message: e.to_string(),
+    })?;
+    let mut out = BTreeMap::new();
+    walk(&parsed.items, module, &mut out);
+    Ok(out)
+}
+
+fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => {
+                let mut a = fn_attrs(&f.attrs, f.sig.abi.as_ref());
+                a.kernel = a.no_mangle
+                    && a.abi.as_deref() == Some("C")
+                    && matches!(f.vis, syn::Visibility::Public(_));
+                out.insert(format!("{prefix}::{}", f.sig.ident), a);
+            }
+            syn::Item::Enum(e) => {
+                let a = ItemAttrs {
+                    discriminants: enum_discriminants(e),
+                    ..Default::default()
+                };
+                out.insert(format!("{prefix}::{}", e.ident), a);
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    walk(inner, &format!("{prefix}::{}", m.ident), out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn fn_attrs(attrs: &[syn::Attribute], abi: Option<&syn::Abi>) -> ItemAttrs {
+    let mut a = ItemAttrs {
+        abi: abi.map(|abi| abi.name.as_ref().map_or("C".to_string(), |n| n.value())),
+        ..Default::default()
+    };
+    for attr in attrs {
+        let path = attr.path();
+        if path.is_ident("inline") {
+            a.inline = Some(match &attr.meta {
+                syn::Meta::List(l) => match l.tokens.to_string().as_str() {
+                    "never" => InlineHint::Never,
+                    "always" => InlineHint::Always,
+                    _ => InlineHint::Hint,
+                },
+                _ => InlineHint::Hint,
+            });
+        } else if path.is_ident("no_mangle") {
+            a.no_mangle = true;
+        } else if path.is_ident("unsafe")
+            && let syn::Meta::List(l) = &attr.meta
+            && l.tokens.to_string() == "no_mangle"
+        {
+            a.no_mangle = true;
+        }
+    }
+    a
+}
+
+/// Discriminants in declaration order: explicit integer literals, otherwise one
+/// more than the previous. `None` when an explicit value is not a plain literal.
+fn enum_discriminants(e: &syn::ItemEnum) -> Option<Vec<(String, i128)>> {
+    let mut next: i128 = 0;
+    let mut out = Vec::new();
+    for v in &e.variants {
+        if let Some((_, expr)) = &v.discriminant {
+            next = literal_value(expr)?;
+        }
+        out.push((v.ident.to_string(), next));
+        next = next.checked_add(1)?;
+    }
+    Some(out)
+}
+
+fn literal_value(expr: &syn::Expr) -> Option<i128> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => literal_value(expr).map(|v| -v),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_and_noinline_helper_are_recovered() {
+        let src = r#"
+            #[inline(never)] fn helper() -> &'static u32 { &42 }
+            #[unsafe(no_mangle)] pub extern "C" fn k() {}
+            pub enum E { A = 3, B, C = -1 }
+        "#;
+        let a = recover_attrs(src, "k.rs", "kernel").expect("parses");
+        assert_eq!(a["kernel::helper"].inline, Some(InlineHint::Never));
+        assert!(!a["kernel::helper"].kernel);
+        assert!(a["kernel::k"].kernel);
+        assert_eq!(
+            a["kernel::E"].discriminants,
+            Some(vec![("A".into(), 3), ("B".into(), 4), ("C".into(), -1)])
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! rustc's own layouts, read from `-Zprint-type-sizes`.
+//!
+//! The report lists, per type, its size and alignment, then its fields in memory
+//! order with padding between them; enums list a discriminant line (when the tag
+//! is stored directly) and each variant's fields. Offsets are derived by walking
+//! that listing. Where the report does not say enough to be certain (a niche
+//! encoding prints no discriminant line; tag values are never printed) the table
+//! records `Unknown` instead of guessing, and later stages use a typed view.
+//!
+//! The report does not print tuples or arrays at all (see DESIGN.md, "Measured
+//! facts"); their layouts are absent from the table.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A field's place in memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldLayout {
+    /// The field's name as printed, without the leading `.` (`0`, `start`).
+    pub name: String,
+    /// Byte offset from the start of the type.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment, when printed (rustc prints it only when it differs from size).
+    pub align: Option<u64>,
+}
+
+/// One variant of an enum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VariantLayout {
+    /// The variant's name.
+    pub name: String,
+    /// Its size as printed (from the start of the type, including the tag).
+    pub size: u64,
+    /// Its fields in memory order, with offsets from the start of the type.
+    pub fields: Vec<FieldLayout>,
+}
+
+/// How an enum stores which variant it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum TagLayout {
+    /// A discriminant stored directly at `offset`, `size` bytes wide. Its values
+    /// per variant are not printed by rustc.
+    Direct {
+        /// Byte offset of the tag.
+        offset: u64,
+        /// Tag size in bytes.
+        size: u64,
+    },
+    /// No discriminant line: a niche encoding or a single-variant enum. Where
+    /// the niche lives is not printed.
+    Unknown,
+}
+
+/// The layout of a struct, union, closure or enum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum TypeShape {
+    /// A struct-like type: fields in memory order.
+    Struct {
+        /// Its fields.
+        fields: Vec<FieldLayout>,
+    },
+    /// An enum.
+    Enum {
+        /// How the variant is stored.
+        tag: TagLayout,
+        /// The variants, in the order printed (largest first, not declaration order).
+        variants: Vec<VariantLayout>,
+    },
+}
+
+/// One type's layout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TypeLayout {
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// Fields or variants.
+    pub shape: TypeShape,
+}
+
+/// Layouts by type name as rustc prints it (with untrimmed paths).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LayoutTable {
+    /// The layouts.
+    pub types: BTreeMap<String, TypeLayout>,
+}
+
+/// A line of the report the reader did not understand.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("type-size report line {line}: {message}: `{text}`")]
+pub struct LayoutError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What was wrong.
+    pub message: String,
+    /// The line.
+    pub text: String,
+}
+
+const PREFIX: &str = "print-type-size ";
+
+impl LayoutTable {
+    /// The layout of the type printed as `name`.
+    pub fn get(&self, name: &str) -> Option<&TypeLayout> {
+        self.types.get(name)
+    }
+
+    /// Reads a `-Zprint-type-sizes` report. Lines without the report's prefix
+    /// (other compiler output) are ignored.
+    pub fn parse(report: &str) -> Result<LayoutTable, LayoutError> {
+        let mut table = LayoutTable::default();
+        let mut current: Option<(String, Builder)> = None;
+        for (idx, raw) in report.lines().enumerate() {
+            let Some(body) = raw.strip_prefix(PREFIX) else {
+                continue;
+            };
+            let err = |m: &str| LayoutError {
+                line: idx + 1,
+                message: m.into(),
+                text: raw.into(),
+            };
+            let indent = body.len() - body.trim_start().len();
+            let body = body.trim_start();
+            if indent == 0 {
+                if let Some((name, b)) = current.take() {
+                    table.insert(name, b.finish());
+                }
+                let (name, size, align) =
+                    parse_type_line(body).ok_or_else(|| err("bad type line"))?;
+                current = Some((name, Builder::new(size, align)));
+                continue;
+            }
+            let (_, b) = current
+                .as_mut()
+                .ok_or_else(|| err("entry before any type line"))?;
+            b.entry(indent, body).map_err(|m| err(&m))?;
+        }
+        if let Some((name, b)) = current.take() {
+            table.insert(name, b.finish());
+        }
+        Ok(table)
+    }
+
+    fn insert(&mut self, name: String, layout: TypeLayout) {
+        // rustc may print the same type twice (once per codegen use); the
+        // listings are identical, so the first is kept.
+        self.types.entry(name).or_insert(layout);
+    }
+}
+
+/// `type: `E`: 8 bytes, alignment: 4 bytes`
+fn parse_type_line(body: &str) -> Option<(String, u64, u64)> {
+    let rest = body.strip_prefix("type: `")?;
+    let (name, rest) = rest.rsplit_once("`: ")?;
+    let (size, align) = rest.split_once(", alignment: ")?;
+    Some((name.to_string(), bytes(size)?, bytes(align)?))
+}
+
+/// `8 bytes` -> 8
+fn bytes(s: &str) -> Option<u64> {
+    s.trim()
+        .strip_suffix(" bytes")
+        .or_else(|| s.trim().strip_suffix(" byte"))?
+        .parse()
+        .ok()
+}
+
+/// `field `.0`: 4 bytes, alignment: 4 bytes` or `field `.x`: 4 bytes, offset: 0 bytes, ...`
+fn parse_field(rest: &str) -> Option<(String, u64, Option<u64>, Option<u64>)> {
+    let rest = rest.strip_prefix('`')?;
+    let (name, rest) = rest.split_once("`: ")?;
+    let mut parts = rest.split(", ");
+    let size = bytes(parts.next()?)?;
+    let (mut align, mut offset) = (None, None);
+    for p in parts {
+        if let Some(a) = p.strip_prefix("alignment: ") {
+            align = Some(bytes(a)?);
+        } else if let Some(o) = p.strip_prefix("offset: ") {
+            offset = Some(bytes(o)?);
+        } else {
+            return None;
+        }
+    }
+    Some((
+        name.trim_start_matches('.').to_string(),
+        size,
+        align,
+        offset,
+    ))
+}
+
+struct Builder {
+    size: u64,
+    align: u64,
+    fields: Vec<FieldLayout>,
+    cursor: u64,
+    tag: Option<(u64, u64)>,
+    variants: Vec<VariantLayout>,
+}
+
+impl Builder {
+    fn new(size: u64, align: u64) -> Self {
+        Builder {
+            size,
+            align,
+            fields: Vec::new(),
+            cursor: 0,
+            tag: None,
+            variants: Vec::new(),
+        }
+    }
+
+    fn entry(&mut self, indent: usize, body: &str) -> Result<(), String> {
+        let in_variant = indent >= 8;
+        if in_variant && self.variants.is_empty() {
+            return Err("nested entry outside a variant".into());
+        }
+        if let Some(rest) = body.strip_prefix("discriminant: ") {
+            let size = bytes(rest).ok_or("bad discriminant size")?;
+            self.tag = Some((self.cursor, size));
+            self.cursor += size;
+        } else if let Some(rest) = body.strip_prefix("variant `") {
+            let (name, size) = rest.split_once("`: ").ok_or("bad variant line")?;
+            let size = bytes(size).ok_or("bad variant size")?;
+            self.variants.push(VariantLayout {
+                name: name.into(),
+                size,
+                fields: Vec::new(),
+            });
+            self.cursor = self.tag.map_or(0, |(off, sz)| off + sz);
+        } else if let Some(rest) = body.strip_prefix("padding: ") {
+            self.cursor += bytes(rest).ok_or("bad padding")?;
+        } else if let Some(rest) = body.strip_prefix("end padding: ") {
+            bytes(rest).ok_or("bad end padding")?;
+        } else if let Some(rest) = body
+            .strip_prefix("field ")
+            .or_else(|| body.strip_prefix("upvar "))
+            .or_else(|| body.strip_prefix("local "))
+        {
+            let (name, size, align, offset) = parse_field(rest).ok_or("bad field line")?;
+            let offset = offset.unwrap_or(self.cursor);
+            self.cursor = offset + size;
+            let field = FieldLayout {
+                name,
+                offset,
+                size,
+                align,
+            };
+            match (in_variant, self.variants.last_mut()) {
+                (true, Some(v)) => v.fields.push(field),
+                _ => self.fields.push(field),
+            }
+        } else {
+            return Err("unknown entry".into());
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> TypeLayout {
+        let shape = if self.variants.is_empty() && self.tag.is_none() {
+            TypeShape::Struct {
+                fields: self.fields,
+            }
+        } else {
+            let tag = match self.tag {
+                Some((offset, size)) => TagLayout::Direct { offset, size },
+                None => TagLayout::Unknown,
+            };
+            TypeShape::Enum {
+                tag,
+                variants: self.variants,
+            }
+        };
+        TypeLayout {
+            size: self.size,
+            align: self.align,
+            shape,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = "\
+print-type-size type: `E`: 8 bytes, alignment: 4 bytes
+print-type-size     discriminant: 1 bytes
+print-type-size     variant `B`: 7 bytes
+print-type-size         padding: 3 bytes
+print-type-size         field `.0`: 4 bytes, alignment: 4 bytes
+print-type-size     variant `A`: 1 bytes
+print-type-size         field `.0`: 1 bytes
+print-type-size     variant `C`: 0 bytes
+print-type-size type: `P`: 8 bytes, alignment: 4 bytes
+print-type-size     field `.1`: 4 bytes
+print-type-size     field `.2`: 2 bytes
+print-type-size     field `.0`: 1 bytes
+print-type-size     end padding: 1 bytes
+print-type-size type: `std::option::Option<&u32>`: 8 bytes, alignment: 8 bytes
+print-type-size     variant `Some`: 8 bytes
+print-type-size         field `.0`: 8 bytes
+print-type-size     variant `None`: 0 bytes
+";
+
+    #[test]
+    fn struct_offsets_follow_memory_order() {
+        let t = LayoutTable::parse(REPORT).expect("parses");
+        let TypeShape::Struct { fields } = &t.get("P").expect("P").shape else {
+            panic!("P is a struct")
+        };
+        let offs: Vec<(&str, u64)> = fields.iter().map(|f| (f.name.as_str(), f.offset)).collect();
+        assert_eq!(offs, vec![("1", 0), ("2", 4), ("0", 6)]);
+    }
+
+    #[test]
+    fn enum_variant_fields_start_after_the_tag() {
+        let t = LayoutTable::parse(REPORT).expect("parses");
+        let TypeShape::Enum { tag, variants } = &t.get("E").expect("E").shape else {
+            panic!("E is an enum")
+        };
+        assert_eq!(*tag, TagLayout::Direct { offset: 0, size: 1 });
+        assert_eq!(variants[0].fields[0].offset, 4);
+        assert_eq!(variants[1].fields[0].offset, 1);
+    }
+
+    #[test]
+    fn niche_enum_tag_is_unknown() {
+        let t = LayoutTable::parse(REPORT).expect("parses");
+        let l = t.get("std::option::Option<&u32>").expect("Option");
+        assert!(matches!(
+            &l.shape,
+            TypeShape::Enum {
+                tag: TagLayout::Unknown,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn garbage_line_is_an_error() {
+        let e = LayoutTable::parse("print-type-size type: `X` 4 bytes").expect_err("bad");
+        assert_eq!(e.line, 1);
+    }
+}

@@ -1,0 +1,72 @@
+//! The imported model of a kernel crate.
+
+mod alloc;
+mod body;
+mod ty;
+
+pub use alloc::{AllocDump, AllocId, Relocation};
+pub use body::*;
+pub use ty::{ArrayLen, FloatTy, GenericArg, IntTy, Mutability, Path, PathSegment, Ty};
+
+use cranelift_entity::{PrimaryMap, entity_impl};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::attrs::ItemAttrs;
+use crate::layout::LayoutTable;
+
+/// A body's index in [`Crate::bodies`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct BodyId(u32);
+entity_impl!(BodyId, "body");
+
+/// Everything imported from one kernel crate.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Crate {
+    /// Every body rustc printed, in print order.
+    pub bodies: PrimaryMap<BodyId, Body>,
+    /// Every allocation rustc dumped, by id.
+    pub allocs: BTreeMap<AllocId, AllocDump>,
+    /// Allocation ids that name a static without dumping its bytes there.
+    pub static_names: BTreeMap<AllocId, String>,
+    /// rustc's layouts, from `-Zprint-type-sizes`.
+    pub layouts: LayoutTable,
+    /// Attributes the MIR text drops, by the item's def path (`kernel::helper`).
+    pub attrs: BTreeMap<String, ItemAttrs>,
+}
+
+impl Crate {
+    /// The function body at `def_path` (not the CTFE copy).
+    pub fn fn_body(&self, def_path: &str) -> Option<BodyId> {
+        self.bodies.iter().find_map(|(id, b)| {
+            (matches!(b.kind, BodyKind::Fn { ctfe: false }) && b.path.def_path() == def_path)
+                .then_some(id)
+        })
+    }
+
+    /// The const or static body at `def_path`.
+    pub fn item_body(&self, def_path: &str) -> Option<BodyId> {
+        self.bodies.iter().find_map(|(id, b)| {
+            (matches!(b.kind, BodyKind::Const | BodyKind::Static(_))
+                && b.path.def_path() == def_path)
+                .then_some(id)
+        })
+    }
+
+    /// The promoted `index` of the body at `owner`.
+    pub fn promoted(&self, owner: &str, index: u32) -> Option<BodyId> {
+        self.bodies.iter().find_map(|(id, b)| match &b.kind {
+            BodyKind::Promoted { owner: o, index: i } if *i == index && o.def_path() == owner => {
+                Some(id)
+            }
+            _ => None,
+        })
+    }
+
+    /// The allocation dump of the static at `def_path`, if rustc printed one.
+    pub fn static_alloc(&self, def_path: &str) -> Option<&AllocDump> {
+        self.allocs
+            .values()
+            .find(|a| a.static_path.as_deref() == Some(def_path))
+    }
+}

@@ -1,0 +1,323 @@
+//! Types as rustc's MIR printer writes them.
+
+use serde::Serialize;
+
+/// Whether a reference or pointer allows mutation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Mutability {
+    /// `&T`, `*const T`.
+    Not,
+    /// `&mut T`, `*mut T`.
+    Mut,
+}
+
+/// Integer types, signed and unsigned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum IntTy {
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `i128`
+    I128,
+    /// `isize`
+    Isize,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `u128`
+    U128,
+    /// `usize`
+    Usize,
+}
+
+impl IntTy {
+    /// Parses a primitive integer name.
+    pub fn from_name(name: &str) -> Option<IntTy> {
+        Some(match name {
+            "i8" => IntTy::I8,
+            "i16" => IntTy::I16,
+            "i32" => IntTy::I32,
+            "i64" => IntTy::I64,
+            "i128" => IntTy::I128,
+            "isize" => IntTy::Isize,
+            "u8" => IntTy::U8,
+            "u16" => IntTy::U16,
+            "u32" => IntTy::U32,
+            "u64" => IntTy::U64,
+            "u128" => IntTy::U128,
+            "usize" => IntTy::Usize,
+            _ => return None,
+        })
+    }
+
+    /// Its size in bytes, with 8-byte `usize` (nvptx64 and the x86-64 host alike).
+    pub fn size(self) -> u64 {
+        match self {
+            IntTy::I8 | IntTy::U8 => 1,
+            IntTy::I16 | IntTy::U16 => 2,
+            IntTy::I32 | IntTy::U32 => 4,
+            IntTy::I64 | IntTy::U64 | IntTy::Isize | IntTy::Usize => 8,
+            IntTy::I128 | IntTy::U128 => 16,
+        }
+    }
+
+    /// Whether it is signed.
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::I128 | IntTy::Isize
+        )
+    }
+
+    /// Its name as Rust writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntTy::I8 => "i8",
+            IntTy::I16 => "i16",
+            IntTy::I32 => "i32",
+            IntTy::I64 => "i64",
+            IntTy::I128 => "i128",
+            IntTy::Isize => "isize",
+            IntTy::U8 => "u8",
+            IntTy::U16 => "u16",
+            IntTy::U32 => "u32",
+            IntTy::U64 => "u64",
+            IntTy::U128 => "u128",
+            IntTy::Usize => "usize",
+        }
+    }
+}
+
+/// Float types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum FloatTy {
+    /// `f16`
+    F16,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+    /// `f128`
+    F128,
+}
+
+impl FloatTy {
+    /// Parses a primitive float name.
+    pub fn from_name(name: &str) -> Option<FloatTy> {
+        Some(match name {
+            "f16" => FloatTy::F16,
+            "f32" => FloatTy::F32,
+            "f64" => FloatTy::F64,
+            "f128" => FloatTy::F128,
+            _ => return None,
+        })
+    }
+
+    /// Its size in bytes.
+    pub fn size(self) -> u64 {
+        match self {
+            FloatTy::F16 => 2,
+            FloatTy::F32 => 4,
+            FloatTy::F64 => 8,
+            FloatTy::F128 => 16,
+        }
+    }
+}
+
+/// An array length: a number, or a generic parameter in a generic body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ArrayLen {
+    /// A known element count.
+    Known(u64),
+    /// A const generic (`N`) or an unevaluated expression, as printed.
+    Unknown(String),
+}
+
+/// A generic argument of a path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum GenericArg {
+    /// A lifetime (`'_`, `'static`); kept so types print back the same.
+    Lifetime(String),
+    /// A type.
+    Type(Ty),
+    /// A const argument, as printed (`8`, `N`).
+    Const(String),
+}
+
+/// One segment of a path with its generic arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct PathSegment {
+    /// The name (`Option`, `<impl at f.rs:1:2: 3:4>`, `{constant#0}`, `<T as Trait>`).
+    pub name: String,
+    /// Generic arguments, empty if none.
+    pub args: Vec<GenericArg>,
+}
+
+/// A path such as `std::option::Option::<u32>::Some`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Path {
+    /// Its segments, outermost first.
+    pub segments: Vec<PathSegment>,
+}
+
+impl Path {
+    /// The path's names joined by `::`, without generic arguments
+    /// (`std::option::Option::Some`). This is what recognition by path uses.
+    pub fn def_path(&self) -> String {
+        let names: Vec<&str> = self.segments.iter().map(|s| s.name.as_str()).collect();
+        names.join("::")
+    }
+
+    /// The last segment's name.
+    pub fn last_name(&self) -> &str {
+        self.segments.last().map_or("", |s| s.name.as_str())
+    }
+
+    /// All generic arguments of the last segment that carries any.
+    pub fn generic_args(&self) -> &[GenericArg] {
+        self.segments
+            .iter()
+            .rev()
+            .find(|s| !s.args.is_empty())
+            .map_or(&[], |s| s.args.as_slice())
+    }
+}
+
+/// A type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Ty {
+    /// `bool`
+    Bool,
+    /// `char`
+    Char,
+    /// An integer.
+    Int(IntTy),
+    /// A float.
+    Float(FloatTy),
+    /// `str`
+    Str,
+    /// `!`
+    Never,
+    /// A tuple; `()` is the empty one.
+    Tuple(Vec<Ty>),
+    /// `[T; N]`
+    Array(Box<Ty>, ArrayLen),
+    /// `[T]`
+    Slice(Box<Ty>),
+    /// `&T` / `&mut T`.
+    Ref(Mutability, Box<Ty>),
+    /// `*const T` / `*mut T`.
+    RawPtr(Mutability, Box<Ty>),
+    /// A struct, enum or union by path, or a type parameter (`T`).
+    Adt(Path),
+    /// A function pointer `fn(A) -> R`.
+    FnPtr(Vec<Ty>, Box<Ty>),
+    /// Anything the lowering never needs to look inside: closures, coroutines,
+    /// `dyn Trait`, function item types. The text is kept as printed.
+    Opaque(String),
+}
+
+impl Ty {
+    /// The unit type `()`.
+    pub fn unit() -> Ty {
+        Ty::Tuple(Vec::new())
+    }
+
+    /// The pointee of a reference or raw pointer.
+    pub fn pointee(&self) -> Option<&Ty> {
+        match self {
+            Ty::Ref(_, t) | Ty::RawPtr(_, t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether a pointer to this type is a fat pointer (slice, `str`, `dyn`).
+    pub fn is_unsized(&self) -> bool {
+        matches!(self, Ty::Slice(_) | Ty::Str)
+            || matches!(self, Ty::Opaque(s) if s.starts_with("dyn "))
+    }
+}
+
+impl std::fmt::Display for Ty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ty::Bool => f.write_str("bool"),
+            Ty::Char => f.write_str("char"),
+            Ty::Int(i) => f.write_str(i.name()),
+            Ty::Float(FloatTy::F16) => f.write_str("f16"),
+            Ty::Float(FloatTy::F32) => f.write_str("f32"),
+            Ty::Float(FloatTy::F64) => f.write_str("f64"),
+            Ty::Float(FloatTy::F128) => f.write_str("f128"),
+            Ty::Str => f.write_str("str"),
+            Ty::Never => f.write_str("!"),
+            Ty::Tuple(elems) => {
+                f.write_str("(")?;
+                for (i, e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                if elems.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+            Ty::Array(t, ArrayLen::Known(n)) => write!(f, "[{t}; {n}]"),
+            Ty::Array(t, ArrayLen::Unknown(n)) => write!(f, "[{t}; {n}]"),
+            Ty::Slice(t) => write!(f, "[{t}]"),
+            Ty::Ref(Mutability::Not, t) => write!(f, "&{t}"),
+            Ty::Ref(Mutability::Mut, t) => write!(f, "&mut {t}"),
+            Ty::RawPtr(Mutability::Not, t) => write!(f, "*const {t}"),
+            Ty::RawPtr(Mutability::Mut, t) => write!(f, "*mut {t}"),
+            Ty::Adt(p) => write!(f, "{p}"),
+            Ty::FnPtr(args, ret) => {
+                f.write_str("fn(")?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                write!(f, ") -> {ret}")
+            }
+            Ty::Opaque(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::fmt::Display for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, seg) in self.segments.iter().enumerate() {
+            if i > 0 {
+                f.write_str("::")?;
+            }
+            f.write_str(&seg.name)?;
+            if !seg.args.is_empty() {
+                f.write_str("<")?;
+                for (j, a) in seg.args.iter().enumerate() {
+                    if j > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match a {
+                        GenericArg::Lifetime(l) => write!(f, "'{l}")?,
+                        GenericArg::Type(t) => write!(f, "{t}")?,
+                        GenericArg::Const(c) => f.write_str(c)?,
+                    }
+                }
+                f.write_str(">")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,382 @@
+//! Places, operands and constants.
+
+use super::cursor::Cursor;
+use super::error::ParseError;
+use super::lexer::Tok;
+use super::ty::{PathStyle, parse_path, parse_ty};
+use crate::model::{
+    AllocId, ConstOperand, FloatTy, IntTy, Local, Operand, Path, Place, PlaceElem, Scalar, ValTree,
+};
+use cranelift_entity::EntityRef;
+
+/// Parses a local, `_N`.
+pub fn parse_local(c: &mut Cursor) -> Result<Local, ParseError> {
+    Ok(Local::new(c.expect_numbered("_")? as usize))
+}
+
+/// Parses a place: `_1`, `(*_1)`, `((*_1).0: u32)`, `(_1 as Some)`, `(*_2)[_3]`,
+/// `_4[0 of 2]`, `_4[1:-1]`.
+pub fn parse_place(c: &mut Cursor) -> Result<Place, ParseError> {
+    let mut place = if c.eat_punct("(") {
+        if c.eat_punct("*") {
+            let mut inner = parse_place(c)?;
+            c.expect_punct(")")?;
+            inner.projection.push(PlaceElem::Deref);
+            inner
+        } else {
+            let mut inner = parse_place(c)?;
+            if c.eat_punct(".") {
+                let field = c.expect_u64()?;
+                let field = u32::try_from(field).map_err(|_| c.err("field index out of range"))?;
+                c.expect_punct(":")?;
+                let ty = parse_ty(c)?;
+                inner.projection.push(PlaceElem::Field(field, ty));
+            } else if c.eat_ident("as") {
+                let variant = c.expect_ident()?;
+                inner.projection.push(PlaceElem::Downcast(variant));
+            } else {
+                return Err(c.expected("`.`, `as` or `)` in a place"));
+            }
+            c.expect_punct(")")?;
+            inner
+        }
+    } else {
+        Place::local(parse_local(c)?)
+    };
+    while c.eat_punct("[") {
+        let elem = if matches!(c.peek(), Some(Tok::Ident(_))) {
+            PlaceElem::Index(parse_local(c)?)
+        } else {
+            let neg = c.eat_punct("-");
+            let first = c.expect_u64()?;
+            if c.eat_punct("..") {
+                // `[1..4]`: an array subslice by absolute indices.
+                let to = c.expect_u64()?;
+                PlaceElem::Subslice {
+                    from: first,
+                    to,
+                    from_end: false,
+                }
+            } else if c.eat_ident("of") {
+                let min_length = c.expect_u64()?;
+                PlaceElem::ConstantIndex {
+                    offset: first,
+                    min_length,
+                    from_end: neg,
+                }
+            } else {
+                c.expect_punct(":")?;
+                if c.is_punct("]") {
+                    // `[1:]`: to the end.
+                    PlaceElem::Subslice {
+                        from: first,
+                        to: 0,
+                        from_end: true,
+                    }
+                } else {
+                    let from_end = c.eat_punct("-");
+                    let to = c.expect_u64()?;
+                    PlaceElem::Subslice {
+                        from: first,
+                        to,
+                        from_end,
+                    }
+                }
+            }
+        };
+        c.expect_punct("]")?;
+        place.projection.push(elem);
+    }
+    Ok(place)
+}
+
+/// Parses an operand: `copy p`, `move p` or `const c`.
+pub fn parse_operand(c: &mut Cursor) -> Result<Operand, ParseError> {
+    if c.eat_ident("copy") {
+        Ok(Operand::Copy(parse_place(c)?))
+    } else if c.eat_ident("move") {
+        Ok(Operand::Move(parse_place(c)?))
+    } else if c.eat_ident("const") {
+        Ok(Operand::Const(parse_const(c)?))
+    } else {
+        Err(c.expected("an operand (`copy`, `move` or `const`)"))
+    }
+}
+
+/// Whether the next token starts an operand.
+pub fn at_operand(c: &Cursor) -> bool {
+    c.is_ident("copy") || c.is_ident("move") || c.is_ident("const")
+}
+
+/// Parses what follows `const` in an operand.
+pub fn parse_const(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
+    match c.peek() {
+        Some(Tok::Punct("{")) if matches!(c.peek_nth(1), Some(Tok::Ident(w)) if w == "transmute") =>
+        {
+            // `{transmute(0x00000002): T}`: raw bits of a type with no literal syntax.
+            c.bump()?;
+            c.bump()?;
+            c.expect_punct("(")?;
+            let bits = match c.bump()? {
+                Tok::Int { digits, .. } => parse_int_digits(&digits),
+                _ => None,
+            }
+            .ok_or_else(|| c.err("expected the bits of a transmuted constant"))?;
+            c.expect_punct(")")?;
+            c.expect_punct(":")?;
+            let ty = parse_ty(c)?;
+            c.expect_punct("}")?;
+            Ok(ConstOperand::Transmuted { bits, ty })
+        }
+        Some(Tok::Punct("{")) => {
+            c.bump()?;
+            let alloc = parse_alloc_id(c)?;
+            c.expect_punct(":")?;
+            let ty = parse_ty(c)?;
+            c.expect_punct("}")?;
+            Ok(ConstOperand::Alloc { alloc, ty })
+        }
+        Some(Tok::Punct("(")) if matches!(c.peek_nth(1), Some(Tok::Punct(")"))) => {
+            c.bump()?;
+            c.bump()?;
+            Ok(ConstOperand::Unit)
+        }
+        Some(Tok::Str(s)) => {
+            let s = s.clone();
+            c.bump()?;
+            Ok(ConstOperand::Str(s))
+        }
+        Some(Tok::ByteStr(b)) => {
+            let b = b.clone();
+            c.bump()?;
+            Ok(ConstOperand::ByteStr(b))
+        }
+        Some(Tok::Ident(w))
+            if w == "ZeroSized" && matches!(c.peek_nth(1), Some(Tok::Punct(":"))) =>
+        {
+            c.bump()?;
+            c.bump()?;
+            Ok(ConstOperand::ZeroSized(parse_ty(c)?))
+        }
+        Some(Tok::Ident(w))
+            if w == "Indirect" && matches!(c.peek_nth(1), Some(Tok::Punct("{"))) =>
+        {
+            parse_indirect(c)
+        }
+        _ => {
+            if let Some(s) = try_scalar(c)? {
+                return Ok(ConstOperand::Scalar(s));
+            }
+            if c.is_punct("(") || c.is_punct("[") {
+                return Ok(ConstOperand::Value(parse_valtree(c)?));
+            }
+            let path = parse_path(c, PathStyle::Expr)?;
+            if path.last_name() == "promoted" && c.eat_punct("[") {
+                let index = c.expect_u64()?;
+                c.expect_punct("]")?;
+                let mut owner = path;
+                owner.segments.pop();
+                let index =
+                    u32::try_from(index).map_err(|_| c.err("promoted index out of range"))?;
+                return Ok(ConstOperand::Promoted { owner, index });
+            }
+            match parse_path_value(c, path)? {
+                ValTree::Path(p) => Ok(ConstOperand::Item(p)),
+                v => Ok(ConstOperand::Value(v)),
+            }
+        }
+    }
+}
+
+fn parse_alloc_id(c: &mut Cursor) -> Result<AllocId, ParseError> {
+    Ok(AllocId(c.expect_numbered("alloc")?))
+}
+
+fn parse_indirect(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
+    c.expect_keyword("Indirect")?;
+    c.expect_punct("{")?;
+    c.expect_keyword("alloc_id")?;
+    c.expect_punct(":")?;
+    let alloc = parse_alloc_id(c)?;
+    c.expect_punct(",")?;
+    c.expect_keyword("offset")?;
+    c.expect_punct(":")?;
+    c.expect_keyword("Size")?;
+    c.expect_punct("(")?;
+    let offset = c.expect_u64()?;
+    c.expect_keyword("bytes")?;
+    c.expect_punct(")")?;
+    c.expect_punct("}")?;
+    c.expect_punct(":")?;
+    let ty = parse_ty(c)?;
+    Ok(ConstOperand::Indirect { alloc, offset, ty })
+}
+
+/// A scalar literal, if one is next: `3_u32`, `-5_i32`, `1.5f32`, `true`, `'x'`.
+fn try_scalar(c: &mut Cursor) -> Result<Option<Scalar>, ParseError> {
+    let neg = c.is_punct("-");
+    let at = if neg { 1 } else { 0 };
+    let scalar = match c.peek_nth(at).cloned() {
+        Some(Tok::Int { digits, suffix }) => {
+            let ty = suffix
+                .as_deref()
+                .and_then(IntTy::from_name)
+                .ok_or_else(|| c.err(format!("integer constant `{digits}` has no type suffix")))?;
+            let magnitude =
+                parse_int_digits(&digits).ok_or_else(|| c.err("integer out of range"))?;
+            let bits = if neg {
+                magnitude.wrapping_neg()
+            } else {
+                magnitude
+            };
+            Scalar::Int {
+                bits: truncate(bits, ty.size()),
+                ty,
+            }
+        }
+        Some(Tok::Float { text, suffix }) => {
+            let ty = FloatTy::from_name(&suffix)
+                .ok_or_else(|| c.err(format!("float constant `{text}` has no type suffix")))?;
+            float_scalar(c, &text, ty, neg)?
+        }
+        Some(Tok::Ident(w)) if float_special(&w).is_some() => {
+            let (text, ty) = float_special(&w).ok_or_else(|| c.err("bad float"))?;
+            float_scalar(c, text, ty, neg)?
+        }
+        Some(Tok::Ident(w)) if !neg && (w == "true" || w == "false") => Scalar::Bool(w == "true"),
+        Some(Tok::Char(ch)) if !neg => Scalar::Char(ch),
+        _ if neg => return Err(c.expected("a number after `-`")),
+        _ => return Ok(None),
+    };
+    for _ in 0..=at {
+        c.bump()?;
+    }
+    Ok(Some(scalar))
+}
+
+fn parse_int_digits(digits: &str) -> Option<u128> {
+    match digits.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16).ok(),
+        None => digits.parse::<u128>().ok(),
+    }
+}
+
+fn truncate(bits: u128, size: u64) -> u128 {
+    if size >= 16 {
+        bits
+    } else {
+        bits & ((1u128 << (size * 8)) - 1)
+    }
+}
+
+fn float_special(word: &str) -> Option<(&'static str, FloatTy)> {
+    for (sfx, ty) in [
+        ("f16", FloatTy::F16),
+        ("f32", FloatTy::F32),
+        ("f64", FloatTy::F64),
+    ] {
+        if let Some(stem) = word.strip_suffix(sfx) {
+            return match stem {
+                "inf" => Some(("inf", ty)),
+                "NaN" => Some(("NaN", ty)),
+                _ => None,
+            };
+        }
+    }
+    None
+}
+
+fn float_scalar(c: &Cursor, text: &str, ty: FloatTy, neg: bool) -> Result<Scalar, ParseError> {
+    let bad = || c.err(format!("bad float literal `{text}`"));
+    let bits = match ty {
+        FloatTy::F32 => {
+            let v: f32 = text.parse().map_err(|_| bad())?;
+            u128::from((if neg { -v } else { v }).to_bits())
+        }
+        FloatTy::F64 => {
+            let v: f64 = text.parse().map_err(|_| bad())?;
+            u128::from((if neg { -v } else { v }).to_bits())
+        }
+        FloatTy::F16 | FloatTy::F128 => {
+            return Err(c.err(format!("{ty:?} constants are not supported")));
+        }
+    };
+    Ok(Scalar::Float { bits, ty })
+}
+
+/// Parses a printed value: `Foo {{ a: 1_u32 }}`, `Some(1_u32)`, `[1_u8, 2_u8]`,
+/// `(1_u8, 2_u16)`, a literal or a path.
+fn parse_valtree(c: &mut Cursor) -> Result<ValTree, ParseError> {
+    if let Some(s) = try_scalar(c)? {
+        // A pattern type's value prints its range after it: `7_u32 is 1..`.
+        if c.eat_ident("is") {
+            while !(c.is_punct(",") || c.is_punct(")") || c.is_punct("}") || c.at_end()) {
+                c.bump()?;
+            }
+        }
+        return Ok(ValTree::Scalar(s));
+    }
+    match c.peek().cloned() {
+        Some(Tok::Str(s)) => {
+            c.bump()?;
+            Ok(ValTree::Str(s))
+        }
+        Some(Tok::ByteStr(b)) => {
+            c.bump()?;
+            Ok(ValTree::ByteStr(b))
+        }
+        Some(Tok::Punct("(")) => {
+            c.bump()?;
+            Ok(ValTree::Tuple(None, parse_valtree_list(c, ")")?))
+        }
+        Some(Tok::Punct("[")) => {
+            c.bump()?;
+            Ok(ValTree::Array(parse_valtree_list(c, "]")?))
+        }
+        _ => {
+            let path = parse_path(c, PathStyle::Expr)?;
+            parse_path_value(c, path)
+        }
+    }
+}
+
+fn parse_valtree_list(c: &mut Cursor, close: &str) -> Result<Vec<ValTree>, ParseError> {
+    let mut elems = Vec::new();
+    while !c.eat_punct(close) {
+        elems.push(parse_valtree(c)?);
+        if !c.eat_punct(",") {
+            c.expect_punct(close)?;
+            break;
+        }
+    }
+    Ok(elems)
+}
+
+/// After a path in a value: `{{ f: v }}`, `(v, ..)` or nothing.
+fn parse_path_value(c: &mut Cursor, path: Path) -> Result<ValTree, ParseError> {
+    if c.is_punct("{") && matches!(c.peek_nth(1), Some(Tok::Punct("{"))) {
+        c.bump()?;
+        c.bump()?;
+        let mut fields = Vec::new();
+        while !c.is_punct("}") {
+            let name = match c.bump()? {
+                Tok::Ident(s) => s,
+                Tok::Int { digits, .. } => digits,
+                t => return Err(c.err(format!("expected a field name, found {t}"))),
+            };
+            c.expect_punct(":")?;
+            fields.push((name, parse_valtree(c)?));
+            if !c.eat_punct(",") {
+                break;
+            }
+        }
+        c.expect_punct("}")?;
+        c.expect_punct("}")?;
+        return Ok(ValTree::Struct(path, fields));
+    }
+    if c.is_punct("(") {
+        c.bump()?;
+        return Ok(ValTree::Tuple(Some(path), parse_valtree_list(c, ")")?));
+    }
+    Ok(ValTree::Path(path))
+}

@@ -1,0 +1,64 @@
+//! The device prelude's paths, as mir-import recognises them.
+//!
+//! The prelude (`prelude/gpu.rs` in the workspace) is mounted as module `gpu`
+//! beside the kernel module `kernel`. On the device side its thread-index
+//! functions and barriers are bodiless `extern` items, so calls to them stay in
+//! the MIR as calls by path. This module is the one list of those paths;
+//! `prelude/README.md` documents the same list for kernel authors.
+
+/// The module name the prelude is mounted under.
+pub const PRELUDE_MODULE: &str = "gpu";
+/// The module name the kernel source is mounted under.
+pub const KERNEL_MODULE: &str = "kernel";
+/// The cfg that selects the device side of the prelude.
+pub const DEVICE_CFG: &str = "gpu_device";
+
+/// A prelude function that lowering replaces with a device primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Intrinsic {
+    /// `threadIdx.{x,y}`: axis 0 or 1.
+    ThreadIdx(u8),
+    /// `blockIdx.{x,y}`.
+    BlockIdx(u8),
+    /// `blockDim.{x,y}`.
+    BlockDim(u8),
+    /// `gridDim.{x,y}`.
+    GridDim(u8),
+    /// `__syncthreads()`.
+    SyncThreads,
+    /// `Barrier::wait`'s primitive: a CTA barrier on a shared barrier object.
+    BarrierWait,
+}
+
+/// Every recognised function path and what it is.
+pub const INTRINSICS: &[(&str, Intrinsic)] = &[
+    ("gpu::thread_idx_x", Intrinsic::ThreadIdx(0)),
+    ("gpu::thread_idx_y", Intrinsic::ThreadIdx(1)),
+    ("gpu::block_idx_x", Intrinsic::BlockIdx(0)),
+    ("gpu::block_idx_y", Intrinsic::BlockIdx(1)),
+    ("gpu::block_dim_x", Intrinsic::BlockDim(0)),
+    ("gpu::block_dim_y", Intrinsic::BlockDim(1)),
+    ("gpu::grid_dim_x", Intrinsic::GridDim(0)),
+    ("gpu::grid_dim_y", Intrinsic::GridDim(1)),
+    ("gpu::sync_threads", Intrinsic::SyncThreads),
+    ("gpu::barrier_wait", Intrinsic::BarrierWait),
+];
+
+/// Types whose statics live in CTA-shared memory (`addrspace(3)`).
+pub const SHARED_TYPES: &[&str] = &["gpu::SharedArray", "gpu::Barrier"];
+
+/// The output view type, passed to kernels by value.
+pub const DISJOINT_SLICE: &str = "gpu::DisjointSlice";
+
+/// The intrinsic at a function's def path, if it is one.
+pub fn intrinsic(def_path: &str) -> Option<Intrinsic> {
+    INTRINSICS
+        .iter()
+        .find(|(p, _)| *p == def_path)
+        .map(|&(_, i)| i)
+}
+
+/// Whether a type's def path is a shared-memory type.
+pub fn is_shared_type(def_path: &str) -> bool {
+    SHARED_TYPES.contains(&def_path)
+}

@@ -1,0 +1,31 @@
+//! Two-dimensional launch geometry: `thread_idx_y`, `block_idx_y`, `block_dim_y`,
+//! `grid_dim_x/y`, row-major indexing into a matrix and a transpose.
+use crate::gpu::*;
+
+#[inline(never)]
+pub fn coords() -> (u32, u32) {
+    let x = block_idx_x() * block_dim_x() + thread_idx_x();
+    let y = block_idx_y() * block_dim_y() + thread_idx_y();
+    (x, y)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn transpose(input: &[u32], width: u32, height: u32, out: DisjointSlice<u32>) {
+    let (x, y) = coords();
+    if x < width && y < height {
+        let src = (y * width + x) as usize;
+        let dst = (x * height + y) as usize;
+        out.set(dst, input[src]);
+    }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn linear_ids(out: DisjointSlice<u32>) {
+    let (x, y) = coords();
+    let w = grid_dim_x() * block_dim_x();
+    let h = grid_dim_y() * block_dim_y();
+    let i = (y * w + x) as usize;
+    if i < out.len() {
+        out.set(i, (x << 16) | y | ((w * h) << 24));
+    }
+}

@@ -1,0 +1,31 @@
+//! Nested reference constants: `&&7` and a named `&&&u32`; each level is its own
+//! rustc allocation that holds a relocation to the next one.
+use crate::gpu::*;
+
+pub const INNER: &u32 = &11;
+pub const OUTER: &&u32 = &INNER;
+pub const TRIPLE: &&&u32 = &&&21;
+
+#[inline(never)]
+pub fn seven() -> &'static &'static u32 {
+    &&7
+}
+
+#[inline(never)]
+pub fn outer() -> &'static &'static u32 {
+    OUTER
+}
+
+#[inline(never)]
+pub fn triple() -> u32 {
+    ***TRIPLE
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nested_ref(out: DisjointSlice<u32>) {
+    if thread_idx_x() == 0 {
+        out.set(0, **seven());
+        out.set(1, **outer());
+        out.set(2, triple());
+    }
+}
