@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod attrs;
+pub mod eval;
 pub mod layout;
 pub mod model;
 pub mod parse;
@@ -44,6 +45,64 @@ pub enum ImportError {
     /// The kernel source could not be read for attributes.
     #[error(transparent)]
     Attrs(#[from] attrs::AttrError),
+    /// The layout probe failed.
+    #[error(transparent)]
+    Probe(#[from] eval::probe::ProbeError),
+    /// The twin build (rustc evaluating consts) failed.
+    #[error(transparent)]
+    Twin(#[from] eval::twin::TwinError),
+}
+
+/// A kernel's import with its constants evaluated.
+#[derive(Debug, serde::Serialize)]
+pub struct Imported {
+    /// The MIR model.
+    pub krate: Crate,
+    /// Every const, static and promoted, evaluated.
+    pub eval: eval::Evaluation,
+    /// rustc's tuple layouts used by the evaluation.
+    pub tuples: eval::TupleLayouts,
+}
+
+/// Compiles `kernel`, imports it and evaluates its constants. Tuple layouts
+/// come from the layout probe. With `twin_fallback`, a named const that the
+/// evaluator cannot reach is evaluated by rustc through its `static` twin
+/// instead, and [`eval::ItemEval::by`] records it.
+pub fn import_and_evaluate(
+    kernel: &Path,
+    opts: &rustc::RustcOptions,
+    twin_fallback: bool,
+) -> Result<Imported, ImportError> {
+    let krate = import_file(kernel, opts)?;
+    let tuples = eval::probe::probe_tuples(kernel, &krate, opts)?;
+    let mut ev = eval::evaluate(&krate, &tuples);
+    let failed: Vec<String> = ev
+        .items
+        .iter()
+        .filter(|(name, i)| {
+            i.kind == eval::ItemKind::Const && i.value.is_err() && name.starts_with("kernel::")
+        })
+        .map(|(n, _)| n.clone())
+        .collect();
+    if twin_fallback && !failed.is_empty() {
+        let twins = eval::twin::build_twins(kernel, opts)?;
+        for name in failed {
+            let Some(root) = twins.twin_alloc(&name) else {
+                continue;
+            };
+            if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root)
+                && let Some(item) = ev.items.get_mut(&name)
+            {
+                item.value = Ok(v);
+                item.by = eval::EvaluatedBy::RustcTwin;
+            }
+        }
+    }
+    Ok(Imported {
+        krate,
+        eval: ev,
+        tuples,
+    })
 }
 
 /// Compiles `kernel` with rustc and imports the result.

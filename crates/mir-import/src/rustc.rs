@@ -110,6 +110,16 @@ pub fn crate_root(prelude: &Path, kernel: &Path) -> String {
 
 /// Runs rustc on `kernel` and captures its MIR and layout report.
 pub fn run_rustc(kernel: &Path, opts: &RustcOptions) -> Result<RustcOutput, RustcError> {
+    run_rustc_with_module(kernel, opts, None)
+}
+
+/// Like [`run_rustc`], with one extra inline module `(name, source)` in the
+/// crate root (the layout probe uses this).
+pub fn run_rustc_with_module(
+    kernel: &Path,
+    opts: &RustcOptions,
+    extra: Option<(&str, &str)>,
+) -> Result<RustcOutput, RustcError> {
     let source = std::fs::read_to_string(kernel).map_err(|source| RustcError::Read {
         path: kernel.into(),
         source,
@@ -126,7 +136,11 @@ pub fn run_rustc(kernel: &Path, opts: &RustcOptions) -> Result<RustcOutput, Rust
     let prelude = scratch.0.join("gpu.rs");
     std::fs::write(&prelude, PRELUDE_SOURCE).map_err(spawn)?;
     let root = scratch.0.join("root.rs");
-    std::fs::write(&root, crate_root(&prelude, &abs)).map_err(spawn)?;
+    let mut root_src = crate_root(&prelude, &abs);
+    if let Some((name, src)) = extra {
+        root_src.push_str(&format!("pub mod {name} {{\n{src}\n}}\n"));
+    }
+    std::fs::write(&root, root_src).map_err(spawn)?;
     let mir_path = scratch.0.join("kernel.mir");
     let mut cmd = Command::new(&opts.rustc);
     cmd.env("RUSTC_BOOTSTRAP", "1")

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Whether a reference or pointer allows mutation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Mutability {
     /// `&T`, `*const T`.
     Not,
@@ -12,7 +12,7 @@ pub enum Mutability {
 }
 
 /// Integer types, signed and unsigned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum IntTy {
     /// `i8`
     I8,
@@ -99,7 +99,7 @@ impl IntTy {
 }
 
 /// Float types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum FloatTy {
     /// `f16`
     F16,
@@ -135,7 +135,7 @@ impl FloatTy {
 }
 
 /// An array length: a number, or a generic parameter in a generic body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum ArrayLen {
     /// A known element count.
     Known(u64),
@@ -144,7 +144,7 @@ pub enum ArrayLen {
 }
 
 /// A generic argument of a path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum GenericArg {
     /// A lifetime (`'_`, `'static`); kept so types print back the same.
     Lifetime(String),
@@ -155,7 +155,7 @@ pub enum GenericArg {
 }
 
 /// One segment of a path with its generic arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct PathSegment {
     /// The name (`Option`, `<impl at f.rs:1:2: 3:4>`, `{constant#0}`, `<T as Trait>`).
     pub name: String,
@@ -164,7 +164,7 @@ pub struct PathSegment {
 }
 
 /// A path such as `std::option::Option::<u32>::Some`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Path {
     /// Its segments, outermost first.
     pub segments: Vec<PathSegment>,
@@ -194,7 +194,7 @@ impl Path {
 }
 
 /// A type.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Ty {
     /// `bool`
     Bool,

@@ -164,6 +164,9 @@ fn parse_header(c: &mut Cursor, ctfe: bool) -> Result<Header, ParseError> {
         } else {
             BodyKind::Static(Mutability::Not)
         }
+    } else if matches!(c.peek(), Some(Tok::Ident(_))) {
+        // An anonymous const, printed without a keyword (`X::{constant#1}: usize`).
+        BodyKind::Const
     } else {
         return Err(c.expected("`fn`, `const` or `static`"));
     };

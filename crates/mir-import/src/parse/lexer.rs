@@ -218,7 +218,10 @@ impl<'a> Lexer<'a> {
     fn delimited(&mut self, start: Pos, open: char, close: char) -> Result<String, ParseError> {
         let mut depth = 0usize;
         let mut inner = String::new();
-        while let Some(c) = self.bump() {
+        // Composite tokens never span lines; stopping at the line's end keeps a
+        // damaged one from swallowing the rest of the item.
+        while let Some(c) = self.peek().filter(|&c| c != '\n') {
+            self.bump();
             if c == open {
                 depth += 1;
                 if depth == 1 {

@@ -81,9 +81,16 @@ fn parse_inner(text: &str) -> Result<ParsedMir, ParseError> {
             i = end + 1;
             continue;
         }
-        if ["fn ", "const ", "static "]
-            .iter()
-            .any(|p| line.starts_with(p))
+        // Anonymous consts (array lengths in generic positions) print with no
+        // keyword: `m::X::{constant#1}: usize = { ... }`.
+        let anon_const = line
+            .split(": ")
+            .next()
+            .is_some_and(|h| h.contains("{constant#"));
+        if anon_const
+            || ["fn ", "const ", "static "]
+                .iter()
+                .any(|p| line.starts_with(p))
         {
             let end = if line.trim_end().ends_with(';') {
                 i

@@ -1,6 +1,16 @@
 //! Aggregates: struct, tuple-struct, tuple and array construction
 //! (`Rvalue::Aggregate`), field projections, nested aggregates, copies and
 //! moves, and returning aggregates by value from `#[inline(never)]` helpers.
+//@ local kernel::make _0: kernel::Particle
+//@ local kernel::make _1: u32
+//@ local kernel::step _2: f32
+//@ local kernel::swap_pair _0: (u64, u32)
+//@ local kernel::swap_pair _1: (u32, u64)
+//@ local kernel::arrays _0: [u32; 4]
+//@ size kernel::Vec3 = 12
+//@ field kernel::Vec3 .z @ 8
+//@ size kernel::Particle = 20
+//@ field kernel::Particle .1 @ 12
 use crate::gpu::*;
 
 #[derive(Clone, Copy)]

@@ -1,5 +1,11 @@
 //! A constant naming another constant: `const E: &u32 = &A[0]` into
 //! `const A: &[u32; 2] = &[3, 4]`, plus a pointer-identity comparison.
+//@ local kernel::A _0: &[u32; 2]
+//@ local kernel::E _0: &u32
+//@ local kernel::F _0: &u32
+//@ local kernel::first _0: &u32
+//@ local kernel::whole _0: &[u32; 2]
+//@ body promoted kernel::A
 use crate::gpu::*;
 
 pub const A: &[u32; 2] = &[3, 4];

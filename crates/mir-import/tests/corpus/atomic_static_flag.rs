@@ -1,6 +1,14 @@
 //! Atomics on device statics: `static FLAG: AtomicU32` and `static DATA`,
 //! message passing (Relaxed data store, Release flag store, Acquire spin) and a
 //! global counter with `fetch_add`.
+//@ local kernel::FLAG _0: std::sync::atomic::AtomicU32
+//@ local kernel::COUNT _0: std::sync::atomic::AtomicU32
+//@ bytes kernel::FLAG 0 = 00 00 00 00
+//@ bytes kernel::DATA 0 = 00 00 00 00
+//@ bytes kernel::COUNT 0 = 00 00 00 00
+//@ size std::sync::atomic::AtomicU32 = 4
+//@ local kernel::send _1: u32
+//@ local kernel::ticket _0: u32
 use crate::gpu::*;
 
 pub static FLAG: AtomicU32 = AtomicU32::new(0);

@@ -1,6 +1,13 @@
 //! Atomics on `&AtomicU32` kernel parameters: load/store with Acquire, Release
 //! and Relaxed, `fetch_add`, `fetch_max`, `compare_exchange` (strong and weak
 //! loop) and `swap`, each in an `#[inline(never)]` helper.
+//@ local kernel::bump _1: &std::sync::atomic::AtomicU32
+//@ local kernel::claim _0: bool
+//@ local kernel::claim _2: u32
+//@ local kernel::add_capped _2: u32
+//@ local kernel::atomics_params _3: &std::sync::atomic::AtomicU32
+//@ size std::result::Result<u32, u32> = 8
+//@ debug kernel::publish flag => _1
 use crate::gpu::*;
 
 #[inline(never)]

@@ -1,6 +1,14 @@
 //! A `Barrier` static and a `SharedArray<u32, 32>` static in shared memory:
 //! two phases separated by `BAR.wait()`, then a neighbour exchange, with the
 //! barrier also waited inside an `#[inline(never)]` helper.
+//@ local kernel::BAR _0: gpu::Barrier
+//@ local kernel::BUF _0: gpu::SharedArray<u32, 32>
+//@ bytes kernel::BAR 0 = 00 00 00 00 00 00 00 00
+//@ size gpu::Barrier = 8
+//@ field gpu::Barrier .word @ 0
+//@ size gpu::SharedArray<u32, 32> = 128
+//@ local kernel::phase _1: usize
+//@ local kernel::phase _0: u32
 use crate::gpu::*;
 
 pub static BAR: Barrier = Barrier::new();

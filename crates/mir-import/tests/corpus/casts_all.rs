@@ -1,6 +1,12 @@
 //! Casts of every kind: int<->int (trunc, sign/zero extend), int<->float,
 //! float<->float, bool/char to int, u8 to char, ptr<->ptr, ptr->addr, addr->ptr
 //! (`with_exposed_provenance`), fn item to fn pointer, and `transmute`.
+//@ local kernel::int_casts _1: i64
+//@ local kernel::float_casts _0: u32
+//@ local kernel::ptr_casts _1: &[u32; 4]
+//@ local kernel::via_fn_ptr _1: fn(i64) -> u32
+//@ local kernel::via_fn_ptr _2: i64
+//@ debug kernel::via_fn_ptr f => _1
 use crate::gpu::*;
 
 #[inline(never)]

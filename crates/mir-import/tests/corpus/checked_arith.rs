@@ -1,6 +1,13 @@
 //! Checked arithmetic: `checked_*`, `overflowing_*`, `wrapping_*`, `saturating_*`
 //! and plain `+ - * / % << >>` whose overflow/zero/shift checks become `Assert`
 //! terminators (kept at -O for division and shifts by a variable).
+//@ local kernel::overflowing _0: i32
+//@ local kernel::shifts _1: u64
+//@ local kernel::shifts _2: u32
+//@ local kernel::plain _0: u16
+//@ size std::option::Option<u32> = 8
+//@ size std::option::Option<i32> = 8
+//@ debug kernel::divide b => _2
 use crate::gpu::*;
 
 #[inline(never)]

@@ -1,5 +1,15 @@
 //! Constants that name other constants: a chain `E -> A`, a struct const built
 //! from other reference consts, and a const slice of a const array's interior.
+//@ local kernel::A _0: &[u32; 4]
+//@ local kernel::BOTH _0: (&u32, &u32)
+//@ local kernel::MID _0: &[u32]
+//@ local kernel::PAIR _0: &kernel::Pair
+//@ local kernel::pair _0: &kernel::Pair
+//@ local kernel::both _0: (&u32, &u32)
+//@ size kernel::Pair = 16
+//@ field kernel::Pair .lo @ 0
+//@ field kernel::Pair .hi @ 8
+//@ body promoted kernel::PAIR
 use crate::gpu::*;
 
 pub const A: &[u32; 4] = &[2, 3, 5, 7];

@@ -1,6 +1,11 @@
 //! The one place rustc 1.95's optimized MIR still prints `SetDiscriminant`
 //! (`discriminant(place) = N;`): the state machine of an `async fn`, polled once
 //! with a no-op waker. (Plain enum assignments stay `Rvalue::Aggregate`.)
+//@ local kernel::add_one _1: u32
+//@ local kernel::add_one _0: {async fn body of kernel::add_one()}
+//@ local kernel::add_one::{closure#0} _0: std::task::Poll<u32>
+//@ local kernel::poll_once _0: u32
+//@ size std::task::Poll<u32> = 8
 use crate::gpu::*;
 use core::future::Future;
 use core::pin::pin;

@@ -1,6 +1,18 @@
 //! Enum constants with and without niches: `Option<u32>` (tag), `Option<&u32>`
 //! and `Option<NonZeroU32>` (niche), a C-like enum with explicit discriminants and a
 //! data-carrying enum, read through reference constants.
+//@ size kernel::Color = 2
+//@ size kernel::Shape = 8
+//@ size std::option::Option<u32> = 8
+//@ size std::option::Option<&u32> = 8
+//@ size std::option::Option<std::num::NonZero<u32>> = 4
+//@ local kernel::OPT _0: &std::option::Option<u32>
+//@ local kernel::OPT_NONE _0: std::option::Option<u32>
+//@ local kernel::OPT_REF _0: &std::option::Option<&u32>
+//@ local kernel::NZ _0: &std::option::Option<std::num::NonZero<u32>>
+//@ local kernel::COLORS _0: &[kernel::Color; 3]
+//@ local kernel::shape_value _1: &kernel::Shape
+//@ body promoted kernel::SHAPES
 use crate::gpu::*;
 use core::num::NonZeroU32;
 

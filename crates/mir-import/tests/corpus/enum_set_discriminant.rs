@@ -2,6 +2,12 @@
 //! through `&mut` (rustc 1.95 keeps these as `Rvalue::Aggregate`, not
 //! SetDiscriminant; see coroutine_set_discriminant.rs), reading discriminants
 //! (`Rvalue::Discriminant`), and `Result` returned from helpers.
+//@ size kernel::State = 16
+//@ size std::result::Result<u32, u8> = 8
+//@ local kernel::advance _1: &mut kernel::State
+//@ local kernel::parse _0: std::result::Result<u32, u8>
+//@ local kernel::run _0: u32
+//@ debug kernel::run steps => _1
 use crate::gpu::*;
 
 #[derive(Clone, Copy)]

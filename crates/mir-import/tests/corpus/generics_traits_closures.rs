@@ -1,5 +1,12 @@
 //! Monomorphised generics, trait static dispatch with associated consts, and
 //! closures captured by reference and by move, passed to generic helpers.
+//@ size kernel::AddN = 4
+//@ field kernel::MulN .0 @ 0
+//@ local kernel::twice _1: &O
+//@ local kernel::fold_with _2: F
+//@ size std::ops::Range<u32> = 8
+//@ body promoted kernel::generics_traits_closures
+//@ local kernel::generics_traits_closures::{closure#1} _2: u32
 use crate::gpu::*;
 
 pub trait Op {

@@ -1,5 +1,12 @@
 //! Two-dimensional launch geometry: `thread_idx_y`, `block_idx_y`, `block_dim_y`,
 //! `grid_dim_x/y`, row-major indexing into a matrix and a transpose.
+//@ local kernel::coords _0: (u32, u32)
+//@ local kernel::transpose _1: &[u32]
+//@ local kernel::transpose _4: gpu::DisjointSlice<'_, u32>
+//@ local kernel::linear_ids _1: gpu::DisjointSlice<'_, u32>
+//@ size gpu::DisjointSlice<'_, u32> = 16
+//@ field gpu::DisjointSlice<'_, u32> .len @ 8
+//@ debug kernel::transpose height => _3
 use crate::gpu::*;
 
 #[inline(never)]

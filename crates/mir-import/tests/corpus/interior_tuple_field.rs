@@ -1,5 +1,11 @@
 //! An interior reference constant: `&PAIR.1` points into the middle of the
 //! allocation behind `PAIR`, and also a promoted interior `&(5, 6).1`.
+//@ local kernel::PAIR _0: &(u32, u32)
+//@ local kernel::SECOND _0: &u32
+//@ local kernel::second _0: &u32
+//@ local kernel::second_direct _0: &u32
+//@ local kernel::same_place _0: bool
+//@ body promoted kernel::PAIR
 use crate::gpu::*;
 
 pub const PAIR: &(u32, u32) = &(3, 4);

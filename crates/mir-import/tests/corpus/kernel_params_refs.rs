@@ -1,6 +1,14 @@
 //! Kernel parameters that are references and slices: `&u32`, `&[u32]`,
 //! `&[u8]`, `&(u32, u32)`, a `#[repr(C)]` struct by reference, scalars of
 //! several widths, and a `DisjointSlice<u32>` output.
+//@ size kernel::Params = 16
+//@ field kernel::Params .scale @ 0
+//@ field kernel::Params .offset @ 8
+//@ local kernel::combine _1: &kernel::Params
+//@ local kernel::kernel_params_refs _3: &[u8]
+//@ local kernel::kernel_params_refs _5: &(u32, u32)
+//@ local kernel::kernel_params_refs _7: i16
+//@ local kernel::kernel_params_refs _8: gpu::DisjointSlice<'_, u32>
 use crate::gpu::*;
 
 #[repr(C)]

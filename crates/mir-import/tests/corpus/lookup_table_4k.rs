@@ -1,5 +1,11 @@
 //! A 4 KiB lookup table, both as `static LUT: [u32; 1024]` (evaluated by rustc,
 //! printed on many rows) and as a literal reference constant `const LUT_REF`.
+//@ local kernel::LUT _0: [u32; 1024]
+//@ bytes kernel::LUT 0 = 05 00 00 00 36 36 ef c6 42 6c de 8d
+//@ bytes kernel::LUT 4092 = e2 49 e9 f5
+//@ local kernel::LUT_REF _0: &[u32; 1024]
+//@ local kernel::lut_ref _0: &[u32; 1024]
+//@ body promoted kernel::LUT_REF
 use crate::gpu::*;
 
 const fn make_lut(seed: u32) -> [u32; 1024] {

@@ -1,5 +1,11 @@
 //! Loops: `while`, `for` over ranges (inclusive, stepped, reversed), `loop` with
 //! `break` value, and nested loops with `continue`.
+//@ local kernel::collatz_steps _1: u32
+//@ local kernel::first_square_above _0: u32
+//@ size std::ops::Range<u32> = 8
+//@ size std::ops::RangeInclusive<u32> = 12
+//@ field std::ops::RangeInclusive<u32> .end @ 4
+//@ debug kernel::first_square_above limit => _1
 use crate::gpu::*;
 
 #[inline(never)]

@@ -1,5 +1,11 @@
 //! `match` on integers (ranges, or-patterns, guards), on tuples and on chars,
 //! and long `if / else if` chains: SwitchInt terminators with many targets.
+//@ local kernel::classify _1: u32
+//@ local kernel::pair_match _1: bool
+//@ local kernel::pair_match _2: u8
+//@ local kernel::grade _0: char
+//@ local kernel::grade _1: i32
+//@ debug kernel::classify x => _1
 use crate::gpu::*;
 
 #[inline(never)]

@@ -1,5 +1,9 @@
 //! A named reference constant to a tuple, `const PAIR: &(u32, u32) = &(3, 4)`,
 //! returned from an `#[inline(never)]` helper and read through in a kernel.
+//@ local kernel::PAIR _0: &(u32, u32)
+//@ local kernel::pair _0: &(u32, u32)
+//@ local kernel::pair_sum _0: u32
+//@ body promoted kernel::PAIR
 use crate::gpu::*;
 
 pub const PAIR: &(u32, u32) = &(3, 4);

@@ -1,5 +1,12 @@
 //! Nested reference constants: `&&7` and a named `&&&u32`; each level is its own
 //! rustc allocation that holds a relocation to the next one.
+//@ local kernel::INNER _0: &u32
+//@ local kernel::OUTER _0: &&u32
+//@ local kernel::TRIPLE _0: &&&u32
+//@ local kernel::seven _0: &&u32
+//@ local kernel::outer _0: &&u32
+//@ body promoted kernel::seven
+//@ body promoted kernel::TRIPLE
 use crate::gpu::*;
 
 pub const INNER: &u32 = &11;

@@ -1,5 +1,12 @@
 //! `Option<&T>` constants, `Some(&13)` and `None` (niche-encoded: null is None),
 //! returned from a helper and matched in a kernel.
+//@ local kernel::SOME _0: std::option::Option<&u32>
+//@ local kernel::NONE _0: std::option::Option<&u32>
+//@ local kernel::SOME_PAIR _0: std::option::Option<&(u16, u32)>
+//@ local kernel::pick _0: std::option::Option<&u32>
+//@ local kernel::read_or _1: std::option::Option<&u32>
+//@ size std::option::Option<&u32> = 8
+//@ body promoted kernel::SOME
 use crate::gpu::*;
 
 pub const SOME: Option<&u32> = Some(&13);

@@ -1,5 +1,14 @@
 //! Pointer fields inside aggregate constants: a tuple, a struct, an array and an
 //! enum each store relocations to other allocations.
+//@ local kernel::TUPLE _0: &(u32, &u32)
+//@ local kernel::HOLDER _0: &kernel::Holder
+//@ local kernel::ARRAY _0: &[&u32; 3]
+//@ local kernel::EITHER_R _0: &kernel::Either
+//@ local kernel::either_value _1: &kernel::Either
+//@ size kernel::Holder = 32
+//@ field kernel::Holder .tag @ 24
+//@ size kernel::Either = 16
+//@ body promoted kernel::HOLDER
 use crate::gpu::*;
 
 pub struct Holder {

@@ -1,5 +1,11 @@
 //! A promoted constant `&42` (and a promoted `&[1, 2, 3]`) returned from
 //! `#[inline(never)]` helpers, so the returned pointer must outlive the helper.
+//@ local kernel::forty_two _0: &u32
+//@ local kernel::promoted_array _0: &[u32; 3]
+//@ local kernel::promoted_in_expr _1: u32
+//@ body promoted kernel::forty_two
+//@ body promoted kernel::promoted_array
+//@ body promoted kernel::promoted_in_expr
 use crate::gpu::*;
 
 #[inline(never)]

@@ -1,5 +1,12 @@
 //! Raw-pointer constants: `const P: *mut u32 = &raw const V as *mut u32` into a
 //! read-only static, a `*const` constant, and a `static mut` twin holding `*mut`.
+//@ local kernel::V _0: u32
+//@ local kernel::W _0: [u16; 4]
+//@ local kernel::P _0: *mut u32
+//@ local kernel::Q _0: *const u16
+//@ local kernel::P_TWIN _0: *mut u32
+//@ bytes kernel::V 0 = 11 00 00 00
+//@ reloc kernel::P_TWIN 0 -> kernel::V
 use crate::gpu::*;
 
 pub static V: u32 = 17;

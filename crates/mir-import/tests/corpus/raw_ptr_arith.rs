@@ -1,5 +1,11 @@
 //! Raw pointer arithmetic: `add`, `offset` with negative offsets, `sub`,
 //! `offset_from`, `read`/`write`, and walking a buffer with a pointer.
+//@ local kernel::walk _1: *const u32
+//@ local kernel::walk _2: usize
+//@ local kernel::back_and_forth _1: *const u32
+//@ local kernel::scribble _1: *mut u32
+//@ local kernel::scribble _0: ()
+//@ size std::ops::Range<usize> = 16
 use crate::gpu::*;
 
 #[inline(never)]

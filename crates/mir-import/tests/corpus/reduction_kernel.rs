@@ -1,6 +1,13 @@
 //! A shared-memory tree reduction: each block of 256 threads sums its inputs
 //! in a `SharedArray<u32, 256>` with halving strides and `sync_threads()`, then
 //! thread 0 writes the block sum and adds it to a global atomic total.
+//@ local kernel::PARTIAL _0: gpu::SharedArray<u32, 256>
+//@ size gpu::SharedArray<u32, 256> = 1024
+//@ size std::mem::MaybeUninit<[u32; 256]> = 1024
+//@ local kernel::block_sum _1: usize
+//@ local kernel::reduce_sum _1: &[u32]
+//@ local kernel::reduce_sum _2: gpu::DisjointSlice<'_, u32>
+//@ local kernel::reduce_sum _3: &std::sync::atomic::AtomicU32
 use crate::gpu::*;
 
 pub static PARTIAL: SharedArray<u32, 256> = SharedArray::new();

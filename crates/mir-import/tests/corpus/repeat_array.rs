@@ -1,5 +1,11 @@
 //! Repeat arrays `[0u8; 16]` and `[v; N]` with a runtime value (Rvalue::Repeat),
 //! plus a reference constant to a repeat array.
+//@ local kernel::ZEROS _0: &[u8; 16]
+//@ local kernel::SEVENS _0: [u32; 8]
+//@ local kernel::fill _0: [u8; 16]
+//@ local kernel::fill _1: u8
+//@ local kernel::checksum _1: &[u8; 16]
+//@ body promoted kernel::ZEROS
 use crate::gpu::*;
 
 pub const ZEROS: &[u8; 16] = &[0u8; 16];

@@ -1,5 +1,12 @@
 //! saxpy, `y[i] = a * x[i] + y[i]`, with a `DisjointSlice<f32>` output view and a
 //! grid-stride loop variant; plus an f64 daxpy reading two input slices.
+//@ local kernel::saxpy _1: f32
+//@ local kernel::saxpy _2: &[f32]
+//@ local kernel::saxpy _3: gpu::DisjointSlice<'_, f32>
+//@ local kernel::axpy _0: f64
+//@ local kernel::daxpy _4: gpu::DisjointSlice<'_, f64>
+//@ size gpu::DisjointSlice<'_, f32> = 16
+//@ size gpu::DisjointSlice<'_, f64> = 16
 use crate::gpu::*;
 
 #[unsafe(no_mangle)]

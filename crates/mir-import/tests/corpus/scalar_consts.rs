@@ -1,5 +1,14 @@
 //! Scalar constants of every primitive kind (bool, char, f32, f64, i8..i128,
 //! u128) as values and behind references, including negative and wide ones.
+//@ local kernel::B _0: bool
+//@ local kernel::C _0: char
+//@ local kernel::F32 _0: f32
+//@ local kernel::F64 _0: &f64
+//@ local kernel::I128 _0: i128
+//@ local kernel::U128 _0: &u128
+//@ local kernel::USIZE _0: &usize
+//@ local kernel::mix _0: u64
+//@ body promoted kernel::U128
 use crate::gpu::*;
 
 pub const B: bool = true;

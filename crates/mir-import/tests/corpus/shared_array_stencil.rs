@@ -1,5 +1,11 @@
 //! A `SharedArray<f32, 66>` static (addrspace(3)) used as a tile for a 1-D
 //! 3-point stencil, with halo loads and `sync_threads()` between phases.
+//@ local kernel::TILE _0: gpu::SharedArray<f32, 66>
+//@ size gpu::SharedArray<f32, 66> = 264
+//@ size std::mem::MaybeUninit<[f32; 66]> = 264
+//@ local kernel::load_tile _1: &[f32]
+//@ local kernel::load_tile _3: usize
+//@ local kernel::shared_array_stencil _2: gpu::DisjointSlice<'_, f32>
 use crate::gpu::*;
 
 pub static TILE: SharedArray<f32, 66> = SharedArray::new();

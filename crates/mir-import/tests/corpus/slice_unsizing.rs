@@ -1,5 +1,12 @@
 //! Slices `&[T]` and unsizing: `&[u32; 4]` coerced to `&[u32]` (a PointerCoercion
 //! cast), slice constants, `len` and indexing with bounds checks.
+//@ local kernel::ARR _0: &[u32; 4]
+//@ local kernel::SL _0: &[u32]
+//@ local kernel::BYTES _0: &[u8]
+//@ local kernel::as_slice _0: &[u32]
+//@ local kernel::tail _0: &[u32]
+//@ local kernel::total _1: &[u32]
+//@ body promoted kernel::SL
 use crate::gpu::*;
 
 pub const ARR: &[u32; 4] = &[10, 20, 30, 40];

@@ -1,6 +1,13 @@
 //! Slices and bounds checks: indexing (`Assert` on `Lt`), `get` returning
 //! `Option<&T>`, range slicing (`&s[a..b]`), `split_at`, `chunks`, and slice
 //! kernel parameters.
+//@ local kernel::at _1: &[u32]
+//@ local kernel::at _2: usize
+//@ local kernel::window_sum _3: usize
+//@ local kernel::slices_bounds _1: &[u32]
+//@ size std::option::Option<&u32> = 8
+//@ size std::option::Option<&[u32]> = 16
+//@ size std::slice::Chunks<'_, u32> = 24
 use crate::gpu::*;
 
 #[inline(never)]

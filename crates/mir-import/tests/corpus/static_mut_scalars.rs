@@ -1,6 +1,14 @@
 //! Mutable device statics: `static mut` scalars and arrays accessed through
 //! `&raw mut` / `&raw const` (edition 2024 forbids plain references), pointers
 //! into device statics returned from helpers, and a zero-initialized static.
+//@ local kernel::COUNTER _0: u32
+//@ local kernel::HIST _0: [u32; 8]
+//@ local kernel::RO _0: [u16; 4]
+//@ bytes kernel::COUNTER 0 = 05 00 00 00
+//@ bytes kernel::HIST 0 = 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+//@ bytes kernel::RO 0 = 0a 00 14 00 1e 00 28 00
+//@ local kernel::hist_slot _0: *mut u32
+//@ local kernel::ro_elem _0: &u16
 use crate::gpu::*;
 
 pub static mut COUNTER: u32 = 5;

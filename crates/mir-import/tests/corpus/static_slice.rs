@@ -1,5 +1,13 @@
 //! A static whose initializer points to an anonymous allocation,
 //! `static S: &[u32] = &[1, 2]`, and a static `&str`.
+//@ local kernel::S _0: &[u32]
+//@ local kernel::NAME _0: &str
+//@ reloc kernel::S 0 -> anon
+//@ bytes kernel::S 8 = 02 00 00 00 00 00 00 00
+//@ reloc kernel::NAME 0 -> anon
+//@ bytes kernel::NAME 8 = 03 00 00 00 00 00 00 00
+//@ local kernel::slice _0: &[u32]
+//@ body promoted kernel::S
 use crate::gpu::*;
 
 pub static S: &[u32] = &[1, 2];

@@ -1,5 +1,16 @@
 //! Statics pointing to statics: `static P: &u32 = &S2`, a chain of two, and a
 //! static array of references to statics (relocations with a static target).
+//@ local kernel::P _0: &u32
+//@ local kernel::PP _0: &&u32
+//@ local kernel::REFS _0: [&u32; 2]
+//@ bytes kernel::S2 0 = 2a 00 00 00
+//@ bytes kernel::S3 0 = 01 00 00 00 02 00 00 00 03 00 00 00
+//@ reloc kernel::P 0 -> kernel::S2
+//@ reloc kernel::PP 0 -> kernel::P
+//@ reloc kernel::INTO 0 -> kernel::S3
+//@ bytes kernel::INTO 0 = 08 00 00 00 00 00 00 00
+//@ reloc kernel::REFS 0 -> kernel::S2
+//@ reloc kernel::REFS 8 -> kernel::S3
 use crate::gpu::*;
 
 pub static S2: u32 = 42;

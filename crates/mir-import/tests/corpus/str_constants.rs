@@ -1,5 +1,11 @@
 //! `&str` constants and a table of `&str`: wide pointers (address + length) whose
 //! address relocates to a byte allocation.
+//@ local kernel::GREETING _0: &str
+//@ local kernel::NAMES _0: &[&str]
+//@ local kernel::TABLE _0: [&str; 2]
+//@ local kernel::greeting _0: &str
+//@ local kernel::first_byte _0: u8
+//@ body promoted kernel::NAMES
 use crate::gpu::*;
 
 pub const GREETING: &str = "hello, device";

@@ -1,5 +1,11 @@
 //! A struct holding an array of references: one allocation with several
 //! relocations at different offsets, each to a distinct or shared allocation.
+//@ local kernel::TABLE _0: &kernel::Table
+//@ local kernel::table _0: &kernel::Table
+//@ local kernel::row_len _1: usize
+//@ size kernel::Table = 72
+//@ field kernel::Table .id @ 64
+//@ body promoted kernel::TABLE
 use crate::gpu::*;
 
 pub struct Table {

@@ -1,5 +1,10 @@
 //! Slice and array patterns: `[first, .., last]`, `[x, rest @ ..]`, fixed-length
 //! arms on slices (ConstantIndex / Subslice projections, `Len` checks).
+//@ local kernel::ends _1: &[u32]
+//@ local kernel::head_tail _1: &[u32]
+//@ local kernel::array_middle _1: [u32; 5]
+//@ local kernel::from_end _0: u32
+//@ debug kernel::array_middle a => _1
 use crate::gpu::*;
 
 #[inline(never)]

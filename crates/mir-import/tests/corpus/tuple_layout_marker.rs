@@ -1,6 +1,22 @@
 //! Layout probes: statics with distinct markers per field, so the printed bytes
 //! reveal rustc's layout of the tuple `(u8, u32, u16)` versus the tuple struct
 //! `P(u8, u32, u16)` (they differ), plus a padded `#[repr(C)]` struct.
+//@ local kernel::TUP _0: (u8, u32, u16)
+//@ local kernel::TS _0: kernel::P
+//@ local kernel::RC _0: kernel::C3
+//@ local kernel::WIDE _0: (u8, u64, u8, u32)
+//@ bytes kernel::TUP 0 = 22 22 22 22 11
+//@ bytes kernel::TUP 6 = 33 33
+//@ bytes kernel::TS 0 = 22 22 22 22 33 33 11
+//@ bytes kernel::RC 0 = 11
+//@ bytes kernel::RC 4 = 22 22 22 22 33 33
+//@ bytes kernel::WIDE 0 = 02 02 02 02 02 02 02 02 01 03
+//@ bytes kernel::WIDE 12 = 04 04 04 04
+//@ size kernel::P = 8
+//@ field kernel::P .0 @ 6
+//@ size kernel::C3 = 12
+//@ field kernel::C3 .c @ 8
+//@ local kernel::tup _0: &(u8, u32, u16)
 use crate::gpu::*;
 
 pub struct P(pub u8, pub u32, pub u16);

@@ -1,5 +1,12 @@
 //! Typed views of one allocation: `&Option<u32>` and a `&u32` into its payload,
 //! both returned from helpers and compared for pointer identity.
+//@ local kernel::OPT _0: &std::option::Option<u32>
+//@ local kernel::whole _0: &std::option::Option<u32>
+//@ local kernel::payload _0: &u32
+//@ local kernel::payload_via_as_ref _0: &u32
+//@ size std::option::Option<u32> = 8
+//@ body promoted kernel::payload
+//@ body promoted kernel::payload_via_as_ref
 use crate::gpu::*;
 
 pub const OPT: &Option<u32> = &Some(23);

@@ -1,0 +1,320 @@
+//! Layouts for constant evaluation, taken only from what rustc itself reported.
+//!
+//! Primitives, pointers and arrays have layouts fixed by the target (nvptx64 and
+//! the x86-64 host agree: 8-byte pointers, `usize` and `u64` 8-aligned).
+//! Structs and enums come from `-Zprint-type-sizes`. Tuples, which that report
+//! never prints, come from the layout probe ([`super::probe`]), which asks rustc
+//! for `size_of`, `align_of` and `offset_of!` of each tuple type. Nothing is
+//! inferred from field order: DESIGN.md records that a tuple and a tuple struct
+//! with the same fields are laid out differently.
+
+use std::collections::BTreeMap;
+
+use crate::layout::{LayoutTable, TagLayout, TypeShape};
+use crate::model::{ArrayLen, FloatTy, IntTy, Ty};
+
+/// Pointer size on the device.
+pub const PTR_SIZE: u64 = 8;
+
+/// How an enum's variant is encoded, as far as it can be proven.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Encoding {
+    /// A tag at `offset`, `size` bytes, with a value per variant.
+    Direct {
+        /// The tag's offset.
+        offset: u64,
+        /// The tag's size.
+        size: u64,
+    },
+    /// A nullable-pointer-like niche: the one dataful variant's payload is a
+    /// non-null pointer or non-zero integer at offset 0 filling the type, and
+    /// the one field-less variant is all-zero bytes. Rust guarantees this
+    /// representation for `Option<&T>`, `Option<NonNull<T>>` and
+    /// `Option<NonZero*>`.
+    NullNiche {
+        /// The variant stored as zero.
+        zero_variant: String,
+    },
+}
+
+/// One enum variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    /// The variant's name.
+    pub name: String,
+    /// Field offsets by field name (`0`, `1`, or a named field).
+    pub fields: BTreeMap<String, u64>,
+    /// The tag value, for direct encodings, when known.
+    pub tag_value: Option<u128>,
+}
+
+/// A type's layout as the evaluator needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// A scalar of `size` bytes (integers, floats, bool, char, thin pointers).
+    Scalar,
+    /// A fat pointer: data pointer at 0, length at 8.
+    FatPointer,
+    /// `[T; N]`: elements every `stride` bytes.
+    Array {
+        /// The element type.
+        elem: Ty,
+        /// The element count.
+        count: u64,
+        /// Bytes between elements.
+        stride: u64,
+    },
+    /// A struct or tuple: field offsets by name.
+    Struct {
+        /// Offsets by field name.
+        fields: BTreeMap<String, u64>,
+    },
+    /// An enum.
+    Enum {
+        /// How the variant is stored.
+        encoding: Encoding,
+        /// The variants.
+        variants: Vec<Variant>,
+    },
+    /// A zero-sized type with nothing to write.
+    Zst,
+}
+
+/// A type's size, alignment and shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// What is inside.
+    pub shape: Shape,
+}
+
+/// Tuple layouts from the probe: size, alignment and each field's offset.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TupleLayouts {
+    /// By the tuple type as printed.
+    pub by_type: BTreeMap<String, (u64, u64, Vec<u64>)>,
+}
+
+/// Where layouts come from.
+pub struct Layouts<'a> {
+    /// rustc's report.
+    pub table: &'a LayoutTable,
+    /// The probe's tuple layouts.
+    pub tuples: &'a TupleLayouts,
+    /// Discriminant values of the crate's own enums, by def path.
+    pub discriminants: &'a BTreeMap<String, Vec<(String, i128)>>,
+}
+
+/// Discriminants of standard enums that constants use, in declaration order
+/// (`core::option::Option` declares `None` then `Some`).
+const STD_DISCRIMINANTS: &[(&str, &[&str])] = &[
+    ("std::option::Option", &["None", "Some"]),
+    ("core::option::Option", &["None", "Some"]),
+    ("std::result::Result", &["Ok", "Err"]),
+    ("core::result::Result", &["Ok", "Err"]),
+    ("std::cmp::Ordering", &["Less", "Equal", "Greater"]),
+];
+
+impl Layouts<'_> {
+    /// The layout of `ty`, or why it is unknown.
+    pub fn of(&self, ty: &Ty) -> Result<Layout, String> {
+        let scalar = |size: u64| Layout {
+            size,
+            align: size,
+            shape: Shape::Scalar,
+        };
+        Ok(match ty {
+            Ty::Bool => scalar(1),
+            Ty::Char => scalar(4),
+            Ty::Int(i) => Layout {
+                size: i.size(),
+                align: int_align(*i),
+                shape: Shape::Scalar,
+            },
+            Ty::Float(f) => scalar(float_size(*f)),
+            Ty::Ref(_, t) | Ty::RawPtr(_, t) => {
+                if t.is_unsized() {
+                    Layout {
+                        size: 2 * PTR_SIZE,
+                        align: PTR_SIZE,
+                        shape: Shape::FatPointer,
+                    }
+                } else {
+                    scalar(PTR_SIZE)
+                }
+            }
+            Ty::FnPtr(..) => scalar(PTR_SIZE),
+            Ty::Never => Layout {
+                size: 0,
+                align: 1,
+                shape: Shape::Zst,
+            },
+            Ty::Tuple(elems) if elems.is_empty() => Layout {
+                size: 0,
+                align: 1,
+                shape: Shape::Zst,
+            },
+            Ty::Array(elem, len) => {
+                let ArrayLen::Known(count) = len else {
+                    return Err(format!("array length `{ty}` is not a number"));
+                };
+                let e = self.of(elem)?;
+                Layout {
+                    size: e.size * count,
+                    align: e.align,
+                    shape: Shape::Array {
+                        elem: (**elem).clone(),
+                        count: *count,
+                        stride: e.size,
+                    },
+                }
+            }
+            Ty::Tuple(_) => {
+                let key = ty.to_string();
+                let (size, align, offsets) = self.tuples.by_type.get(&key).ok_or_else(|| {
+                    format!("rustc's layout of tuple `{key}` is unknown (not probed)")
+                })?;
+                let fields = offsets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| (i.to_string(), *o))
+                    .collect();
+                Layout {
+                    size: *size,
+                    align: *align,
+                    shape: Shape::Struct { fields },
+                }
+            }
+            Ty::Adt(path) => return self.adt(ty, &path.def_path()),
+            Ty::Str | Ty::Slice(_) | Ty::Opaque(_) => {
+                return Err(format!("type `{ty}` has no sized layout"));
+            }
+        })
+    }
+
+    fn adt(&self, ty: &Ty, def_path: &str) -> Result<Layout, String> {
+        let key = ty.to_string();
+        let l = self
+            .table
+            .get(&key)
+            .ok_or_else(|| format!("rustc printed no layout for `{key}`"))?;
+        let shape = match &l.shape {
+            TypeShape::Struct { fields } if fields.is_empty() && l.size == 0 => Shape::Zst,
+            TypeShape::Struct { fields } => Shape::Struct {
+                fields: fields.iter().map(|f| (f.name.clone(), f.offset)).collect(),
+            },
+            TypeShape::Enum { tag, variants } => {
+                let decl_order = self.declaration_order(def_path);
+                let tag_of = |name: &str| -> Option<u128> {
+                    let order = decl_order.as_ref()?;
+                    let (_, v) = order.iter().find(|(n, _)| n == name)?;
+                    Some(*v as u128)
+                };
+                let vs: Vec<Variant> = variants
+                    .iter()
+                    .map(|v| Variant {
+                        name: v.name.clone(),
+                        fields: v
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.clone(), f.offset))
+                            .collect(),
+                        tag_value: tag_of(&v.name),
+                    })
+                    .collect();
+                let encoding = match tag {
+                    TagLayout::Direct { offset, size } => Encoding::Direct {
+                        offset: *offset,
+                        size: *size,
+                    },
+                    TagLayout::Unknown => null_niche(ty, l.size, variants)
+                        .ok_or_else(|| format!("the niche encoding of `{key}` is not proven"))?,
+                };
+                Shape::Enum {
+                    encoding,
+                    variants: vs,
+                }
+            }
+        };
+        Ok(Layout {
+            size: l.size,
+            align: l.align,
+            shape,
+        })
+    }
+
+    /// The declared discriminant of variant `name` of the enum `ty`.
+    pub fn discriminant_of(&self, ty: &Ty, name: &str) -> Option<u128> {
+        let Ty::Adt(p) = ty else { return None };
+        let order = self.declaration_order(&p.def_path())?;
+        order
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v as u128)
+    }
+
+    fn declaration_order(&self, def_path: &str) -> Option<Vec<(String, i128)>> {
+        if let Some(v) = self.discriminants.get(def_path) {
+            return Some(v.clone());
+        }
+        STD_DISCRIMINANTS
+            .iter()
+            .find(|(p, _)| *p == def_path)
+            .map(|(_, names)| {
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (n.to_string(), i as i128))
+                    .collect()
+            })
+    }
+}
+
+/// `Option<P>` with no printed tag, where `P` is a reference, a function
+/// pointer, `NonNull` or `NonZero`: the representation Rust guarantees to be
+/// the nullable pointer, `None` as all-zero bytes. Anything else (a `bool` or
+/// enum niche, say) stays unproven.
+fn null_niche(ty: &Ty, size: u64, variants: &[crate::layout::VariantLayout]) -> Option<Encoding> {
+    let Ty::Adt(path) = ty else { return None };
+    let def = path.def_path();
+    if def != "std::option::Option" && def != "core::option::Option" {
+        return None;
+    }
+    let payload_ok = match path.generic_args() {
+        [crate::model::GenericArg::Type(t)] => match t {
+            Ty::Ref(..) | Ty::FnPtr(..) => !t.pointee().is_some_and(Ty::is_unsized) || size == 16,
+            Ty::Adt(p) => {
+                let d = p.def_path();
+                d.ends_with("ptr::NonNull") || d.ends_with("num::NonZero")
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if !payload_ok || variants.len() != 2 {
+        return None;
+    }
+    let (data, empty) = if variants[0].fields.is_empty() {
+        (&variants[1], &variants[0])
+    } else {
+        (&variants[0], &variants[1])
+    };
+    let fills = data.fields.len() == 1 && data.fields[0].offset == 0 && data.fields[0].size == size;
+    (empty.fields.is_empty() && empty.name == "None" && fills).then(|| Encoding::NullNiche {
+        zero_variant: empty.name.clone(),
+    })
+}
+
+fn int_align(i: IntTy) -> u64 {
+    match i {
+        IntTy::I128 | IntTy::U128 => 16,
+        other => other.size(),
+    }
+}
+
+fn float_size(f: FloatTy) -> u64 {
+    f.size()
+}

@@ -1,0 +1,115 @@
+//! Constant evaluation: every const, static and promoted body into rustc's exact
+//! byte image, as an allocation graph.
+//!
+//! rustc prints const items and promoteds as MIR bodies, not values, so the
+//! evaluator interprets those bodies ([`interp`]) over layouts that rustc
+//! itself reported ([`layout`], [`probe`]). A named const that the evaluator
+//! cannot reach (a call to a `const fn`, say) may instead be evaluated by rustc
+//! through a `static` twin ([`twin`]); [`Evaluation`] records which path
+//! evaluated each item. Whatever neither can do is an [`Unsupported`]
+//! diagnostic naming the item and the construct, never a wrong byte.
+
+pub mod interp;
+pub mod layout;
+pub mod memory;
+pub mod probe;
+pub mod report;
+pub mod twin;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub use interp::Unsupported;
+pub use layout::TupleLayouts;
+pub use memory::{Alloc, EvalAlloc, Memory, Reloc, Target};
+
+use crate::model::{BodyKind, Crate};
+
+/// Which path produced an item's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum EvaluatedBy {
+    /// This crate's interpreter.
+    Evaluator,
+    /// rustc, through a `static` twin of the const.
+    RustcTwin,
+}
+
+/// The result for one const, static or promoted.
+#[derive(Clone, Debug, Serialize)]
+pub struct ItemEval {
+    /// What kind of item.
+    pub kind: ItemKind,
+    /// The allocation holding the item's value, or why there is none.
+    pub value: Result<EvalAlloc, Unsupported>,
+    /// Which path evaluated it (meaningful when `value` is `Ok`).
+    pub by: EvaluatedBy,
+}
+
+/// The kinds of evaluated items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ItemKind {
+    /// A `const` item.
+    Const,
+    /// A `static` (its value is the static's own allocation).
+    Static,
+    /// A promoted; its value is a reference to the promoted allocation.
+    Promoted,
+}
+
+/// All evaluated constants of a crate, over one shared memory, so that
+/// identity across items (a const naming another) is visible.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Evaluation {
+    /// The allocations.
+    pub memory: Memory,
+    /// Results by item name (`kernel::PAIR`, `kernel::h2::promoted[0]`).
+    pub items: BTreeMap<String, ItemEval>,
+}
+
+impl Evaluation {
+    /// The value allocation of `name`, if it was evaluated.
+    pub fn value(&self, name: &str) -> Option<EvalAlloc> {
+        self.items
+            .get(name)
+            .and_then(|i| i.value.as_ref().ok().copied())
+    }
+}
+
+/// Evaluates every non-generic const, static and promoted body of `krate`.
+/// `tuples` holds rustc's tuple layouts (from [`probe::probe_tuples`]).
+pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
+    let discriminants: BTreeMap<String, Vec<(String, i128)>> = krate
+        .attrs
+        .iter()
+        .filter_map(|(k, a)| a.discriminants.clone().map(|d| (k.clone(), d)))
+        .collect();
+    let layouts = layout::Layouts {
+        table: &krate.layouts,
+        tuples,
+        discriminants: &discriminants,
+    };
+    let mut interp = interp::Interp::new(krate, layouts);
+    let mut items = BTreeMap::new();
+    for (id, body) in krate.bodies.iter() {
+        let kind = match body.kind {
+            BodyKind::Const => ItemKind::Const,
+            BodyKind::Static(_) => ItemKind::Static,
+            BodyKind::Promoted { .. } => ItemKind::Promoted,
+            BodyKind::Fn { .. } => continue,
+        };
+        let value = interp.eval_body(id);
+        items.insert(
+            interp::body_name(body),
+            ItemEval {
+                kind,
+                value,
+                by: EvaluatedBy::Evaluator,
+            },
+        );
+    }
+    Evaluation {
+        memory: interp.mem,
+        items,
+    }
+}

@@ -1,0 +1,201 @@
+//! The layout probe: asks rustc for the layouts `-Zprint-type-sizes` never prints.
+//!
+//! Tuples are absent from that report, and a tuple is not laid out like a tuple
+//! struct with the same fields (DESIGN.md, "Measured facts"). So for each tuple
+//! type that a constant's evaluation needs, the probe compiles the kernel again
+//! with one extra module holding a static per tuple:
+//! `[size_of::<T>(), align_of::<T>(), offset_of!(T, 0), ...]`, and reads the
+//! numbers back from the static's printed bytes. Nothing is guessed.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::layout::TupleLayouts;
+use crate::model::{Body, BodyKind, Crate, GenericArg, PlaceElem, StatementKind, Ty};
+use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
+
+/// The module name of the probe inside the crate root.
+pub const PROBE_MODULE: &str = "__layout_probe";
+
+/// Every tuple type (other than `()`) that const, static and promoted bodies use.
+pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
+    let mut out = BTreeSet::new();
+    for (_, b) in krate.bodies.iter() {
+        if matches!(b.kind, BodyKind::Fn { .. }) {
+            continue;
+        }
+        collect_body(b, &mut out);
+    }
+    out
+}
+
+fn collect_body(b: &Body, out: &mut BTreeSet<Ty>) {
+    for (_, l) in b.locals.iter() {
+        collect(&l.ty, out);
+    }
+    for bb in b.blocks.values() {
+        for st in &bb.statements {
+            if let StatementKind::Assign(p, _) = &st.kind {
+                for e in &p.projection {
+                    if let PlaceElem::Field(_, t) = e {
+                        collect(t, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn collect(ty: &Ty, out: &mut BTreeSet<Ty>) {
+    match ty {
+        Ty::Tuple(elems) if !elems.is_empty() => {
+            out.insert(ty.clone());
+            elems.iter().for_each(|e| collect(e, out));
+        }
+        Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => collect(e, out),
+        Ty::Adt(p) => {
+            for seg in &p.segments {
+                for a in &seg.args {
+                    if let GenericArg::Type(t) = a {
+                        collect(t, out);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The probe module's source for `tuples`.
+pub fn probe_source(tuples: &[Ty]) -> String {
+    let mut s = String::from(
+        "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::{align_of, offset_of, size_of};\n",
+    );
+    for (i, t) in tuples.iter().enumerate() {
+        let Ty::Tuple(elems) = t else { continue };
+        let src = rust_source(t);
+        let mut items = vec![
+            format!("size_of::<{src}>()"),
+            format!("align_of::<{src}>()"),
+        ];
+        items.extend((0..elems.len()).map(|f| format!("offset_of!({src}, {f})")));
+        s.push_str(&format!(
+            "pub static PROBE_{i}: [usize; {}] = [{}];\n",
+            items.len(),
+            items.join(", ")
+        ));
+    }
+    s.push_str("#[inline(never)]\npub fn touch() -> usize {\n    0");
+    for i in 0..tuples.len() {
+        s.push_str(&format!(" + (&raw const PROBE_{i} as usize)"));
+    }
+    s.push_str("\n}\n");
+    s
+}
+
+/// A type as Rust source inside the crate: `kernel::` and `gpu::` paths become
+/// `crate::` paths.
+pub fn rust_source(ty: &Ty) -> String {
+    match ty {
+        Ty::Tuple(elems) => {
+            let parts: Vec<String> = elems.iter().map(rust_source).collect();
+            if parts.len() == 1 {
+                format!("({},)", parts[0])
+            } else {
+                format!("({})", parts.join(", "))
+            }
+        }
+        Ty::Array(e, len) => match len {
+            crate::model::ArrayLen::Known(n) => format!("[{}; {n}]", rust_source(e)),
+            crate::model::ArrayLen::Unknown(n) => format!("[{}; {n}]", rust_source(e)),
+        },
+        Ty::Slice(e) => format!("[{}]", rust_source(e)),
+        Ty::Ref(m, e) => match m {
+            crate::model::Mutability::Not => format!("&{}", rust_source(e)),
+            crate::model::Mutability::Mut => format!("&mut {}", rust_source(e)),
+        },
+        Ty::RawPtr(m, e) => match m {
+            crate::model::Mutability::Not => format!("*const {}", rust_source(e)),
+            crate::model::Mutability::Mut => format!("*mut {}", rust_source(e)),
+        },
+        Ty::Adt(p) => {
+            let mut out = String::new();
+            let local =
+                matches!(p.segments.first(), Some(s) if s.name == "kernel" || s.name == "gpu");
+            if local {
+                out.push_str("crate::");
+            }
+            for (i, seg) in p.segments.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("::");
+                }
+                out.push_str(&seg.name);
+                if !seg.args.is_empty() {
+                    let args: Vec<String> = seg
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            GenericArg::Lifetime(l) => format!("'{l}"),
+                            GenericArg::Type(t) => rust_source(t),
+                            GenericArg::Const(c) => c.clone(),
+                        })
+                        .collect();
+                    out.push_str(&format!("<{}>", args.join(", ")));
+                }
+            }
+            out
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Why probing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// rustc failed on the probe.
+    #[error("layout probe: {0}")]
+    Rustc(#[from] RustcError),
+    /// The probe's output could not be read.
+    #[error("layout probe: {0}")]
+    Read(String),
+}
+
+/// Runs the probe for `krate`'s tuple types; the kernel at `kernel` is compiled
+/// again with the probe module added.
+pub fn probe_tuples(
+    kernel: &Path,
+    krate: &Crate,
+    opts: &RustcOptions,
+) -> Result<TupleLayouts, ProbeError> {
+    let tuples: Vec<Ty> = tuple_types(krate).into_iter().collect();
+    let mut out = TupleLayouts::default();
+    if tuples.is_empty() {
+        return Ok(out);
+    }
+    let src = probe_source(&tuples);
+    let res = run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src)))?;
+    let parsed = crate::parse::parse_mir(&res.mir).map_err(|e| ProbeError::Read(e.to_string()))?;
+    for (i, t) in tuples.iter().enumerate() {
+        let name = format!("{PROBE_MODULE}::PROBE_{i}");
+        let dump = parsed
+            .allocs
+            .values()
+            .find(|a| a.static_path.as_deref() == Some(name.as_str()))
+            .ok_or_else(|| ProbeError::Read(format!("rustc printed no bytes for {name}")))?;
+        let words: Option<Vec<u64>> = dump
+            .bytes
+            .chunks(8)
+            .map(|c| {
+                let bytes: Option<Vec<u8>> = c.iter().copied().collect();
+                Some(u64::from_le_bytes(bytes?.try_into().ok()?))
+            })
+            .collect();
+        let words = words.ok_or_else(|| ProbeError::Read(format!("{name} is not plain words")))?;
+        let [size, align, offsets @ ..] = words.as_slice() else {
+            return Err(ProbeError::Read(format!("{name} is too short")));
+        };
+        out.by_type
+            .insert(t.to_string(), (*size, *align, offsets.to_vec()));
+    }
+    Ok(out)
+}

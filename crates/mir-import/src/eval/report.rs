@@ -1,0 +1,89 @@
+//! A readable view of evaluated constants, for `mir-dump`: each item's
+//! allocation graph as hex bytes, relocations and targets.
+
+use serde::Serialize;
+
+use super::{EvaluatedBy, Evaluation, Target};
+
+/// One allocation of a graph.
+#[derive(Debug, Serialize)]
+pub struct AllocView {
+    /// Its name (`ealloc3`).
+    pub alloc: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// Whether it is mutable memory.
+    pub mutable: bool,
+    /// The bytes as hex pairs, `__` for uninitialized ones.
+    pub hex: String,
+    /// The pointers it stores: offset, target (`ealloc4` or `static kernel::S`), addend.
+    pub relocations: Vec<(u64, String, u64)>,
+}
+
+/// One evaluated item.
+#[derive(Debug, Serialize)]
+pub struct ItemView {
+    /// The item (`kernel::PAIR`).
+    pub item: String,
+    /// Who evaluated it, or the diagnostic.
+    pub evaluated_by: Result<EvaluatedBy, String>,
+    /// Its value's allocation first, then everything reachable from it.
+    pub graph: Vec<AllocView>,
+}
+
+/// Views of every item whose name starts with `prefix` (e.g. `kernel::`).
+pub fn view(ev: &Evaluation, prefix: &str) -> Vec<ItemView> {
+    ev.items
+        .iter()
+        .filter(|(name, _)| name.starts_with(prefix))
+        .map(|(name, item)| {
+            let graph = match &item.value {
+                Ok(root) => ev
+                    .memory
+                    .reachable(*root)
+                    .into_iter()
+                    .map(|a| {
+                        let al = &ev.memory.allocs[a];
+                        let hex: Vec<String> = al
+                            .bytes
+                            .iter()
+                            .zip(&al.init)
+                            .map(|(b, i)| if *i { format!("{b:02x}") } else { "__".into() })
+                            .collect();
+                        let relocations = al
+                            .relocs
+                            .iter()
+                            .map(|(o, r)| {
+                                let t = match &r.target {
+                                    Target::Alloc(t) => t.to_string(),
+                                    Target::Static(s) => format!("static {s}"),
+                                };
+                                (*o, t, r.addend)
+                            })
+                            .collect();
+                        AllocView {
+                            alloc: a.to_string(),
+                            size: al.size(),
+                            align: al.align,
+                            mutable: al.mutable,
+                            hex: hex.join(" "),
+                            relocations,
+                        }
+                    })
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            ItemView {
+                item: name.clone(),
+                evaluated_by: item
+                    .value
+                    .as_ref()
+                    .map(|_| item.by)
+                    .map_err(|e| e.to_string()),
+                graph,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,272 @@
+//! rustc as the oracle: `static` twins of const items.
+//!
+//! rustc prints a static's evaluated allocation graph, but never a const's. So
+//! for each top-level const `NAME: T` of the kernel, a twin
+//! `static mut NAME__TWIN: T = NAME;` is added to a copy of the source, plus one
+//! function that takes every twin's address (rustc prints a static's bytes only
+//! when a function body refers to it). `static mut` because a twin of a
+//! raw-pointer constant must not need `Sync` (DESIGN.md).
+//!
+//! The twin's graph is then compared with the evaluator's by structure: the same
+//! size, alignment and bytes (with the same init mask), the same relocations at
+//! the same offsets with the same addends, targets equal recursively, and the
+//! same mutability of every nested allocation (rustc marks immutable targets
+//! `<imm>`). The same twins let rustc evaluate a const the evaluator cannot:
+//! [`import_twin_value`] copies the twin's graph in as the const's value.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use quote::ToTokens;
+
+use super::memory::{Alloc, EvalAlloc, Memory, Reloc, Target};
+use crate::model::{AllocId, Crate};
+use crate::rustc::{RustcError, RustcOptions};
+
+/// The suffix of a twin static's name.
+pub const TWIN_SUFFIX: &str = "__TWIN";
+
+/// Why the twin build failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TwinError {
+    /// The kernel source could not be parsed for its consts.
+    #[error("twin: cannot parse {0}")]
+    Source(String),
+    /// rustc failed on the twin source, or it could not be imported.
+    #[error("twin: {0}")]
+    Rustc(#[from] RustcError),
+    /// The twin MIR could not be imported.
+    #[error("twin: {0}")]
+    Import(String),
+}
+
+/// The top-level, non-generic const items of a kernel source: name and type as
+/// written.
+pub fn const_items(source: &str) -> Result<Vec<(String, String)>, TwinError> {
+    let file = syn::parse_file(source).map_err(|e| TwinError::Source(e.to_string()))?;
+    Ok(file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Const(c) if c.generics.params.is_empty() && c.ident != "_" => {
+                Some((c.ident.to_string(), c.ty.to_token_stream().to_string()))
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+/// The kernel source with a twin for each const in `consts`.
+pub fn twin_source(source: &str, consts: &[(String, String)]) -> String {
+    let mut s = source.to_string();
+    s.push_str("\n// Twins added by mir-import: rustc prints a static's evaluated bytes.\n");
+    for (name, ty) in consts {
+        s.push_str(&format!(
+            "#[allow(non_upper_case_globals)]\npub static mut {name}{TWIN_SUFFIX}: {ty} = {name};\n"
+        ));
+    }
+    s.push_str("#[inline(never)]\npub fn __mir_import_twins() -> usize {\n    0");
+    for (name, _) in consts {
+        s.push_str(&format!(" + (&raw const {name}{TWIN_SUFFIX} as usize)"));
+    }
+    s.push_str("\n}\n");
+    s
+}
+
+/// rustc's evaluation of a kernel's consts: the twin crate's import.
+pub struct Twins {
+    /// The imported twin crate.
+    pub krate: Crate,
+    /// The consts that got a twin.
+    pub consts: Vec<String>,
+}
+
+/// Builds and imports the twin crate of `kernel`.
+pub fn build_twins(kernel: &Path, opts: &RustcOptions) -> Result<Twins, TwinError> {
+    let source = std::fs::read_to_string(kernel)
+        .map_err(|e| TwinError::Source(format!("{}: {e}", kernel.display())))?;
+    let consts = const_items(&source)?;
+    let twin = twin_source(&source, &consts);
+    // The twin file sits next to a copy of nothing else: it only needs the
+    // prelude, which the crate root mounts.
+    let dir = std::env::temp_dir().join(format!("mir-import-twin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| TwinError::Source(e.to_string()))?;
+    let stem = kernel
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("kernel");
+    let unique = format!("{stem}-{:x}.rs", fxhash(&twin));
+    let path = dir.join(unique);
+    std::fs::write(&path, &twin).map_err(|e| TwinError::Source(e.to_string()))?;
+    let result = crate::import_file(&path, opts);
+    let _ = std::fs::remove_file(&path);
+    let krate = result.map_err(|e| TwinError::Import(e.to_string()))?;
+    Ok(Twins {
+        krate,
+        consts: consts.into_iter().map(|(n, _)| n).collect(),
+    })
+}
+
+fn fxhash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+impl Twins {
+    /// The allocation id of `NAME__TWIN` (`kernel::NAME` given).
+    pub fn twin_alloc(&self, const_path: &str) -> Option<AllocId> {
+        let want = format!("{const_path}{TWIN_SUFFIX}");
+        self.krate
+            .allocs
+            .values()
+            .find(|a| a.static_path.as_deref() == Some(want.as_str()))
+            .map(|a| a.id)
+    }
+}
+
+/// What a relocation in rustc's dump points to, for comparison.
+enum TheirTarget {
+    Anon(AllocId),
+    Static(String),
+}
+
+fn their_target(k: &Crate, id: AllocId) -> TheirTarget {
+    if let Some(p) = k.static_names.get(&id) {
+        return TheirTarget::Static(p.clone());
+    }
+    match k.allocs.get(&id).and_then(|a| a.static_path.clone()) {
+        // A static's nested memory (`M::{nested#0}`) is anonymous memory owned by it.
+        Some(p) if !p.contains("{nested#") => TheirTarget::Static(p),
+        _ => TheirTarget::Anon(id),
+    }
+}
+
+/// Compares the evaluator's graph at `ours` with rustc's at `theirs`. The root
+/// (the twin static itself) is compared by contents; every nested allocation
+/// also by mutability, through the pointer that reaches it. Returns a
+/// description of the first difference.
+pub fn compare(mem: &Memory, ours: EvalAlloc, k: &Crate, theirs: AllocId) -> Result<(), String> {
+    let mut pairs: BTreeMap<EvalAlloc, AllocId> = BTreeMap::new();
+    compare_rec(mem, ours, k, theirs, &mut pairs)
+}
+
+fn compare_rec(
+    mem: &Memory,
+    ours: EvalAlloc,
+    k: &Crate,
+    theirs: AllocId,
+    pairs: &mut BTreeMap<EvalAlloc, AllocId>,
+) -> Result<(), String> {
+    if let Some(prev) = pairs.get(&ours) {
+        return if *prev == theirs {
+            Ok(())
+        } else {
+            Err(format!("{ours} corresponds to both {prev} and {theirs}"))
+        };
+    }
+    pairs.insert(ours, theirs);
+    let a = &mem.allocs[ours];
+    let d = k
+        .allocs
+        .get(&theirs)
+        .ok_or_else(|| format!("rustc did not print {theirs}"))?;
+    let at = |m: String| format!("{ours} vs rustc's {theirs}: {m}");
+    if a.size() != d.size {
+        return Err(at(format!("size {} vs {}", a.size(), d.size)));
+    }
+    if a.align != d.align {
+        return Err(at(format!("alignment {} vs {}", a.align, d.align)));
+    }
+    for (i, theirs_b) in d.bytes.iter().enumerate() {
+        let ours_b = a.init[i].then_some(a.bytes[i]);
+        if ours_b != *theirs_b {
+            return Err(at(format!("byte {i}: {ours_b:02x?} vs {theirs_b:02x?}")));
+        }
+    }
+    let ours_offsets: Vec<u64> = a.relocs.keys().copied().collect();
+    let theirs_offsets: Vec<u64> = d.relocations.iter().map(|r| r.offset).collect();
+    if ours_offsets != theirs_offsets {
+        return Err(at(format!(
+            "relocations at {ours_offsets:?} vs {theirs_offsets:?}"
+        )));
+    }
+    for r in &d.relocations {
+        let o = &a.relocs[&r.offset];
+        if o.addend != r.addend {
+            return Err(at(format!(
+                "addend at {}: {} vs {}",
+                r.offset, o.addend, r.addend
+            )));
+        }
+        match (&o.target, their_target(k, r.target)) {
+            (Target::Static(s), TheirTarget::Static(t)) if *s == t => {}
+            (Target::Alloc(x), TheirTarget::Anon(y)) => {
+                let ours_mutable = mem.allocs[*x].mutable;
+                if ours_mutable == r.immutable {
+                    return Err(at(format!(
+                        "pointer at {} targets {} memory, rustc's {}",
+                        r.offset,
+                        if ours_mutable { "mutable" } else { "immutable" },
+                        if r.immutable { "immutable" } else { "mutable" },
+                    )));
+                }
+                compare_rec(mem, *x, k, y, pairs)?;
+            }
+            (ot, _) => {
+                return Err(at(format!(
+                    "pointer at {} targets {ot:?} vs rustc's {}",
+                    r.offset, r.target
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copies rustc's twin graph for a const into `mem` (the fallback path) and
+/// returns the new value allocation. The root is the const's value, immutable.
+pub fn import_twin_value(mem: &mut Memory, k: &Crate, root: AllocId) -> Result<EvalAlloc, String> {
+    let mut map = BTreeMap::new();
+    import_rec(mem, k, root, &mut map)
+}
+
+fn import_rec(
+    mem: &mut Memory,
+    k: &Crate,
+    id: AllocId,
+    map: &mut BTreeMap<AllocId, EvalAlloc>,
+) -> Result<EvalAlloc, String> {
+    if let Some(a) = map.get(&id) {
+        return Ok(*a);
+    }
+    let d = k
+        .allocs
+        .get(&id)
+        .ok_or_else(|| format!("rustc did not print {id}"))?;
+    let mut alloc = Alloc::uninit(d.size, d.align);
+    for (i, b) in d.bytes.iter().enumerate() {
+        alloc.bytes[i] = b.unwrap_or(0);
+        alloc.init[i] = b.is_some();
+    }
+    let me = mem.allocs.push(alloc);
+    map.insert(id, me);
+    for r in &d.relocations {
+        let target = match their_target(k, r.target) {
+            TheirTarget::Static(s) => Target::Static(s),
+            TheirTarget::Anon(t) => {
+                let t = import_rec(mem, k, t, map)?;
+                mem.allocs[t].mutable = !r.immutable;
+                Target::Alloc(t)
+            }
+        };
+        mem.allocs[me].relocs.insert(
+            r.offset,
+            Reloc {
+                target,
+                addend: r.addend,
+            },
+        );
+    }
+    Ok(me)
+}

@@ -1,0 +1,192 @@
+//! Constant evaluation: the oracle comparison can fail, unsupported constructs
+//! give diagnostics that name the constant and the construct, and the rustc
+//! twin fallback evaluates what the evaluator cannot and says so.
+
+use std::path::{Path, PathBuf};
+
+use mir_import::eval::{EvaluatedBy, TupleLayouts, evaluate, twin};
+use mir_import::rustc::RustcOptions;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+        .join("kernel.rs")
+}
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(name)
+}
+
+#[test]
+fn a_planted_wrong_byte_fails_the_twin_comparison() {
+    let file = corpus("named_tuple_ref.rs");
+    let opts = RustcOptions::default();
+    let mut imported = mir_import::import_and_evaluate(&file, &opts, false).expect("imports");
+    let twins = twin::build_twins(&file, &opts).expect("twins");
+    let name = twins
+        .consts
+        .first()
+        .map(|c| format!("kernel::{c}"))
+        .expect("a const");
+    let ours = imported.eval.value(&name).expect("evaluated");
+    let theirs = twins.twin_alloc(&name).expect("twin printed");
+    twin::compare(&imported.eval.memory, ours, &twins.krate, theirs).expect("equal before");
+
+    // Plant one wrong byte in the deepest allocation the const reaches.
+    let target = *imported
+        .eval
+        .memory
+        .reachable(ours)
+        .last()
+        .expect("reachable");
+    let alloc = &mut imported.eval.memory.allocs[target];
+    let at =
+        (0..alloc.bytes.len()).find(|i| alloc.init[*i] && !alloc.relocs.contains_key(&(*i as u64)));
+    let at = at.expect("a plain initialized byte");
+    alloc.bytes[at] ^= 0x40;
+    let err = twin::compare(&imported.eval.memory, ours, &twins.krate, theirs)
+        .expect_err("a wrong byte must be caught");
+    assert!(err.contains(&format!("byte {at}")), "{err}");
+}
+
+#[test]
+fn a_wrong_relocation_target_fails_the_comparison() {
+    let file = corpus("static_slice.rs");
+    let opts = RustcOptions::default();
+    let mut imported = mir_import::import_and_evaluate(&file, &opts, false).expect("imports");
+    let (item, dump) = imported
+        .eval
+        .items
+        .keys()
+        .find_map(|k| {
+            imported
+                .krate
+                .static_alloc(k)
+                .filter(|d| !d.relocations.is_empty())
+                .map(|d| (k.clone(), d.id))
+        })
+        .expect("a static with a pointer");
+    let ours = imported.eval.value(&item).expect("evaluated");
+    twin::compare(&imported.eval.memory, ours, &imported.krate, dump).expect("equal before");
+    let reloc = imported.eval.memory.allocs[ours]
+        .relocs
+        .values_mut()
+        .next()
+        .expect("reloc");
+    reloc.addend += 4;
+    let err =
+        twin::compare(&imported.eval.memory, ours, &imported.krate, dump).expect_err("caught");
+    assert!(err.contains("addend"), "{err}");
+}
+
+/// A const whose promoted calls a `const fn`: the evaluator refuses it with a
+/// diagnostic naming the constant and the call, and the twin fallback has rustc
+/// evaluate it instead.
+#[test]
+fn const_fn_call_falls_back_to_the_rustc_twin() {
+    let file = fixture("disjoint_slice_const_ref");
+    let opts = RustcOptions::default();
+    let plain = mir_import::import_and_evaluate(&file, &opts, false).expect("imports");
+    let why = plain.eval.items["kernel::EMPTY"]
+        .value
+        .as_ref()
+        .expect_err("needs a call");
+    let text = why.to_string();
+    assert!(text.contains("kernel::EMPTY"), "{text}");
+    assert!(
+        text.contains("call to `gpu::DisjointSlice<'_, u32>::empty`"),
+        "{text}"
+    );
+
+    let with = mir_import::import_and_evaluate(&file, &opts, true).expect("imports");
+    let item = &with.eval.items["kernel::EMPTY"];
+    assert_eq!(item.by, EvaluatedBy::RustcTwin);
+    let v = item.value.as_ref().expect("rustc evaluated it");
+    // `&DisjointSlice::empty()`: a pointer to 16 bytes (null pointer, length 0).
+    let root = &with.eval.memory.allocs[*v];
+    assert_eq!(root.relocs.len(), 1, "the reference itself");
+    let inner = match &root.relocs[&0].target {
+        mir_import::eval::Target::Alloc(a) => &with.eval.memory.allocs[*a],
+        t => panic!("unexpected target {t:?}"),
+    };
+    assert_eq!(inner.bytes, vec![0; 16]);
+    assert!(inner.relocs.is_empty());
+}
+
+fn eval_text(mir: &str) -> mir_import::eval::Evaluation {
+    let k = mir_import::import_text(mir, "", None).expect("parses");
+    evaluate(&k, &TupleLayouts::default())
+}
+
+#[test]
+fn call_in_a_promoted_is_a_diagnostic() {
+    let ev = eval_text(
+        "const kernel::X::promoted[0]: &u32 = {\n    let mut _0: &u32;\n    let mut _1: u32;\n\n    bb0: {\n        _1 = kernel::f() -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        _0 = &_1;\n        return;\n    }\n}\n",
+    );
+    let e = ev.items["kernel::X::promoted[0]"]
+        .value
+        .as_ref()
+        .expect_err("unsupported");
+    assert_eq!(e.item, "kernel::X::promoted[0]");
+    assert_eq!(e.location.as_deref(), Some("bb0[0]"));
+    assert!(e.reason.contains("call to `kernel::f`"), "{e}");
+}
+
+#[test]
+fn unknown_tuple_layout_is_a_diagnostic_not_a_guess() {
+    let ev = eval_text(
+        "const kernel::T: (u8, u32) = {\n    let mut _0: (u8, u32);\n\n    bb0: {\n        _0 = (const 1_u8, const 2_u32);\n        return;\n    }\n}\n",
+    );
+    let e = ev.items["kernel::T"]
+        .value
+        .as_ref()
+        .expect_err("unsupported");
+    assert!(
+        e.reason.contains("layout of tuple `(u8, u32)` is unknown"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unproven_niche_is_a_diagnostic() {
+    let file = corpus("pointer_fields_aggregates.rs");
+    let imported =
+        mir_import::import_and_evaluate(&file, &RustcOptions::default(), false).expect("imports");
+    let e = imported.eval.items["kernel::EITHER_L"]
+        .value
+        .as_ref()
+        .expect_err("unproven");
+    assert!(
+        e.to_string()
+            .contains("niche encoding of `kernel::Either` is not proven"),
+        "{e}"
+    );
+}
+
+#[test]
+fn looping_constant_hits_the_step_limit() {
+    let ev = eval_text(
+        "const kernel::L: u32 = {\n    let mut _0: u32;\n\n    bb0: {\n        _0 = const 1_u32;\n        goto -> bb0;\n    }\n}\n",
+    );
+    let e = ev.items["kernel::L"].value.as_ref().expect_err("loops");
+    assert!(e.reason.contains("step limit"), "{e}");
+}
+
+#[test]
+fn const_naming_const_shares_its_allocation() {
+    let file = fixture("array_const_identity");
+    let imported =
+        mir_import::import_and_evaluate(&file, &RustcOptions::default(), false).expect("imports");
+    let mem = &imported.eval.memory;
+    let a = imported.eval.value("kernel::A").expect("A");
+    let e = imported.eval.value("kernel::E").expect("E");
+    let (ra, re) = (&mem.allocs[a].relocs[&0], &mem.allocs[e].relocs[&0]);
+    assert_eq!(
+        ra.target, re.target,
+        "E points into A's allocation, not a copy"
+    );
+    assert_eq!((ra.addend, re.addend), (0, 0));
+}
