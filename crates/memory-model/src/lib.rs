@@ -1,1 +1,35 @@
-//! An executable memory model for the kernels this compiler emits: a small Rust-like kernel language with a step function and a relational semantics, a PTX-style event model, exhaustive explorers and the litmus and reduction theorems checked over every candidate execution.
+//! An executable memory model for the kernels this compiler emits, checked by
+//! exhaustive enumeration.
+//!
+//! **What this crate owns:** a small Rust-like kernel language ([`lang`]) with an
+//! executable step function ([`thread`]) and a relational semantics
+//! ([`relation`]); the interleaving machine ([`machine`]) and the relaxed
+//! candidate machine with its canonical scheduler and explorers ([`relaxed`]);
+//! the PTX-style event layer and its consistency predicate ([`model`]); the
+//! litmus and reduction programs ([`litmus`]) and a reader for a subset of
+//! herd's PTX litmus format ([`herd`]); and the theorems of the
+//! reference development, each a named check over a complete, finite candidate
+//! space ([`checks`]).
+//!
+//! **What it does not own:** reading real kernels (that is `mir-import`'s
+//! parser; extraction into [`lang::Program`] is a later module of this crate),
+//! and emitting or reading PTX (the lowering and `nvvm-emit`).
+//!
+//! **The border:** [`lang::Program`]. Anything that can build one, by hand or
+//! by extraction, gets the machines, the explorers and the consistency
+//! predicate; nothing else in the crate looks at where a program came from.
+//!
+//! The crate README states what is and is not modelled.
+
+#![deny(missing_docs)]
+
+pub mod checks;
+pub mod event;
+pub mod herd;
+pub mod lang;
+pub mod litmus;
+pub mod machine;
+pub mod model;
+pub mod relation;
+pub mod relaxed;
+pub mod thread;
