@@ -25,6 +25,7 @@
 
 pub mod checks;
 pub mod event;
+pub mod extract;
 pub mod herd;
 pub mod lang;
 pub mod litmus;

@@ -25,6 +25,17 @@ enum Command {
         #[arg(long)]
         only: Option<String>,
     },
+    /// Extract fixtures through mir-import (runs rustc) and check them.
+    Extract {
+        /// Fixture names (default: saxpy, atomic_flag, shared_reduction).
+        fixtures: Vec<String>,
+        /// The fixture directory (default: this checkout's `fixtures/`).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// The tree reduction for N threads, with the pruned search.
     Reduction {
         /// The thread count: a power of two, at most 1024 (a CTA's limit).
@@ -79,6 +90,23 @@ fn main() -> ExitCode {
                 .filter(|c| only.as_deref().is_none_or(|o| c.name.contains(o)))
                 .map(checks::run)
                 .collect();
+            print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
+        }
+        Command::Extract {
+            fixtures,
+            dir,
+            json,
+        } => {
+            let names: Vec<String> = if fixtures.is_empty() {
+                memory_model::extract::fixtures::FIXTURES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            } else {
+                fixtures
+            };
+            let dir = dir.unwrap_or_else(memory_model::extract::fixtures::default_dir);
+            let reports = checks::extract::reports(&dir, &names);
             print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
         }
         Command::Reduction { threads, json } => {

@@ -11,11 +11,14 @@
 //!   consistent run against the relaxed run that picks the latest stores.
 //! - [`mp`]: message passing.
 //! - [`reduction`]: the tree reduction, at N = 8 and beyond.
+//! - [`extract`]: kernels extracted from the fixtures; these run rustc, so
+//!   they are not in [`all`] (`memory-model extract` runs them).
 
 use std::time::Instant;
 
 use serde::Serialize;
 
+pub mod extract;
 pub mod mp;
 pub mod reduction;
 pub mod semantics;
