@@ -1,1 +1,20 @@
-//! The test oracle: fixture manifests, the pipeline driver, code-shape checks, the virtual device, the CUDA backend, parallel runs and reports, and the `gpu-harness` CLI.
+//! The test oracle of the workspace.
+//!
+//! **Owns:** the execution layer of the oracle: the [`Device`](device::Device)
+//! trait (load a module, allocate, launch, read back) and its two implementations,
+//! the [virtual device](device::virt::VirtualDevice), a checking CPU executor of
+//! `device_ir` modules, and the [CUDA backend](device::cuda::CudaDevice), which runs
+//! PTX on a real GPU through the driver loaded at run time. Fixture manifests, the
+//! pipeline driver, shape checks, parallel runs, reports and the CLI build on it.
+//!
+//! **Does not own:** the device IR and its verifier (`device-ir`), printing NVVM IR
+//! or calling libNVVM (`nvvm-emit`), lowering MIR (`mir-lower`).
+//!
+//! **Border:** the [`Device`](device::Device) trait. A kernel is called with the
+//! flat ABI the lowering emits: every parameter is a scalar (an integer, a float
+//! or a pointer), slices arriving as (pointer, length) pairs, so a launch passes
+//! only [`KernelArg`](device::KernelArg) scalars and buffer addresses.
+
+#![deny(missing_docs)]
+
+pub mod device;

@@ -1,0 +1,107 @@
+//! The kernel ABI: finding a kernel and checking launch arguments against its
+//! parameters, shared by both devices so they refuse the same launches.
+//!
+//! Every parameter is a scalar. An integer parameter takes an argument of its
+//! exact width, a float parameter one of its precision, and a generic or global
+//! pointer parameter a buffer address or null. Nothing else is passed.
+
+use device_ir::{AddressSpace, FuncId, FunctionKind, Module, TyKind};
+
+use super::{DeviceError, KernelArg};
+
+/// The kernel named `name`, which must be a kernel with a body.
+pub fn find_kernel(module: &Module, name: &str) -> Result<FuncId, DeviceError> {
+    let func = module
+        .function_by_name(name)
+        .ok_or_else(|| DeviceError::NoSuchKernel(name.to_owned()))?;
+    let data = &module.functions[func];
+    if data.kind != FunctionKind::Kernel {
+        return Err(DeviceError::NotLaunchable {
+            name: name.to_owned(),
+            reason: "it is a device function, not a kernel",
+        });
+    }
+    if data.body.is_none() {
+        return Err(DeviceError::NotLaunchable {
+            name: name.to_owned(),
+            reason: "it is a declaration without a body",
+        });
+    }
+    Ok(func)
+}
+
+/// Checks `args` against the parameters of kernel `func`.
+pub fn check_args(module: &Module, func: FuncId, args: &[KernelArg]) -> Result<(), DeviceError> {
+    let data = &module.functions[func];
+    let bad = |message: String| DeviceError::BadArgs {
+        kernel: data.name.clone(),
+        message,
+    };
+    if args.len() != data.sig.params.len() {
+        return Err(bad(format!(
+            "takes {} arguments, {} given",
+            data.sig.params.len(),
+            args.len()
+        )));
+    }
+    for (i, (&ty, arg)) in data.sig.params.iter().zip(args).enumerate() {
+        let kind = module.types.get(ty);
+        let fits = match (kind, arg) {
+            (Some(TyKind::Int(bits)), _) => int_bits(arg) == Some(*bits),
+            (Some(TyKind::F32), KernelArg::F32(_)) | (Some(TyKind::F64), KernelArg::F64(_)) => true,
+            (Some(TyKind::Ptr { .. }), KernelArg::Null) => true,
+            (Some(TyKind::Ptr { space, .. }), KernelArg::Buffer(_) | KernelArg::BufferAt(..)) => {
+                matches!(space, AddressSpace::Generic | AddressSpace::Global)
+            }
+            _ => false,
+        };
+        if !fits {
+            return Err(bad(format!(
+                "parameter {i} has type {}, which argument {arg:?} does not fit",
+                module.types.display(ty)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The width of an integer argument, or `None` for floats and pointers.
+pub fn int_bits(arg: &KernelArg) -> Option<u16> {
+    Some(match arg {
+        KernelArg::Bool(_) => 1,
+        KernelArg::U8(_) | KernelArg::I8(_) => 8,
+        KernelArg::U16(_) | KernelArg::I16(_) => 16,
+        KernelArg::U32(_) | KernelArg::I32(_) => 32,
+        KernelArg::U64(_) | KernelArg::I64(_) => 64,
+        _ => return None,
+    })
+}
+
+/// The bit pattern of a scalar argument (integers zero-extended, floats as IEEE
+/// bits), or `None` for pointers.
+pub fn scalar_bits(arg: &KernelArg) -> Option<u64> {
+    Some(match *arg {
+        KernelArg::Bool(b) => u64::from(b),
+        KernelArg::U8(v) => u64::from(v),
+        KernelArg::I8(v) => u64::from(v as u8),
+        KernelArg::U16(v) => u64::from(v),
+        KernelArg::I16(v) => u64::from(v as u16),
+        KernelArg::U32(v) => u64::from(v),
+        KernelArg::I32(v) => u64::from(v as u32),
+        KernelArg::U64(v) => v,
+        KernelArg::I64(v) => v as u64,
+        KernelArg::F32(v) => u64::from(v.to_bits()),
+        KernelArg::F64(v) => v.to_bits(),
+        KernelArg::Buffer(_) | KernelArg::BufferAt(..) | KernelArg::Null => return None,
+    })
+}
+
+/// The size in bytes the argument takes in the launch's parameter buffer.
+pub fn arg_size(arg: &KernelArg) -> usize {
+    match arg {
+        KernelArg::Bool(_) | KernelArg::U8(_) | KernelArg::I8(_) => 1,
+        KernelArg::U16(_) | KernelArg::I16(_) => 2,
+        KernelArg::U32(_) | KernelArg::I32(_) | KernelArg::F32(_) => 4,
+        _ => 8,
+    }
+}

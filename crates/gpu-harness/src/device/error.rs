@@ -1,0 +1,100 @@
+//! The errors of the [`Device`](super::Device) trait.
+
+use device_ir::VerifierErrors;
+use thiserror::Error;
+
+use super::virt::ExecError;
+
+/// Why a device operation failed.
+#[derive(Debug, Error)]
+pub enum DeviceError {
+    /// The module does not pass `device_ir::verify`; the virtual device runs only
+    /// verified modules.
+    #[error("the module does not verify:\n{0}")]
+    Verify(#[from] VerifierErrors),
+    /// The program lacks what this device runs.
+    #[error("the {device} needs {what}, which the program does not carry")]
+    MissingInput {
+        /// The device.
+        device: &'static str,
+        /// What is missing (`device IR`, `PTX`).
+        what: &'static str,
+    },
+    /// No function of that name.
+    #[error("no kernel named `{0}` in the module")]
+    NoSuchKernel(String),
+    /// The named function is not a kernel, or has no body.
+    #[error("`{name}` cannot be launched: {reason}")]
+    NotLaunchable {
+        /// The function.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The arguments do not fit the kernel's parameters.
+    #[error("kernel `{kernel}`: {message}")]
+    BadArgs {
+        /// The kernel.
+        kernel: String,
+        /// What does not fit.
+        message: String,
+    },
+    /// A handle that this device never handed out.
+    #[error("unknown {what} {index} on this device")]
+    BadHandle {
+        /// `buffer` or `module`.
+        what: &'static str,
+        /// The handle's index.
+        index: u32,
+    },
+    /// A host access outside a buffer.
+    #[error("buffer {buffer}: bytes {start}..{end} are outside its {len} bytes")]
+    OutOfRange {
+        /// The buffer's index.
+        buffer: u32,
+        /// The first byte accessed.
+        start: u64,
+        /// One past the last byte accessed.
+        end: u64,
+        /// The buffer's size.
+        len: u64,
+    },
+    /// Reading back bytes that nobody wrote: on a GPU they would be garbage.
+    #[error("buffer {buffer}: byte {offset} was never written, so there is no value to read back")]
+    UninitReadback {
+        /// The buffer's index.
+        buffer: u32,
+        /// The first unwritten byte.
+        offset: u64,
+    },
+    /// A launch shape or allocation size the device cannot run.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A kernel fault found by the virtual device.
+    #[error(transparent)]
+    Exec(Box<ExecError>),
+    /// The CUDA driver refused an operation.
+    #[error("CUDA: {context}: {message}")]
+    Cuda {
+        /// What was being done.
+        context: &'static str,
+        /// The driver's message.
+        message: String,
+    },
+}
+
+impl From<ExecError> for DeviceError {
+    fn from(e: ExecError) -> Self {
+        DeviceError::Exec(Box::new(e))
+    }
+}
+
+impl DeviceError {
+    /// The kernel fault, if this is one.
+    pub fn exec(&self) -> Option<&ExecError> {
+        match self {
+            DeviceError::Exec(e) => Some(e),
+            _ => None,
+        }
+    }
+}

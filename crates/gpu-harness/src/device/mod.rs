@@ -1,0 +1,230 @@
+//! The [`Device`] trait, the border between the oracle and whatever runs kernels:
+//! load a module, allocate buffers, write them, launch a kernel, read back.
+//!
+//! Two implementations sit behind it: [`virt::VirtualDevice`], which executes the
+//! device IR on the CPU and turns every memory-safety violation into an error, and
+//! [`cuda::CudaDevice`], which runs the PTX on a GPU. [`auto`] picks the GPU when
+//! one is usable and says why not otherwise.
+//!
+//! Kernel ABI: every kernel parameter is a scalar (integer, float or pointer); the
+//! lowering flattens slices and `DisjointSlice`s into (pointer, length) pairs. So a
+//! launch passes [`KernelArg`]s only, each a scalar or a buffer address.
+
+pub mod abi;
+mod auto;
+pub mod cuda;
+mod error;
+mod scalar;
+pub mod virt;
+
+pub use auto::{AutoDevice, auto};
+pub use error::DeviceError;
+pub use scalar::Scalar;
+
+use device_ir::Module;
+
+/// A buffer of device memory, allocated by one [`Device`]. Valid only on it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Buffer(pub(crate) u32);
+
+impl Buffer {
+    /// The buffer's index on its device, in allocation order.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// A module loaded on one [`Device`]. Valid only on it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModuleHandle(pub(crate) u32);
+
+/// A launch dimension (grid in blocks, or block in threads).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// Extent along x.
+    pub x: u32,
+    /// Extent along y.
+    pub y: u32,
+    /// Extent along z.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// `(x, 1, 1)`.
+    pub fn x(x: u32) -> Self {
+        Dim3 { x, y: 1, z: 1 }
+    }
+
+    /// `(x, y, 1)`.
+    pub fn xy(x: u32, y: u32) -> Self {
+        Dim3 { x, y, z: 1 }
+    }
+
+    /// The number of points, `x * y * z`.
+    pub fn count(self) -> u64 {
+        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+    }
+}
+
+impl std::fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {}, {})", self.x, self.y, self.z)
+    }
+}
+
+/// The shape of a launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchConfig {
+    /// The grid, in blocks.
+    pub grid: Dim3,
+    /// Each block, in threads.
+    pub block: Dim3,
+}
+
+impl LaunchConfig {
+    /// A one-dimensional launch of `grid` blocks of `block` threads.
+    pub fn linear(grid: u32, block: u32) -> Self {
+        LaunchConfig {
+            grid: Dim3::x(grid),
+            block: Dim3::x(block),
+        }
+    }
+
+    /// A two-dimensional launch.
+    pub fn xy(grid: (u32, u32), block: (u32, u32)) -> Self {
+        LaunchConfig {
+            grid: Dim3::xy(grid.0, grid.1),
+            block: Dim3::xy(block.0, block.1),
+        }
+    }
+}
+
+/// One kernel argument. Integers must have the parameter's exact width (their
+/// signedness does not matter); pointers are buffer addresses or null.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// An `i1`.
+    Bool(bool),
+    /// An `i8`.
+    U8(u8),
+    /// An `i8`.
+    I8(i8),
+    /// An `i16`.
+    U16(u16),
+    /// An `i16`.
+    I16(i16),
+    /// An `i32`.
+    U32(u32),
+    /// An `i32`.
+    I32(i32),
+    /// An `i64`.
+    U64(u64),
+    /// An `i64`.
+    I64(i64),
+    /// A `float`.
+    F32(f32),
+    /// A `double`.
+    F64(f64),
+    /// The address of byte 0 of a buffer, for a generic or global pointer.
+    Buffer(Buffer),
+    /// The address of byte `offset` of a buffer.
+    BufferAt(Buffer, u64),
+    /// The null pointer.
+    Null,
+}
+
+/// What a device loads: the device IR (the virtual device runs it; the CUDA
+/// backend uses it to check launch arguments) and the PTX libNVVM made of it (the
+/// CUDA backend runs it).
+#[derive(Copy, Clone, Debug)]
+pub struct Program<'a> {
+    /// The verified device-IR module.
+    pub ir: Option<&'a Module>,
+    /// The PTX text.
+    pub ptx: Option<&'a str>,
+}
+
+impl<'a> Program<'a> {
+    /// A program with only device IR (enough for the virtual device).
+    pub fn ir(module: &'a Module) -> Self {
+        Program {
+            ir: Some(module),
+            ptx: None,
+        }
+    }
+
+    /// A program with device IR and its PTX.
+    pub fn with_ptx(module: &'a Module, ptx: &'a str) -> Self {
+        Program {
+            ir: Some(module),
+            ptx: Some(ptx),
+        }
+    }
+
+    /// A program with only PTX: the CUDA backend then cannot check arguments.
+    pub fn ptx_only(ptx: &'a str) -> Self {
+        Program {
+            ir: None,
+            ptx: Some(ptx),
+        }
+    }
+}
+
+/// Something that runs kernels: load a module, allocate, launch, read back.
+///
+/// Every method reports failure as a [`DeviceError`]; none panics on bad input.
+pub trait Device: Send {
+    /// Which device this is, for reports: `virtual device`, or the GPU's name.
+    fn describe(&self) -> String;
+
+    /// Loads a program. Globals get their initial contents here and keep their
+    /// values across launches of the module.
+    fn load(&mut self, program: &Program<'_>) -> Result<ModuleHandle, DeviceError>;
+
+    /// Allocates `bytes` bytes of global memory, aligned to 256 bytes. Its
+    /// contents are undefined until written: the virtual device refuses to read
+    /// them back or let a kernel read them.
+    fn alloc(&mut self, bytes: usize) -> Result<Buffer, DeviceError>;
+
+    /// Writes `bytes` into `buffer` from byte `offset` on.
+    fn write(&mut self, buffer: Buffer, offset: usize, bytes: &[u8]) -> Result<(), DeviceError>;
+
+    /// Reads the whole of `buffer`.
+    fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, DeviceError>;
+
+    /// Runs `kernel` of `module` on `config.grid` blocks of `config.block`
+    /// threads with `args`, and waits for it to finish.
+    fn launch(
+        &mut self,
+        module: ModuleHandle,
+        kernel: &str,
+        config: LaunchConfig,
+        args: &[KernelArg],
+    ) -> Result<(), DeviceError>;
+}
+
+/// Typed helpers over any [`Device`].
+pub trait DeviceExt: Device {
+    /// Allocates a buffer holding `values`.
+    fn upload<T: Scalar>(&mut self, values: &[T]) -> Result<Buffer, DeviceError> {
+        let bytes = scalar::to_bytes(values);
+        let buffer = self.alloc(bytes.len())?;
+        self.write(buffer, 0, &bytes)?;
+        Ok(buffer)
+    }
+
+    /// Allocates a buffer of `len` zeroed values of `T`.
+    fn zeroed<T: Scalar>(&mut self, len: usize) -> Result<Buffer, DeviceError> {
+        let bytes = vec![0u8; len.saturating_mul(T::SIZE)];
+        let buffer = self.alloc(bytes.len())?;
+        self.write(buffer, 0, &bytes)?;
+        Ok(buffer)
+    }
+
+    /// Reads `buffer` back as values of `T` (a trailing partial value is dropped).
+    fn download<T: Scalar>(&mut self, buffer: Buffer) -> Result<Vec<T>, DeviceError> {
+        Ok(scalar::from_bytes(&self.read(buffer)?))
+    }
+}
+
+impl<D: Device + ?Sized> DeviceExt for D {}

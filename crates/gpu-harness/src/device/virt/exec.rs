@@ -1,0 +1,502 @@
+//! One simulated thread: its call stack, and the execution of one instruction.
+//!
+//! Each frame holds the values of its function and the stack slots its `alloca`s
+//! made; returning kills those slots, so any later access through a pointer into
+//! them is a stale-frame fault naming the function. Atomics execute at once and
+//! whole, so the virtual device is sequentially consistent: it checks memory
+//! safety, not the orderings (the `memory-model` crate checks those).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cranelift_entity::EntityRef;
+use device_ir::{
+    AddressSpace, Block, BlockCall, Body, FuncId, GepIndex, GlobalId, Inst, InstData, Module,
+    SpecialReg, UnaryOp, Value, layout,
+};
+
+use super::error::{Fault, FaultKind};
+use super::memory::{Memory, Owner, Who};
+use super::ops::{self, as_int, as_ptr};
+use super::value::{AllocId, Ptr, Val, sext};
+use crate::device::LaunchConfig;
+
+/// What a launch shares between its threads.
+pub(crate) struct Ctx<'a> {
+    pub module: &'a Module,
+    pub func_names: &'a [Arc<str>],
+    pub global_names: &'a [Arc<str>],
+    /// The allocation of each non-shared global, by `GlobalId` index.
+    pub globals: &'a [Option<AllocId>],
+    /// Each block's instances of shared globals, made on first use.
+    pub shared: HashMap<(u32, GlobalId), AllocId>,
+    pub config: LaunchConfig,
+    pub mem: &'a mut Memory,
+    pub max_call_depth: usize,
+}
+
+pub(crate) struct Frame {
+    func: FuncId,
+    block: Block,
+    pos: usize,
+    vals: Vec<Option<Val>>,
+    allocas: Vec<AllocId>,
+    /// The caller's value that receives the result.
+    ret_to: Option<Value>,
+}
+
+pub(crate) struct Thread {
+    pub tid: [u32; 3],
+    pub ctaid: [u32; 3],
+    /// The thread's index in its block, x fastest.
+    pub in_block: u32,
+    /// The thread's index in the grid, block-major.
+    pub linear: u32,
+    /// The block's index in the grid, x fastest.
+    pub block: u32,
+    pub stack: Vec<Frame>,
+    /// The function and instruction executing, for error messages.
+    pub loc: (FuncId, Option<Inst>),
+}
+
+/// What a step did.
+pub(crate) enum Step {
+    Continue,
+    Barrier,
+    Exit,
+}
+
+fn internal(msg: impl Into<String>) -> Fault {
+    Fault::new(FaultKind::Internal, msg)
+}
+
+fn body_of(module: &Module, func: FuncId) -> Result<&Body, Fault> {
+    let f = &module.functions[func];
+    f.body.as_ref().ok_or_else(|| {
+        Fault::new(
+            FaultKind::Unsupported,
+            format!("call to @{}, a declaration without a body", f.name),
+        )
+    })
+}
+
+fn new_frame(body: &Body, func: FuncId, args: Vec<Val>, ret_to: Option<Value>) -> Frame {
+    let mut vals = vec![None; body.values.len()];
+    for (&p, a) in body.blocks[body.entry()].params.iter().zip(args) {
+        vals[p.index()] = Some(a);
+    }
+    Frame {
+        func,
+        block: body.entry(),
+        pos: 0,
+        vals,
+        allocas: Vec::new(),
+        ret_to,
+    }
+}
+
+impl Frame {
+    fn get(&self, v: Value) -> Result<Val, Fault> {
+        self.vals
+            .get(v.index())
+            .cloned()
+            .flatten()
+            .ok_or_else(|| internal(format!("{v} is used before it is defined")))
+    }
+
+    fn set(&mut self, v: Option<Value>, val: Val) {
+        if let Some(v) = v
+            && let Some(slot) = self.vals.get_mut(v.index())
+        {
+            *slot = Some(val);
+        }
+    }
+
+    fn goto(&mut self, body: &Body, call: &BlockCall) -> Result<(), Fault> {
+        let args = call
+            .args
+            .iter()
+            .map(|&a| self.get(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (&p, a) in body.blocks[call.block].params.iter().zip(args) {
+            self.vals[p.index()] = Some(a);
+        }
+        self.block = call.block;
+        self.pos = 0;
+        Ok(())
+    }
+}
+
+impl Thread {
+    /// Starts the thread in `kernel` with `args`.
+    pub fn start(&mut self, module: &Module, kernel: FuncId, args: Vec<Val>) -> Result<(), Fault> {
+        let body = body_of(module, kernel)?;
+        self.stack.push(new_frame(body, kernel, args, None));
+        self.loc = (kernel, None);
+        Ok(())
+    }
+
+    /// Kills every stack slot still live (after a fault or an exit).
+    pub fn unwind(&mut self, mem: &mut Memory) {
+        for frame in self.stack.drain(..) {
+            for id in frame.allocas {
+                mem.kill(id);
+            }
+        }
+    }
+
+    fn regs(&self, cfg: &LaunchConfig) -> Regs {
+        Regs {
+            tid: self.tid,
+            ctaid: self.ctaid,
+            lane: self.in_block % 32,
+            ntid: [cfg.block.x, cfg.block.y, cfg.block.z],
+            nctaid: [cfg.grid.x, cfg.grid.y, cfg.grid.z],
+        }
+    }
+}
+
+/// A thread's special registers.
+struct Regs {
+    tid: [u32; 3],
+    ctaid: [u32; 3],
+    lane: u32,
+    ntid: [u32; 3],
+    nctaid: [u32; 3],
+}
+
+impl Regs {
+    fn get(&self, reg: SpecialReg) -> u32 {
+        match reg {
+            SpecialReg::TidX => self.tid[0],
+            SpecialReg::TidY => self.tid[1],
+            SpecialReg::TidZ => self.tid[2],
+            SpecialReg::NtidX => self.ntid[0],
+            SpecialReg::NtidY => self.ntid[1],
+            SpecialReg::NtidZ => self.ntid[2],
+            SpecialReg::CtaidX => self.ctaid[0],
+            SpecialReg::CtaidY => self.ctaid[1],
+            SpecialReg::CtaidZ => self.ctaid[2],
+            SpecialReg::NctaidX => self.nctaid[0],
+            SpecialReg::NctaidY => self.nctaid[1],
+            SpecialReg::NctaidZ => self.nctaid[2],
+            SpecialReg::LaneId => self.lane,
+            SpecialReg::WarpSize => 32,
+        }
+    }
+}
+
+/// Checks that an atomic's target is global or shared memory, and writable if
+/// `write`; yields nothing but the check.
+fn atomic_target(mem: &Memory, p: Ptr, size: u64, write: bool, who: Who) -> Result<(), Fault> {
+    let (id, _) = mem.check(p, size, size, write, who)?;
+    match mem.get(id).map(|a| a.space) {
+        Some(AddressSpace::Global | AddressSpace::Shared) => Ok(()),
+        Some(space) => Err(Fault::new(
+            FaultKind::WrongSpace,
+            format!(
+                "{} on {} memory; atomics need global or shared memory",
+                who.verb,
+                space.name()
+            ),
+        )),
+        None => Err(internal("atomic on no allocation")),
+    }
+}
+
+/// Executes one instruction of `thread`.
+pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault> {
+    let module = ctx.module;
+    let types = &module.types;
+    let (block_idx, linear) = (thread.block, thread.linear);
+    let who = |verb| Who {
+        thread: linear,
+        block: block_idx,
+        verb,
+    };
+    let regs = thread.regs(&ctx.config);
+    let Thread { stack, loc, .. } = thread;
+    let depth = stack.len();
+    let Some(frame) = stack.last_mut() else {
+        return Ok(Step::Exit);
+    };
+    let func = frame.func;
+    let body = body_of(module, func)?;
+    let Some(&inst) = body.blocks[frame.block].insts.get(frame.pos) else {
+        return Err(internal(format!("{} has no terminator", frame.block)));
+    };
+    *loc = (func, Some(inst));
+    frame.pos += 1;
+    let result = body.result(inst);
+    let val = match &body.insts[inst] {
+        InstData::Iconst { ty, imm } => Val::int(types.int_bits(*ty).unwrap_or(128), *imm),
+        InstData::Fconst { ty, bits } => {
+            if layout::size_of(types, *ty) == 4 {
+                Val::F32(*bits as u32)
+            } else {
+                Val::F64(*bits)
+            }
+        }
+        InstData::Null { ty } => Val::Ptr(Ptr::null(space_of(module, *ty))),
+        InstData::Undef { .. } => Val::Undef,
+        InstData::GlobalAddr { global, ty } => {
+            let g = &module.globals[*global];
+            let target = if g.space == AddressSpace::Shared {
+                match ctx.shared.get(&(block_idx, *global)) {
+                    Some(&id) => id,
+                    None => {
+                        let owner = Owner::Shared {
+                            symbol: ctx.global_names[global.index()].clone(),
+                            block: block_idx,
+                        };
+                        let id = ctx.mem.alloc(
+                            owner,
+                            AddressSpace::Shared,
+                            g.size,
+                            u64::from(g.align),
+                            false,
+                        )?;
+                        ctx.shared.insert((block_idx, *global), id);
+                        id
+                    }
+                }
+            } else {
+                ctx.globals[global.index()]
+                    .ok_or_else(|| internal(format!("{global} was not allocated")))?
+            };
+            Val::Ptr(Ptr {
+                space: space_of(module, *ty),
+                target: Some(target),
+                offset: 0,
+            })
+        }
+        InstData::Alloca { ty, align } => {
+            let owner = Owner::Local {
+                func: ctx.func_names[func.index()].clone(),
+                inst,
+                thread: linear,
+            };
+            let size = layout::size_of(types, *ty);
+            let id = ctx
+                .mem
+                .alloc(owner, AddressSpace::Local, size, u64::from(*align), false)?;
+            frame.allocas.push(id);
+            let space = result.map_or(AddressSpace::Generic, |r| {
+                space_of(module, body.value_ty(r))
+            });
+            Val::Ptr(Ptr {
+                space,
+                target: Some(id),
+                offset: 0,
+            })
+        }
+        InstData::Load { ty, ptr, align, .. } => {
+            let p = as_ptr(&frame.get(*ptr)?, "load")?;
+            ctx.mem
+                .load(p, *ty, u64::from(*align), types, who("load"))?
+        }
+        InstData::Store {
+            ptr, value, align, ..
+        } => {
+            let p = as_ptr(&frame.get(*ptr)?, "store")?;
+            let v = frame.get(*value)?;
+            let ty = body.value_ty(*value);
+            ctx.mem
+                .store(p, ty, &v, u64::from(*align), types, who("store"))?;
+            return Ok(Step::Continue);
+        }
+        InstData::Gep { base, indices } => {
+            let p = as_ptr(&frame.get(*base)?, "getelementptr")?;
+            let (pointee, _) = types
+                .ptr_parts(body.value_ty(*base))
+                .ok_or_else(|| internal("getelementptr of a non-pointer"))?;
+            let steps: Vec<Option<u32>> = indices
+                .iter()
+                .skip(1)
+                .map(|i| match i {
+                    GepIndex::Field(f) => Some(*f),
+                    _ => None,
+                })
+                .collect();
+            let (_, kinds) = layout::gep_path(types, pointee, &steps).map_err(internal)?;
+            let mut offset = 0u64;
+            for (index, kind) in indices.iter().zip(kinds) {
+                let add = match (index, kind) {
+                    (_, layout::GepStepKind::Field { offset }) => offset,
+                    (GepIndex::Const(c), layout::GepStepKind::Scaled { stride }) => {
+                        (*c as u64).wrapping_mul(stride)
+                    }
+                    (GepIndex::Value(v), layout::GepStepKind::Scaled { stride }) => {
+                        let (bits, x) = as_int(&frame.get(*v)?, "getelementptr")?;
+                        (sext(x, bits) as u64).wrapping_mul(stride)
+                    }
+                    (GepIndex::Field(_), _) => return Err(internal("field index on an array")),
+                };
+                offset = offset.wrapping_add(add);
+            }
+            Val::Ptr(Ptr {
+                offset: p.offset.wrapping_add(offset),
+                ..p
+            })
+        }
+        InstData::ByteOffset { base, offset } => {
+            let p = as_ptr(&frame.get(*base)?, "byte_offset")?;
+            let (bits, x) = as_int(&frame.get(*offset)?, "byte_offset")?;
+            Val::Ptr(Ptr {
+                offset: p.offset.wrapping_add(sext(x, bits) as u64),
+                ..p
+            })
+        }
+        InstData::Cast { op, value, ty } => {
+            ops::cast(*op, &frame.get(*value)?, *ty, types, ctx.mem)?
+        }
+        InstData::Binary { op, lhs, rhs } => {
+            ops::binary(*op, &frame.get(*lhs)?, &frame.get(*rhs)?)?
+        }
+        InstData::Unary {
+            op: UnaryOp::FNeg,
+            value,
+        } => ops::fneg(&frame.get(*value)?)?,
+        InstData::Icmp { cond, lhs, rhs } => {
+            ops::icmp(*cond, &frame.get(*lhs)?, &frame.get(*rhs)?)?
+        }
+        InstData::Fcmp { cond, lhs, rhs } => {
+            ops::fcmp(*cond, &frame.get(*lhs)?, &frame.get(*rhs)?)?
+        }
+        InstData::Select {
+            cond,
+            if_true,
+            if_false,
+        } => {
+            let (_, c) = as_int(&frame.get(*cond)?, "select")?;
+            frame.get(if c != 0 { *if_true } else { *if_false })?
+        }
+        InstData::Call { func: callee, args } => {
+            if depth >= ctx.max_call_depth {
+                return Err(Fault::new(
+                    FaultKind::StackOverflow,
+                    format!("the call stack passed {} frames", ctx.max_call_depth),
+                ));
+            }
+            let args = args
+                .iter()
+                .map(|&a| frame.get(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            let callee_body = body_of(module, *callee)?;
+            stack.push(new_frame(callee_body, *callee, args, result));
+            return Ok(Step::Continue);
+        }
+        InstData::Jump { dest } => {
+            frame.goto(body, dest)?;
+            return Ok(Step::Continue);
+        }
+        InstData::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } => {
+            let (_, c) = as_int(&frame.get(*cond)?, "brif")?;
+            frame.goto(body, if c != 0 { then_dest } else { else_dest })?;
+            return Ok(Step::Continue);
+        }
+        InstData::Switch {
+            value,
+            default,
+            cases,
+        } => {
+            let (_, x) = as_int(&frame.get(*value)?, "switch")?;
+            let dest = cases
+                .iter()
+                .find(|(c, _)| *c == x)
+                .map_or(default, |(_, d)| d);
+            frame.goto(body, dest)?;
+            return Ok(Step::Continue);
+        }
+        InstData::Return { value } => {
+            let v = value.map(|v| frame.get(v)).transpose()?;
+            let Some(done) = stack.pop() else {
+                return Ok(Step::Exit);
+            };
+            for id in &done.allocas {
+                ctx.mem.kill(*id);
+            }
+            return match stack.last_mut() {
+                None => Ok(Step::Exit),
+                Some(caller) => {
+                    if let Some(v) = v {
+                        caller.set(done.ret_to, v);
+                    }
+                    Ok(Step::Continue)
+                }
+            };
+        }
+        InstData::Unreachable => {
+            return Err(Fault::new(FaultKind::Unreachable, "reached `unreachable`"));
+        }
+        InstData::SpecialReg { reg } => Val::int(32, u128::from(regs.get(*reg))),
+        InstData::Barrier => return Ok(Step::Barrier),
+        InstData::AtomicLoad { ty, ptr, .. } => {
+            let p = as_ptr(&frame.get(*ptr)?, "atomic_load")?;
+            let size = layout::size_of(types, *ty);
+            atomic_target(ctx.mem, p, size, false, who("atomic_load"))?;
+            ctx.mem.load(p, *ty, size, types, who("atomic_load"))?
+        }
+        InstData::AtomicStore { ptr, value, .. } => {
+            let p = as_ptr(&frame.get(*ptr)?, "atomic_store")?;
+            let v = frame.get(*value)?;
+            let ty = body.value_ty(*value);
+            let size = layout::size_of(types, ty);
+            atomic_target(ctx.mem, p, size, true, who("atomic_store"))?;
+            ctx.mem.store(p, ty, &v, size, types, who("atomic_store"))?;
+            return Ok(Step::Continue);
+        }
+        InstData::AtomicRmw { op, ptr, value, .. } => {
+            let p = as_ptr(&frame.get(*ptr)?, "atomic_rmw")?;
+            let operand = frame.get(*value)?;
+            let ty = body.value_ty(*value);
+            let size = layout::size_of(types, ty);
+            atomic_target(ctx.mem, p, size, true, who("atomic_rmw"))?;
+            let old = ctx.mem.load(p, ty, size, types, who("atomic_rmw"))?;
+            let new = ops::rmw(*op, &old, &operand)?;
+            ctx.mem.store(p, ty, &new, size, types, who("atomic_rmw"))?;
+            old
+        }
+        InstData::AtomicCas {
+            ptr, expected, new, ..
+        } => {
+            let p = as_ptr(&frame.get(*ptr)?, "atomic_cas")?;
+            let (exp, new) = (frame.get(*expected)?, frame.get(*new)?);
+            let ty = body.value_ty(*expected);
+            let size = layout::size_of(types, ty);
+            atomic_target(ctx.mem, p, size, true, who("atomic_cas"))?;
+            let old = ctx.mem.load(p, ty, size, types, who("atomic_cas"))?;
+            let (_, o) = as_int(&old, "atomic_cas")?;
+            if o == as_int(&exp, "atomic_cas")?.1 {
+                ctx.mem.store(p, ty, &new, size, types, who("atomic_cas"))?;
+            }
+            old
+        }
+        InstData::Fence { .. } => return Ok(Step::Continue),
+        InstData::InlineAsm { template, .. } => {
+            let t = template.trim().trim_end_matches(';').trim();
+            return Err(if t == "trap" {
+                Fault::new(FaultKind::Trap, "the thread executed `trap`")
+            } else {
+                Fault::new(
+                    FaultKind::Unsupported,
+                    format!("inline PTX `{template}` cannot run on the virtual device"),
+                )
+            });
+        }
+    };
+    frame.set(result, val);
+    Ok(Step::Continue)
+}
+
+/// The address space of pointer type `ty` (generic if it is not a pointer).
+fn space_of(module: &Module, ty: device_ir::Ty) -> AddressSpace {
+    module
+        .types
+        .ptr_parts(ty)
+        .map_or(AddressSpace::Generic, |(_, s)| s)
+}

@@ -1,0 +1,293 @@
+//! The virtual device: a CPU executor of verified `device_ir` modules that checks
+//! every memory access.
+//!
+//! - One simulated thread per GPU thread, with `__syncthreads` barriers and a
+//!   deterministic schedule (see [`sched`](self) for the order and the limits).
+//! - Separate memories: global (buffers and mutable globals), read-only
+//!   (immutable globals), shared (one instance per block and launch) and local
+//!   (one allocation per executed `alloca`, dead once its function returns).
+//! - Tagged pointers: (static address space, allocation, offset), the
+//!   allocation's id serving as its generation since ids are never reused. A
+//!   generic pointer remembers its real space through its allocation. Pointers
+//!   stored in memory keep their tag (a provenance side table), and `ptrtoint`
+//!   / `inttoptr` round-trip through a fake address (4 GiB per allocation).
+//! - Every access through a stale, null, wild, out-of-bounds, misaligned,
+//!   foreign or wrong-space pointer, every write to read-only memory and every
+//!   read of unwritten bytes is an [`ExecError`] naming the kernel, the function
+//!   and the instruction. Never a silent zero.
+//!
+//! Unsupported: inline PTX other than `trap;` (the structured atomics cover what
+//! the lowering emits); calls to declarations without a body. Atomics run whole
+//! and at once, so the device is sequentially consistent and does not check
+//! orderings; fences are no-ops.
+
+mod error;
+mod exec;
+mod memory;
+mod ops;
+mod sched;
+mod value;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cranelift_entity::EntityRef;
+use device_ir::{AddressSpace, Module, verify};
+
+pub use error::{ExecError, FaultKind};
+
+use self::exec::Ctx;
+use self::memory::{Memory, Owner};
+use self::value::{AllocId, Ptr, Val};
+use super::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi};
+
+/// The limits of one launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Instructions executed by all threads together before a timeout fault.
+    pub max_steps: u64,
+    /// Instructions a thread runs on its turn before the next thread's turn.
+    pub quantum: u32,
+    /// Frames on one thread's call stack before a stack-overflow fault.
+    pub max_call_depth: usize,
+    /// Threads in one launch (grid times block) the device accepts.
+    pub max_threads: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 50_000_000,
+            quantum: 1000,
+            max_call_depth: 256,
+            max_threads: 1 << 20,
+        }
+    }
+}
+
+struct Loaded {
+    module: Module,
+    globals: Vec<Option<AllocId>>,
+    func_names: Vec<Arc<str>>,
+    global_names: Vec<Arc<str>>,
+}
+
+/// The virtual device. See the [module docs](self).
+#[derive(Default)]
+pub struct VirtualDevice {
+    limits: Limits,
+    mem: Memory,
+    modules: Vec<Loaded>,
+    buffers: Vec<(AllocId, u64)>,
+}
+
+impl VirtualDevice {
+    /// A device with the default [`Limits`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A device with `limits`.
+    pub fn with_limits(limits: Limits) -> Self {
+        VirtualDevice {
+            limits,
+            ..Self::default()
+        }
+    }
+
+    fn buffer(&self, buffer: Buffer) -> Result<(AllocId, u64), DeviceError> {
+        self.buffers
+            .get(buffer.0 as usize)
+            .copied()
+            .ok_or(DeviceError::BadHandle {
+                what: "buffer",
+                index: buffer.0,
+            })
+    }
+
+    fn arg_val(&self, arg: &KernelArg, space: AddressSpace) -> Result<Val, DeviceError> {
+        Ok(match *arg {
+            KernelArg::F32(v) => Val::F32(v.to_bits()),
+            KernelArg::F64(v) => Val::F64(v.to_bits()),
+            KernelArg::Null => Val::Ptr(Ptr::null(space)),
+            KernelArg::Buffer(b) => self.arg_val(&KernelArg::BufferAt(b, 0), space)?,
+            KernelArg::BufferAt(b, offset) => {
+                let (id, _) = self.buffer(b)?;
+                Val::Ptr(Ptr {
+                    space,
+                    target: Some(id),
+                    offset,
+                })
+            }
+            _ => Val::int(
+                abi::int_bits(arg).unwrap_or(64),
+                u128::from(abi::scalar_bits(arg).unwrap_or(0)),
+            ),
+        })
+    }
+}
+
+fn exec_setup(e: error::Fault) -> DeviceError {
+    DeviceError::Unsupported(e.message)
+}
+
+impl Device for VirtualDevice {
+    fn describe(&self) -> String {
+        "virtual device".to_owned()
+    }
+
+    fn load(&mut self, program: &Program<'_>) -> Result<ModuleHandle, DeviceError> {
+        let module = program.ir.ok_or(DeviceError::MissingInput {
+            device: "virtual device",
+            what: "device IR",
+        })?;
+        verify(module)?;
+        let global_names: Vec<Arc<str>> = module
+            .globals
+            .values()
+            .map(|g| Arc::from(g.symbol.as_str()))
+            .collect();
+        let mut globals = vec![None; module.globals.len()];
+        for (id, g) in module.globals.iter() {
+            if g.space == AddressSpace::Shared {
+                continue;
+            }
+            let owner = Owner::Global {
+                symbol: global_names[id.index()].clone(),
+            };
+            let alloc = self
+                .mem
+                .alloc(owner, g.space, g.size, u64::from(g.align), !g.mutable)
+                .map_err(exec_setup)?;
+            if let Some(init) = &g.init {
+                for (off, byte) in init.image().into_iter().enumerate() {
+                    if let Some(b) = byte {
+                        self.mem.host_write(alloc, off as u64, &[b]);
+                    }
+                }
+            }
+            globals[id.index()] = Some(alloc);
+        }
+        // Relocations, once every global has its allocation.
+        for (id, g) in module.globals.iter() {
+            let (Some(init), Some(alloc)) = (&g.init, globals[id.index()]) else {
+                continue;
+            };
+            for r in &init.relocations {
+                let target = globals.get(r.target.index()).copied().flatten();
+                let p = Ptr {
+                    space: AddressSpace::Generic,
+                    target,
+                    offset: r.addend as u64,
+                };
+                self.mem.host_write_ptr(alloc, r.offset, p);
+            }
+        }
+        let func_names = module
+            .functions
+            .values()
+            .map(|f| Arc::from(f.name.as_str()))
+            .collect();
+        self.modules.push(Loaded {
+            module: module.clone(),
+            globals,
+            func_names,
+            global_names,
+        });
+        Ok(ModuleHandle(self.modules.len() as u32 - 1))
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<Buffer, DeviceError> {
+        let index = self.buffers.len() as u32;
+        let id = self
+            .mem
+            .alloc(
+                Owner::Buffer(index),
+                AddressSpace::Global,
+                bytes as u64,
+                256,
+                false,
+            )
+            .map_err(exec_setup)?;
+        self.buffers.push((id, bytes as u64));
+        Ok(Buffer(index))
+    }
+
+    fn write(&mut self, buffer: Buffer, offset: usize, bytes: &[u8]) -> Result<(), DeviceError> {
+        let (id, len) = self.buffer(buffer)?;
+        let start = offset as u64;
+        let end = start.saturating_add(bytes.len() as u64);
+        if end > len {
+            return Err(DeviceError::OutOfRange {
+                buffer: buffer.0,
+                start,
+                end,
+                len,
+            });
+        }
+        self.mem.host_write(id, start, bytes);
+        Ok(())
+    }
+
+    fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, DeviceError> {
+        let (id, _) = self.buffer(buffer)?;
+        self.mem
+            .host_read(id)
+            .map_err(|offset| DeviceError::UninitReadback {
+                buffer: buffer.0,
+                offset,
+            })
+    }
+
+    fn launch(
+        &mut self,
+        module: ModuleHandle,
+        kernel: &str,
+        config: LaunchConfig,
+        args: &[KernelArg],
+    ) -> Result<(), DeviceError> {
+        let loaded = self
+            .modules
+            .get(module.0 as usize)
+            .ok_or(DeviceError::BadHandle {
+                what: "module",
+                index: module.0,
+            })?;
+        let m = &loaded.module;
+        let func = abi::find_kernel(m, kernel)?;
+        abi::check_args(m, func, args)?;
+        let (grid, block) = (config.grid.count(), config.block.count());
+        if grid == 0 || block == 0 || block > 1024 || grid * block > self.limits.max_threads {
+            return Err(DeviceError::Unsupported(format!(
+                "launch of {} blocks of {} threads: blocks need 1 to 1024 threads, and the virtual device runs at most {} threads",
+                config.grid, config.block, self.limits.max_threads
+            )));
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for (arg, &ty) in args.iter().zip(&m.functions[func].sig.params) {
+            let space = m
+                .types
+                .ptr_parts(ty)
+                .map_or(AddressSpace::Generic, |(_, s)| s);
+            vals.push(self.arg_val(arg, space)?);
+        }
+        let loaded = &self.modules[module.0 as usize];
+        let mut ctx = Ctx {
+            module: &loaded.module,
+            func_names: &loaded.func_names,
+            global_names: &loaded.global_names,
+            globals: &loaded.globals,
+            shared: HashMap::new(),
+            config,
+            mem: &mut self.mem,
+            max_call_depth: self.limits.max_call_depth,
+        };
+        let result = sched::run(&mut ctx, func, kernel, &vals, &self.limits);
+        // Shared memory lives for one launch.
+        let shared: Vec<AllocId> = ctx.shared.values().copied().collect();
+        for id in shared {
+            self.mem.kill(id);
+        }
+        result.map_err(DeviceError::Exec)
+    }
+}
