@@ -1,0 +1,146 @@
+//! Functions: kernels, device functions and declarations, with their bodies.
+
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+
+use crate::entities::{Block, Inst, Ty, Value};
+use crate::global::Linkage;
+use crate::instructions::InstData;
+
+/// Whether a function is a kernel (a grid entry point) or a device function.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// A `__global__` entry point: returns nothing, is launched by the host, and is
+    /// never called from device code.
+    Kernel,
+    /// A device function, called from kernels or other device functions.
+    Device,
+}
+
+bitflags::bitflags! {
+    /// Function attributes.
+    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct FuncAttrs: u8 {
+        /// Never inline this function into its callers (`#[inline(never)]`).
+        const NOINLINE = 1;
+    }
+}
+
+/// Parameter and return types.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Signature {
+    /// The parameter types, in order.
+    pub params: Vec<Ty>,
+    /// The return type, or `None` for `void`.
+    pub ret: Option<Ty>,
+}
+
+impl Signature {
+    /// A signature.
+    pub fn new(params: &[Ty], ret: Option<Ty>) -> Self {
+        Signature {
+            params: params.to_vec(),
+            ret,
+        }
+    }
+}
+
+/// A function of a module.
+#[derive(Clone, Debug)]
+pub struct FunctionData {
+    /// The symbol: a valid NVVM identifier, unique in the module.
+    pub name: String,
+    /// Kernel or device function.
+    pub kind: FunctionKind,
+    /// The linkage. Kernels and declarations are `External`.
+    pub linkage: Linkage,
+    /// Attributes.
+    pub attrs: FuncAttrs,
+    /// The signature.
+    pub sig: Signature,
+    /// The body, or `None` for a declaration of a function defined elsewhere.
+    pub body: Option<Body>,
+}
+
+/// Where a value comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    /// The result of an instruction.
+    Result(Inst),
+    /// Parameter number `n` of a block. The entry block's parameters are the
+    /// function's parameters.
+    Param(Block, u32),
+}
+
+/// A value's type and definition.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ValueData {
+    /// The value's type.
+    pub ty: Ty,
+    /// Its definition.
+    pub def: ValueDef,
+}
+
+/// A basic block: parameters, then instructions, the last of which is its only
+/// terminator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockData {
+    /// The parameters. Branches pass one argument per parameter; the printer turns
+    /// them into `phi` nodes.
+    pub params: Vec<Value>,
+    /// The instructions, in execution order.
+    pub insts: Vec<Inst>,
+}
+
+/// The body of a function. Blocks run in creation order when printed, and
+/// `block0` is the entry block; its parameters are the function's parameters, and
+/// no branch targets it.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// The blocks, `block0` first.
+    pub blocks: PrimaryMap<Block, BlockData>,
+    /// Every instruction. Each appears in exactly one block.
+    pub insts: PrimaryMap<Inst, InstData>,
+    /// Every value.
+    pub values: PrimaryMap<Value, ValueData>,
+    /// The result of each instruction that has one.
+    pub results: SecondaryMap<Inst, PackedOption<Value>>,
+}
+
+impl Body {
+    /// The entry block.
+    pub fn entry(&self) -> Block {
+        Block::from_u32(0)
+    }
+
+    /// The result of `inst`, if it has one.
+    pub fn result(&self, inst: Inst) -> Option<Value> {
+        self.results[inst].expand()
+    }
+
+    /// The type of `value`.
+    ///
+    /// # Panics
+    /// If `value` is not a value of this body.
+    pub fn value_ty(&self, value: Value) -> Ty {
+        self.values[value].ty
+    }
+
+    /// The last instruction of `block`, if it has any.
+    pub fn last_inst(&self, block: Block) -> Option<Inst> {
+        self.blocks[block].insts.last().copied()
+    }
+
+    /// The instruction defining `value`, if it is an instruction result.
+    pub fn def_inst(&self, value: Value) -> Option<Inst> {
+        match self.values.get(value)?.def {
+            ValueDef::Result(inst) => Some(inst),
+            ValueDef::Param(..) => None,
+        }
+    }
+
+    /// The instruction data defining `value`, if it is an instruction result.
+    pub fn def_data(&self, value: Value) -> Option<&InstData> {
+        self.def_inst(value).and_then(|inst| self.insts.get(inst))
+    }
+}

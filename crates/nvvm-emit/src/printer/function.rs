@@ -1,0 +1,458 @@
+//! Function bodies.
+
+use std::fmt::Write as _;
+
+use cranelift_entity::SecondaryMap;
+use device_ir::display::signed_imm;
+use device_ir::{
+    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, Linkage, MemFlags, Ty, TyKind, UnaryOp,
+    Value, ValueDef,
+};
+
+use super::{Printer, atomics, text};
+
+/// Per-function state: the incoming edges of each block.
+struct Fn<'b> {
+    body: &'b Body,
+    /// For each block, (predecessor, arguments) per incoming edge, in order.
+    incoming: SecondaryMap<Block, Vec<(Block, &'b [Value])>>,
+}
+
+impl Printer<'_> {
+    pub(crate) fn function(&mut self, id: FuncId) {
+        let m = self.m;
+        let f = &m.functions[id];
+        let ret = f.sig.ret.map_or("void", |r| self.ty(r)).to_owned();
+        let Some(body) = &f.body else {
+            let params: Vec<&str> = f.sig.params.iter().map(|&p| self.ty(p)).collect();
+            let _ = writeln!(self.out, "declare {ret} @{}({})", f.name, params.join(", "));
+            return;
+        };
+        let entry = body.entry();
+        let params: Vec<String> = body.blocks[entry]
+            .params
+            .iter()
+            .map(|&p| format!("{} %{p}", self.ty(body.values[p].ty)))
+            .collect();
+        let linkage = if f.linkage == Linkage::Internal {
+            "internal "
+        } else {
+            ""
+        };
+        let attrs = if f.attrs.contains(FuncAttrs::NOINLINE) {
+            " noinline"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            self.out,
+            "define {linkage}{ret} @{}({}){attrs} {{",
+            f.name,
+            params.join(", ")
+        );
+
+        let mut incoming: SecondaryMap<Block, Vec<(Block, &[Value])>> = SecondaryMap::new();
+        for (block, data) in body.blocks.iter() {
+            if let Some(&term) = data.insts.last() {
+                for call in body.insts[term].branch_targets() {
+                    incoming[call.block].push((block, call.args.as_slice()));
+                }
+            }
+        }
+        let fx = Fn { body, incoming };
+        for (block, data) in body.blocks.iter() {
+            if block != entry {
+                self.out.push('\n');
+            }
+            let _ = writeln!(self.out, "{block}:");
+            if !fx.incoming[block].is_empty() {
+                for (k, &p) in data.params.iter().enumerate() {
+                    let entries: Vec<String> = fx.incoming[block]
+                        .iter()
+                        .map(|(pred, args)| format!("[ {}, %{pred} ]", self.operand(&fx, args[k])))
+                        .collect();
+                    let _ = writeln!(
+                        self.out,
+                        "  %{p} = phi {} {}",
+                        self.ty(body.values[p].ty).to_owned(),
+                        entries.join(", ")
+                    );
+                }
+            }
+            for &inst in &data.insts {
+                self.inst(&fx, inst);
+            }
+        }
+        self.out.push_str("}\n");
+    }
+
+    /// The LLVM spelling of `ty`, computed once per type.
+    pub(crate) fn ty(&self, ty: Ty) -> &str {
+        &self.ty_text[ty]
+    }
+
+    /// How a use of `v` is printed: a constant inline, `undef` for a parameter of a
+    /// block that nothing branches to (it can never run), else `%vN`.
+    fn operand(&self, fx: &Fn<'_>, v: Value) -> String {
+        let body = fx.body;
+        match body.values[v].def {
+            ValueDef::Result(inst) => match &body.insts[inst] {
+                InstData::Iconst { ty, imm } => signed_imm(&self.m.types, *ty, *imm),
+                InstData::Fconst { ty, bits } => {
+                    text::float_literal(*bits, matches!(self.m.types.kind(*ty), TyKind::F32))
+                }
+                InstData::Null { .. } => "null".to_owned(),
+                InstData::Undef { .. } => "undef".to_owned(),
+                InstData::GlobalAddr { global, ty } => {
+                    let g = &self.m.globals[*global];
+                    format!(
+                        "bitcast ({} addrspace({})* @{} to {})",
+                        self.global_ty[*global],
+                        g.space.number(),
+                        g.symbol,
+                        self.ty(*ty)
+                    )
+                }
+                _ => format!("%{v}"),
+            },
+            ValueDef::Param(block, _) => {
+                if block != body.entry() && fx.incoming[block].is_empty() {
+                    "undef".to_owned()
+                } else {
+                    format!("%{v}")
+                }
+            }
+        }
+    }
+
+    /// `type operand`.
+    fn typed(&self, fx: &Fn<'_>, v: Value) -> String {
+        format!("{} {}", self.ty(fx.body.values[v].ty), self.operand(fx, v))
+    }
+
+    fn bits(&self, ty: Ty) -> u32 {
+        self.m.types.scalar_bits(ty).unwrap_or(64)
+    }
+
+    fn inst(&mut self, fx: &Fn<'_>, inst: device_ir::Inst) {
+        let body = fx.body;
+        let data = &body.insts[inst];
+        if data.is_constant() {
+            return;
+        }
+        let res = body.result(inst);
+        let lhs = res.map_or_else(String::new, |v| format!("%{v} = "));
+        let vty = |v: Value| body.values[v].ty;
+        let line = match data {
+            InstData::Iconst { .. }
+            | InstData::Fconst { .. }
+            | InstData::Null { .. }
+            | InstData::Undef { .. }
+            | InstData::GlobalAddr { .. } => return,
+            InstData::Alloca { ty, align } => format!("alloca {}, align {align}", self.ty(*ty)),
+            InstData::Load {
+                ty,
+                ptr,
+                align,
+                flags,
+            } => format!(
+                "load{} {}, {}, align {align}",
+                volatile(*flags),
+                self.ty(*ty),
+                self.typed(fx, *ptr)
+            ),
+            InstData::Store {
+                ptr,
+                value,
+                align,
+                flags,
+            } => format!(
+                "store{} {}, {}, align {align}",
+                volatile(*flags),
+                self.typed(fx, *value),
+                self.typed(fx, *ptr)
+            ),
+            InstData::Gep { base, indices } => {
+                let pointee = self
+                    .m
+                    .types
+                    .ptr_parts(vty(*base))
+                    .map_or(vty(*base), |(p, _)| p);
+                let mut s = format!(
+                    "getelementptr {}, {}",
+                    self.ty(pointee),
+                    self.typed(fx, *base)
+                );
+                for index in indices {
+                    let _ = match index {
+                        GepIndex::Value(v) => write!(s, ", {}", self.typed(fx, *v)),
+                        GepIndex::Const(k) => write!(s, ", i64 {k}"),
+                        GepIndex::Field(n) => write!(s, ", i32 {n}"),
+                    };
+                }
+                s
+            }
+            InstData::ByteOffset { base, offset } => {
+                let Some(v) = res else { return };
+                let pt = self.ty(vty(*base)).to_owned();
+                let space = self
+                    .m
+                    .types
+                    .ptr_parts(vty(*base))
+                    .map_or(0, |(_, s)| s.number());
+                let i8p = if space == 0 {
+                    "i8*".to_owned()
+                } else {
+                    format!("i8 addrspace({space})*")
+                };
+                let _ = writeln!(
+                    self.out,
+                    "  %{v}.0 = bitcast {} to {i8p}",
+                    self.typed(fx, *base)
+                );
+                let _ = writeln!(
+                    self.out,
+                    "  %{v}.1 = getelementptr i8, {i8p} %{v}.0, {}",
+                    self.typed(fx, *offset)
+                );
+                format!("bitcast {i8p} %{v}.1 to {pt}")
+            }
+            InstData::Cast { op, value, ty } => {
+                format!(
+                    "{} {} to {}",
+                    op.name(),
+                    self.typed(fx, *value),
+                    self.ty(*ty)
+                )
+            }
+            InstData::Binary { op, lhs, rhs } => {
+                format!(
+                    "{} {}, {}",
+                    op.name(),
+                    self.typed(fx, *lhs),
+                    self.operand(fx, *rhs)
+                )
+            }
+            InstData::Unary {
+                op: UnaryOp::FNeg,
+                value,
+            } => {
+                // LLVM 7 has no `fneg`; `fsub -0.0, x` is its negation idiom.
+                format!(
+                    "fsub {} 0x8000000000000000, {}",
+                    self.ty(vty(*value)),
+                    self.operand(fx, *value)
+                )
+            }
+            InstData::Icmp { cond, lhs, rhs } => {
+                format!(
+                    "icmp {} {}, {}",
+                    cond.name(),
+                    self.typed(fx, *lhs),
+                    self.operand(fx, *rhs)
+                )
+            }
+            InstData::Fcmp { cond, lhs, rhs } => {
+                format!(
+                    "fcmp {} {}, {}",
+                    cond.name(),
+                    self.typed(fx, *lhs),
+                    self.operand(fx, *rhs)
+                )
+            }
+            InstData::Select {
+                cond,
+                if_true,
+                if_false,
+            } => format!(
+                "select {}, {}, {}",
+                self.typed(fx, *cond),
+                self.typed(fx, *if_true),
+                self.typed(fx, *if_false)
+            ),
+            InstData::Call { func, args } => {
+                let callee = &self.m.functions[*func];
+                let ret = callee.sig.ret.map_or("void", |r| self.ty(r)).to_owned();
+                let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
+                format!("call {ret} @{}({})", callee.name, args.join(", "))
+            }
+            InstData::Jump { dest } => format!("br label %{}", dest.block),
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => format!(
+                "br {}, label %{}, label %{}",
+                self.typed(fx, *cond),
+                then_dest.block,
+                else_dest.block
+            ),
+            InstData::Switch {
+                value,
+                default,
+                cases,
+            } => {
+                let ty = vty(*value);
+                let tys = self.ty(ty);
+                let mut s = format!(
+                    "switch {}, label %{} [",
+                    self.typed(fx, *value),
+                    default.block
+                );
+                for (k, call) in cases {
+                    let _ = write!(
+                        s,
+                        "\n    {tys} {}, label %{}",
+                        signed_imm(&self.m.types, ty, *k),
+                        call.block
+                    );
+                }
+                s.push_str("\n  ]");
+                s
+            }
+            InstData::Return { value: Some(v) } => format!("ret {}", self.typed(fx, *v)),
+            InstData::Return { value: None } => "ret void".to_owned(),
+            InstData::Unreachable => "unreachable".to_owned(),
+            InstData::SpecialReg { reg } => {
+                let name = format!("llvm.nvvm.read.ptx.sreg.{}", reg.name());
+                self.intrinsic(format!("declare i32 @{name}()"));
+                format!("call i32 @{name}()")
+            }
+            InstData::Barrier => {
+                self.intrinsic("declare void @llvm.nvvm.barrier0()".to_owned());
+                "call void @llvm.nvvm.barrier0()".to_owned()
+            }
+            InstData::AtomicLoad {
+                ty,
+                ptr,
+                ordering,
+                scope,
+            } => {
+                let (_, space) = self
+                    .m
+                    .types
+                    .ptr_parts(vty(*ptr))
+                    .unwrap_or((*ty, device_ir::AddressSpace::Generic));
+                let bits = self.bits(*ty);
+                let tmpl = atomics::load(*ordering, *scope, space, bits);
+                let c = atomics::reg_constraint(bits, false);
+                asm_call(
+                    self.ty(*ty),
+                    &tmpl,
+                    &format!("={c},l,~{{memory}}"),
+                    &[self.typed(fx, *ptr)],
+                )
+            }
+            InstData::AtomicStore {
+                ptr,
+                value,
+                ordering,
+                scope,
+            } => {
+                let space = self.space_of(vty(*ptr));
+                let bits = self.bits(vty(*value));
+                let tmpl = atomics::store(*ordering, *scope, space, bits);
+                let c = atomics::reg_constraint(bits, false);
+                asm_call(
+                    "void",
+                    &tmpl,
+                    &format!("l,{c},~{{memory}}"),
+                    &[self.typed(fx, *ptr), self.typed(fx, *value)],
+                )
+            }
+            InstData::AtomicRmw {
+                op,
+                ptr,
+                value,
+                ordering,
+                scope,
+            } => {
+                let space = self.space_of(vty(*ptr));
+                let t = vty(*value);
+                let bits = self.bits(t);
+                let float = self.m.types.is_float(t);
+                let tmpl = atomics::rmw(*op, *ordering, *scope, space, bits);
+                let c = atomics::reg_constraint(bits, float);
+                asm_call(
+                    self.ty(t),
+                    &tmpl,
+                    &format!("={c},l,{c},~{{memory}}"),
+                    &[self.typed(fx, *ptr), self.typed(fx, *value)],
+                )
+            }
+            InstData::AtomicCas {
+                ptr,
+                expected,
+                new,
+                ordering,
+                scope,
+            } => {
+                let space = self.space_of(vty(*ptr));
+                let t = vty(*expected);
+                let bits = self.bits(t);
+                let tmpl = atomics::cas(*ordering, *scope, space, bits);
+                let c = atomics::reg_constraint(bits, false);
+                asm_call(
+                    self.ty(t),
+                    &tmpl,
+                    &format!("={c},l,{c},{c},~{{memory}}"),
+                    &[
+                        self.typed(fx, *ptr),
+                        self.typed(fx, *expected),
+                        self.typed(fx, *new),
+                    ],
+                )
+            }
+            InstData::Fence { ordering, scope } => {
+                asm_call("void", &atomics::fence(*ordering, *scope), "~{memory}", &[])
+            }
+            InstData::InlineAsm {
+                template,
+                constraints,
+                args,
+                ret,
+                side_effects,
+            } => {
+                let ret = ret.map_or("void", |r| self.ty(r)).to_owned();
+                let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
+                let mut s = format!(
+                    "call {ret} asm {}\"",
+                    if *side_effects { "sideeffect " } else { "" }
+                );
+                text::escape(&mut s, template.as_bytes());
+                s.push_str("\", \"");
+                text::escape(&mut s, constraints.as_bytes());
+                let _ = write!(s, "\"({})", args.join(", "));
+                s
+            }
+        };
+        let _ = writeln!(self.out, "  {lhs}{line}");
+    }
+
+    fn space_of(&self, ptr_ty: Ty) -> device_ir::AddressSpace {
+        self.m
+            .types
+            .ptr_parts(ptr_ty)
+            .map_or(device_ir::AddressSpace::Generic, |(_, s)| s)
+    }
+
+    fn intrinsic(&mut self, decl: String) {
+        self.intrinsics.insert(decl);
+    }
+}
+
+fn volatile(flags: MemFlags) -> &'static str {
+    if flags.contains(MemFlags::VOLATILE) {
+        " volatile"
+    } else {
+        ""
+    }
+}
+
+/// `call RET asm sideeffect "TEMPLATE", "CONSTRAINTS"(ARGS)`.
+fn asm_call(ret: &str, template: &str, constraints: &str, args: &[String]) -> String {
+    let mut s = format!("call {ret} asm sideeffect \"");
+    text::escape(&mut s, template.as_bytes());
+    let _ = write!(s, "\", \"{constraints}\"({})", args.join(", "));
+    s
+}

@@ -1,0 +1,174 @@
+//! Snapshot tests of the printed NVVM IR for hand-built modules. Each module also
+//! passes the device-IR verifier and, when libNVVM is present, libNVVM verify,
+//! PTX at -opt=3 and -opt=0, LTO IR, and `ptxas -arch=sm_90`.
+//!
+//! To accept new output: `INSTA_UPDATE=always cargo test -p nvvm-emit`, then review
+//! and commit the `.snap` files.
+
+mod modules;
+
+use device_ir::Module;
+use nvvm_emit::print_module;
+
+/// Verifies, prints (twice, to check determinism), snapshots and compiles.
+fn check(name: &str, build: fn() -> Module) -> Option<nvvm_emit::testing::NvvmOutputs> {
+    let module = build();
+    if let Err(e) = device_ir::verify(&module) {
+        panic!("{name}: the verifier refused the module:\n{e}\n{module}");
+    }
+    let ir = print_module(&module);
+    assert_eq!(
+        ir,
+        print_module(&build()),
+        "{name}: printing is not deterministic"
+    );
+    insta::assert_snapshot!(name, ir);
+    nvvm_emit::testing::check_nvvm(name, &ir, 90)
+}
+
+macro_rules! snapshot_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                check(stringify!($name), modules::$name);
+            }
+        )*
+        /// Every module, for the tests below.
+        const ALL: &[(&str, fn() -> Module)] = &[$((stringify!($name), modules::$name)),*];
+    };
+}
+
+snapshot_tests!(
+    minimal_kernel,
+    special_registers,
+    integer_arith,
+    float_arith,
+    casts,
+    control_flow,
+    calls_and_recursion,
+    memory_spaces,
+    gep_and_byte_offsets,
+    aggregates,
+    nested_relocations,
+    typed_views,
+    constant_space,
+    mutable_statics,
+    identifiers_and_linkage,
+    shared_barrier,
+    atomics,
+    message_passing,
+    inline_asm,
+);
+
+#[test]
+fn noinline_helpers() {
+    let Some(out) = check("noinline_helpers", modules::noinline_helpers) else {
+        return;
+    };
+    // At -opt=0 the helpers survive as functions; at -opt=3 libNVVM may fold them.
+    for helper in ["get_pair", "get_second", "sum_pair"] {
+        assert!(
+            out.ptx_opt0
+                .contains(&format!(".func  (.param .b64 func_retval0) {helper}("))
+                || out.ptx_opt0.contains(&format!("{helper}(")),
+            "{helper} missing from the -opt=0 PTX:\n{}",
+            out.ptx_opt0
+        );
+    }
+    assert!(
+        out.ptx.contains("pair_3_4"),
+        "the constant global is missing:\n{}",
+        out.ptx
+    );
+}
+
+#[test]
+fn atomics_lower_to_exact_ptx() {
+    let Some(out) = check_quiet(modules::message_passing) else {
+        return;
+    };
+    assert!(out.ptx.contains("st.release.sys.global.u32"), "{}", out.ptx);
+    assert!(out.ptx.contains("ld.acquire.sys.global.u32"), "{}", out.ptx);
+}
+
+#[test]
+fn typed_views_share_one_symbol() {
+    let ir = print_module(&modules::typed_views());
+    assert_eq!(ir.matches("@opt_some_13 = ").count(), 1);
+    let Some(out) = check_quiet(modules::typed_views) else {
+        return;
+    };
+    assert_eq!(
+        out.ptx_opt0
+            .matches(".global .align 4 .b8 opt_some_13[8]")
+            .count(),
+        1,
+        "{}",
+        out.ptx_opt0
+    );
+}
+
+#[test]
+fn relocations_become_generic_addresses() {
+    let Some(out) = check_quiet(modules::nested_relocations) else {
+        return;
+    };
+    for needle in [
+        "generic(leaf)+8",
+        "generic(leaf)+16",
+        "generic(middle)+8",
+        "generic(leaf)",
+    ] {
+        assert!(
+            out.ptx_opt0.contains(needle),
+            "{needle} missing:\n{}",
+            out.ptx_opt0
+        );
+    }
+}
+
+fn check_quiet(build: fn() -> Module) -> Option<nvvm_emit::testing::NvvmOutputs> {
+    let ir = print_module(&build());
+    nvvm_emit::testing::check_nvvm("ptx shape", &ir, 90)
+}
+
+#[test]
+fn every_module_together_is_one_valid_module_per_arch() {
+    // Older virtual architectures that still have the PTX features used (sm_70+
+    // for the scoped atomics).
+    let Some(nvvm) = nvvm_emit::testing::libnvvm_or_skip("every_module_per_arch") else {
+        return;
+    };
+    for (name, build) in ALL {
+        let ir = print_module(&build());
+        for arch in [70, 80, 90] {
+            let opts = nvvm_emit::CompileOptions::ptx(arch, 3);
+            if let Err(e) = nvvm.compile(&ir, &opts) {
+                panic!("{name} for compute_{arch}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn libnvvm_compiles_concurrently() {
+    let Some(nvvm) = nvvm_emit::testing::libnvvm_or_skip("libnvvm_compiles_concurrently") else {
+        return;
+    };
+    let irs: Vec<String> = ALL.iter().map(|(_, b)| print_module(&b())).collect();
+    let expected: Vec<Vec<u8>> = irs
+        .iter()
+        .map(|ir| nvvm.compile(ir, &Default::default()).expect("compiles"))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for (ir, want) in irs.iter().zip(&expected) {
+                    let got = nvvm.compile(ir, &Default::default()).expect("compiles");
+                    assert_eq!(&got, want, "concurrent compiles differ");
+                }
+            });
+        }
+    });
+}
