@@ -172,3 +172,81 @@ fn libnvvm_compiles_concurrently() {
         }
     });
 }
+
+/// The snapshot modules together use every instruction kind, every cast, every
+/// binary operator and every address space.
+#[test]
+fn modules_cover_every_instruction_kind() {
+    use device_ir::{AddressSpace, InstData, TyKind};
+    use std::collections::BTreeSet;
+    let mut kinds = BTreeSet::new();
+    let mut casts = BTreeSet::new();
+    let mut binops = BTreeSet::new();
+    let mut spaces = BTreeSet::new();
+    let mut all: Vec<fn() -> Module> = ALL.iter().map(|(_, b)| *b).collect();
+    all.push(modules::noinline_helpers);
+    for build in all {
+        let m = build();
+        for (_, kind) in m.types.iter() {
+            if let TyKind::Ptr { space, .. } = kind {
+                spaces.insert(space.number());
+            }
+        }
+        for (_, f) in m.functions.iter() {
+            for (_, inst) in f.body.iter().flat_map(|b| b.insts.iter()) {
+                let name = match inst {
+                    InstData::Iconst { .. } => "iconst",
+                    InstData::Fconst { .. } => "fconst",
+                    InstData::Null { .. } => "null",
+                    InstData::Undef { .. } => "undef",
+                    InstData::GlobalAddr { .. } => "global_addr",
+                    InstData::Alloca { .. } => "alloca",
+                    InstData::Load { .. } => "load",
+                    InstData::Store { .. } => "store",
+                    InstData::Gep { .. } => "gep",
+                    InstData::ByteOffset { .. } => "byte_offset",
+                    InstData::Cast { op, .. } => {
+                        casts.insert(op.name());
+                        "cast"
+                    }
+                    InstData::Binary { op, .. } => {
+                        binops.insert(op.name());
+                        "binary"
+                    }
+                    InstData::Unary { .. } => "unary",
+                    InstData::Icmp { .. } => "icmp",
+                    InstData::Fcmp { .. } => "fcmp",
+                    InstData::Select { .. } => "select",
+                    InstData::Call { .. } => "call",
+                    InstData::Jump { .. } => "jump",
+                    InstData::Brif { .. } => "brif",
+                    InstData::Switch { .. } => "switch",
+                    InstData::Return { .. } => "return",
+                    InstData::Unreachable => "unreachable",
+                    InstData::SpecialReg { .. } => "sreg",
+                    InstData::Barrier => "barrier",
+                    InstData::AtomicLoad { .. } => "atomic_load",
+                    InstData::AtomicStore { .. } => "atomic_store",
+                    InstData::AtomicRmw { .. } => "atomic_rmw",
+                    InstData::AtomicCas { .. } => "atomic_cas",
+                    InstData::Fence { .. } => "fence",
+                    InstData::InlineAsm { .. } => "inline_asm",
+                };
+                kinds.insert(name);
+            }
+        }
+    }
+    assert_eq!(kinds.len(), 30, "instruction kinds used: {kinds:?}");
+    assert_eq!(
+        casts.len(),
+        device_ir::CastOp::ALL.len(),
+        "casts used: {casts:?}"
+    );
+    assert_eq!(
+        binops.len(),
+        device_ir::BinaryOp::ALL.len(),
+        "operators used: {binops:?}"
+    );
+    let want: BTreeSet<u32> = AddressSpace::ALL.iter().map(|s| s.number()).collect();
+    assert_eq!(spaces, want);
+}

@@ -253,6 +253,11 @@ pub fn casts() -> Module {
     let p_ty = b.types().ptr(i64t, AddressSpace::Global);
     let again = b.cast(CastOp::IntToPtr, addr, p_ty);
     acc = b.iadd(acc, addr32w);
+    // A null generic pointer compares unequal to the output.
+    let null = b.null(p_ty);
+    let is_null = b.icmp(IntCC::Eq, again, null);
+    let flag = b.cast(CastOp::ZExt, is_null, i64t);
+    acc = b.iadd(acc, flag);
     b.store(acc, again);
     b.ret(None);
     m
