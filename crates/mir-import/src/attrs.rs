@@ -34,6 +34,9 @@ pub struct ItemAttrs {
     pub kernel: bool,
     /// For an enum: each variant's discriminant value, in declaration order.
     pub discriminants: Option<Vec<(String, i128)>>,
+    /// For a struct with named fields: the names in declaration order. MIR
+    /// projects fields by index, rustc's layout report lists them by name.
+    pub field_names: Option<Vec<String>>,
 }
 
 /// Why the source could not be read.
@@ -78,6 +81,20 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                     ..Default::default()
                 };
                 out.insert(format!("{prefix}::{}", e.ident), a);
+            }
+            syn::Item::Struct(st) => {
+                if let syn::Fields::Named(named) = &st.fields {
+                    let names = named
+                        .named
+                        .iter()
+                        .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+                        .collect();
+                    let a = ItemAttrs {
+                        field_names: Some(names),
+                        ..Default::default()
+                    };
+                    out.insert(format!("{prefix}::{}", st.ident), a);
+                }
             }
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {

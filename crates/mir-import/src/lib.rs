@@ -90,11 +90,8 @@ pub fn import_and_evaluate(
             let Some(root) = twins.twin_alloc(&name) else {
                 continue;
             };
-            if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root)
-                && let Some(item) = ev.items.get_mut(&name)
-            {
-                item.value = Ok(v);
-                item.by = eval::EvaluatedBy::RustcTwin;
+            if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root) {
+                ev.set_fallback(&krate, &name, v);
             }
         }
     }
@@ -134,6 +131,13 @@ pub fn import_text(
     }
     if let Some((text, file)) = source {
         krate.attrs = attrs::recover_attrs(text, file, prelude::KERNEL_MODULE)?;
+        // The prelude's own structs (field names of `DisjointSlice`, ...).
+        let prelude_attrs = attrs::recover_attrs(
+            rustc::PRELUDE_SOURCE,
+            "prelude/gpu.rs",
+            prelude::PRELUDE_MODULE,
+        )?;
+        krate.attrs.extend(prelude_attrs);
     }
     Ok(krate)
 }

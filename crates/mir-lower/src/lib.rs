@@ -1,1 +1,216 @@
-//! Lowers the imported MIR of a kernel crate to a device-IR module: one read-only `addrspace(1)` global per rustc allocation behind a reference constant, typed views validated by const-alloc, and diagnostics for what it refuses (shared-memory pointers in constants and statics among them).
+//! Lowers the imported MIR of a kernel crate to a device-IR module.
+//!
+//! **Owns:** the translation of MIR bodies to device functions ([`func`]), the
+//! device calling convention ([`abi`]), the representation of MIR types
+//! ([`repr`]), the globals behind reference constants and statics
+//! ([`globals`]), typed views ([`views`]) and the shared-memory refusals
+//! ([`refusals`]), each refusal a [`Diagnostic`] naming the item, the MIR
+//! location and the rule.
+//!
+//! **The rule it exists for:** every rustc allocation behind a reference
+//! constant becomes exactly one module-level, read-only `addrspace(1)` global,
+//! interned by const-alloc under its content key. No such constant is ever an
+//! alloca in the function that names it, so an `#[inline(never)]` helper that
+//! returns one hands its caller a pointer that stays valid.
+//!
+//! **Does not own:** parsing or evaluating MIR (mir-import), content keys
+//! (const-alloc), printing NVVM IR (nvvm-emit).
+//!
+//! **Border:** [`lower`] takes a [`mir_import::Imported`] and returns a
+//! verified [`device_ir::Module`] with a [`Lowered`] summary.
+#![deny(missing_docs)]
+
+pub mod abi;
+pub mod diag;
+pub mod func;
+pub mod globals;
+pub mod refusals;
+pub mod repr;
+pub mod views;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use device_ir::{FuncAttrs, FunctionKind, Linkage, Module, Signature};
+use mir_import::Imported;
+use mir_import::attrs::InlineHint;
+use mir_import::eval::layout::Layouts;
+use mir_import::eval::{ItemKind, discriminant_map, field_name_map};
+use mir_import::model::{Callee, TerminatorKind};
+
+pub use diag::{Diagnostic, Diagnostics, Rule};
+pub use globals::GlobalOrigin;
+
+/// A lowered kernel crate.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The verified module.
+    pub module: Module,
+    /// Kernel entry points, by device name, with their MIR def paths.
+    pub kernels: Vec<(String, String)>,
+    /// Device functions by MIR def path.
+    pub functions: BTreeMap<String, String>,
+    /// Where each global came from.
+    pub origins: BTreeMap<device_ir::GlobalId, GlobalOrigin>,
+}
+
+/// The device name of a function: a kernel keeps its `#[no_mangle]` name;
+/// any other function's path becomes an NVVM identifier.
+fn device_name(path: &str, kernel: bool) -> String {
+    if kernel {
+        path.rsplit("::").next().unwrap_or(path).to_string()
+    } else {
+        globals::static_symbol(path)
+    }
+}
+
+/// The functions to lower: every kernel, and every function they reach.
+fn reachable_functions(imp: &Imported) -> Vec<String> {
+    let k = &imp.krate;
+    let mut todo: Vec<String> = k
+        .attrs
+        .iter()
+        .filter(|(_, a)| a.kernel)
+        .map(|(p, _)| p.clone())
+        .collect();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    while let Some(p) = todo.pop() {
+        let Some(id) = k.fn_body(&p) else { continue };
+        if !seen.insert(p) {
+            continue;
+        }
+        for bb in k.bodies[id].blocks.values() {
+            if let TerminatorKind::Call {
+                func: Callee::Item(c),
+                ..
+            } = &bb.terminator.kind
+            {
+                let d = c.def_path();
+                if k.fn_body(&d).is_some() && mir_import::prelude::intrinsic(&d).is_none() {
+                    todo.push(d);
+                }
+            }
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// Lowers a kernel crate. Every refusal is collected; any refusal fails the
+/// lowering with all of them.
+pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
+    let discriminants = discriminant_map(&imp.krate);
+    let field_names = field_name_map(&imp.krate);
+    let krate = &imp.krate;
+    let layouts = Layouts {
+        table: &krate.layouts,
+        tuples: &imp.tuples,
+        discriminants: &discriminants,
+        field_names: &field_names,
+    };
+    let mut diags = Vec::new();
+    let mut m = Module::new();
+    let mut fns = BTreeMap::new();
+    let names = reachable_functions(imp);
+    for path in &names {
+        let Some(id) = krate.fn_body(path) else {
+            continue;
+        };
+        let body = &krate.bodies[id];
+        let attrs = krate.attrs.get(path).cloned().unwrap_or_default();
+        match abi::fn_abi(&layouts, &mut m, body, attrs.kernel) {
+            Ok((abi, params, ret)) => {
+                let kind = if attrs.kernel {
+                    FunctionKind::Kernel
+                } else {
+                    FunctionKind::Device
+                };
+                let linkage = if attrs.kernel {
+                    Linkage::External
+                } else {
+                    Linkage::Internal
+                };
+                let f = m.declare_function(
+                    device_name(path, attrs.kernel),
+                    kind,
+                    linkage,
+                    Signature::new(&params, ret),
+                );
+                if attrs.inline == Some(InlineHint::Never) {
+                    m.functions[f].attrs |= FuncAttrs::NOINLINE;
+                }
+                fns.insert(path.clone(), (f, abi));
+            }
+            Err(e) => diags.push(Diagnostic::new(Rule::Unsupported, path.clone(), e)),
+        }
+    }
+    let shared = func::Shared {
+        krate,
+        layouts: &layouts,
+        tuples: &imp.tuples,
+        fns: &fns,
+    };
+    let mut globals = globals::Globals::default();
+    for (path, (f, abi)) in &fns {
+        let Some(id) = krate.fn_body(path) else {
+            continue;
+        };
+        let body = &krate.bodies[id];
+        if let Err(d) = func::lower_fn(
+            &shared,
+            &mut imp.eval,
+            &mut globals,
+            &mut m,
+            *f,
+            body,
+            abi.clone(),
+        ) {
+            diags.push(d);
+        }
+    }
+    // The shared-memory rules hold for every constant and static of the
+    // kernel, used by the code or not.
+    for (name, item) in &imp.eval.items {
+        let (Ok(v), true) = (&item.value, name.starts_with("kernel::")) else {
+            continue;
+        };
+        if item.kind == ItemKind::Promoted {
+            continue;
+        }
+        if let Some(b) = krate.item_body(name)
+            && let Err(d) =
+                refusals::check_initializer(krate, &krate.bodies[b], &imp.eval.memory, *v, name)
+            && !diags.contains(&d)
+        {
+            diags.push(d);
+        }
+    }
+    if diags.is_empty()
+        && let Err(errors) = device_ir::verify(&m)
+    {
+        diags.push(Diagnostic::new(
+            Rule::Verifier,
+            "module",
+            errors.to_string(),
+        ));
+    }
+    if !diags.is_empty() {
+        diags.sort_by(|a, b| {
+            (&a.item, &a.location, &a.message).cmp(&(&b.item, &b.location, &b.message))
+        });
+        return Err(Diagnostics(diags));
+    }
+    let kernels = fns
+        .iter()
+        .filter(|(_, (_, a))| a.kernel)
+        .map(|(p, (f, _))| (m.functions[*f].name.clone(), p.clone()))
+        .collect();
+    let functions = fns
+        .iter()
+        .map(|(p, (f, _))| (p.clone(), m.functions[*f].name.clone()))
+        .collect();
+    Ok(Lowered {
+        module: m,
+        kernels,
+        functions,
+        origins: globals.origins,
+    })
+}

@@ -60,7 +60,7 @@ pub struct Interp<'a> {
     /// Results by body: the allocation holding the body's value (`_0`).
     pub(super) done: BTreeMap<BodyId, Result<EvalAlloc, Unsupported>>,
     /// rustc's dumped allocations imported so far.
-    imported: BTreeMap<AllocId, EvalAlloc>,
+    pub(super) imported: BTreeMap<AllocId, EvalAlloc>,
     /// Bodies being evaluated, to refuse cycles instead of looping.
     active: Vec<BodyId>,
 }
@@ -103,6 +103,16 @@ impl<'a> Interp<'a> {
         self.active.pop();
         self.done.insert(id, r.clone());
         r
+    }
+
+    /// Evaluates a constant operand of type `ty` into a fresh allocation.
+    pub fn const_value(&mut self, c: &ConstOperand, ty: &Ty) -> R<EvalAlloc> {
+        let place = self.temp(ty)?;
+        self.write_const(&place, c)?;
+        match place.base {
+            Target::Alloc(a) => Ok(a),
+            Target::Static(s) => Err(format!("constant placed in static `{s}`")),
+        }
     }
 
     fn layout(&self, ty: &Ty) -> R<Layout> {
@@ -191,6 +201,21 @@ impl<'a> Interp<'a> {
                         return Err((loc, format!("assertion failed during evaluation: {msg}")));
                     }
                     bb = *target;
+                }
+                TerminatorKind::Call {
+                    func: crate::model::Callee::Item(p),
+                    destination,
+                    target: Some(next),
+                    ..
+                } if is_null_ptr_fn(&p.def_path()) => {
+                    // `ptr::null()` / `ptr::null_mut()`: rustc prints no body
+                    // for them, and their value is fixed: address 0.
+                    let dest = self
+                        .place(body, &locals, destination)
+                        .map_err(at(loc.clone()))?;
+                    let b = Bytes::plain(vec![0; PTR_SIZE as usize]);
+                    self.write(&dest, &b).map_err(at(loc))?;
+                    bb = *next;
                 }
                 TerminatorKind::Call { func, .. } => {
                     let name = match func {
@@ -974,6 +999,13 @@ fn field_offset(l: &Layout, variant: Option<&str>, name: &str) -> R<u64> {
         },
         (s, _) => Err(format!("field `{name}` of a {s:?}")),
     }
+}
+
+fn is_null_ptr_fn(def: &str) -> bool {
+    matches!(
+        def,
+        "std::ptr::null" | "core::ptr::null" | "std::ptr::null_mut" | "core::ptr::null_mut"
+    )
 }
 
 /// `u8::MAX`, `i32::MIN`, `core::num::<impl usize>::MAX`: primitive integer

@@ -106,6 +106,9 @@ pub struct Layouts<'a> {
     pub tuples: &'a TupleLayouts,
     /// Discriminant values of the crate's own enums, by def path.
     pub discriminants: &'a BTreeMap<String, Vec<(String, i128)>>,
+    /// Field names in declaration order of the crate's own structs, by def
+    /// path: MIR projects fields by index, the report lists them by name.
+    pub field_names: &'a BTreeMap<String, Vec<String>>,
 }
 
 /// Discriminants of standard enums that constants use, in declaration order
@@ -203,9 +206,23 @@ impl Layouts<'_> {
             .ok_or_else(|| format!("rustc printed no layout for `{key}`"))?;
         let shape = match &l.shape {
             TypeShape::Struct { fields } if fields.is_empty() && l.size == 0 => Shape::Zst,
-            TypeShape::Struct { fields } => Shape::Struct {
-                fields: fields.iter().map(|f| (f.name.clone(), f.offset)).collect(),
-            },
+            TypeShape::Struct { fields } => {
+                let mut map: BTreeMap<String, u64> =
+                    fields.iter().map(|f| (f.name.clone(), f.offset)).collect();
+                // Index aliases for named fields, from the declaration order.
+                if let Some(names) = self.field_names.get(def_path) {
+                    for (i, n) in names.iter().enumerate() {
+                        if let Some(o) = map.get(n).copied() {
+                            map.entry(i.to_string()).or_insert(o);
+                        }
+                    }
+                }
+                // A single field is field 0 whatever its name (`AtomicU32 { v }`).
+                if fields.len() == 1 {
+                    map.entry("0".to_string()).or_insert(fields[0].offset);
+                }
+                Shape::Struct { fields: map }
+            }
             TypeShape::Enum { tag, variants } => {
                 let decl_order = self.declaration_order(def_path);
                 let tag_of = |name: &str| -> Option<u128> {

@@ -56,7 +56,6 @@ pub enum ItemKind {
     /// A promoted; its value is a reference to the promoted allocation.
     Promoted,
 }
-
 /// All evaluated constants of a crate, over one shared memory, so that
 /// identity across items (a const naming another) is visible.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -65,6 +64,16 @@ pub struct Evaluation {
     pub memory: Memory,
     /// Results by item name (`kernel::PAIR`, `kernel::h2::promoted[0]`).
     pub items: BTreeMap<String, ItemEval>,
+    /// The interpreter's memo tables, kept so that later constants see the
+    /// same allocations (identity) as the items already evaluated.
+    #[serde(skip)]
+    state: InterpState,
+}
+
+#[derive(Clone, Debug, Default)]
+struct InterpState {
+    done: BTreeMap<crate::model::BodyId, Result<EvalAlloc, Unsupported>>,
+    imported: BTreeMap<crate::model::AllocId, EvalAlloc>,
 }
 
 impl Evaluation {
@@ -74,20 +83,82 @@ impl Evaluation {
             .get(name)
             .and_then(|i| i.value.as_ref().ok().copied())
     }
+
+    /// Records rustc's value for a const item the evaluator could not reach
+    /// (the twin fallback), so later uses of the const see that value.
+    pub fn set_fallback(&mut self, krate: &Crate, name: &str, value: EvalAlloc) {
+        if let Some(item) = self.items.get_mut(name) {
+            item.value = Ok(value);
+            item.by = EvaluatedBy::RustcTwin;
+        }
+        if let Some(id) = krate.item_body(name) {
+            self.state.done.insert(id, Ok(value));
+        }
+        // Items that failed only because this one did are evaluated again.
+        self.state.done.retain(|_, r| r.is_ok());
+    }
+
+    /// Evaluates a constant operand found in a function body (`const PAIR`,
+    /// `const f::promoted[0]`, `const {alloc4: &T}`, a printed value) into a
+    /// fresh allocation holding its value. Items it names share the
+    /// allocations already evaluated, so identity is kept.
+    pub fn constant(
+        &mut self,
+        krate: &Crate,
+        tuples: &TupleLayouts,
+        c: &crate::model::ConstOperand,
+        ty: &crate::model::Ty,
+    ) -> Result<EvalAlloc, String> {
+        let discriminants = discriminant_map(krate);
+        let field_names = field_name_map(krate);
+        let layouts = layout::Layouts {
+            table: &krate.layouts,
+            tuples,
+            discriminants: &discriminants,
+            field_names: &field_names,
+        };
+        let mut interp = interp::Interp::new(krate, layouts);
+        interp.mem = std::mem::take(&mut self.memory);
+        interp.done = std::mem::take(&mut self.state.done);
+        interp.imported = std::mem::take(&mut self.state.imported);
+        let r = interp.const_value(c, ty);
+        self.memory = interp.mem;
+        self.state = InterpState {
+            done: interp.done,
+            imported: interp.imported,
+        };
+        r
+    }
+}
+
+/// Field names of the crate's own structs (from the source), by def path.
+pub fn field_name_map(krate: &Crate) -> BTreeMap<String, Vec<String>> {
+    krate
+        .attrs
+        .iter()
+        .filter_map(|(k, a)| a.field_names.clone().map(|d| (k.clone(), d)))
+        .collect()
+}
+
+/// Discriminant values of the crate's own enums (from the source), by def path.
+pub fn discriminant_map(krate: &Crate) -> BTreeMap<String, Vec<(String, i128)>> {
+    krate
+        .attrs
+        .iter()
+        .filter_map(|(k, a)| a.discriminants.clone().map(|d| (k.clone(), d)))
+        .collect()
 }
 
 /// Evaluates every non-generic const, static and promoted body of `krate`.
 /// `tuples` holds rustc's tuple layouts (from [`probe::probe_tuples`]).
 pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
-    let discriminants: BTreeMap<String, Vec<(String, i128)>> = krate
-        .attrs
-        .iter()
-        .filter_map(|(k, a)| a.discriminants.clone().map(|d| (k.clone(), d)))
-        .collect();
+    let discriminants = discriminant_map(krate);
+    let field_names = field_name_map(krate);
     let layouts = layout::Layouts {
         table: &krate.layouts,
         tuples,
         discriminants: &discriminants,
+        field_names: &field_names,
     };
     let mut interp = interp::Interp::new(krate, layouts);
     let mut items = BTreeMap::new();
@@ -99,6 +170,9 @@ pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
             BodyKind::Fn { .. } => continue,
         };
         let value = interp.eval_body(id);
+        if let (Ok(v), BodyKind::Static(crate::model::Mutability::Mut)) = (&value, &body.kind) {
+            interp.mem.allocs[*v].mutable = true;
+        }
         items.insert(
             interp::body_name(body),
             ItemEval {
@@ -108,8 +182,13 @@ pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
             },
         );
     }
+    let state = InterpState {
+        done: interp.done,
+        imported: interp.imported,
+    };
     Evaluation {
         memory: interp.mem,
         items,
+        state,
     }
 }

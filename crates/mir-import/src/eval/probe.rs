@@ -21,12 +21,42 @@ pub const PROBE_MODULE: &str = "__layout_probe";
 pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
     let mut out = BTreeSet::new();
     for (_, b) in krate.bodies.iter() {
-        if matches!(b.kind, BodyKind::Fn { .. }) {
+        // Function bodies of the kernel module too: lowering needs the layout
+        // of every tuple it touches. The prelude's generic bodies hold type
+        // parameters that the probe could not name.
+        let kernel_fn = b.path.segments.first().is_some_and(|s| s.name == "kernel");
+        if matches!(b.kind, BodyKind::Fn { .. }) && !kernel_fn {
             continue;
         }
         collect_body(b, &mut out);
     }
+    out.retain(nameable);
     out
+}
+
+/// Whether the probe can name `ty` in the crate: no type parameters (a
+/// single-segment path such as `T`), closures or unknown array lengths.
+fn nameable(ty: &Ty) -> bool {
+    match ty {
+        Ty::Tuple(e) => e.iter().all(nameable),
+        Ty::Array(e, crate::model::ArrayLen::Known(_)) | Ty::Slice(e) => nameable(e),
+        Ty::Array(_, _) => false,
+        Ty::Ref(_, e) | Ty::RawPtr(_, e) => nameable(e),
+        Ty::Adt(p) => {
+            p.segments.len() > 1
+                && p.segments.iter().all(|s| {
+                    !s.name.starts_with('<')
+                        && !s.name.starts_with('{')
+                        && s.args.iter().all(|a| match a {
+                            GenericArg::Type(t) => nameable(t),
+                            GenericArg::Lifetime(_) => true,
+                            GenericArg::Const(c) => c.parse::<u64>().is_ok(),
+                        })
+                })
+        }
+        Ty::Opaque(_) | Ty::FnPtr(..) => false,
+        _ => true,
+    }
 }
 
 fn collect_body(b: &Body, out: &mut BTreeSet<Ty>) {

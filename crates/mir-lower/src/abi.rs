@@ -1,0 +1,117 @@
+//! The device calling convention of lowered functions.
+//!
+//! - Scalars are passed and returned directly; fat pointers as two parameters
+//!   (data pointer, `i64` length).
+//! - A kernel's `DisjointSlice` parameter is passed as (pointer, length), so a
+//!   kernel's parameters are all scalars: the oracle passes buffer addresses
+//!   and numbers only.
+//! - A device function's aggregate parameter is passed by reference to a copy
+//!   the caller owns; an aggregate or pair result is returned through a
+//!   caller-owned return slot (the first parameter). So a helper that returns
+//!   a reference constant never needs a stack slot of its own.
+
+use device_ir::{Module, Ty as DTy};
+use mir_import::eval::layout::Layouts;
+use mir_import::model::{Body, Ty};
+use mir_import::prelude;
+
+use crate::repr::{Repr, generic_i8_ptr, repr_of};
+
+/// How one argument is passed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgAbi {
+    /// Not passed at all.
+    Zst,
+    /// As this many scalar parameters (1 or 2).
+    Direct(usize),
+    /// As a pointer to a caller-owned copy.
+    ByRef,
+    /// A kernel's `DisjointSlice`: (pointer, length).
+    Disjoint,
+}
+
+/// How the result comes back.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RetAbi {
+    /// No result.
+    Void,
+    /// One scalar.
+    Direct,
+    /// Through a return slot passed as the first parameter.
+    Sret(Repr),
+}
+
+/// A function's convention.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnAbi {
+    /// Per MIR argument.
+    pub args: Vec<ArgAbi>,
+    /// The result.
+    pub ret: RetAbi,
+    /// Whether it is a kernel entry point.
+    pub kernel: bool,
+}
+
+fn is_disjoint(ty: &Ty) -> bool {
+    matches!(ty, Ty::Adt(p) if p.def_path() == prelude::DISJOINT_SLICE)
+}
+
+/// The convention of `body`, and its device signature.
+pub fn fn_abi(
+    layouts: &Layouts,
+    m: &mut Module,
+    body: &Body,
+    kernel: bool,
+) -> Result<(FnAbi, Vec<DTy>, Option<DTy>), String> {
+    let mut params = Vec::new();
+    let ret_repr = repr_of(layouts, &body.return_ty)?;
+    let (ret, ret_ty) = match &ret_repr {
+        Repr::Zst => (RetAbi::Void, None),
+        Repr::Scalar(s) => (RetAbi::Direct, Some(s.ssa_ty(m))),
+        r => {
+            if kernel {
+                return Err("a kernel returns nothing".into());
+            }
+            params.push(generic_i8_ptr(m));
+            (RetAbi::Sret(r.clone()), None)
+        }
+    };
+    let mut args = Vec::new();
+    for i in 1..=body.arg_count as usize {
+        let decl = body
+            .locals
+            .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
+            .ok_or("missing argument")?;
+        let repr = repr_of(layouts, &decl.ty)?;
+        let abi = match &repr {
+            Repr::Zst => ArgAbi::Zst,
+            Repr::Scalar(s) => {
+                params.push(s.ssa_ty(m));
+                ArgAbi::Direct(1)
+            }
+            Repr::Pair(a, _, b, _) => {
+                params.push(a.ssa_ty(m));
+                params.push(b.ssa_ty(m));
+                ArgAbi::Direct(2)
+            }
+            Repr::Mem { .. } if kernel && is_disjoint(&decl.ty) => {
+                params.push(generic_i8_ptr(m));
+                params.push(m.types.i64());
+                ArgAbi::Disjoint
+            }
+            Repr::Mem { .. } if kernel => {
+                return Err(format!(
+                    "kernel parameter {i} of type `{}` is an aggregate; kernels take scalars, \
+                     references, slices and `DisjointSlice`",
+                    decl.ty
+                ));
+            }
+            Repr::Mem { .. } => {
+                params.push(generic_i8_ptr(m));
+                ArgAbi::ByRef
+            }
+        };
+        args.push(abi);
+    }
+    Ok((FnAbi { args, ret, kernel }, params, ret_ty))
+}

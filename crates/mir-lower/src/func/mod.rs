@@ -1,0 +1,448 @@
+//! Lowering one MIR function body to a device-IR function.
+//!
+//! Locals that are never borrowed and whose representation is a scalar or a
+//! scalar pair become SSA values, carried between blocks as block parameters
+//! (every MIR block takes one parameter per SSA slot). Only the other locals
+//! get stack slots: a borrowed local, or an aggregate. A reference constant is
+//! never one of them: it is the address of its module-level global.
+
+mod call;
+mod rvalue;
+mod values;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cranelift_entity::EntityRef;
+use device_ir::{Block, FuncId, FunctionBuilder, Module, Ty as DTy, Value};
+use mir_import::eval::layout::Layouts;
+use mir_import::eval::{Evaluation, TupleLayouts};
+use mir_import::model::{
+    BasicBlock, Body, Crate, Local, Operand, PlaceElem, Rvalue, StatementKind, TerminatorKind,
+};
+
+use crate::abi::{ArgAbi, FnAbi, RetAbi};
+use crate::diag::{Diagnostic, Rule};
+use crate::globals::Globals;
+use crate::repr::{Repr, repr_of};
+
+/// What every function lowering reads and shares.
+pub struct Shared<'a> {
+    /// The crate.
+    pub krate: &'a Crate,
+    /// Layouts.
+    pub layouts: &'a Layouts<'a>,
+    /// rustc's tuple layouts.
+    pub tuples: &'a TupleLayouts,
+    /// The device function and ABI of every function being lowered, by def path.
+    pub fns: &'a BTreeMap<String, (FuncId, FnAbi)>,
+}
+
+/// Where a local lives.
+#[derive(Clone, Debug)]
+enum Home {
+    /// Nothing to store.
+    Zst,
+    /// SSA slots starting at this index (one for a scalar, two for a pair).
+    Ssa(usize),
+    /// Memory at this address (an `i8*`).
+    Mem(Value),
+}
+
+/// The lowering state of one function.
+pub struct FnLower<'a, 'm> {
+    sh: &'a Shared<'a>,
+    ev: &'a mut Evaluation,
+    globals: &'a mut Globals,
+    b: FunctionBuilder<'m>,
+    body: &'a Body,
+    item: String,
+    abi: FnAbi,
+    homes: Vec<Home>,
+    reprs: Vec<Repr>,
+    slot_tys: Vec<DTy>,
+    cur: Vec<Value>,
+    blocks: Vec<Block>,
+    sret: Option<Value>,
+    loc: String,
+}
+
+/// Lowers `body` into the already declared `func`.
+pub fn lower_fn(
+    sh: &Shared,
+    ev: &mut Evaluation,
+    globals: &mut Globals,
+    m: &mut Module,
+    func: FuncId,
+    body: &Body,
+    abi: FnAbi,
+) -> Result<(), Diagnostic> {
+    let item = body.path.def_path();
+    let b = FunctionBuilder::new(m, func);
+    let mut fl = FnLower {
+        sh,
+        ev,
+        globals,
+        b,
+        body,
+        item,
+        abi,
+        homes: Vec::new(),
+        reprs: Vec::new(),
+        slot_tys: Vec::new(),
+        cur: Vec::new(),
+        blocks: Vec::new(),
+        sret: None,
+        loc: "entry".into(),
+    };
+    fl.setup()?;
+    for (bb, _) in body.blocks.iter() {
+        fl.lower_block(bb)?;
+    }
+    Ok(())
+}
+
+/// Locals whose address is taken: `&_1`, `&raw const (_1.0: T)`, not `&(*_1)`.
+fn borrowed_locals(body: &Body) -> BTreeSet<Local> {
+    let mut out = BTreeSet::new();
+    for bb in body.blocks.values() {
+        for st in &bb.statements {
+            if let StatementKind::Assign(_, Rvalue::Ref(_, p) | Rvalue::RawPtr(_, p)) = &st.kind
+                && !matches!(p.projection.first(), Some(PlaceElem::Deref))
+            {
+                out.insert(p.local);
+            }
+        }
+    }
+    out
+}
+
+impl<'a, 'm> FnLower<'a, 'm> {
+    fn err(&self, rule: Rule, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(rule, self.item.clone(), msg).at(self.loc.clone())
+    }
+
+    fn unsupported(&self, msg: impl Into<String>) -> Diagnostic {
+        self.err(Rule::Unsupported, msg)
+    }
+
+    fn setup(&mut self) -> Result<(), Diagnostic> {
+        let borrowed = borrowed_locals(self.body);
+        let entry = self.b.entry_block();
+        let params = self.b.block_params(entry);
+        let mut param_iter = params.into_iter();
+        if matches!(self.abi.ret, RetAbi::Sret(_)) {
+            self.sret = param_iter.next();
+        }
+        let mut arg_values: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+        for (i, a) in self.abi.args.iter().enumerate() {
+            let n = match a {
+                ArgAbi::Zst => 0,
+                ArgAbi::Direct(k) => *k,
+                ArgAbi::ByRef | ArgAbi::Disjoint => {
+                    if matches!(a, ArgAbi::Disjoint) {
+                        2
+                    } else {
+                        1
+                    }
+                }
+            };
+            let vals: Vec<Value> = (0..n).filter_map(|_| param_iter.next()).collect();
+            arg_values.insert(i + 1, vals);
+        }
+        for (local, decl) in self.body.locals.iter() {
+            let idx = local.index();
+            let repr = repr_of(self.sh.layouts, &decl.ty)
+                .map_err(|e| self.unsupported(format!("local {local}: {e}")))?;
+            let ssa = repr.is_ssa() && !borrowed.contains(&local);
+            let home = if repr == Repr::Zst {
+                Home::Zst
+            } else if ssa {
+                let start = self.slot_tys.len();
+                match &repr {
+                    Repr::Scalar(s) => {
+                        let t = s.ssa_ty(self.b.module());
+                        self.slot_tys.push(t);
+                    }
+                    Repr::Pair(s0, _, s1, _) => {
+                        let t0 = s0.ssa_ty(self.b.module());
+                        let t1 = s1.ssa_ty(self.b.module());
+                        self.slot_tys.push(t0);
+                        self.slot_tys.push(t1);
+                    }
+                    _ => {}
+                }
+                Home::Ssa(start)
+            } else {
+                let (Repr::Mem { .. } | Repr::Scalar(_) | Repr::Pair(..)) = &repr else {
+                    return Err(self.unsupported("unreachable representation"));
+                };
+                Home::Mem(self.stack_slot_or_param(idx, decl.is_arg, &repr, &arg_values)?)
+            };
+            self.homes.push(home);
+            self.reprs.push(repr);
+        }
+        // Initial SSA values: arguments from parameters, everything else undef.
+        let mut cur = Vec::with_capacity(self.slot_tys.len());
+        for t in self.slot_tys.clone() {
+            cur.push(self.b.undef(t));
+        }
+        self.cur = cur;
+        for (idx, vals) in &arg_values {
+            if let Home::Ssa(s) = self.homes[*idx] {
+                for (k, v) in vals.iter().enumerate() {
+                    self.cur[s + k] = *v;
+                }
+            }
+        }
+        for _ in self.body.blocks.iter() {
+            let blk = self.b.create_block();
+            for t in self.slot_tys.clone() {
+                self.b.append_block_param(blk, t);
+            }
+            self.blocks.push(blk);
+        }
+        let first = self.blocks[0];
+        let args = self.cur.clone();
+        self.b.jump(first, &args);
+        Ok(())
+    }
+
+    /// The memory home of a non-SSA local: a by-reference argument's pointer,
+    /// the return slot, or a fresh stack slot.
+    fn stack_slot_or_param(
+        &mut self,
+        idx: usize,
+        is_arg: bool,
+        repr: &Repr,
+        args: &BTreeMap<usize, Vec<Value>>,
+    ) -> Result<Value, Diagnostic> {
+        let (size, align) = match repr {
+            Repr::Mem { size, align } => (*size, *align),
+            Repr::Scalar(s) => (s.size(), s.size()),
+            Repr::Pair(..) => (16, 8),
+            Repr::Zst => (0, 1),
+        };
+        if is_arg && matches!(self.abi.args.get(idx - 1), Some(ArgAbi::ByRef)) {
+            return args
+                .get(&idx)
+                .and_then(|v| v.first().copied())
+                .ok_or_else(|| self.unsupported("missing by-reference parameter"));
+        }
+        if idx == 0
+            && let Some(p) = self.sret
+            && matches!(repr, Repr::Mem { .. })
+        {
+            return Ok(p);
+        }
+        let i8t = self.b.types().i8();
+        let arr = self.b.types().array(i8t, size.max(1));
+        let slot = self.b.alloca_aligned(arr, align.max(1) as u32);
+        let i8p = crate::repr::generic_i8_ptr(self.b.module());
+        let slot = self.b.cast(device_ir::CastOp::Bitcast, slot, i8p);
+        // A stack-homed argument is stored from its parameters on entry.
+        if is_arg && let Some(vals) = args.get(&idx) {
+            let vals = vals.clone();
+            match (repr, self.abi.args.get(idx - 1)) {
+                (_, Some(ArgAbi::Disjoint)) => {
+                    self.store_scalar_at(slot, 0, crate::repr::Scalar::Ptr, vals[0]);
+                    self.store_scalar_at(slot, 8, crate::repr::Scalar::Int(64), vals[1]);
+                }
+                (Repr::Scalar(s), _) => self.store_scalar_at(slot, 0, *s, vals[0]),
+                (Repr::Pair(s0, o0, s1, o1), _) => {
+                    self.store_scalar_at(slot, *o0, *s0, vals[0]);
+                    self.store_scalar_at(slot, *o1, *s1, vals[1]);
+                }
+                _ => return Err(self.unsupported("aggregate argument passed by value")),
+            }
+        }
+        Ok(slot)
+    }
+
+    fn block_of(&self, bb: BasicBlock) -> Block {
+        self.blocks[bb.index()]
+    }
+
+    fn jump_to(&mut self, bb: BasicBlock) {
+        let blk = self.block_of(bb);
+        let args = self.cur.clone();
+        self.b.jump(blk, &args);
+    }
+
+    fn lower_block(&mut self, bb: BasicBlock) -> Result<(), Diagnostic> {
+        let blk = self.block_of(bb);
+        self.b.switch_to_block(blk);
+        self.cur = self.b.block_params(blk);
+        let data = &self.body.blocks[bb];
+        for (i, st) in data.statements.iter().enumerate() {
+            self.loc = format!("{bb}[{i}]");
+            self.lower_statement(&st.kind)?;
+        }
+        self.loc = format!("{bb}[{}]", data.statements.len());
+        self.lower_terminator(&data.terminator.kind)
+    }
+
+    fn lower_statement(&mut self, st: &StatementKind) -> Result<(), Diagnostic> {
+        match st {
+            StatementKind::Assign(place, rv) => self.assign(place, rv),
+            StatementKind::SetDiscriminant(place, variant) => {
+                self.set_discriminant(place, *variant)
+            }
+            StatementKind::StorageLive(_)
+            | StatementKind::StorageDead(_)
+            | StatementKind::Nop
+            | StatementKind::ConstEvalCounter
+            | StatementKind::PlaceMention(_)
+            | StatementKind::Deinit(_)
+            | StatementKind::Assume(_) => Ok(()),
+            StatementKind::CopyNonOverlapping { .. } => {
+                Err(self.unsupported("`copy_nonoverlapping` is not supported"))
+            }
+        }
+    }
+
+    fn trap(&mut self) {
+        self.b.inline_asm("trap;", "", &[], None, true);
+        self.b.unreachable();
+    }
+
+    fn lower_terminator(&mut self, t: &TerminatorKind) -> Result<(), Diagnostic> {
+        match t {
+            TerminatorKind::Goto(bb) => {
+                self.jump_to(*bb);
+                Ok(())
+            }
+            TerminatorKind::Return => self.lower_return(),
+            TerminatorKind::Unreachable => {
+                self.b.unreachable();
+                Ok(())
+            }
+            TerminatorKind::SwitchInt {
+                discr,
+                targets,
+                otherwise,
+            } => {
+                let v = self.scalar_operand(discr)?;
+                let ty = self.b.value_ty(v);
+                let args = self.cur.clone();
+                let default = device_ir::BlockCall::new(self.block_of(*otherwise), &args);
+                if self.b.types().int_bits(ty) == Some(1) {
+                    // `switchInt` on a bool: 0 is false.
+                    let zero_target = targets.iter().find(|(k, _)| *k == 0).map(|(_, b)| *b);
+                    let one_target = targets.iter().find(|(k, _)| *k == 1).map(|(_, b)| *b);
+                    let f = zero_target.unwrap_or(*otherwise);
+                    let tr = one_target.unwrap_or(*otherwise);
+                    let (fb, tb) = (self.block_of(f), self.block_of(tr));
+                    self.b.brif(v, tb, &args, fb, &args);
+                    return Ok(());
+                }
+                let cases = targets
+                    .iter()
+                    .map(|(k, bb)| (*k, device_ir::BlockCall::new(self.block_of(*bb), &args)))
+                    .collect();
+                self.b.switch(v, default, cases);
+                Ok(())
+            }
+            TerminatorKind::Assert {
+                cond,
+                expected,
+                target,
+                ..
+            } => {
+                let c = self.scalar_operand(cond)?;
+                let ok = self.block_of(*target);
+                let fail = self.b.create_block();
+                let args = self.cur.clone();
+                if *expected {
+                    self.b.brif(c, ok, &args, fail, &[]);
+                } else {
+                    self.b.brif(c, fail, &[], ok, &args);
+                }
+                self.b.switch_to_block(fail);
+                self.trap();
+                Ok(())
+            }
+            TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                target,
+                ..
+            } => self.lower_call(func, args, destination, *target),
+            TerminatorKind::Drop { .. } => Err(self.unsupported("`drop` is not supported")),
+            TerminatorKind::UnwindResume | TerminatorKind::Terminate => {
+                self.trap();
+                Ok(())
+            }
+        }
+    }
+
+    fn lower_return(&mut self) -> Result<(), Diagnostic> {
+        match self.abi.ret.clone() {
+            RetAbi::Void => {
+                self.b.ret(None);
+            }
+            RetAbi::Direct => {
+                let v = self.read_local_scalar(Local::new(0))?;
+                self.b.ret(Some(v));
+            }
+            RetAbi::Sret(_) => {
+                let sret = self
+                    .sret
+                    .ok_or_else(|| self.unsupported("missing return slot"))?;
+                if let Home::Ssa(_) = self.homes[0] {
+                    let val = self.read_operand(&Operand::Copy(
+                        mir_import::model::Place::local(Local::new(0)),
+                    ))?;
+                    let ty = self.body.locals[Local::new(0)].ty.clone();
+                    self.write_mem(sret, &ty, val)?;
+                }
+                self.b.ret(None);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// The item being lowered.
+    pub(crate) fn item_name(&self) -> String {
+        self.item.clone()
+    }
+
+    /// The layouts in use.
+    pub(crate) fn layouts(&self) -> &Layouts<'_> {
+        self.sh.layouts
+    }
+
+    /// The size of an evaluated allocation.
+    pub(crate) fn alloc_size(&self, a: mir_import::eval::EvalAlloc) -> u64 {
+        self.ev.memory.allocs[a].size()
+    }
+
+    /// Offsets of the relocations of `a` inside `[offset, offset + size)`,
+    /// relative to `offset`.
+    pub(crate) fn relocs_in(
+        &self,
+        a: mir_import::eval::EvalAlloc,
+        offset: u64,
+        size: u64,
+    ) -> Vec<u64> {
+        self.ev.memory.allocs[a]
+            .relocs
+            .keys()
+            .filter(|o| **o >= offset && **o < offset + size)
+            .map(|o| o - offset)
+            .collect()
+    }
+
+    /// Validates a typed view through const-alloc.
+    pub(crate) fn check_view(
+        &self,
+        alloc: mir_import::eval::EvalAlloc,
+        offset: u64,
+        layout: &const_alloc::SimpleLayout,
+    ) -> Result<(), Diagnostic> {
+        self.globals
+            .check_view(self.ev, alloc, offset, layout, &self.item)
+    }
+}

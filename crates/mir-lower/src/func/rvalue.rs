@@ -1,0 +1,561 @@
+//! Assignments: rvalues, casts, operators, aggregates and discriminants.
+
+use device_ir::{BinaryOp, CastOp, FloatCC, IntCC, UnaryOp, Value};
+use mir_import::eval::layout::{Encoding, Shape};
+use mir_import::model::{AggregateKind, BinOp, CastKind, Operand, Place, Rvalue, Ty, UnOp};
+
+use super::FnLower;
+use super::values::{PlaceRef, Val};
+use crate::diag::Diagnostic;
+use crate::repr::{Repr, Scalar, generic_i8_ptr};
+
+fn int_bits(ty: &Ty) -> Option<(u16, bool)> {
+    match ty {
+        Ty::Int(i) => Some(((i.size() * 8) as u16, i.is_signed())),
+        Ty::Char => Some((32, false)),
+        Ty::Bool => Some((1, false)),
+        _ => None,
+    }
+}
+
+impl FnLower<'_, '_> {
+    pub(super) fn assign(&mut self, place: &Place, rv: &Rvalue) -> Result<(), Diagnostic> {
+        let dest_ty = self.place_ty(place)?;
+        // Aggregates into memory are written field by field in place.
+        if let Rvalue::Aggregate(kind, ops) = rv {
+            let dest = self.place(place)?;
+            if let PlaceRef::Mem { addr, .. } = dest {
+                return self.aggregate_into(addr, &dest_ty, kind, ops);
+            }
+            let v = self.aggregate_value(&dest_ty, kind, ops)?;
+            return self.write_place(&dest, v);
+        }
+        if let Rvalue::Repeat(op, n) = rv {
+            let dest = self.place(place)?;
+            let PlaceRef::Mem { addr, .. } = dest else {
+                return Err(self.unsupported("repeat into an SSA value"));
+            };
+            let Shape::Array { elem, stride, .. } = self
+                .sh
+                .layouts
+                .of(&dest_ty)
+                .map_err(|e| self.unsupported(e))?
+                .shape
+            else {
+                return Err(self.unsupported("repeat into a non-array"));
+            };
+            if *n > 1024 {
+                return Err(self.unsupported(format!("repeat of {n} elements (at most 1024)")));
+            }
+            let v = self.read_operand(op)?;
+            for i in 0..*n {
+                let a = self.offset(addr, i * stride);
+                self.write_mem(a, &elem, v)?;
+            }
+            return Ok(());
+        }
+        let v = self.rvalue(rv, &dest_ty)?;
+        let dest = self.place(place)?;
+        self.write_place(&dest, v)
+    }
+
+    fn rvalue(&mut self, rv: &Rvalue, dest_ty: &Ty) -> Result<Val, Diagnostic> {
+        match rv {
+            // A constant takes its type from where it goes (`const Option::<&u32>::None`).
+            Rvalue::Use(Operand::Const(c)) => self.const_val(c, dest_ty),
+            Rvalue::Use(op) => self.read_operand(op),
+            Rvalue::CopyForDeref(p) => self.read_operand(&Operand::Copy(p.clone())),
+            Rvalue::Ref(_, p) | Rvalue::RawPtr(_, p) => match self.place(p)? {
+                PlaceRef::Mem {
+                    addr,
+                    meta: Some(n),
+                    ..
+                } => Ok(Val::P(addr, n)),
+                PlaceRef::Mem { addr, .. } => Ok(Val::S(addr)),
+                PlaceRef::Ssa(..) => Err(self.internal("borrow of an SSA local")),
+            },
+            Rvalue::Cast(kind, op, ty) => self.cast(kind, op, ty),
+            Rvalue::BinaryOp(op, a, b) => self.binary(*op, a, b),
+            Rvalue::UnaryOp(op, a) => self.unary(*op, a),
+            Rvalue::Discriminant(p) => self.discriminant(p, dest_ty),
+            Rvalue::Nullary(name, ty) => {
+                let (bits, _) = int_bits(dest_ty).unwrap_or((64, false));
+                let v = match (name.as_str(), ty) {
+                    ("SizeOf", Some(t)) => {
+                        self.sh.layouts.of(t).map_err(|e| self.unsupported(e))?.size
+                    }
+                    ("AlignOf", Some(t)) => {
+                        self.sh
+                            .layouts
+                            .of(t)
+                            .map_err(|e| self.unsupported(e))?
+                            .align
+                    }
+                    ("UbChecks" | "ContractChecks", _) => 0,
+                    (n, _) => return Err(self.unsupported(format!("nullary op `{n}`"))),
+                };
+                Ok(Val::S(self.iconst(bits, v as i128)))
+            }
+            Rvalue::Aggregate(..) | Rvalue::Repeat(..) => Err(self.internal("aggregate in rvalue")),
+        }
+    }
+
+    fn cast(&mut self, kind: &CastKind, op: &Operand, to: &Ty) -> Result<Val, Diagnostic> {
+        let from = self.operand_ty(op)?;
+        let v = self.read_operand(op)?;
+        match kind {
+            CastKind::IntToInt => {
+                let Val::S(x) = v else {
+                    return Err(self.unsupported("int cast of a non-scalar"));
+                };
+                let (fb, signed) = int_bits(&from).ok_or_else(|| self.unsupported("int cast"))?;
+                let (tb, _) = int_bits(to).ok_or_else(|| self.unsupported("int cast"))?;
+                let t = self.b.types().int(tb);
+                Ok(Val::S(if tb == fb {
+                    x
+                } else if tb < fb {
+                    self.b.cast(CastOp::Trunc, x, t)
+                } else if signed {
+                    self.b.cast(CastOp::SExt, x, t)
+                } else {
+                    self.b.cast(CastOp::ZExt, x, t)
+                }))
+            }
+            CastKind::IntToFloat | CastKind::FloatToInt | CastKind::FloatToFloat => {
+                let Val::S(x) = v else {
+                    return Err(self.unsupported("float cast of a non-scalar"));
+                };
+                let Repr::Scalar(ts) = self.repr(to)? else {
+                    return Err(self.unsupported("cast"));
+                };
+                let t = ts.ssa_ty(self.b.module());
+                let op = match (kind, int_bits(&from), int_bits(to)) {
+                    (CastKind::IntToFloat, Some((_, true)), _) => CastOp::SiToFp,
+                    (CastKind::IntToFloat, _, _) => CastOp::UiToFp,
+                    (CastKind::FloatToInt, _, Some((_, true))) => CastOp::FpToSi,
+                    (CastKind::FloatToInt, _, _) => CastOp::FpToUi,
+                    _ => {
+                        let fs = matches!(from, Ty::Float(mir_import::model::FloatTy::F32));
+                        let ts32 = matches!(to, Ty::Float(mir_import::model::FloatTy::F32));
+                        if fs == ts32 {
+                            return Ok(Val::S(x));
+                        }
+                        if fs { CastOp::FpExt } else { CastOp::FpTrunc }
+                    }
+                };
+                Ok(Val::S(self.b.cast(op, x, t)))
+            }
+            CastKind::PtrToPtr | CastKind::FnPtrToPtr => Ok(match (v, self.repr(to)?) {
+                (Val::P(a, _), Repr::Scalar(_)) => Val::S(a),
+                (v, _) => v,
+            }),
+            CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
+                let Val::S(p) = v else {
+                    return Err(self.unsupported("unsize of a fat pointer"));
+                };
+                let n = match from.pointee() {
+                    Some(Ty::Array(_, mir_import::model::ArrayLen::Known(n))) => *n,
+                    _ => return Err(self.unsupported(format!("unsizing `{from}`"))),
+                };
+                Ok(Val::P(p, self.iconst(64, n as i128)))
+            }
+            CastKind::PointerCoercion(_) => Ok(v),
+            CastKind::PointerExposeProvenance => {
+                let (Val::S(p) | Val::P(p, _)) = v else {
+                    return Err(self.unsupported("ptr cast"));
+                };
+                let t = self.b.types().i64();
+                Ok(Val::S(self.b.cast(CastOp::PtrToInt, p, t)))
+            }
+            CastKind::PointerWithExposedProvenance => {
+                let Val::S(x) = v else {
+                    return Err(self.unsupported("int to ptr cast"));
+                };
+                let t = generic_i8_ptr(self.b.module());
+                Ok(Val::S(self.b.cast(CastOp::IntToPtr, x, t)))
+            }
+            CastKind::Transmute => self.transmute(v, &from, to),
+        }
+    }
+
+    fn transmute(&mut self, v: Val, from: &Ty, to: &Ty) -> Result<Val, Diagnostic> {
+        match (v, self.repr(from)?, self.repr(to)?) {
+            (Val::S(x), Repr::Scalar(a), Repr::Scalar(b)) if a == b => Ok(Val::S(x)),
+            (Val::S(x), Repr::Scalar(Scalar::Ptr), Repr::Scalar(Scalar::Int(64))) => {
+                let t = self.b.types().i64();
+                Ok(Val::S(self.b.cast(CastOp::PtrToInt, x, t)))
+            }
+            (Val::S(x), Repr::Scalar(Scalar::Int(64)), Repr::Scalar(Scalar::Ptr)) => {
+                let t = generic_i8_ptr(self.b.module());
+                Ok(Val::S(self.b.cast(CastOp::IntToPtr, x, t)))
+            }
+            (Val::S(x), Repr::Scalar(a), Repr::Scalar(b)) if a.size() == b.size() => {
+                let t = b.ssa_ty(self.b.module());
+                Ok(Val::S(self.b.cast(CastOp::Bitcast, x, t)))
+            }
+            (v, ..) => Err(self.unsupported(format!("transmute `{from}` to `{to}` ({v:?})"))),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Operand, b: &Operand) -> Result<Val, Diagnostic> {
+        let ty = self.operand_ty(a)?;
+        let x = self.read_operand(a)?;
+        let y = self.read_operand(b)?;
+        if op == BinOp::Offset {
+            let (Val::S(p), Val::S(n)) = (x, y) else {
+                return Err(self.unsupported("offset"));
+            };
+            let pointee = ty
+                .pointee()
+                .cloned()
+                .ok_or_else(|| self.unsupported("offset"))?;
+            let size = self
+                .sh
+                .layouts
+                .of(&pointee)
+                .map_err(|e| self.unsupported(e))?
+                .size;
+            let s = self.iconst(64, size as i128);
+            let off = self.b.imul(n, s);
+            return Ok(Val::S(self.b.byte_offset(p, off)));
+        }
+        let (Val::S(mut x), Val::S(mut y)) = (x, y) else {
+            return Err(self.unsupported(format!("{op:?} on non-scalars")));
+        };
+        if matches!(ty, Ty::Float(_)) {
+            return self.float_binary(op, x, y);
+        }
+        if ty.pointee().is_some() {
+            // Pointers compare by address.
+            let t = self.b.types().i64();
+            x = self.b.cast(CastOp::PtrToInt, x, t);
+            y = self.b.cast(CastOp::PtrToInt, y, t);
+        }
+        let (bits, signed) = int_bits(&ty).unwrap_or((64, false));
+        // Shift amounts may have another width; Rust masks them to the width.
+        if matches!(
+            op,
+            BinOp::Shl | BinOp::Shr | BinOp::ShlUnchecked | BinOp::ShrUnchecked
+        ) {
+            let yt = self.b.value_ty(y);
+            let yb = self.b.types().int_bits(yt).unwrap_or(bits);
+            let t = self.b.types().int(bits);
+            if yb > bits {
+                y = self.b.cast(CastOp::Trunc, y, t);
+            } else if yb < bits {
+                y = self.b.cast(CastOp::ZExt, y, t);
+            }
+            let mask = self.iconst(bits, i128::from(bits - 1));
+            y = self.b.binary(BinaryOp::And, y, mask);
+        }
+        let cmp = |c: IntCC, cu: IntCC| if signed { c } else { cu };
+        let v = match op {
+            BinOp::Add | BinOp::AddUnchecked => self.b.binary(BinaryOp::Add, x, y),
+            BinOp::Sub | BinOp::SubUnchecked => self.b.binary(BinaryOp::Sub, x, y),
+            BinOp::Mul | BinOp::MulUnchecked => self.b.binary(BinaryOp::Mul, x, y),
+            BinOp::Div => self.b.binary(
+                if signed {
+                    BinaryOp::SDiv
+                } else {
+                    BinaryOp::UDiv
+                },
+                x,
+                y,
+            ),
+            BinOp::Rem => self.b.binary(
+                if signed {
+                    BinaryOp::SRem
+                } else {
+                    BinaryOp::URem
+                },
+                x,
+                y,
+            ),
+            BinOp::BitAnd => self.b.binary(BinaryOp::And, x, y),
+            BinOp::BitOr => self.b.binary(BinaryOp::Or, x, y),
+            BinOp::BitXor => self.b.binary(BinaryOp::Xor, x, y),
+            BinOp::Shl | BinOp::ShlUnchecked => self.b.binary(BinaryOp::Shl, x, y),
+            BinOp::Shr | BinOp::ShrUnchecked => self.b.binary(
+                if signed {
+                    BinaryOp::AShr
+                } else {
+                    BinaryOp::LShr
+                },
+                x,
+                y,
+            ),
+            BinOp::Eq => self.b.icmp(IntCC::Eq, x, y),
+            BinOp::Ne => self.b.icmp(IntCC::Ne, x, y),
+            BinOp::Lt => self.b.icmp(cmp(IntCC::Slt, IntCC::Ult), x, y),
+            BinOp::Le => self.b.icmp(cmp(IntCC::Sle, IntCC::Ule), x, y),
+            BinOp::Gt => self.b.icmp(cmp(IntCC::Sgt, IntCC::Ugt), x, y),
+            BinOp::Ge => self.b.icmp(cmp(IntCC::Sge, IntCC::Uge), x, y),
+            BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow => {
+                return self.checked(op, x, y, bits, signed);
+            }
+            BinOp::Cmp | BinOp::Offset => return Err(self.unsupported(format!("{op:?}"))),
+        };
+        Ok(Val::S(v))
+    }
+
+    /// `(result, overflowed)` for checked arithmetic, computed in twice the width.
+    fn checked(
+        &mut self,
+        op: BinOp,
+        x: Value,
+        y: Value,
+        bits: u16,
+        signed: bool,
+    ) -> Result<Val, Diagnostic> {
+        if bits > 64 {
+            return Err(self.unsupported("checked arithmetic on 128-bit integers"));
+        }
+        let wide = self.b.types().int(bits * 2);
+        let narrow = self.b.types().int(bits);
+        let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
+        let wx = self.b.cast(ext, x, wide);
+        let wy = self.b.cast(ext, y, wide);
+        let bop = match op {
+            BinOp::AddWithOverflow => BinaryOp::Add,
+            BinOp::SubWithOverflow => BinaryOp::Sub,
+            _ => BinaryOp::Mul,
+        };
+        let wr = self.b.binary(bop, wx, wy);
+        let r = self.b.cast(CastOp::Trunc, wr, narrow);
+        let back = self.b.cast(ext, r, wide);
+        let ovf = self.b.icmp(IntCC::Ne, back, wr);
+        Ok(Val::P(r, ovf))
+    }
+
+    fn float_binary(&mut self, op: BinOp, x: Value, y: Value) -> Result<Val, Diagnostic> {
+        let v = match op {
+            BinOp::Add => self.b.binary(BinaryOp::FAdd, x, y),
+            BinOp::Sub => self.b.binary(BinaryOp::FSub, x, y),
+            BinOp::Mul => self.b.binary(BinaryOp::FMul, x, y),
+            BinOp::Div => self.b.binary(BinaryOp::FDiv, x, y),
+            BinOp::Rem => self.b.binary(BinaryOp::FRem, x, y),
+            BinOp::Eq => self.b.fcmp(FloatCC::Oeq, x, y),
+            BinOp::Ne => self.b.fcmp(FloatCC::Une, x, y),
+            BinOp::Lt => self.b.fcmp(FloatCC::Olt, x, y),
+            BinOp::Le => self.b.fcmp(FloatCC::Ole, x, y),
+            BinOp::Gt => self.b.fcmp(FloatCC::Ogt, x, y),
+            BinOp::Ge => self.b.fcmp(FloatCC::Oge, x, y),
+            other => return Err(self.unsupported(format!("float {other:?}"))),
+        };
+        Ok(Val::S(v))
+    }
+
+    fn unary(&mut self, op: UnOp, a: &Operand) -> Result<Val, Diagnostic> {
+        let ty = self.operand_ty(a)?;
+        let v = self.read_operand(a)?;
+        match (op, v) {
+            (UnOp::PtrMetadata, Val::P(_, n)) => Ok(Val::S(n)),
+            (UnOp::PtrMetadata, _) => Ok(Val::Zst),
+            (UnOp::Not, Val::S(x)) => {
+                let (bits, _) = int_bits(&ty).ok_or_else(|| self.unsupported("not"))?;
+                let ones = self.iconst(bits, -1);
+                Ok(Val::S(self.b.binary(BinaryOp::Xor, x, ones)))
+            }
+            (UnOp::Neg, Val::S(x)) if matches!(ty, Ty::Float(_)) => {
+                Ok(Val::S(self.b.unary(UnaryOp::FNeg, x)))
+            }
+            (UnOp::Neg, Val::S(x)) => {
+                let (bits, _) = int_bits(&ty).ok_or_else(|| self.unsupported("neg"))?;
+                let zero = self.iconst(bits, 0);
+                Ok(Val::S(self.b.binary(BinaryOp::Sub, zero, x)))
+            }
+            (op, v) => Err(self.unsupported(format!("{op:?} of {v:?}"))),
+        }
+    }
+
+    /// The declared discriminant value of a variant.
+    fn discr_value(&self, enum_ty: &Ty, variant: &str) -> Result<i128, Diagnostic> {
+        self.sh
+            .layouts
+            .discriminant_of(enum_ty, variant)
+            .map(|v| v as i128)
+            .ok_or_else(|| {
+                self.unsupported(format!(
+                    "the discriminant of `{enum_ty}::{variant}` is unknown"
+                ))
+            })
+    }
+
+    fn discriminant(&mut self, p: &Place, dest_ty: &Ty) -> Result<Val, Diagnostic> {
+        let ety = self.place_ty(p)?;
+        let (enc, variants, _) = self.enum_encoding(&ety)?;
+        let (bits, _) = int_bits(dest_ty).unwrap_or((64, true));
+        let r = self.place(p)?;
+        match enc {
+            Encoding::Direct { offset, size } => {
+                let PlaceRef::Mem { addr, .. } = r else {
+                    return Err(self.internal("tag of SSA enum"));
+                };
+                let tag = self.load_scalar_at(addr, offset, Scalar::Int((size * 8) as u16));
+                let t = self.b.types().int(bits);
+                let tb = (size * 8) as u16;
+                Ok(Val::S(match tb.cmp(&bits) {
+                    std::cmp::Ordering::Less => self.b.cast(CastOp::ZExt, tag, t),
+                    std::cmp::Ordering::Greater => self.b.cast(CastOp::Trunc, tag, t),
+                    std::cmp::Ordering::Equal => tag,
+                }))
+            }
+            Encoding::NullNiche { zero_variant } => {
+                let word = match self.read_place(&r)? {
+                    Val::S(w) => w,
+                    Val::M(a) => self.load_scalar_at(a, 0, Scalar::Ptr),
+                    _ => return Err(self.internal("niche word")),
+                };
+                let other = variants
+                    .iter()
+                    .find(|v| v.name != zero_variant)
+                    .map(|v| v.name.clone());
+                let other = other.ok_or_else(|| self.internal("niche variants"))?;
+                let zd = self.discr_value(&ety, &zero_variant)?;
+                let od = self.discr_value(&ety, &other)?;
+                let wt = self.b.value_ty(word);
+                let is_ptr = self.b.types().is_ptr(wt);
+                let word = if is_ptr {
+                    let t = self.b.types().i64();
+                    self.b.cast(CastOp::PtrToInt, word, t)
+                } else {
+                    word
+                };
+                let wt = self.b.value_ty(word);
+                let zero = self.b.iconst(wt, 0);
+                let is_zero = self.b.icmp(IntCC::Eq, word, zero);
+                let (zv, ov) = (self.iconst(bits, zd), self.iconst(bits, od));
+                Ok(Val::S(self.b.select(is_zero, zv, ov)))
+            }
+        }
+    }
+
+    pub(super) fn set_discriminant(
+        &mut self,
+        p: &Place,
+        variant_index: u32,
+    ) -> Result<(), Diagnostic> {
+        let ety = self.place_ty(p)?;
+        let Ty::Adt(path) = &ety else {
+            return Err(self.unsupported("set discriminant"));
+        };
+        let order = self
+            .sh
+            .layouts
+            .discriminants
+            .get(&path.def_path())
+            .cloned()
+            .ok_or_else(|| self.unsupported(format!("variant order of `{ety}` unknown")))?;
+        let name = order
+            .get(variant_index as usize)
+            .map(|(n, _)| n.clone())
+            .ok_or_else(|| self.unsupported("variant index out of range"))?;
+        let r = self.place(p)?;
+        let PlaceRef::Mem { addr, .. } = r else {
+            return Err(self.unsupported("set discriminant of SSA"));
+        };
+        self.write_tag(addr, &ety, &name)
+    }
+
+    fn write_tag(&mut self, addr: Value, ety: &Ty, variant: &str) -> Result<(), Diagnostic> {
+        let (enc, _, size) = self.enum_encoding(ety)?;
+        match enc {
+            Encoding::Direct { offset, size: ts } => {
+                let d = self.discr_value(ety, variant)?;
+                let tag = self.iconst((ts * 8) as u16, d);
+                self.store_scalar_at(addr, offset, Scalar::Int((ts * 8) as u16), tag);
+            }
+            Encoding::NullNiche { zero_variant } if zero_variant == variant => {
+                let n = size.min(8);
+                let z = self.iconst((n * 8) as u16, 0);
+                self.store_scalar_at(addr, 0, Scalar::Int((n * 8) as u16), z);
+            }
+            Encoding::NullNiche { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn aggregate_into(
+        &mut self,
+        addr: Value,
+        ty: &Ty,
+        kind: &AggregateKind,
+        ops: &[Operand],
+    ) -> Result<(), Diagnostic> {
+        let layout = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
+        match kind {
+            AggregateKind::Array => {
+                let Shape::Array { elem, stride, .. } = &layout.shape else {
+                    return Err(self.unsupported("array aggregate into a non-array"));
+                };
+                for (i, op) in ops.iter().enumerate() {
+                    let v = self.read_operand(op)?;
+                    let a = self.offset(addr, i as u64 * stride);
+                    self.write_mem(a, elem, v)?;
+                }
+                Ok(())
+            }
+            AggregateKind::Tuple | AggregateKind::Adt { .. } | AggregateKind::RawPtr(..) => {
+                let (variant, names) = match kind {
+                    AggregateKind::Adt { path, field_names } => (
+                        matches!(layout.shape, Shape::Enum { .. })
+                            .then(|| path.last_name().to_string()),
+                        field_names.clone(),
+                    ),
+                    _ => (None, Vec::new()),
+                };
+                for (i, op) in ops.iter().enumerate() {
+                    let fty = self.operand_ty(op)?;
+                    let off = match names.get(i) {
+                        Some(n) => self.named_offset(ty, variant.as_deref(), n)?,
+                        None => self.field_offset(ty, variant.as_deref(), i as u32)?,
+                    };
+                    let v = self.read_operand(op)?;
+                    let a = self.offset(addr, off);
+                    self.write_mem(a, &fty, v)?;
+                }
+                if let Some(v) = variant {
+                    self.write_tag(addr, ty, &v)?;
+                }
+                Ok(())
+            }
+            AggregateKind::Opaque(s) => Err(self.unsupported(format!("aggregate `{s}`"))),
+        }
+    }
+
+    fn named_offset(&self, ty: &Ty, variant: Option<&str>, name: &str) -> Result<u64, Diagnostic> {
+        let l = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
+        let off = match (&l.shape, variant) {
+            (Shape::Struct { fields }, None) => fields.get(name).copied(),
+            (Shape::Enum { variants, .. }, Some(v)) => variants
+                .iter()
+                .find(|x| x.name == v)
+                .and_then(|x| x.fields.get(name).copied()),
+            _ => None,
+        };
+        off.ok_or_else(|| self.unsupported(format!("no field `{name}` in `{ty}`")))
+    }
+
+    /// An aggregate whose destination is an SSA value: a nullable pointer
+    /// (`Some(p)` / `None`), a pair, or a fat raw pointer.
+    fn aggregate_value(
+        &mut self,
+        ty: &Ty,
+        kind: &AggregateKind,
+        ops: &[Operand],
+    ) -> Result<Val, Diagnostic> {
+        let vals: Vec<Val> = ops
+            .iter()
+            .map(|o| self.read_operand(o))
+            .collect::<Result<_, _>>()?;
+        match (self.repr(ty)?, kind, vals.as_slice()) {
+            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, [Val::S(p)]) => Ok(Val::S(*p)),
+            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, []) => {
+                Ok(Val::S(self.null_ptr()))
+            }
+            (Repr::Pair(..), _, [Val::S(a), Val::S(b)]) => Ok(Val::P(*a, *b)),
+            (Repr::Zst, ..) => Ok(Val::Zst),
+            (r, k, v) => Err(self.unsupported(format!("aggregate {k:?} of {v:?} as {r:?}"))),
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! Device globals for constants and statics, interned by const-alloc.
+//!
+//! Every evaluated allocation that the code points at becomes exactly one
+//! module-level global, named by its content key (const-alloc), in read-only
+//! `addrspace(1)`. Interning happens per request, but a key depends only on
+//! content, so two requests for equal contents meet at one symbol, and so at
+//! one device global: every reference into one rustc allocation shares it.
+//! Statics keep a symbol made from their path; `SharedArray` and `Barrier`
+//! statics are uninitialized `addrspace(3)` globals.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use const_alloc::{
+    AllocGraph, AllocRef, Chunk, GlobalKind, InitMask, Interned, Interner, Mutability,
+    Relocation as CRelocation, Root, SlotTarget, Target as CTarget,
+};
+use device_ir::{
+    AddressSpace, GlobalData, GlobalId, Initializer, Linkage, Module, Relocation, Span,
+};
+use mir_import::eval::layout::Layouts;
+use mir_import::eval::{EvalAlloc, Evaluation, Memory, Target};
+use mir_import::model::{BodyKind, Crate, Mutability as MirMut, Ty};
+
+use crate::diag::{Diagnostic, Rule};
+use crate::refusals;
+
+/// The pointer size on nvptx64.
+pub const PTR: u64 = 8;
+
+/// An NVVM identifier for a static's path: `kernel::DEV` is `kernel__DEV`.
+pub fn static_symbol(path: &str) -> String {
+    path.replace("::", "__")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '$' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The evaluator's memory seen as a const-alloc graph.
+struct MemGraph<'a> {
+    mem: &'a Memory,
+}
+
+impl AllocGraph for MemGraph<'_> {
+    type Id = EvalAlloc;
+
+    fn get(&self, id: EvalAlloc) -> Option<AllocRef<'_, EvalAlloc>> {
+        let a = self.mem.allocs.get(id)?;
+        let relocations = a
+            .relocs
+            .iter()
+            .map(|(o, r)| {
+                let target = match &r.target {
+                    Target::Alloc(t) => CTarget::Alloc(*t),
+                    Target::Static(p) => CTarget::Static(static_symbol(p)),
+                };
+                CRelocation::new(*o, PTR, target, r.addend as i64)
+            })
+            .collect::<Vec<_>>();
+        Some(AllocRef {
+            bytes: &a.bytes,
+            init: Cow::Owned(InitMask::from_bools(a.init.iter().copied())),
+            align: a.align,
+            mutability: if a.mutable {
+                Mutability::Mutable
+            } else {
+                Mutability::Immutable
+            },
+            relocations: Cow::Owned(relocations),
+        })
+    }
+}
+
+/// What the lowering knows about each global it made, for shape checks.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum GlobalOrigin {
+    /// Anonymous constant memory (a promoted, a const's allocation).
+    Constant,
+    /// Mutable anonymous memory owned by a static.
+    MutableAnonymous,
+    /// A device static, by path.
+    Static(String),
+    /// A `SharedArray` or `Barrier` static, by path.
+    Shared(String),
+}
+
+/// The globals made so far.
+#[derive(Default)]
+pub struct Globals {
+    by_symbol: BTreeMap<String, GlobalId>,
+    static_paths: BTreeMap<String, String>,
+    /// Where each global came from.
+    pub origins: BTreeMap<GlobalId, GlobalOrigin>,
+    in_progress: Vec<String>,
+}
+
+/// Context the global manager reads.
+pub struct Ctx<'a> {
+    /// The crate.
+    pub krate: &'a Crate,
+    /// Layouts.
+    pub layouts: &'a Layouts<'a>,
+}
+
+impl Globals {
+    /// The global holding evaluated allocation `alloc` (anonymous memory).
+    pub fn alloc_global(
+        &mut self,
+        m: &mut Module,
+        cx: &Ctx,
+        ev: &Evaluation,
+        alloc: EvalAlloc,
+        item: &str,
+    ) -> Result<GlobalId, Diagnostic> {
+        let graph = MemGraph { mem: &ev.memory };
+        let interned = Interner::new(PTR)
+            .intern(&graph, [Root::Anonymous(alloc)])
+            .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;
+        self.materialize(m, cx, ev, &interned, item)?;
+        let symbol = interned
+            .symbol_of(alloc)
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "allocation not interned"))?;
+        self.by_symbol
+            .get(symbol)
+            .copied()
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "global not materialized"))
+    }
+
+    /// Checks that a view of `ty` at `offset` matches the bytes of `alloc`,
+    /// through const-alloc's typed-view rules.
+    pub fn check_view(
+        &self,
+        ev: &Evaluation,
+        alloc: EvalAlloc,
+        offset: u64,
+        layout: &const_alloc::SimpleLayout,
+        item: &str,
+    ) -> Result<(), Diagnostic> {
+        let graph = MemGraph { mem: &ev.memory };
+        let interned = Interner::new(PTR)
+            .intern(&graph, [Root::Anonymous(alloc)])
+            .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;
+        let g = interned
+            .global_of(alloc)
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "allocation not interned"))?;
+        interned.view(g, offset, layout).map(|_| ()).map_err(|e| {
+            Diagnostic::new(
+                Rule::ViewMismatch,
+                item,
+                format!("typed view at offset {offset} does not match the constant's bytes: {e}"),
+            )
+        })
+    }
+
+    /// The global of the static at `path`.
+    pub fn static_global(
+        &mut self,
+        m: &mut Module,
+        cx: &Ctx,
+        ev: &Evaluation,
+        path: &str,
+    ) -> Result<GlobalId, Diagnostic> {
+        let symbol = static_symbol(path);
+        if let Some(g) = self.by_symbol.get(&symbol) {
+            return Ok(*g);
+        }
+        self.static_paths.insert(symbol.clone(), path.to_string());
+        let body_id = cx.krate.item_body(path).ok_or_else(|| {
+            Diagnostic::new(
+                Rule::Unsupported,
+                path,
+                "rustc printed no initializer for this static",
+            )
+        })?;
+        let body = &cx.krate.bodies[body_id];
+        if refusals::is_shared_type(&body.return_ty) {
+            let size = cx
+                .layouts
+                .of(&body.return_ty)
+                .map(|l| (l.size, l.align))
+                .map_err(|e| {
+                    Diagnostic::new(Rule::Unsupported, path, format!("shared static: {e}"))
+                })?;
+            let g = m.add_global(GlobalData {
+                symbol: symbol.clone(),
+                space: AddressSpace::Shared,
+                mutable: true,
+                linkage: Linkage::Internal,
+                align: size.1 as u32,
+                size: size.0,
+                init: None,
+            });
+            self.by_symbol.insert(symbol, g);
+            self.origins
+                .insert(g, GlobalOrigin::Shared(path.to_string()));
+            return Ok(g);
+        }
+        if self.in_progress.contains(&symbol) {
+            return Err(Diagnostic::new(
+                Rule::Unsupported,
+                path,
+                "static refers to itself",
+            ));
+        }
+        let value = ev.value(path).ok_or_else(|| {
+            let why = ev
+                .items
+                .get(path)
+                .and_then(|i| i.value.as_ref().err())
+                .map(|e| e.to_string());
+            Diagnostic::new(
+                Rule::ConstEval,
+                path,
+                why.unwrap_or_else(|| "the static was not evaluated".into()),
+            )
+        })?;
+        refusals::check_initializer(cx.krate, body, &ev.memory, value, path)?;
+        let mutable = matches!(body.kind, BodyKind::Static(MirMut::Mut))
+            || refusals::interior_mutable(&body.return_ty);
+        let graph = MemGraph { mem: &ev.memory };
+        let interned = Interner::new(PTR)
+            .intern(
+                &graph,
+                [Root::Static {
+                    symbol: symbol.clone(),
+                    alloc: value,
+                }],
+            )
+            .map_err(|e| Diagnostic::new(Rule::Interning, path, e.to_string()))?;
+        self.in_progress.push(symbol.clone());
+        let r = self.materialize(m, cx, ev, &interned, path);
+        self.in_progress.pop();
+        r?;
+        let g = *self
+            .by_symbol
+            .get(&symbol)
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, path, "static not materialized"))?;
+        m.globals[g].mutable = mutable;
+        self.origins
+            .insert(g, GlobalOrigin::Static(path.to_string()));
+        Ok(g)
+    }
+
+    /// Creates the device globals of an interning result (those not made yet)
+    /// and fills their initializers.
+    fn materialize(
+        &mut self,
+        m: &mut Module,
+        cx: &Ctx,
+        ev: &Evaluation,
+        interned: &Interned<'_, EvalAlloc>,
+        item: &str,
+    ) -> Result<(), Diagnostic> {
+        let mut fresh = Vec::new();
+        for g in interned.globals() {
+            if self.by_symbol.contains_key(g.symbol()) {
+                continue;
+            }
+            let (mutable, origin) = match g.kind() {
+                GlobalKind::Constant => (false, GlobalOrigin::Constant),
+                GlobalKind::MutableAnonymous { .. } => (true, GlobalOrigin::MutableAnonymous),
+                GlobalKind::Static => (false, GlobalOrigin::Static(item.to_string())),
+            };
+            let id = m.add_global(GlobalData {
+                symbol: g.symbol().to_string(),
+                space: AddressSpace::Global,
+                mutable,
+                linkage: Linkage::Internal,
+                align: g.align() as u32,
+                size: g.size(),
+                init: None,
+            });
+            self.by_symbol.insert(g.symbol().to_string(), id);
+            self.origins.insert(id, origin);
+            fresh.push((id, g));
+        }
+        for (id, g) in fresh {
+            let mut init = Initializer::default();
+            for chunk in g.chunks() {
+                match chunk {
+                    Chunk::Bytes { bytes, .. } => init.spans.push(Span::Bytes(bytes.to_vec())),
+                    Chunk::Undef { len, .. } => init.spans.push(Span::Undef(*len)),
+                    Chunk::Pointer(slot) => {
+                        let target = match &slot.target {
+                            SlotTarget::Global(t) => {
+                                let sym = interned.global(*t).symbol().to_string();
+                                *self.by_symbol.get(&sym).ok_or_else(|| {
+                                    Diagnostic::new(Rule::Interning, item, "missing target")
+                                })?
+                            }
+                            SlotTarget::Extern(sym) => self.extern_static(m, cx, ev, sym, item)?,
+                        };
+                        init.spans.push(Span::Bytes(vec![0; slot.size as usize]));
+                        init.relocations.push(Relocation {
+                            offset: slot.offset,
+                            target,
+                            addend: slot.addend,
+                        });
+                    }
+                }
+            }
+            m.globals[id].init = Some(init);
+        }
+        Ok(())
+    }
+
+    /// A relocation to a static by symbol: refused for shared statics.
+    fn extern_static(
+        &mut self,
+        m: &mut Module,
+        cx: &Ctx,
+        ev: &Evaluation,
+        symbol: &str,
+        item: &str,
+    ) -> Result<GlobalId, Diagnostic> {
+        let path = self.static_paths.get(symbol).cloned().or_else(|| {
+            cx.krate
+                .bodies
+                .values()
+                .filter(|b| matches!(b.kind, BodyKind::Static(_)))
+                .map(|b| b.path.def_path())
+                .find(|p| static_symbol(p) == symbol)
+        });
+        let path = path.ok_or_else(|| {
+            Diagnostic::new(
+                Rule::Unsupported,
+                item,
+                format!("pointer to unknown static `{symbol}`"),
+            )
+        })?;
+        if let Some(body) = cx.krate.item_body(&path).map(|b| &cx.krate.bodies[b])
+            && refusals::is_shared_type(&body.return_ty)
+        {
+            return Err(Diagnostic::new(
+                Rule::SharedStaticRelocation,
+                item,
+                format!(
+                    "stores a pointer to the shared-memory static `{path}` (type `{}`); shared \
+                     memory is per block and has no address a constant or static could hold",
+                    body.return_ty
+                ),
+            ));
+        }
+        self.static_global(m, cx, ev, &path)
+    }
+}
+
+/// The MIR type of the static at `path`, if any.
+pub fn static_type<'k>(krate: &'k Crate, path: &str) -> Option<&'k Ty> {
+    krate.item_body(path).map(|b| &krate.bodies[b].return_ty)
+}

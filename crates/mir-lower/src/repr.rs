@@ -1,0 +1,142 @@
+//! How each MIR type is represented on the device.
+//!
+//! rustc's codegen makes the same split: scalars and scalar pairs (fat
+//! pointers, `(T, bool)` from checked arithmetic) can live in SSA values when
+//! their local is never borrowed; everything else lives in memory laid out
+//! byte for byte as rustc laid it out (offsets from rustc's own report and the
+//! layout probe), so a constant's bytes can be read through any typed view.
+
+use device_ir::{AddressSpace, Module, Ty as DTy};
+use mir_import::eval::layout::{Encoding, Layout, Layouts, Shape};
+use mir_import::model::{FloatTy, IntTy, Ty};
+
+/// A scalar's device kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    /// An integer of this many bits (`char` is 32).
+    Int(u16),
+    /// `bool`: `i1` in SSA, one byte in memory.
+    Bool,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+    /// A thin pointer: a generic `i8*`.
+    Ptr,
+}
+
+impl Scalar {
+    /// Bytes in memory.
+    pub fn size(self) -> u64 {
+        match self {
+            Scalar::Int(b) => u64::from(b) / 8,
+            Scalar::Bool => 1,
+            Scalar::F32 => 4,
+            Scalar::F64 | Scalar::Ptr => 8,
+        }
+    }
+
+    /// The SSA type.
+    pub fn ssa_ty(self, m: &mut Module) -> DTy {
+        match self {
+            Scalar::Int(b) => m.types.int(b),
+            Scalar::Bool => m.types.i1(),
+            Scalar::F32 => m.types.f32(),
+            Scalar::F64 => m.types.f64(),
+            Scalar::Ptr => generic_i8_ptr(m),
+        }
+    }
+
+    /// The type used to load or store it.
+    pub fn mem_ty(self, m: &mut Module) -> DTy {
+        match self {
+            Scalar::Bool => m.types.i8(),
+            other => other.ssa_ty(m),
+        }
+    }
+}
+
+/// A generic `i8*`: how every MIR pointer is carried.
+pub fn generic_i8_ptr(m: &mut Module) -> DTy {
+    let i8 = m.types.i8();
+    m.types.ptr(i8, AddressSpace::Generic)
+}
+
+/// A type's representation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Repr {
+    /// Nothing to store.
+    Zst,
+    /// One scalar.
+    Scalar(Scalar),
+    /// Two scalars at byte offsets: a fat pointer (data, length) or `(T, bool)`.
+    Pair(Scalar, u64, Scalar, u64),
+    /// Bytes in memory.
+    Mem {
+        /// Size in bytes.
+        size: u64,
+        /// Alignment in bytes.
+        align: u64,
+    },
+}
+
+impl Repr {
+    /// Whether an unborrowed local of this representation can be an SSA value.
+    pub fn is_ssa(&self) -> bool {
+        matches!(self, Repr::Scalar(_) | Repr::Pair(..))
+    }
+}
+
+fn int_scalar(i: IntTy) -> Scalar {
+    Scalar::Int((i.size() * 8) as u16)
+}
+
+/// The representation of `ty`.
+pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, String> {
+    Ok(match ty {
+        Ty::Bool => Repr::Scalar(Scalar::Bool),
+        Ty::Char => Repr::Scalar(Scalar::Int(32)),
+        Ty::Int(i) => Repr::Scalar(int_scalar(*i)),
+        Ty::Float(FloatTy::F32) => Repr::Scalar(Scalar::F32),
+        Ty::Float(FloatTy::F64) => Repr::Scalar(Scalar::F64),
+        Ty::Float(f) => return Err(format!("{f:?} is not supported on the device")),
+        Ty::Ref(_, p) | Ty::RawPtr(_, p) if p.is_unsized() => {
+            Repr::Pair(Scalar::Ptr, 0, Scalar::Int(64), 8)
+        }
+        Ty::Ref(..) | Ty::RawPtr(..) => Repr::Scalar(Scalar::Ptr),
+        Ty::Never => Repr::Zst,
+        Ty::Tuple(e) if e.is_empty() => Repr::Zst,
+        Ty::Tuple(e) if e.len() == 2 && e[1] == Ty::Bool && matches!(e[0], Ty::Int(_)) => {
+            let l = layouts.of(ty)?;
+            let Shape::Struct { fields } = &l.shape else {
+                return Err("tuple layout".into());
+            };
+            let (Some(o0), Some(o1)) = (fields.get("0"), fields.get("1")) else {
+                return Err(format!("no field offsets for `{ty}`"));
+            };
+            let Ty::Int(i) = &e[0] else {
+                return Err("tuple".into());
+            };
+            Repr::Pair(int_scalar(*i), *o0, Scalar::Bool, *o1)
+        }
+        _ => {
+            let l = layouts.of(ty)?;
+            match &l.shape {
+                Shape::Zst => Repr::Zst,
+                Shape::Enum {
+                    encoding: Encoding::NullNiche { .. },
+                    ..
+                } if l.size == 8 => Repr::Scalar(Scalar::Ptr),
+                _ => Repr::Mem {
+                    size: l.size,
+                    align: l.align,
+                },
+            }
+        }
+    })
+}
+
+/// The layout of `ty`, or a message.
+pub fn layout_of(layouts: &Layouts, ty: &Ty) -> Result<Layout, String> {
+    layouts.of(ty)
+}

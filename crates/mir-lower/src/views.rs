@@ -1,0 +1,188 @@
+//! Typed views of constant globals (DESIGN.md, "Typed views").
+//!
+//! A reference constant reads its global's bytes as its pointee type. Before
+//! the lowering hands out such a pointer, it asks const-alloc to validate the
+//! view against the bytes: it fits, is aligned, its pointer slots are exactly
+//! the relocations there, and every scalar it reads is initialized and valid.
+//! A view into the inside of an allocation whose pointee layout cannot be
+//! proven from rustc's own report is refused.
+
+use const_alloc::{SimpleLayout, Validity};
+use mir_import::eval::EvalAlloc;
+use mir_import::eval::layout::{Encoding, Layouts, Shape};
+use mir_import::model::{GenericArg, Ty};
+
+use crate::diag::{Diagnostic, Rule};
+use crate::func::FnLower;
+
+/// What a pointer of type `ty` points to: `&T`, `*const T`, and the payload of
+/// a nullable `Option<&T>`.
+fn pointee(ty: &Ty) -> Option<Ty> {
+    if let Some(p) = ty.pointee() {
+        return Some(p.clone());
+    }
+    if let Ty::Adt(p) = ty
+        && p.def_path().ends_with("option::Option")
+        && let [GenericArg::Type(inner)] = p.generic_args()
+    {
+        return inner.pointee().cloned();
+    }
+    None
+}
+
+/// The slots of `ty` at `base`, as far as rustc's report proves them. Struct
+/// fields of ADTs carry no types in that report, so an ADT contributes its tag
+/// only; primitives, pointers, arrays and tuples contribute every slot.
+fn slots(
+    layouts: &Layouts,
+    ty: &Ty,
+    base: u64,
+    relocs: &[u64],
+    out: &mut SimpleLayout,
+    budget: &mut usize,
+) -> Result<(), String> {
+    if *budget == 0 {
+        return Ok(());
+    }
+    *budget -= 1;
+    let l = layouts.of(ty)?;
+    match ty {
+        Ty::Bool => out.slots.push(const_alloc::Slot::Scalar {
+            offset: base,
+            size: 1,
+            validity: Validity::BOOL,
+        }),
+        Ty::Char => out.slots.push(const_alloc::Slot::Scalar {
+            offset: base,
+            size: 4,
+            validity: Validity::Range {
+                start: 0,
+                end: 0x10_FFFF,
+            },
+        }),
+        Ty::Int(_) | Ty::Float(_) => out.slots.push(const_alloc::Slot::Scalar {
+            offset: base,
+            size: l.size,
+            validity: Validity::Any,
+        }),
+        Ty::Ref(..) => {
+            out.slots.push(const_alloc::Slot::Pointer { offset: base });
+            if matches!(l.shape, Shape::FatPointer) {
+                out.slots.push(const_alloc::Slot::Scalar {
+                    offset: base + 8,
+                    size: 8,
+                    validity: Validity::Any,
+                });
+            }
+        }
+        Ty::Array(e, _) => {
+            if let Shape::Array { count, stride, .. } = l.shape {
+                for i in 0..count {
+                    slots(layouts, e, base + i * stride, relocs, out, budget)?;
+                }
+            }
+        }
+        Ty::Tuple(es) => {
+            if let Shape::Struct { fields } = &l.shape {
+                for (i, e) in es.iter().enumerate() {
+                    if let Some(o) = fields.get(&i.to_string()) {
+                        slots(layouts, e, base + o, relocs, out, budget)?;
+                    }
+                }
+            }
+        }
+        Ty::Adt(_) => {
+            // rustc's report gives field offsets and sizes but not field types:
+            // a pointer may sit at any 8-byte field. Those fields become
+            // pointer slots where the bytes hold a relocation (checked to lie
+            // exactly on such a field), and stay unchecked otherwise.
+            if let Shape::Struct { fields } = &l.shape {
+                let mut offs: Vec<u64> = fields.values().copied().collect();
+                offs.sort_unstable();
+                offs.dedup();
+                for o in offs {
+                    let at = base + o;
+                    if relocs.contains(&at) && field_size(layouts, ty, o) == Some(8) {
+                        out.slots.push(const_alloc::Slot::Pointer { offset: at });
+                    }
+                }
+            }
+            if let Shape::Enum {
+                encoding: Encoding::Direct { offset, size },
+                variants,
+            } = &l.shape
+            {
+                let tags: Vec<u128> = variants.iter().filter_map(|v| v.tag_value).collect();
+                if let (Some(lo), Some(hi)) = (tags.iter().min(), tags.iter().max())
+                    && tags.len() == variants.len()
+                    && (hi - lo + 1) as usize == tags.len()
+                {
+                    out.slots.push(const_alloc::Slot::Scalar {
+                        offset: base + offset,
+                        size: *size,
+                        validity: Validity::Range {
+                            start: *lo,
+                            end: *hi,
+                        },
+                    });
+                }
+            }
+        }
+        // Raw pointers may be dangling or integers; they are not checked as slots.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The size rustc reports for the field of struct `ty` at offset `o`.
+fn field_size(layouts: &Layouts, ty: &Ty, o: u64) -> Option<u64> {
+    let Ty::Adt(_) = ty else { return None };
+    let entry = layouts.table.get(&ty.to_string())?;
+    match &entry.shape {
+        mir_import::layout::TypeShape::Struct { fields } => {
+            fields.iter().find(|f| f.offset == o).map(|f| f.size)
+        }
+        mir_import::layout::TypeShape::Enum { .. } => None,
+    }
+}
+
+/// Validates the view of `alloc` at `addend` that a pointer of type `ty` makes.
+pub fn check(fl: &mut FnLower, alloc: EvalAlloc, addend: u64, ty: &Ty) -> Result<(), Diagnostic> {
+    let Some(pointee) = pointee(ty) else {
+        return Ok(());
+    };
+    if pointee.is_unsized() {
+        return Ok(());
+    }
+    let item = fl.item_name();
+    let layouts = fl.layouts();
+    let alloc_size = fl.alloc_size(alloc);
+    let layout = match layouts.of(&pointee) {
+        Ok(l) => l,
+        Err(e) => {
+            let interior = addend != 0 || alloc_size == 0;
+            return if interior || addend != 0 {
+                Err(Diagnostic::new(
+                    Rule::InteriorViewUnprovable,
+                    item,
+                    format!(
+                        "a reference into constant memory at offset {addend} is read as `{pointee}`, \
+                         whose layout rustc's report does not prove ({e})"
+                    ),
+                ))
+            } else {
+                Err(Diagnostic::new(
+                    Rule::InteriorViewUnprovable,
+                    item,
+                    format!("the view `{pointee}` of a constant cannot be proven: {e}"),
+                ))
+            };
+        }
+    };
+    let mut view = SimpleLayout::new(layout.size, layout.align);
+    let mut budget = 4096;
+    let relocs = fl.relocs_in(alloc, addend, layout.size);
+    slots(layouts, &pointee, 0, &relocs, &mut view, &mut budget)
+        .map_err(|e| Diagnostic::new(Rule::InteriorViewUnprovable, item.clone(), e))?;
+    fl.check_view(alloc, addend, &view)
+}

@@ -1,0 +1,95 @@
+//! Every fixture kernel through the whole lowering: the device-IR verifier,
+//! libNVVM verify and PTX; the printed NVVM IR of each is pinned by a snapshot.
+//! The negative fixtures (`error_*`) must be refused with their rule.
+
+use std::path::{Path, PathBuf};
+
+use mir_lower::Rule;
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("fixtures")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("kernel.rs").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn lower_fixture(dir: &Path) -> Result<mir_lower::Lowered, mir_lower::Diagnostics> {
+    let mut imported =
+        mir_import::import_and_evaluate(&dir.join("kernel.rs"), &Default::default(), true)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    mir_lower::lower(&mut imported)
+}
+
+#[test]
+fn fixtures_lower_verify_and_compile() {
+    let nvvm = nvvm_emit::testing::libnvvm_or_skip("fixtures_lower_verify_and_compile");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let mut failures = Vec::new();
+    for dir in fixtures() {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let result = lower_fixture(&dir);
+        if name.starts_with("error_") {
+            match result {
+                Ok(_) => failures.push(format!("{name}: lowered, but must be refused")),
+                Err(d) => eprintln!("{name}: refused as expected:\n{d}"),
+            }
+            continue;
+        }
+        let lowered = match result {
+            Ok(l) => l,
+            Err(d) => {
+                failures.push(format!("{name}: {d}"));
+                continue;
+            }
+        };
+        let ir = nvvm_emit::print_module(&lowered.module);
+        if let Some(nvvm) = nvvm {
+            if let Err(e) = nvvm.verify(&ir) {
+                failures.push(format!("{name}: libNVVM verify: {e}"));
+                continue;
+            }
+            if let Err(e) = nvvm.compile(&ir, &nvvm_emit::CompileOptions::ptx(90, 3)) {
+                failures.push(format!("{name}: libNVVM compile: {e}"));
+                continue;
+            }
+        }
+        settings.bind(|| insta::assert_snapshot!(name.as_str(), ir));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn refusals_name_their_rule() {
+    let expect = [
+        (
+            "error_shared_pointer_constant",
+            Rule::SharedPointerInConstant,
+        ),
+        (
+            "error_shared_static_relocation",
+            Rule::SharedStaticRelocation,
+        ),
+        (
+            "error_interior_view_unprovable",
+            Rule::InteriorViewUnprovable,
+        ),
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    for (name, rule) in expect {
+        let d = lower_fixture(&dir.join(name)).expect_err(name);
+        assert!(
+            d.0.iter().any(|x| x.rule == rule),
+            "{name}: expected {rule:?}, got:\n{d}"
+        );
+    }
+}
