@@ -419,15 +419,15 @@ fn write_val(a: &mut Allocation, off: u64, ty: Ty, val: &Val, types: &Types) -> 
         (TyKind::F32, Val::F32(bits)) => a.put_bytes(off, &bits.to_le_bytes()),
         (TyKind::F64, Val::F64(bits)) => a.put_bytes(off, &bits.to_le_bytes()),
         (TyKind::Ptr { .. }, Val::Ptr(p)) => a.put_ptr(off, *p),
+        // Aggregates store their scalars only; padding bytes keep what they held,
+        // so a zeroed output buffer of structs still reads back whole.
         (TyKind::Array { elem, .. }, Val::Agg(items)) => {
-            a.put_undef(off, size);
             let stride = layout::size_of(types, *elem);
             for (i, item) in items.iter().enumerate() {
                 write_val(a, off + i as u64 * stride, *elem, item, types)?;
             }
         }
         (TyKind::Struct { fields, .. }, Val::Agg(items)) => {
-            a.put_undef(off, size);
             for (i, (&f, item)) in fields.iter().zip(items).enumerate() {
                 let fo = layout::field_offset(types, ty, i).unwrap_or(0);
                 write_val(a, off + fo, f, item, types)?;

@@ -2,7 +2,14 @@
 //! every memory access.
 //!
 //! - One simulated thread per GPU thread, with `__syncthreads` barriers and a
-//!   deterministic schedule (see [`sched`](self) for the order and the limits).
+//!   deterministic schedule: all threads of all blocks take turns in one fixed
+//!   order (block-major, then thread index, x fastest); a thread runs until it
+//!   arrives at a barrier, exits, or has run [`Limits::quantum`] instructions, so a
+//!   thread spinning on a flag is preempted and the writer runs. A barrier
+//!   completes when every thread of the block has arrived; a thread exiting while
+//!   others wait, or arriving after another has exited, is a deadlock fault. A
+//!   launch running more than [`Limits::max_steps`] instructions is a timeout
+//!   fault.
 //! - Separate memories: global (buffers and mutable globals), read-only
 //!   (immutable globals), shared (one instance per block and launch) and local
 //!   (one allocation per executed `alloca`, dead once its function returns).
@@ -57,7 +64,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_steps: 50_000_000,
+            max_steps: 20_000_000,
             quantum: 1000,
             max_call_depth: 256,
             max_threads: 1 << 20,

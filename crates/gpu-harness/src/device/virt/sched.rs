@@ -60,6 +60,25 @@ pub(crate) fn run(
             });
         }
     }
+    let result = schedule(ctx, &mut threads, kernel, kernel_name, args, limits);
+    // After a fault, the other threads' frames die with the launch.
+    for t in &mut threads {
+        t.unwind(ctx.mem);
+    }
+    result
+}
+
+fn schedule(
+    ctx: &mut Ctx<'_>,
+    threads: &mut [Thread],
+    kernel: FuncId,
+    kernel_name: &str,
+    args: &[Val],
+    limits: &Limits,
+) -> Result<(), Box<ExecError>> {
+    let b = ctx.config.block;
+    let per_block = (b.x * b.y * b.z) as usize;
+    let n_blocks = threads.len() / per_block.max(1);
     let mut states = vec![State::NotStarted; threads.len()];
     let mut blocks: Vec<BlockState> = (0..n_blocks).map(|_| BlockState::default()).collect();
     let mut steps = 0u64;
