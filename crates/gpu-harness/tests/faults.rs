@@ -337,3 +337,58 @@ fn undefined_values_and_undefined_arithmetic() {
     assert!(e.message.contains("sdiv by zero"), "{e}");
     dev.launch(h, "div", ONE, &[KernelArg::I32(3)]).unwrap();
 }
+
+#[test]
+fn null_misaligned_unreachable_and_runaway_recursion() {
+    let mut m = Module::new();
+    let (i8t, i32t) = (m.types.i8(), m.types.i32());
+    let pg = m.types.ptr(i32t, AddressSpace::Global);
+    let pg8 = m.types.ptr(i8t, AddressSpace::Global);
+    let k = kernel(&mut m, "null", &[pg]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let p = b.block_params(b.entry_block())[0];
+    b.load(i32t, p);
+    b.ret(None);
+    // An i32 load one byte into a buffer.
+    let k = kernel(&mut m, "skew", &[pg8]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let p = b.block_params(b.entry_block())[0];
+    let one = b.gep(p, &[GepIndex::Const(1)]);
+    let q = b.ptr_bitcast(one, i32t);
+    b.load(i32t, q);
+    b.ret(None);
+    let k = kernel(&mut m, "unreach", &[]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    b.unreachable();
+    let rec = helper(&mut m, "rec", &[], None);
+    let mut b = FunctionBuilder::new(&mut m, rec);
+    b.call(rec, &[]);
+    b.ret(None);
+    let k = kernel(&mut m, "deep", &[]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    b.call(rec, &[]);
+    b.ret(None);
+    let (mut dev, h) = load(&m);
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "null",
+        ONE,
+        &[KernelArg::Null],
+        FaultKind::NullOrWild,
+    );
+    assert!(e.message.contains("null pointer"), "{e}");
+    let buf = dev.zeroed::<u8>(8).unwrap();
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "skew",
+        ONE,
+        &[KernelArg::Buffer(buf)],
+        FaultKind::Misaligned,
+    );
+    assert!(e.message.contains("offset 1 of buffer 0"), "{e}");
+    expect_fault(&mut dev, h, "unreach", ONE, &[], FaultKind::Unreachable);
+    let e = expect_fault(&mut dev, h, "deep", ONE, &[], FaultKind::StackOverflow);
+    assert_eq!(e.function, "rec");
+}

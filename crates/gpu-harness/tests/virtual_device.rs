@@ -9,34 +9,6 @@ use device_ir::*;
 use gpu_harness::device::virt::FaultKind;
 use gpu_harness::device::{Device, DeviceError, DeviceExt, KernelArg, LaunchConfig};
 
-/// `saxpy(n, a, x, y)`: `y[i] = a * x[i] + y[i]` for `i < n`.
-fn saxpy_module() -> Module {
-    let mut m = Module::new();
-    let (i32t, f32t) = (m.types.i32(), m.types.f32());
-    let pf = m.types.ptr(f32t, AddressSpace::Global);
-    let k = kernel(&mut m, "saxpy", &[i32t, f32t, pf, pf]);
-    let mut b = FunctionBuilder::new(&mut m, k);
-    let p = b.block_params(b.entry_block());
-    let (n, a, x, y) = (p[0], p[1], p[2], p[3]);
-    let i = global_index(&mut b);
-    let body = b.create_block();
-    let exit = b.create_block();
-    let inside = b.icmp(IntCC::Slt, i, n);
-    b.brif(inside, body, &[], exit, &[]);
-    b.switch_to_block(body);
-    let xi = b.gep(x, &[GepIndex::Value(i)]);
-    let yi = b.gep(y, &[GepIndex::Value(i)]);
-    let xv = b.load(f32t, xi);
-    let yv = b.load(f32t, yi);
-    let ax = b.binary(BinaryOp::FMul, a, xv);
-    let r = b.binary(BinaryOp::FAdd, ax, yv);
-    b.store(r, yi);
-    b.jump(exit, &[]);
-    b.switch_to_block(exit);
-    b.ret(None);
-    m
-}
-
 #[test]
 fn saxpy() {
     let m = saxpy_module();
