@@ -11,7 +11,10 @@ use std::time::Instant;
 
 use super::{Outcome, Report, report};
 use crate::extract::{self, Extraction, fixtures, outline};
-use crate::lang::{Loc, Space};
+use std::collections::BTreeSet;
+
+use crate::event::Who;
+use crate::lang::{Access, Loc, Program, Space, Stmt};
 use crate::litmus;
 use crate::model::{self, Model};
 use crate::relaxed::{self, Search};
@@ -169,6 +172,88 @@ pub fn theorem_outcome(ex: &Extraction) -> Outcome {
     o
 }
 
+/// The payload `atomic_flag`'s writer stores (its `PAYLOAD`).
+pub const ATOMIC_FLAG_PAYLOAD: u32 = 0x1234_5678;
+
+/// What the reader of an extracted `atomic_flag` saw, over the consistent
+/// executions of `program`: (flag seen, data seen) pairs, plus the count of
+/// completed candidates.
+fn reader_outcomes(program: &Program) -> (BTreeSet<(u32, u32)>, u64) {
+    let (cands, stats) = relaxed::candidates(program, Search::Naive);
+    let addr = |name: &str| {
+        program
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .map(|(a, _)| *a)
+    };
+    let mut seen = BTreeSet::new();
+    if let (Some(flag), Some(out)) = (addr("flag"), addr("out")) {
+        for c in cands
+            .iter()
+            .filter(|c| model::consistent(&c.exec, &Model::PTX))
+        {
+            let f = c.exec.reads(
+                Who::Thread(32),
+                Loc {
+                    space: Space::Global,
+                    addr: flag,
+                },
+            );
+            let d = c.exec.final_value(Loc {
+                space: Space::Global,
+                addr: out,
+            });
+            if let (Some(&f), Some(d)) = (f.first(), d) {
+                seen.insert((f, d));
+            }
+        }
+    }
+    (seen, stats.complete)
+}
+
+/// The same program with every acquire and release weakened to relaxed.
+pub fn all_relaxed(program: &Program) -> Program {
+    let mut p = program.clone();
+    for s in &mut p.stmts {
+        if let Stmt::Load { access, .. } | Stmt::Store { access, .. } = s
+            && *access != Access::Plain
+        {
+            *access = Access::RELAXED;
+        }
+    }
+    p.name = format!("{}.all_relaxed", p.name);
+    p
+}
+
+/// `extract.atomic_flag_mp`: message passing on the extracted kernel. When
+/// thread 32's acquire load reads flag = 1, `out[0]` holds the payload in
+/// every consistent execution; with the orderings weakened to relaxed, the
+/// stale `out[0] = 0` is consistent.
+pub fn mp_outcome(ex: &Extraction) -> Outcome {
+    let mut o = Outcome::new();
+    let (seen, explored) = reader_outcomes(&ex.program);
+    o.explored(explored);
+    o.note(format!("(flag, out[0]) seen by T32, consistent: {seen:?}"));
+    o.expect(
+        seen.contains(&(1, ATOMIC_FLAG_PAYLOAD)),
+        "the reader can see flag = 1 and the payload",
+    );
+    o.expect(
+        seen.iter()
+            .all(|&(f, d)| f != 1 || d == ATOMIC_FLAG_PAYLOAD),
+        "flag = 1 implies out[0] = payload in every consistent execution",
+    );
+    let weak = all_relaxed(&ex.program);
+    let (weak_seen, weak_explored) = reader_outcomes(&weak);
+    o.explored(weak_explored);
+    o.expect(
+        weak_seen.contains(&(1, 0)),
+        format!("all-relaxed variant: flag = 1 with out[0] = 0 is consistent ({weak_seen:?})"),
+    );
+    o
+}
+
 /// Every report for the given fixtures, in order, plus the reduction's two
 /// checks when `shared_reduction` is among them.
 pub fn reports(dir: &Path, names: &[String]) -> Vec<Report> {
@@ -176,14 +261,21 @@ pub fn reports(dir: &Path, names: &[String]) -> Vec<Report> {
     for name in names {
         let x = extract_fixture(dir, name);
         out.push(fixture_report(&x));
-        if name == "shared_reduction"
-            && let Ok(ex) = &x.result
-        {
-            let timed = |name: &str, statement: &str, f: &dyn Fn(&Extraction) -> Outcome| {
-                let start = Instant::now();
-                let o = f(ex);
-                report(name, statement, o, start.elapsed().as_secs_f64() * 1e3)
-            };
+        let Ok(ex) = &x.result else { continue };
+        let timed = |name: &str, statement: &str, f: &dyn Fn(&Extraction) -> Outcome| {
+            let start = Instant::now();
+            let o = f(ex);
+            report(name, statement, o, start.elapsed().as_secs_f64() * 1e3)
+        };
+        if name == "atomic_flag" {
+            out.push(timed(
+                "extract.atomic_flag_mp",
+                "the extracted atomic_flag: flag = 1 read by the acquire load implies out[0] = payload \
+                 in every consistent execution; with relaxed orderings the stale read is consistent",
+                &mp_outcome,
+            ));
+        }
+        if name == "shared_reduction" {
             out.push(timed(
                 "extract.reduction_outline",
                 "the extracted shared_reduction has the verified reduction's typed shared-memory \

@@ -10,8 +10,11 @@
 //! by running the update here, with MIR's unsigned semantics: `stride = 4;
 //! while stride > 0 { ..; stride /= 2 }` gives 4, 2, 1 and a count of 3.
 
+use std::collections::BTreeMap;
+
 use mir_import::model::{
-    BinOp as MirBinOp, ConstOperand, Operand, Rvalue, Scalar, StatementKind, TerminatorKind,
+    BinOp as MirBinOp, CastKind, ConstOperand, Operand, PlaceElem, Rvalue, Scalar, StatementKind,
+    TerminatorKind,
 };
 
 use super::WarningKind;
@@ -161,8 +164,8 @@ impl Extractor<'_, '_> {
         }
         let init = self.known_value(*r)?;
         let local = self.reg_local(*r)?;
-        // The one update inside the loop: `v = v op k`.
-        let mut update = None;
+        // Every definition inside the loop, by flat local.
+        let mut defs: BTreeMap<usize, Vec<(usize, &Rvalue)>> = BTreeMap::new();
         for &n in body {
             let node = self.flat.nodes[n];
             let block = &self.flat.body(node.frame).blocks[node.bb];
@@ -173,30 +176,22 @@ impl Extractor<'_, '_> {
                 return None;
             }
             for st in &block.statements {
-                let StatementKind::Assign(p, rv) = &st.kind else {
-                    continue;
-                };
-                if !p.projection.is_empty() || self.flat.local(node.frame, p.local) != local {
-                    continue;
+                if let StatementKind::Assign(p, rv) = &st.kind
+                    && p.projection.is_empty()
+                {
+                    let l = self.flat.local(node.frame, p.local);
+                    if l == local && n == h {
+                        return None;
+                    }
+                    defs.entry(l).or_default().push((node.frame, rv));
                 }
-                if n == h || update.is_some() {
-                    return None;
-                }
-                let Rvalue::BinaryOp(op, Operand::Copy(a) | Operand::Move(a), Operand::Const(k)) =
-                    rv
-                else {
-                    return None;
-                };
-                let ConstOperand::Scalar(Scalar::Int { bits, .. }) = k else {
-                    return None;
-                };
-                if !a.projection.is_empty() || self.flat.local(node.frame, a.local) != local {
-                    return None;
-                }
-                update = Some((*op, *bits));
             }
         }
-        let (op, k) = update?;
+        // The one update: `v = f(v)`, with `f` built from constants and `v`.
+        let [(frame, rv)] = defs.get(&local)?.as_slice() else {
+            return None;
+        };
+        let update = self.update_expr(&defs, *frame, rv, local, *r, 0)?;
         let mut regfile = vec![0; self.n_regs()];
         let mut x = init;
         let mut values = Vec::new();
@@ -209,7 +204,84 @@ impl Extractor<'_, '_> {
             if values.len() > MAX_TRIPS {
                 return None;
             }
-            x = step(op, u128::from(x), k)?;
+            x = update.eval(0, &regfile);
+        }
+    }
+
+    /// The update of the induction variable as an expression over its
+    /// register `r`, following single in-loop definitions through copies,
+    /// casts and `XWithOverflow(..).0`. `None` when it depends on anything
+    /// else or uses an operator the language lacks.
+    fn update_expr(
+        &self,
+        defs: &BTreeMap<usize, Vec<(usize, &Rvalue)>>,
+        frame: usize,
+        rv: &Rvalue,
+        ivar: usize,
+        r: Reg,
+        depth: u32,
+    ) -> Option<Expr> {
+        if depth > 16 {
+            return None;
+        }
+        let operand = |op: &Operand| -> Option<Expr> {
+            match op {
+                Operand::Const(ConstOperand::Scalar(Scalar::Int { bits, .. })) => {
+                    Some(Expr::Const(Value::try_from(*bits).ok()?))
+                }
+                Operand::Copy(p) | Operand::Move(p) => {
+                    let l = self.flat.local(frame, p.local);
+                    let with_overflow_field =
+                        matches!(p.projection.as_slice(), [PlaceElem::Field(0, _)]);
+                    if !p.projection.is_empty() && !with_overflow_field {
+                        return None;
+                    }
+                    if l == ivar && p.projection.is_empty() {
+                        return Some(Expr::Reg(r));
+                    }
+                    let [(f, def)] = defs.get(&l)?.as_slice() else {
+                        return None;
+                    };
+                    if with_overflow_field
+                        && !matches!(
+                            def,
+                            Rvalue::BinaryOp(
+                                MirBinOp::AddWithOverflow
+                                    | MirBinOp::SubWithOverflow
+                                    | MirBinOp::MulWithOverflow,
+                                ..
+                            )
+                        )
+                    {
+                        return None;
+                    }
+                    self.update_expr(defs, *f, def, ivar, r, depth + 1)
+                }
+                Operand::Const(_) => None,
+            }
+        };
+        match rv {
+            Rvalue::Use(op) | Rvalue::Cast(CastKind::IntToInt, op, _) => operand(op),
+            Rvalue::BinaryOp(op, a, b) => {
+                let (a, b) = (operand(a)?, operand(b)?);
+                let pow2 = |e: &Expr| match e {
+                    Expr::Const(k) if k.is_power_of_two() => Some(k.trailing_zeros()),
+                    _ => None,
+                };
+                use MirBinOp as M;
+                Some(match op {
+                    M::Add | M::AddUnchecked | M::AddWithOverflow => bin(BinOp::Add, a, b),
+                    M::Sub | M::SubUnchecked | M::SubWithOverflow => bin(BinOp::Sub, a, b),
+                    M::Shl | M::ShlUnchecked => bin(BinOp::Shl, a, b),
+                    M::Shr | M::ShrUnchecked => bin(BinOp::Shr, a, b),
+                    M::Mul | M::MulUnchecked | M::MulWithOverflow => {
+                        bin(BinOp::Shl, a, Expr::Const(pow2(&b)?))
+                    }
+                    M::Div => bin(BinOp::Shr, a, Expr::Const(pow2(&b)?)),
+                    _ => return None,
+                })
+            }
+            _ => None,
         }
     }
 
@@ -226,20 +298,6 @@ impl Extractor<'_, '_> {
         self.clear_known();
         saved
     }
-}
-
-/// One step of the induction variable, with MIR's unsigned semantics.
-fn step(op: MirBinOp, x: u128, k: u128) -> Option<Value> {
-    let v = match op {
-        MirBinOp::Add | MirBinOp::AddUnchecked => x.checked_add(k)?,
-        MirBinOp::Sub | MirBinOp::SubUnchecked => x.checked_sub(k)?,
-        MirBinOp::Mul | MirBinOp::MulUnchecked => x.checked_mul(k)?,
-        MirBinOp::Div if k != 0 => x / k,
-        MirBinOp::Shl | MirBinOp::ShlUnchecked if k < 32 => x << k,
-        MirBinOp::Shr | MirBinOp::ShrUnchecked => x.checked_shr(k as u32).unwrap_or(0),
-        _ => return None,
-    };
-    Value::try_from(v).ok()
 }
 
 fn has_tid(e: &Expr) -> bool {

@@ -23,6 +23,7 @@ mod branch;
 mod calls;
 pub mod fixtures;
 pub mod flat;
+mod live;
 mod loops;
 pub mod outline;
 pub mod structure;

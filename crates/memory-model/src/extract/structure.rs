@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use mir_import::model::{Local, Place, StatementKind, TerminatorKind};
 
 use super::flat::{Flat, NodeId};
+use super::live::Liveness;
 use super::value::{Resolved, Sym};
 use super::{ExtractError, Extraction, Launch, Warning, WarningKind};
 use crate::lang::{Access, Expr, InitStore, Program, Reg, Stmt, StmtId, Value};
@@ -48,6 +49,10 @@ pub struct Extractor<'f, 'k> {
     pub(super) next_shared: Value,
     /// The node being translated, for messages.
     pub(super) cur: NodeId,
+    /// The statement being translated (`None`: the terminator), for liveness.
+    pub(super) cur_stmt: Option<usize>,
+    /// Liveness of flat locals.
+    pub(super) live: Liveness,
     pub(super) warnings: Vec<Warning>,
     pub(super) notes: Vec<String>,
 }
@@ -72,6 +77,8 @@ impl<'f, 'k> Extractor<'f, 'k> {
             shared: BTreeMap::new(),
             next_shared: 0,
             cur: 0,
+            cur_stmt: None,
+            live: Liveness::compute(flat),
             warnings: Vec::new(),
             notes: Vec::new(),
         }
@@ -159,6 +166,7 @@ impl<'f, 'k> Extractor<'f, 'k> {
             && let Sym::Val(e) = &sym
         {
             let r = self.reg_for(flat_local);
+            self.snapshot_stale(flat_local, r, out);
             match e {
                 Expr::Const(v) => {
                     self.known.insert(r, *v);
@@ -176,6 +184,27 @@ impl<'f, 'k> Extractor<'f, 'k> {
             return;
         }
         self.env[flat_local] = Some(sym);
+    }
+
+    /// Before `r` is assigned: every other live local whose value reads `r`
+    /// is made to read a copy of `r`'s old value instead.
+    fn snapshot_stale(&mut self, flat_local: usize, r: Reg, out: &mut Vec<StmtId>) {
+        let live = self.live.after(self.flat, self.cur, self.cur_stmt);
+        let stale: Vec<usize> = live
+            .into_iter()
+            .filter(|&l| l != flat_local && self.env[l].as_ref().is_some_and(|s| s.mentions(r)))
+            .collect();
+        if stale.is_empty() {
+            return;
+        }
+        let old = self.fresh_reg(&format!("{}.old", self.regs[usize::from(r.0)]));
+        out.push(self.push(Stmt::Assign {
+            dst: old,
+            val: Expr::Reg(r),
+        }));
+        for l in stale {
+            self.env[l] = self.env[l].as_ref().map(|s| s.rename(r, old));
+        }
     }
 
     pub(super) fn reg_for(&mut self, flat_local: usize) -> Reg {
@@ -209,6 +238,7 @@ impl<'f, 'k> Extractor<'f, 'k> {
             if let mir_import::model::DebugValue::Place(p) = &d.value
                 && p.local == local
                 && p.projection.is_empty()
+                && d.name.chars().all(|c| c.is_alphanumeric() || c == '_')
             {
                 found = Some(d.name.clone());
             }
@@ -296,7 +326,9 @@ impl<'f, 'k> Extractor<'f, 'k> {
     pub(super) fn statements(&mut self, b: NodeId, out: &mut Vec<StmtId>) {
         let node = self.flat.nodes[b];
         let body = self.flat.body(node.frame);
-        for st in &body.blocks[node.bb].statements {
+        for (i, st) in body.blocks[node.bb].statements.iter().enumerate() {
+            self.cur = b;
+            self.cur_stmt = Some(i);
             match &st.kind {
                 StatementKind::Assign(place, rv) => {
                     let dest_ty = place
@@ -328,6 +360,8 @@ impl<'f, 'k> Extractor<'f, 'k> {
         stop: Option<NodeId>,
         out: &mut Vec<StmtId>,
     ) -> Option<NodeId> {
+        self.cur = b;
+        self.cur_stmt = None;
         let node = self.flat.nodes[b];
         let term = &self.flat.body(node.frame).blocks[node.bb].terminator.kind;
         match term {

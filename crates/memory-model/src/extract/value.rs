@@ -15,7 +15,7 @@ use mir_import::model::{
 
 use super::WarningKind;
 use super::structure::Extractor;
-use crate::lang::{Access, BinOp, Expr, Space, Stmt, StmtId, Ty, Value};
+use crate::lang::{Access, BinOp, Expr, Reg, Space, Stmt, StmtId, Ty, Value};
 
 /// The symbolic value of a local.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +48,51 @@ pub enum Sym {
     Tuple(Vec<Sym>),
     /// `()` and other zero-sized values.
     Unit,
+}
+
+impl Sym {
+    /// Whether the value reads register `r`.
+    pub fn mentions(&self, r: Reg) -> bool {
+        match self {
+            Sym::Val(e) | Sym::Ptr { addr: e, .. } => expr_mentions(e, r),
+            Sym::Tuple(items) => items.iter().any(|s| s.mentions(r)),
+            Sym::Buffer { .. } | Sym::Unit => false,
+        }
+    }
+
+    /// The value with register `r` read as `by` instead.
+    pub fn rename(&self, r: Reg, by: Reg) -> Sym {
+        match self {
+            Sym::Val(e) => Sym::Val(expr_rename(e, r, by)),
+            Sym::Ptr { space, addr, elem } => Sym::Ptr {
+                space: *space,
+                addr: expr_rename(addr, r, by),
+                elem: *elem,
+            },
+            Sym::Tuple(items) => Sym::Tuple(items.iter().map(|s| s.rename(r, by)).collect()),
+            other => other.clone(),
+        }
+    }
+}
+
+fn expr_mentions(e: &Expr, r: Reg) -> bool {
+    match e {
+        Expr::Reg(q) => *q == r,
+        Expr::Bin(_, a, b) => expr_mentions(a, r) || expr_mentions(b, r),
+        Expr::Const(_) | Expr::Tid => false,
+    }
+}
+
+fn expr_rename(e: &Expr, r: Reg, by: Reg) -> Expr {
+    match e {
+        Expr::Reg(q) if *q == r => Expr::Reg(by),
+        Expr::Bin(op, a, b) => Expr::Bin(
+            *op,
+            Box::new(expr_rename(a, r, by)),
+            Box::new(expr_rename(b, r, by)),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// What a place names.
@@ -146,6 +191,8 @@ impl Extractor<'_, '_> {
                     _ => return self.unresolved(place, "buffer field beyond (ptr, len)"),
                 },
                 (Resolved::Inner(b), PlaceElem::Field(0, _)) => Resolved::Inner(b),
+                // A variant's fields are kept as a tuple (see `rvalue`).
+                (Resolved::Sym(t @ Sym::Tuple(_)), PlaceElem::Downcast(_)) => Resolved::Sym(t),
                 (
                     Resolved::Inner(Sym::Buffer {
                         space, base, elem, ..
@@ -316,6 +363,13 @@ impl Extractor<'_, '_> {
                 let items = ops.iter().map(|o| self.operand(frame, o, out)).collect();
                 Sym::Tuple(items)
             }
+            // A struct or enum variant (`Option::Some(k)` from a range
+            // iterator): its fields, as a tuple. The discriminant is not
+            // kept; reading it is a warning (`Discriminant` below).
+            Rvalue::Aggregate(mir_import::model::AggregateKind::Adt { .. }, ops) => {
+                let items = ops.iter().map(|o| self.operand(frame, o, out)).collect();
+                Sym::Tuple(items)
+            }
             other => self.opaque(
                 WarningKind::Value,
                 &format!("rvalue {}", rvalue_name(other)),
@@ -347,6 +401,21 @@ impl Extractor<'_, '_> {
             _ => None,
         };
         let e = match op {
+            M::AddWithOverflow | M::SubWithOverflow | M::MulWithOverflow => {
+                let plain = match op {
+                    M::AddWithOverflow => M::Add,
+                    M::SubWithOverflow => M::Sub,
+                    _ => M::Mul,
+                };
+                let v = self.binary(plain, Sym::Val(x), Sym::Val(y));
+                self.warn(
+                    WarningKind::Value,
+                    &format!("{op:?}"),
+                    "the overflow flag is taken as false (values are 32-bit patterns, and no trap \
+                     is modelled)",
+                );
+                return Sym::Tuple(vec![v, Sym::Val(Expr::Const(0))]);
+            }
             M::Add | M::AddUnchecked => bin(BinOp::Add, x, y),
             M::Sub | M::SubUnchecked => bin(BinOp::Sub, x, y),
             M::Shl | M::ShlUnchecked => bin(BinOp::Shl, x, y),
