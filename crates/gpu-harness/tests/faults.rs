@@ -62,8 +62,12 @@ fn load_through_a_helpers_dead_stack_slot_names_the_helper() {
     assert_eq!(e.function, "k");
     assert!(e.inst.contains("= load i32"), "{e}");
     assert!(e.message.contains("dead frame of make"), "{e}");
-    let text = e.to_string();
-    assert!(text.starts_with("kernel k, fn k, inst"), "{text}");
+    assert_eq!(
+        e.to_string(),
+        "kernel k, fn k, inst1 (v2 = load i32, v1, align 4): load through a pointer into \
+         the dead frame of make (its stack slot inst0 died when make returned) \
+         [block (0, 0, 0), thread (0, 0, 0)]"
+    );
     // Nothing was written: the oracle never sees a silent value.
     assert_eq!(dev.download::<i32>(out).unwrap(), vec![0]);
 }
@@ -391,4 +395,9 @@ fn null_misaligned_unreachable_and_runaway_recursion() {
     expect_fault(&mut dev, h, "unreach", ONE, &[], FaultKind::Unreachable);
     let e = expect_fault(&mut dev, h, "deep", ONE, &[], FaultKind::StackOverflow);
     assert_eq!(e.function, "rec");
+    assert_eq!(
+        e.called_from.last().map(String::as_str),
+        Some("fn deep, inst0")
+    );
+    assert!(e.to_string().contains("called from fn rec, inst0"), "{e}");
 }

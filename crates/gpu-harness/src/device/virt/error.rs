@@ -69,8 +69,9 @@ impl Fault {
 /// ```
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 #[error(
-    "kernel {kernel}, fn {function}, {inst}: {message} [block ({}, {}, {}), thread ({}, {}, {})]",
-    block[0], block[1], block[2], thread[0], thread[1], thread[2]
+    "kernel {kernel}, fn {function}, {inst}: {message} [block ({}, {}, {}), thread ({}, {}, {}){}]",
+    block[0], block[1], block[2], thread[0], thread[1], thread[2],
+    called_from.iter().map(|c| format!(", called from {c}")).collect::<String>()
 )]
 pub struct ExecError {
     /// The launched kernel.
@@ -87,4 +88,6 @@ pub struct ExecError {
     pub block: [u32; 3],
     /// The faulting thread's index in its block.
     pub thread: [u32; 3],
+    /// The calls that led to `function`, innermost first (`fn k, inst3`).
+    pub called_from: Vec<String>,
 }

@@ -136,6 +136,20 @@ impl Thread {
         Ok(())
     }
 
+    /// The call instructions of the frames below the top one, innermost first.
+    pub fn callers(&self, module: &Module) -> Vec<(FuncId, Inst)> {
+        let n = self.stack.len().saturating_sub(1);
+        self.stack[..n]
+            .iter()
+            .rev()
+            .filter_map(|f| {
+                let body = module.functions[f.func].body.as_ref()?;
+                let inst = body.blocks[f.block].insts.get(f.pos.checked_sub(1)?)?;
+                Some((f.func, *inst))
+            })
+            .collect()
+    }
+
     /// Kills every stack slot still live (after a fault or an exit).
     pub fn unwind(&mut self, mem: &mut Memory) {
         for frame in self.stack.drain(..) {

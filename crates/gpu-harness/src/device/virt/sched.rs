@@ -182,7 +182,13 @@ fn place_fault(module: &device_ir::Module, kernel: &str, fault: Fault, t: &Threa
         (Some(inst), Some(body)) => format!("{inst} ({})", display_inst(module, body, inst)),
         _ => "entry".to_owned(),
     };
+    let called_from = t
+        .callers(module)
+        .into_iter()
+        .map(|(func, inst)| format!("fn {}, {inst}", module.functions[func].name))
+        .collect();
     ExecError {
+        called_from,
         kernel: kernel.to_owned(),
         function: f.name.clone(),
         inst,
