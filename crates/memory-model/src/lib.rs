@@ -7,13 +7,14 @@
 //! candidate machine with its canonical scheduler and explorers ([`relaxed`]);
 //! the PTX-style event layer and its consistency predicate ([`model`]); the
 //! litmus and reduction programs ([`litmus`]) and a reader for a subset of
-//! herd's PTX litmus format ([`herd`]); and the theorems of the
-//! reference development, each a named check over a complete, finite candidate
-//! space ([`checks`]).
+//! herd's PTX litmus format ([`herd`]); extraction of real kernels from
+//! `mir-import`'s model into [`lang::Program`] ([`extract`]); and the
+//! theorems of the reference development, each a named check over a
+//! complete, finite candidate space ([`checks`]).
 //!
 //! **What it does not own:** reading real kernels (that is `mir-import`'s
-//! parser; extraction into [`lang::Program`] is a later module of this crate),
-//! and emitting or reading PTX (the lowering and `nvvm-emit`).
+//! parser, used only by [`extract`]), and emitting or reading PTX (the
+//! lowering and `nvvm-emit`).
 //!
 //! **The border:** [`lang::Program`]. Anything that can build one, by hand or
 //! by extraction, gets the machines, the explorers and the consistency

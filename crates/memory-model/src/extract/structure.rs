@@ -1,17 +1,10 @@
-//! Rebuilding structured statements from the flattened control-flow graph.
+//! The structuring walk over the flattened control-flow graph.
 //!
-//! [`Extractor::region`] walks from a node to a stop node, emitting each
-//! block's statements and following its terminator:
-//! - a `switchInt` with several live arms becomes an `if` (a chain of them),
-//!   and the walk resumes at the arms' immediate post-dominator;
-//! - a `switchInt` whose condition has the same value for every thread of the
-//!   launch (and every value of the enclosing counted loops) is folded: only
-//!   the taken arm is emitted, and a note says so;
-//! - a `switchInt` with one live arm and panicking others (a bounds check that
-//!   cannot be folded) guards the rest of the region with an `if`, with a
-//!   warning: the model has no trap;
-//! - a loop header is handled by [`super::structure`]'s loop code (see
-//!   [`Extractor::counted_loop`]).
+//! `Extractor::region` walks from a node to a stop node, emitting each
+//! block's statements and following its terminator. Branches are in
+//! `extract/branch.rs`, loops in `extract/loops.rs`, calls that are not
+//! inlined in `extract/calls.rs`, and values in [`super::value`]. This file holds the
+//! extractor's state, the walk, local bindings and the program's assembly.
 
 use std::collections::BTreeMap;
 
