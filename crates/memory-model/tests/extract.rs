@@ -327,15 +327,21 @@ pub extern "C" fn loops(n: u32, out: DisjointSlice<u32>) {
 }
 "#;
 
-#[test]
-fn a_range_loop_is_counted_and_an_argument_bound_loop_is_a_warning() {
-    let dir = std::env::temp_dir().join(format!("mm-extract-{}", std::process::id()));
+/// Extracts a kernel written for a test, from a scratch directory.
+fn extract_source(tag: &str, source: &str, name: &str, launch: &Launch) -> Extraction {
+    let dir = std::env::temp_dir().join(format!("mm-extract-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("kernel.rs");
-    std::fs::write(&path, LOOPS).expect("write kernel");
-    let launch = Launch::new(4, &[("out", 4)], &[]);
-    let x = extract::extract_file(&path, "loops", &launch).expect("extracts");
+    std::fs::write(&path, source).expect("write kernel");
+    let x = extract::extract_file(&path, name, launch);
     let _ = std::fs::remove_dir_all(&dir);
+    x.unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn a_range_loop_is_counted_and_an_argument_bound_loop_is_a_warning() {
+    let launch = Launch::new(4, &[("out", 4)], &[]);
+    let x = extract_source("loops", LOOPS, "loops", &launch);
     let p = &x.program;
     let loops: Vec<u32> = p
         .stmts
@@ -369,6 +375,65 @@ fn a_range_loop_is_counted_and_an_argument_bound_loop_is_a_warning() {
         .filter(|e| matches!(e.action, memory_model::event::Action::Barrier { .. }))
         .count();
     assert_eq!(barriers, 16, "4 threads × 4 iterations");
+}
+
+/// A kernel with an array bounds check (`assert` in MIR) on the thread id.
+const INDEX: &str = r#"
+use crate::gpu::*;
+
+pub static S: SharedArray<u32, 8> = SharedArray::new();
+
+#[unsafe(no_mangle)]
+pub extern "C" fn idx(out: DisjointSlice<u32>) {
+    let t = thread_idx_x() as usize;
+    let a = [5u32, 6, 7, 8];
+    unsafe { S.write(t, a[t]) };
+    sync_threads();
+    if t < out.len() {
+        out.set(t, unsafe { S.read(t) });
+    }
+}
+"#;
+
+#[test]
+fn an_assert_is_folded_when_it_holds_for_every_thread_and_a_warning_otherwise() {
+    let is_assert_warning = |w: &memory_model::extract::Warning| {
+        w.kind == WarningKind::ControlFlow && w.construct.starts_with("assert (index out of bounds")
+    };
+    // 4 threads: a[t] is in bounds for every thread.
+    let x = extract_source("idx4", INDEX, "idx", &Launch::new(4, &[("out", 8)], &[]));
+    assert!(
+        !x.warnings.iter().any(is_assert_warning),
+        "{:#?}",
+        x.warnings
+    );
+    assert!(
+        x.notes
+            .iter()
+            .any(|n| n.contains("assert (index out of bounds") && n.ends_with("folded"))
+    );
+    assert_eq!(
+        count(&x.program, |s| matches!(s, Stmt::If { .. })),
+        0,
+        "{}",
+        x.program
+    );
+    // 8 threads: threads 4..8 would panic; the rest of the kernel is guarded.
+    let x = extract_source("idx8", INDEX, "idx", &Launch::new(8, &[("out", 8)], &[]));
+    let w: Vec<_> = x.warnings.iter().filter(|w| is_assert_warning(w)).collect();
+    assert_eq!(w.len(), 1, "{:#?}", x.warnings);
+    assert_eq!(
+        (w[0].function.as_str(), w[0].block.as_str()),
+        ("kernel::idx", "bb1")
+    );
+    assert_eq!(
+        count(&x.program, |s| matches!(s, Stmt::If { .. })),
+        1,
+        "{}",
+        x.program
+    );
+    // The local array is not modelled: its value is a warning too.
+    assert!(x.warnings.iter().any(|w| w.construct == "rvalue Aggregate"));
 }
 
 #[test]

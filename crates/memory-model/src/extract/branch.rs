@@ -53,20 +53,7 @@ impl Extractor<'_, '_> {
         if live.len() == 1 && live.len() < arms.len() {
             let target = live[0].1;
             let cond = self.arm_condition(&arms, target);
-            self.warn(
-                WarningKind::ControlFlow,
-                "check with a panicking arm",
-                "not decided for every thread; the model has no trap, so a thread that would panic \
-                 skips the rest of the enclosing region instead",
-            );
-            let mut inner = Vec::new();
-            self.assumptions.push(cond.clone());
-            self.region(target, stop, &mut inner);
-            self.assumptions.pop();
-            let then = self.push(Stmt::Seq(inner));
-            let els = self.push(Stmt::Seq(Vec::new()));
-            out.push(self.push(Stmt::If { cond, then, els }));
-            return None;
+            return self.guard(cond, target, stop, "check with a panicking arm", out);
         }
         if live.is_empty() {
             return None;
@@ -75,6 +62,44 @@ impl Extractor<'_, '_> {
         let stmt = self.if_chain(&arms, 0, arm_stop);
         out.push(stmt);
         join
+    }
+
+    /// A check whose failure panics: folded when `holds` is true for every
+    /// thread; otherwise the rest of the region (from `target`) is guarded by
+    /// `if holds`, with a warning, since the model has no trap.
+    pub(super) fn guard(
+        &mut self,
+        holds: Expr,
+        target: NodeId,
+        stop: Option<NodeId>,
+        construct: &str,
+        out: &mut Vec<StmtId>,
+    ) -> Option<NodeId> {
+        if self.decide(&holds) == Some(true) {
+            self.note(format!(
+                "{construct} holds for all {} threads: folded",
+                self.launch.threads
+            ));
+            return Some(target);
+        }
+        self.warn(
+            WarningKind::ControlFlow,
+            construct,
+            "not decided for every thread; the model has no trap, so a thread that would panic \
+             skips the rest of the enclosing region instead",
+        );
+        let mut inner = Vec::new();
+        self.assumptions.push(holds.clone());
+        self.region(target, stop, &mut inner);
+        self.assumptions.pop();
+        let then = self.push(Stmt::Seq(inner));
+        let els = self.push(Stmt::Seq(Vec::new()));
+        out.push(self.push(Stmt::If {
+            cond: holds,
+            then,
+            els,
+        }));
+        None
     }
 
     /// The condition under which the walk reaches `target` among `arms`.

@@ -227,7 +227,8 @@ impl Extractor<'_, '_> {
                 .unwrap_or(Sym::Unit);
             match (op, ord, ptr) {
                 ("atomic_load", Some(ord), Sym::Ptr { space, addr, elem }) => {
-                    let dst = self.fresh_reg("ld");
+                    let name = self.load_name();
+                    let dst = self.fresh_reg(&name);
                     out.push(self.push(Stmt::Load {
                         dst,
                         space,

@@ -14,7 +14,7 @@ use super::flat::{Flat, NodeId};
 use super::live::Liveness;
 use super::value::{Resolved, Sym};
 use super::{ExtractError, Extraction, Launch, Warning, WarningKind};
-use crate::lang::{Access, Expr, InitStore, Program, Reg, Stmt, StmtId, Value};
+use crate::lang::{Access, BinOp, Expr, InitStore, Program, Reg, Stmt, StmtId, Value};
 
 /// The state of one extraction.
 pub struct Extractor<'f, 'k> {
@@ -46,6 +46,8 @@ pub struct Extractor<'f, 'k> {
     pub(super) cur_stmt: Option<usize>,
     /// Liveness of flat locals.
     pub(super) live: Liveness,
+    /// The user name of the local being assigned, for a load's register.
+    pub(super) hint: Option<String>,
     pub(super) warnings: Vec<Warning>,
     pub(super) notes: Vec<String>,
 }
@@ -72,6 +74,7 @@ impl<'f, 'k> Extractor<'f, 'k> {
             cur: 0,
             cur_stmt: None,
             live: Liveness::compute(flat),
+            hint: None,
             warnings: Vec::new(),
             notes: Vec::new(),
         }
@@ -212,12 +215,34 @@ impl<'f, 'k> Extractor<'f, 'k> {
 
     /// A user variable's name from the debug info, or `fn._N`.
     pub(super) fn local_name(&self, flat_local: usize) -> String {
-        let frame = self
-            .flat
+        self.debug_name(flat_local).unwrap_or_else(|| {
+            let frame = self.frame_of(flat_local);
+            let local = flat_local - self.flat.frames[frame].base;
+            let f = self.flat.frames[frame]
+                .name
+                .rsplit("::")
+                .next()
+                .unwrap_or("");
+            format!("{f}._{local}")
+        })
+    }
+
+    fn frame_of(&self, flat_local: usize) -> usize {
+        self.flat
             .frames
             .iter()
             .rposition(|f| f.base <= flat_local)
-            .unwrap_or(0);
+            .unwrap_or(0)
+    }
+
+    /// The register name for a load: the assigned user variable, or `ld`.
+    pub(super) fn load_name(&self) -> String {
+        self.hint.clone().unwrap_or_else(|| "ld".to_string())
+    }
+
+    /// A user variable's name from the debug info, when it is a plain name.
+    pub(super) fn debug_name(&self, flat_local: usize) -> Option<String> {
+        let frame = self.frame_of(flat_local);
         let body = self.flat.body(frame);
         let local = Local::from_u32((flat_local - self.flat.frames[frame].base) as u32);
         let mut found = None;
@@ -236,14 +261,7 @@ impl<'f, 'k> Extractor<'f, 'k> {
                 found = Some(d.name.clone());
             }
         }
-        found.unwrap_or_else(|| {
-            let f = self.flat.frames[frame]
-                .name
-                .rsplit("::")
-                .next()
-                .unwrap_or("");
-            format!("{f}.{local}")
-        })
+        found
     }
 
     /// Assigns to a place: a local binding, or a store through a pointer.
@@ -328,7 +346,13 @@ impl<'f, 'k> Extractor<'f, 'k> {
                         .projection
                         .is_empty()
                         .then(|| &body.locals[place.local].ty);
+                    self.hint = place
+                        .projection
+                        .is_empty()
+                        .then(|| self.debug_name(self.flat.local(node.frame, place.local)))
+                        .flatten();
                     let sym = self.rvalue(node.frame, rv, dest_ty, out);
+                    self.hint = None;
                     self.assign(node.frame, place, sym, out);
                 }
                 StatementKind::StorageLive(_)
@@ -358,20 +382,27 @@ impl<'f, 'k> Extractor<'f, 'k> {
         let node = self.flat.nodes[b];
         let term = &self.flat.body(node.frame).blocks[node.bb].terminator.kind;
         match term {
-            TerminatorKind::Goto(_)
-            | TerminatorKind::Assert { .. }
-            | TerminatorKind::Drop { .. } => {
+            TerminatorKind::Goto(_) | TerminatorKind::Drop { .. } => {
                 if matches!(term, TerminatorKind::Drop { .. }) {
                     self.warn(WarningKind::Action, "drop", "no drop glue is modelled");
                 }
-                if matches!(term, TerminatorKind::Assert { .. }) {
-                    self.warn(
-                        WarningKind::ControlFlow,
-                        "assert",
-                        "the failing arm is not modelled; taken as holding",
-                    );
-                }
                 self.flat.succs[b].first().copied()
+            }
+            TerminatorKind::Assert {
+                cond,
+                expected,
+                msg,
+                ..
+            } => {
+                let target = self.flat.succs[b].first().copied()?;
+                let c = self.operand(node.frame, cond, out);
+                let c = self.value_expr(c, "assert condition");
+                let holds = if *expected {
+                    c
+                } else {
+                    crate::extract::value::bin(BinOp::Eq, c, Expr::Const(0))
+                };
+                self.guard(holds, target, stop, &format!("assert ({msg})"), out)
             }
             TerminatorKind::Return => {
                 let frame = &self.flat.frames[node.frame];

@@ -230,7 +230,8 @@ impl Extractor<'_, '_> {
             Operand::Copy(p) | Operand::Move(p) => match self.resolve(frame, p) {
                 Resolved::Sym(s) => s,
                 Resolved::Mem { space, addr, ty } => {
-                    let dst = self.fresh_reg("ld");
+                    let name = self.load_name();
+                    let dst = self.fresh_reg(&name);
                     out.push(self.push(Stmt::Load {
                         dst,
                         space,
