@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use mir_import::model::{Local, Place, StatementKind, TerminatorKind};
+use mir_import::model::{Local, Operand, Place, StatementKind, TerminatorKind, Ty as MirTy};
 
 use super::flat::{Flat, NodeId};
 use super::live::Liveness;
@@ -427,9 +427,17 @@ impl<'f, 'k> Extractor<'f, 'k> {
                 let d = self.operand(node.frame, discr, out);
                 let d = self.value_expr(d, "switch discriminant");
                 let other = self.flat.node(node.frame, *otherwise);
+                let is_bool = match discr {
+                    Operand::Copy(p) | Operand::Move(p) => {
+                        p.projection.is_empty()
+                            && self.flat.body(node.frame).locals[p.local].ty == MirTy::Bool
+                    }
+                    Operand::Const(_) => false,
+                };
                 let arms: Vec<(Expr, NodeId)> = match targets.as_slice() {
-                    // `switchInt(c) -> [0: a, otherwise: b]` reads `if c { b } else { a }`.
-                    [(0, zero)] => vec![
+                    // `switchInt(c) -> [0: a, otherwise: b]` reads `if c { b } else { a }`
+                    // for a bool, and `if x == 0 { a } else { b }` for an integer.
+                    [(0, zero)] if is_bool => vec![
                         (d.clone(), other),
                         (Expr::Const(1), self.flat.node(node.frame, *zero)),
                     ],
