@@ -67,7 +67,8 @@ pub struct Imported {
 /// Compiles `kernel`, imports it and evaluates its constants. Tuple layouts
 /// come from the layout probe. With `twin_fallback`, a named const that the
 /// evaluator cannot reach is evaluated by rustc through its `static` twin
-/// instead, and [`eval::ItemEval::by`] records it.
+/// instead, a static it cannot reach takes the bytes rustc printed for it, and
+/// [`eval::ItemEval::by`] records which.
 pub fn import_and_evaluate(
     kernel: &Path,
     opts: &rustc::RustcOptions,
@@ -91,8 +92,28 @@ pub fn import_and_evaluate(
                 continue;
             };
             if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root) {
-                ev.set_fallback(&krate, &name, v);
+                ev.set_fallback(&krate, &name, v, eval::EvaluatedBy::RustcTwin);
             }
+        }
+    }
+    // A static the evaluator could not reach: rustc printed its bytes itself
+    // whenever a function refers to it.
+    let failed_statics: Vec<String> = ev
+        .items
+        .iter()
+        .filter(|(_, i)| twin_fallback && i.kind == eval::ItemKind::Static && i.value.is_err())
+        .map(|(n, _)| n.clone())
+        .collect();
+    for name in failed_statics {
+        let Some(dump) = krate.static_alloc(&name) else {
+            continue;
+        };
+        if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &krate, dump.id) {
+            let mutable = krate.item_body(&name).is_some_and(|b| {
+                krate.bodies[b].kind == model::BodyKind::Static(model::Mutability::Mut)
+            });
+            ev.memory.allocs[v].mutable = mutable;
+            ev.set_fallback(&krate, &name, v, eval::EvaluatedBy::RustcStatic);
         }
     }
     Ok(Imported {

@@ -119,6 +119,16 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, String> {
             };
             Repr::Pair(int_scalar(*i), *o0, Scalar::Bool, *o1)
         }
+        // `NonNull<T>` is a transparent wrapper of `*const T`.
+        Ty::Adt(p) if p.def_path().ends_with("ptr::NonNull") => match p.generic_args() {
+            [mir_import::model::GenericArg::Type(t)] => {
+                return repr_of(
+                    layouts,
+                    &Ty::RawPtr(mir_import::model::Mutability::Not, Box::new(t.clone())),
+                );
+            }
+            _ => return Err(format!("`{ty}` without its pointee")),
+        },
         _ => {
             let l = layouts.of(ty)?;
             match &l.shape {

@@ -93,18 +93,12 @@ fn slots(
         }
         Ty::Adt(_) => {
             // rustc's report gives field offsets and sizes but not field types:
-            // a pointer may sit at any 8-byte field. Those fields become
-            // pointer slots where the bytes hold a relocation (checked to lie
-            // exactly on such a field), and stay unchecked otherwise.
-            if let Shape::Struct { fields } = &l.shape {
-                let mut offs: Vec<u64> = fields.values().copied().collect();
-                offs.sort_unstable();
-                offs.dedup();
-                for o in offs {
-                    let at = base + o;
-                    if relocs.contains(&at) && field_size(layouts, ty, o) == Some(8) {
-                        out.slots.push(const_alloc::Slot::Pointer { offset: at });
-                    }
+            // a relocation is accepted as a pointer slot where the report
+            // leaves room for a pointer (aligned, inside one field of at least
+            // pointer size, off the tag); anywhere else the view is refused.
+            for r in relocs.iter().filter(|r| **r >= base && **r < base + l.size) {
+                if r % 8 == 0 && pointer_fits(layouts, ty, r - base) {
+                    out.slots.push(const_alloc::Slot::Pointer { offset: *r });
                 }
             }
             if let Shape::Enum {
@@ -134,15 +128,23 @@ fn slots(
     Ok(())
 }
 
-/// The size rustc reports for the field of struct `ty` at offset `o`.
-fn field_size(layouts: &Layouts, ty: &Ty, o: u64) -> Option<u64> {
-    let Ty::Adt(_) = ty else { return None };
-    let entry = layouts.table.get(&ty.to_string())?;
+/// Whether rustc's report leaves room for a pointer at offset `o` of ADT
+/// `ty`: inside one field (of a struct, or of any enum variant) of at least
+/// pointer size, and not over a direct tag.
+fn pointer_fits(layouts: &Layouts, ty: &Ty, o: u64) -> bool {
+    let Some(entry) = layouts.table.get(&ty.to_string()) else {
+        return false;
+    };
+    let inside = |f: &mir_import::layout::FieldLayout| {
+        f.size >= 8 && f.offset <= o && o + 8 <= f.offset + f.size
+    };
     match &entry.shape {
-        mir_import::layout::TypeShape::Struct { fields } => {
-            fields.iter().find(|f| f.offset == o).map(|f| f.size)
+        mir_import::layout::TypeShape::Struct { fields } => fields.iter().any(inside),
+        mir_import::layout::TypeShape::Enum { variants, tag } => {
+            let over_tag = matches!(tag,
+                mir_import::layout::TagLayout::Direct { offset, size } if o < offset + size && *offset < o + 8);
+            !over_tag && variants.iter().any(|v| v.fields.iter().any(inside))
         }
-        mir_import::layout::TypeShape::Enum { .. } => None,
     }
 }
 

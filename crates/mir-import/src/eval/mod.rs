@@ -33,6 +33,8 @@ pub enum EvaluatedBy {
     Evaluator,
     /// rustc, through a `static` twin of the const.
     RustcTwin,
+    /// rustc, which printed the static's evaluated bytes itself.
+    RustcStatic,
 }
 
 /// The result for one const, static or promoted.
@@ -86,10 +88,10 @@ impl Evaluation {
 
     /// Records rustc's value for a const item the evaluator could not reach
     /// (the twin fallback), so later uses of the const see that value.
-    pub fn set_fallback(&mut self, krate: &Crate, name: &str, value: EvalAlloc) {
+    pub fn set_fallback(&mut self, krate: &Crate, name: &str, value: EvalAlloc, by: EvaluatedBy) {
         if let Some(item) = self.items.get_mut(name) {
             item.value = Ok(value);
-            item.by = EvaluatedBy::RustcTwin;
+            item.by = by;
         }
         if let Some(id) = krate.item_body(name) {
             self.state.done.insert(id, Ok(value));

@@ -10,6 +10,13 @@ use crate::abi::{ArgAbi, RetAbi};
 use crate::diag::Diagnostic;
 use crate::repr::{Repr, Scalar};
 
+fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
+    match ty {
+        mir_import::model::Ty::Int(i) => Some(((i.size() * 8) as u16, i.is_signed())),
+        _ => None,
+    }
+}
+
 /// Calls that only panic: lowered to a trap.
 fn is_panic(def: &str) -> bool {
     def.starts_with("core::panicking::")
@@ -39,7 +46,9 @@ impl FnLower<'_, '_> {
             self.trap();
             return Ok(());
         }
-        let result = if let Some(i) = prelude::intrinsic(&def) {
+        let result = if let Some(v) = self.known_std_call(&def, path, args)? {
+            Some(v)
+        } else if let Some(i) = prelude::intrinsic(&def) {
             self.intrinsic(i)
         } else if let Some(op) = def
             .strip_prefix("std::sync::atomic::")
@@ -68,6 +77,125 @@ impl FnLower<'_, '_> {
         Ok(())
     }
 
+    /// Standard-library calls whose bodies rustc does not print but whose
+    /// meaning is fixed: hints, `Ord::min`/`max` on integers, `ptr_offset_from`,
+    /// and the atomic intrinsics that carry their ordering as a generic.
+    fn known_std_call(
+        &mut self,
+        def: &str,
+        path: &mir_import::model::Path,
+        args: &[Operand],
+    ) -> Result<Option<Val>, Diagnostic> {
+        if def == "std::intrinsics::cold_path" || def == "core::intrinsics::cold_path" {
+            return Ok(Some(Val::Zst));
+        }
+        let last = path.last_name();
+        let first = path.segments.first().map(|s| s.name.as_str()).unwrap_or("");
+        if (last == "min" || last == "max")
+            && first.starts_with('<')
+            && first.contains(" as std::cmp::Ord>")
+            && args.len() == 2
+        {
+            let ty = self.operand_ty(&args[0])?;
+            let Some((_, signed)) = int_info(&ty) else {
+                return Ok(None);
+            };
+            let (a, b) = (
+                self.scalar_operand(&args[0])?,
+                self.scalar_operand(&args[1])?,
+            );
+            let cc = match (last, signed) {
+                ("min", true) => device_ir::IntCC::Slt,
+                ("min", false) => device_ir::IntCC::Ult,
+                (_, true) => device_ir::IntCC::Sgt,
+                (_, false) => device_ir::IntCC::Ugt,
+            };
+            let c = self.b.icmp(cc, a, b);
+            return Ok(Some(Val::S(self.b.select(c, a, b))));
+        }
+        if def.ends_with("intrinsics::arith_offset") && args.len() == 2 {
+            // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
+            let ty = self.operand_ty(&args[0])?;
+            let elem = ty
+                .pointee()
+                .cloned()
+                .ok_or_else(|| self.unsupported("arith_offset"))?;
+            let size = self
+                .sh
+                .layouts
+                .of(&elem)
+                .map_err(|e| self.unsupported(e))?
+                .size;
+            let (p, n) = (
+                self.scalar_operand(&args[0])?,
+                self.scalar_operand(&args[1])?,
+            );
+            let s = self.iconst(64, size as i128);
+            let off = self.b.imul(n, s);
+            return Ok(Some(Val::S(self.b.byte_offset(p, off))));
+        }
+        if def.ends_with("intrinsics::ptr_offset_from")
+            || def.ends_with("intrinsics::ptr_offset_from_unsigned")
+        {
+            let ty = self.operand_ty(&args[0])?;
+            let elem = ty
+                .pointee()
+                .cloned()
+                .ok_or_else(|| self.unsupported("offset_from"))?;
+            let size = self
+                .sh
+                .layouts
+                .of(&elem)
+                .map_err(|e| self.unsupported(e))?
+                .size
+                .max(1);
+            let (a, b) = (
+                self.scalar_operand(&args[0])?,
+                self.scalar_operand(&args[1])?,
+            );
+            let t = self.b.types().i64();
+            let (ia, ib) = (
+                self.b.cast(CastOp::PtrToInt, a, t),
+                self.b.cast(CastOp::PtrToInt, b, t),
+            );
+            let d = self.b.binary(device_ir::BinaryOp::Sub, ia, ib);
+            let s = self.b.iconst(t, size as i128);
+            return Ok(Some(Val::S(self.b.binary(device_ir::BinaryOp::SDiv, d, s))));
+        }
+        // `atomic_xadd::<u32, u32, AtomicOrdering::Relaxed>(p, v)`: the ordering is a generic.
+        let generic_ordering = path.generic_args().iter().find_map(|a| match a {
+            mir_import::model::GenericArg::Type(mir_import::model::Ty::Adt(p))
+                if p.def_path().contains("AtomicOrdering") =>
+            {
+                Some(p.last_name().to_string())
+            }
+            mir_import::model::GenericArg::Const(c) if c.contains("AtomicOrdering::") => {
+                c.rsplit("::").next().map(str::to_string)
+            }
+            _ => None,
+        });
+        if let Some(ord) = generic_ordering
+            && let Some(op) = def.rsplit("::").next().filter(|n| n.starts_with("atomic_"))
+        {
+            let ord_op = Operand::Const(ConstOperand::Item(mir_import::model::Path {
+                segments: vec![mir_import::model::PathSegment {
+                    name: ord,
+                    args: Vec::new(),
+                }],
+            }));
+            let mut full: Vec<Operand> = args.to_vec();
+            match op {
+                "atomic_cxchg" | "atomic_cxchgweak" => {
+                    full.push(ord_op.clone());
+                    full.push(ord_op);
+                }
+                _ => full.push(ord_op),
+            }
+            return self.atomic(op, &full);
+        }
+        Ok(None)
+    }
+
     fn intrinsic(&mut self, i: Intrinsic) -> Option<Val> {
         let reg = |axis: u8, x: SpecialReg, y: SpecialReg| if axis == 0 { x } else { y };
         let r = match i {
@@ -88,7 +216,9 @@ impl FnLower<'_, '_> {
             Operand::Const(ConstOperand::Item(p)) => p.last_name().to_string(),
             Operand::Const(ConstOperand::Value(ValTree::Path(p))) => p.last_name().to_string(),
             other => {
-                return Err(self.unsupported(format!("atomic ordering {other:?} is not a constant")));
+                return Err(
+                    self.unsupported(format!("atomic ordering {other:?} is not a constant"))
+                );
             }
         };
         Ok(match name.as_str() {

@@ -181,6 +181,11 @@ impl FnLower<'_, '_> {
     fn transmute(&mut self, v: Val, from: &Ty, to: &Ty) -> Result<Val, Diagnostic> {
         match (v, self.repr(from)?, self.repr(to)?) {
             (Val::S(x), Repr::Scalar(a), Repr::Scalar(b)) if a == b => Ok(Val::S(x)),
+            (Val::P(x, y), Repr::Pair(a0, o0, a1, o1), Repr::Pair(b0, p0, b1, p1))
+                if (a0, o0, a1, o1) == (b0, p0, b1, p1) =>
+            {
+                Ok(Val::P(x, y))
+            }
             (Val::S(x), Repr::Scalar(Scalar::Ptr), Repr::Scalar(Scalar::Int(64))) => {
                 let t = self.b.types().i64();
                 Ok(Val::S(self.b.cast(CastOp::PtrToInt, x, t)))

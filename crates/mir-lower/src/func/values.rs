@@ -11,6 +11,16 @@ use crate::diag::{Diagnostic, Rule};
 use crate::repr::{Repr, Scalar, generic_i8_ptr, repr_of};
 use crate::views;
 
+/// The integer type of `u64::MAX`, `core::num::<impl i32>::MIN` and friends.
+fn int_limit_ty(p: &mir_import::model::Path) -> Option<Ty> {
+    if !matches!(p.last_name(), "MAX" | "MIN") {
+        return None;
+    }
+    let owner = p.segments.iter().rev().nth(1)?.name.as_str();
+    let name = owner.trim_start_matches("<impl ").trim_end_matches('>');
+    mir_import::model::IntTy::from_name(name).map(Ty::Int)
+}
+
 /// A MIR value on the device.
 #[derive(Clone, Copy, Debug)]
 pub enum Val {
@@ -262,8 +272,45 @@ impl FnLower<'_, '_> {
                     variant: None,
                 })
             }
-            PlaceElem::Subslice { .. } => {
-                Err(self.unsupported("subslice places are not supported"))
+            PlaceElem::Subslice { from, to, from_end } => {
+                let (_, stride) = self.elem_of(&ty)?;
+                let a = self.offset(addr, from * stride);
+                let known = |e: &Ty, n: u64| {
+                    Ty::Array(Box::new(e.clone()), mir_import::model::ArrayLen::Known(n))
+                };
+                match (&ty, from_end) {
+                    (Ty::Array(e, mir_import::model::ArrayLen::Known(n)), true) => {
+                        let ty = known(e, n.saturating_sub(from + to));
+                        Ok(PlaceRef::Mem {
+                            addr: a,
+                            ty,
+                            meta: None,
+                            variant: None,
+                        })
+                    }
+                    (Ty::Array(e, _), false) => {
+                        let ty = known(e, to.saturating_sub(*from));
+                        Ok(PlaceRef::Mem {
+                            addr: a,
+                            ty,
+                            meta: None,
+                            variant: None,
+                        })
+                    }
+                    (Ty::Slice(_) | Ty::Str, true) => {
+                        let n =
+                            meta.ok_or_else(|| self.unsupported("subslice without a length"))?;
+                        let k = self.iconst(64, (from + to) as i128);
+                        let len = self.b.binary(device_ir::BinaryOp::Sub, n, k);
+                        Ok(PlaceRef::Mem {
+                            addr: a,
+                            ty,
+                            meta: Some(len),
+                            variant: None,
+                        })
+                    }
+                    _ => Err(self.unsupported(format!("subslice of `{ty}`"))),
+                }
             }
         }
     }
@@ -353,9 +400,13 @@ impl FnLower<'_, '_> {
             | ConstOperand::Indirect { ty, .. }
             | ConstOperand::ZeroSized(ty)
             | ConstOperand::Transmuted { ty, .. } => ty.clone(),
+            ConstOperand::Item(p) if int_limit_ty(p).is_some() => {
+                int_limit_ty(p).unwrap_or_else(Ty::unit)
+            }
             ConstOperand::Item(p) => match k.item_body(&p.def_path()) {
                 Some(b) => k.bodies[b].return_ty.clone(),
-                None => return Err(self.unsupported(format!("the type of `{p}` is unknown here"))),
+                // A unit struct value (`PhantomData::<&u32>`) is its own type.
+                None => Ty::Adt(p.clone()),
             },
             ConstOperand::Promoted { owner, index } => {
                 match k.promoted(&owner.def_path(), *index) {

@@ -1,0 +1,278 @@
+//! Unit tests of the lowering's rules (issue: mir-lower): typed views sharing
+//! one global in either order, rejected views, the shared-memory refusals,
+//! read-only `*mut` constants, the `&[T; N]` identity, and diagnostics for
+//! unsupported constructs.
+
+use std::path::{Path, PathBuf};
+
+use device_ir::{InstData, Module};
+use mir_import::eval::{TupleLayouts, evaluate};
+use mir_lower::{Diagnostics, Lowered, Rule};
+
+fn here(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn lower_file(path: &Path) -> Result<Lowered, Diagnostics> {
+    let mut imp = mir_import::import_and_evaluate(path, &Default::default(), true)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    mir_lower::lower(&mut imp)
+}
+
+fn fixture(name: &str) -> Result<Lowered, Diagnostics> {
+    lower_file(&here(&format!("../../fixtures/{name}/kernel.rs")))
+}
+
+/// Lowers hand-written MIR text (with a source for the attributes).
+fn lower_text(mir: &str, source: &str) -> Result<Lowered, Diagnostics> {
+    let krate = mir_import::import_text(mir, "", Some((source, "k.rs"))).expect("imports");
+    let tuples = TupleLayouts::default();
+    let eval = evaluate(&krate, &tuples);
+    let mut imp = mir_import::Imported {
+        krate,
+        eval,
+        tuples,
+    };
+    mir_lower::lower(&mut imp)
+}
+
+/// The globals a function takes the address of, by symbol.
+fn globals_used(m: &Module, func: &str) -> Vec<String> {
+    let f = m
+        .function_by_name(func)
+        .unwrap_or_else(|| panic!("no function {func}"));
+    let body = m.functions[f].body.as_ref().expect("body");
+    let mut out: Vec<String> = body
+        .insts
+        .values()
+        .filter_map(|i| match i {
+            InstData::GlobalAddr { global, .. } => Some(m.globals[*global].symbol.clone()),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn typed_views_share_one_global_in_either_order() {
+    let a = lower_file(&here("tests/kernels/views_whole_first.rs")).expect("lowers");
+    let b = lower_file(&here("tests/kernels/views_payload_first.rs")).expect("lowers");
+    let (ia, ib) = (
+        nvvm_emit::print_module(&a.module),
+        nvvm_emit::print_module(&b.module),
+    );
+    assert_eq!(
+        ia, ib,
+        "the order in which views are declared changed the module"
+    );
+    let whole = globals_used(&a.module, "kernel__whole");
+    let payload = globals_used(&a.module, "kernel__payload");
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    assert!(
+        payload.contains(&whole[0]),
+        "the payload view uses another global: {payload:?} vs {whole:?}"
+    );
+}
+
+const SRC: &str = r#"
+#[inline(never)] pub fn g() -> &'static bool { &true }
+#[unsafe(no_mangle)] pub extern "C" fn k(p: *mut bool) {}
+"#;
+
+fn view_mir(byte: &str) -> String {
+    format!(
+        "fn kernel::g() -> &bool {{\n    let mut _0: &bool;\n\n    bb0: {{\n        _0 = const {{alloc1: &bool}};\n        return;\n    }}\n}}\n\n\
+         fn kernel::k(_1: *mut bool) -> () {{\n    let mut _0: ();\n    let mut _2: &bool;\n    let mut _3: bool;\n\n    bb0: {{\n        _2 = kernel::g() -> [return: bb1, unwind unreachable];\n    }}\n\n    bb1: {{\n        _3 = copy (*_2);\n        (*_1) = move _3;\n        return;\n    }}\n}}\n\n\
+         alloc1 (size: 1, align: 1) {{\n    {byte}                                              │ .\n}}\n"
+    )
+}
+
+#[test]
+fn a_view_that_does_not_match_its_bytes_is_rejected() {
+    lower_text(&view_mir("01"), SRC).expect("a bool 1 is a valid view");
+    let d = lower_text(&view_mir("07"), SRC).expect_err("7 is not a bool");
+    let v =
+        d.0.iter()
+            .find(|x| x.rule == Rule::ViewMismatch)
+            .unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(v.item, "kernel::g");
+    assert!(v.message.contains("offset 0"), "{v}");
+}
+
+#[test]
+fn an_unprovable_interior_view_is_rejected() {
+    let d = fixture("error_interior_view_unprovable").expect_err("refused");
+    let v =
+        d.0.iter()
+            .find(|x| x.rule == Rule::InteriorViewUnprovable)
+            .unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(v.item, "kernel::ob");
+    assert!(
+        v.message.contains("offset 4") && v.message.contains("Option<bool>"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_shared_pointer_in_a_static_initializer_is_refused() {
+    let d = fixture("error_shared_pointer_constant").expect_err("refused");
+    let v =
+        d.0.iter()
+            .find(|x| x.rule == Rule::SharedPointerInConstant)
+            .unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(v.item, "kernel::HOLDER");
+    assert!(v.message.contains("gpu::SharedArray"), "{v}");
+}
+
+#[test]
+fn a_stored_pointer_to_a_shared_static_is_refused() {
+    let d = fixture("error_shared_static_relocation").expect_err("refused");
+    let items: Vec<&str> =
+        d.0.iter()
+            .filter(|x| x.rule == Rule::SharedStaticRelocation)
+            .map(|x| x.item.as_str())
+            .collect();
+    assert!(
+        items.contains(&"kernel::P") && items.contains(&"kernel::Q"),
+        "{d}"
+    );
+}
+
+#[test]
+fn a_mut_pointer_constant_into_read_only_storage_stays_read_only() {
+    let l = fixture("promoted_ref_return").expect("lowers");
+    let used = globals_used(&l.module, "kernel__mut_const");
+    assert_eq!(used, vec!["kernel__V".to_string()]);
+    let g = l.module.global_by_symbol("kernel__V").expect("V");
+    let g = &l.module.globals[g];
+    assert!(
+        !g.mutable,
+        "the static behind a *mut constant became writable"
+    );
+    assert_eq!(g.space, device_ir::AddressSpace::Global);
+}
+
+#[test]
+fn array_constant_identity_holds() {
+    let l = fixture("array_const_identity").expect("lowers");
+    let first = globals_used(&l.module, "kernel__first");
+    let whole = globals_used(&l.module, "kernel__whole");
+    let second = globals_used(&l.module, "kernel__second");
+    assert_eq!(first.len(), 1);
+    assert_eq!(first, whole, "&A[0] and A must point into one global");
+    assert_eq!(
+        first, second,
+        "&A[1] must be an offset into the same global"
+    );
+}
+
+#[test]
+fn no_helper_keeps_an_alloca_and_constants_are_read_only_globals() {
+    for name in [
+        "promoted_ref_return",
+        "array_const_identity",
+        "kernel_reference_validity",
+        "disjoint_slice_const_ref",
+    ] {
+        let l = fixture(name).expect(name);
+        for (_, f) in l.module.functions.iter() {
+            if f.kind == device_ir::FunctionKind::Kernel {
+                continue;
+            }
+            let body = f.body.as_ref().expect("body");
+            let allocas = body
+                .insts
+                .values()
+                .filter(|i| matches!(i, InstData::Alloca { .. }))
+                .count();
+            assert_eq!(
+                allocas, 0,
+                "{name}: helper {} keeps {allocas} allocas",
+                f.name
+            );
+        }
+        for (id, origin) in &l.origins {
+            if *origin == mir_lower::GlobalOrigin::Constant {
+                let g = &l.module.globals[*id];
+                assert!(
+                    !g.mutable && g.space == device_ir::AddressSpace::Global,
+                    "{name}: {}",
+                    g.symbol
+                );
+                assert!(g.symbol.starts_with("__const_"), "{}", g.symbol);
+            }
+        }
+    }
+}
+
+// ---- diagnostics for unsupported constructs: item, location, reason ----
+
+fn one_fn(body: &str, locals: &str) -> String {
+    format!(
+        "fn kernel::k(_1: *mut u32) -> () {{\n    let mut _0: ();\n{locals}\n    bb0: {{\n{body}\n    }}\n}}\n"
+    )
+}
+
+const KSRC: &str = "#[unsafe(no_mangle)] pub extern \"C\" fn k(p: *mut u32) {}";
+
+fn diag(mir: &str) -> mir_lower::Diagnostic {
+    let d = lower_text(mir, KSRC).expect_err("unsupported");
+    assert!(d.0.iter().all(|x| x.rule == Rule::Unsupported), "{d}");
+    d.0[0].clone()
+}
+
+#[test]
+fn call_without_mir_is_a_diagnostic() {
+    let d = diag(&one_fn(
+        "        _2 = kernel::missing() -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;",
+        "    let mut _2: u32;\n",
+    ));
+    assert_eq!(
+        (d.item.as_str(), d.location.as_deref()),
+        ("kernel::k", Some("bb0[0]"))
+    );
+    assert!(d.message.contains("call to `kernel::missing`"), "{d}");
+}
+
+#[test]
+fn drop_is_a_diagnostic() {
+    let d = diag(&one_fn(
+        "        drop(_2) -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;",
+        "    let mut _2: u32;\n",
+    ));
+    assert!(d.message.contains("`drop`"), "{d}");
+    assert_eq!(d.location.as_deref(), Some("bb0[0]"));
+}
+
+#[test]
+fn f16_is_a_diagnostic() {
+    let d = diag(&one_fn("        return;", "    let mut _2: f16;\n"));
+    assert!(d.message.contains("F16"), "{d}");
+}
+
+#[test]
+fn function_pointer_call_is_a_diagnostic() {
+    let d = diag(&one_fn(
+        "        _3 = move _2() -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;",
+        "    let mut _2: fn() -> u32;\n    let mut _3: u32;\n",
+    ));
+    assert!(d.message.contains("function pointers"), "{d}");
+}
+
+#[test]
+fn aggregate_kernel_parameter_is_a_diagnostic() {
+    let mir = "fn kernel::k(_1: [u32; 4]) -> () {\n    let mut _0: ();\n\n    bb0: {\n        return;\n    }\n}\n";
+    let d = lower_text(mir, KSRC).expect_err("refused");
+    assert!(d.0[0].message.contains("kernel parameter 1"), "{d}");
+}
+
+#[test]
+fn unknown_atomic_ordering_is_a_diagnostic() {
+    let d = diag(&one_fn(
+        "        _2 = std::sync::atomic::atomic_load::<u32>(copy _1, copy _3) -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;",
+        "    let mut _2: u32;\n    let mut _3: u32;\n",
+    ));
+    assert!(d.message.contains("ordering"), "{d}");
+}
