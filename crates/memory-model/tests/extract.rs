@@ -290,6 +290,35 @@ fn an_unknown_kernel_is_a_typed_error() {
 }
 
 #[test]
+fn an_out_of_bounds_block_target_is_a_typed_error() {
+    use mir_import::model::TerminatorKind;
+    let path = fixtures::default_dir().join("shared_reduction/kernel.rs");
+    let mut krate = mir_import::import_file(&path, &mir_import::rustc::RustcOptions::default())
+        .expect("imports");
+    let launch = fixtures::launch("shared_reduction").expect("known");
+    assert!(extract::extract_crate(&krate, "shared_reduction", &launch).is_ok());
+    let id = krate
+        .fn_body("kernel::reduce_round")
+        .expect("the helper's body");
+    let (_, block) = krate.bodies[id].blocks.iter_mut().next().expect("a block");
+    block.terminator.kind = TerminatorKind::Goto(mir_import::model::BasicBlock::from_u32(99));
+    match extract::extract_crate(&krate, "shared_reduction", &launch) {
+        Err(ExtractError::Unsupported {
+            function,
+            block,
+            message,
+        }) => {
+            assert_eq!(
+                (function.as_str(), block.as_str()),
+                ("kernel::reduce_round", "bb0")
+            );
+            assert!(message.contains("bb99"), "{message}");
+        }
+        other => panic!("expected a typed error, got {other:?}"),
+    }
+}
+
+#[test]
 fn extraction_is_deterministic() {
     let path = fixtures::default_dir().join("shared_reduction/kernel.rs");
     let launch = fixtures::launch("shared_reduction").expect("known");

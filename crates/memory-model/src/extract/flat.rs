@@ -146,6 +146,7 @@ impl<'k> Flat<'k> {
         stack: &mut Vec<BodyId>,
     ) -> Result<usize, ExtractError> {
         let body = &self.krate.bodies[body_id];
+        super::handles::check(body)?;
         let name = body.path.def_path();
         if stack.contains(&body_id) {
             return Err(ExtractError::Recursion { function: name });

@@ -23,6 +23,7 @@ mod branch;
 mod calls;
 pub mod fixtures;
 pub mod flat;
+pub mod handles;
 mod live;
 mod loops;
 pub mod outline;
