@@ -1,19 +1,12 @@
 #!/usr/bin/env bash
-# The README's main job: installs the tools it needs, then imports every fixture.
+# The README's main job: installs the tools it needs, then runs the oracle over
+# every fixture (import, lower, libNVVM, shape checks, host run, device run,
+# comparison). Extra arguments go to `gpu-harness run` (e.g. `--json`,
+# `--device auto`, fixture folders).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 bash ci/setup-tools.sh
 export REQUIRE_LIBNVVM=1
-cargo build --release --locked -p mir-import --bin mir-dump
-status=0
-for kernel in fixtures/*/kernel.rs; do
-  [[ -e "$kernel" ]] || continue
-  if target/release/mir-dump "$kernel" >/dev/null; then
-    echo "ok    $kernel"
-  else
-    echo "FAIL  $kernel"
-    status=1
-  fi
-done
-exit $status
+cargo build --release --locked -p gpu-harness --bin gpu-harness
+exec target/release/gpu-harness run "$@"

@@ -18,3 +18,11 @@
 #![deny(missing_docs)]
 
 pub mod device;
+pub mod fixture;
+pub mod host;
+pub mod mutant;
+pub mod pipeline;
+pub mod report;
+pub mod run;
+pub mod shape;
+pub mod shape_stage;

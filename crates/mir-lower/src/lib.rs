@@ -51,6 +51,18 @@ pub struct Lowered {
     pub functions: BTreeMap<String, String>,
     /// Where each global came from.
     pub origins: BTreeMap<device_ir::GlobalId, GlobalOrigin>,
+    /// Each kernel's parameters, by device name, in MIR order.
+    pub kernel_params: BTreeMap<String, Vec<KernelParam>>,
+}
+
+/// How a kernel's MIR parameter arrives on the device (see [`abi`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KernelParam {
+    /// The MIR type, as printed (`&[f32]`, `gpu::DisjointSlice<'_, u32>`).
+    pub ty: mir_import::model::Ty,
+    /// How many device parameters it takes: 0 (zero-sized), 1 (a scalar or a
+    /// thin pointer) or 2 (pointer and length: a slice or a `DisjointSlice`).
+    pub slots: usize,
 }
 
 /// The device name of a function: a kernel keeps its `#[no_mangle]` name;
@@ -207,10 +219,38 @@ pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
         .iter()
         .map(|(p, (f, _))| (p.clone(), m.functions[*f].name.clone()))
         .collect();
+    let mut kernel_params = BTreeMap::new();
+    for (path, (f, a)) in fns.iter().filter(|(_, (_, a))| a.kernel) {
+        let Some(id) = krate.fn_body(path) else {
+            continue;
+        };
+        let body = &krate.bodies[id];
+        let params = a
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, arg)| KernelParam {
+                ty: body
+                    .locals
+                    .values()
+                    .nth(i + 1)
+                    .map(|l| l.ty.clone())
+                    .unwrap_or_else(mir_import::model::Ty::unit),
+                slots: match arg {
+                    abi::ArgAbi::Zst => 0,
+                    abi::ArgAbi::Direct(n) => *n,
+                    abi::ArgAbi::ByRef => 1,
+                    abi::ArgAbi::Disjoint => 2,
+                },
+            })
+            .collect();
+        kernel_params.insert(m.functions[*f].name.clone(), params);
+    }
     Ok(Lowered {
         module: m,
         kernels,
         functions,
         origins: globals.origins,
+        kernel_params,
     })
 }

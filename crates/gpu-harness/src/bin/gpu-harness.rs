@@ -1,0 +1,165 @@
+//! `gpu-harness`: the test oracle's command line.
+//!
+//! - `gpu-harness run [DIR...]`: every fixture (default: the workspace's
+//!   `fixtures/`) through the whole pipeline; a table, or JSON with `--json`.
+//! - `gpu-harness compile <kernel.rs> --emit mir|ir|nvvm|ptx|ltoir`.
+//! - `gpu-harness check`: the compile-only lane (shape checks, libNVVM verify
+//!   and LTOIR for every fixture; no kernel runs).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use gpu_harness::pipeline::{DeviceChoice, Options};
+
+#[derive(Parser)]
+#[command(
+    version,
+    about = "The test oracle: fixtures through the whole pipeline"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Runs fixtures: a fixture folder, or a folder of fixtures.
+    Run {
+        /// Fixture folders or folders of fixtures (default: fixtures/).
+        dirs: Vec<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Which device runs the kernels.
+        #[arg(long, value_enum, default_value = "virtual")]
+        device: DeviceChoice,
+        /// Worker threads (default: the number of cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Compiles one kernel and prints one stage's output.
+    Compile {
+        /// The kernel source.
+        kernel: PathBuf,
+        /// What to print.
+        #[arg(long, value_enum, default_value = "nvvm")]
+        emit: Emit,
+    },
+    /// The compile-only lane: shape checks, libNVVM verify and LTOIR.
+    Check {
+        /// Fixture folders or folders of fixtures (default: fixtures/).
+        dirs: Vec<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    Mir,
+    Ir,
+    Nvvm,
+    Ptx,
+    Ltoir,
+}
+
+fn fixture_dirs(dirs: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
+    let dirs = if dirs.is_empty() {
+        vec![PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures"
+        ))]
+    } else {
+        dirs
+    };
+    let mut out = Vec::new();
+    for d in dirs {
+        if d.join("kernel.rs").exists() {
+            out.push(d);
+        } else {
+            out.extend(gpu_harness::fixture::Fixture::discover(&d)?);
+        }
+    }
+    if out.is_empty() {
+        bail!("no fixtures found");
+    }
+    Ok(out)
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().cmd {
+        Cmd::Run {
+            dirs,
+            json,
+            device,
+            threads,
+        } => {
+            let dirs = fixture_dirs(dirs)?;
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let opts = Options {
+                device,
+                ..Options::default()
+            };
+            let report = gpu_harness::run::run_all(&dirs, &opts, threads, !json);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            if !report.all_passed() {
+                std::process::exit(1);
+            }
+        }
+        Cmd::Check { dirs, json } => {
+            let dirs = fixture_dirs(dirs)?;
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let opts = Options {
+                compile_only: true,
+                require_libnvvm: true,
+                ..Options::default()
+            };
+            let report = gpu_harness::run::run_all(&dirs, &opts, threads, !json);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            if !report.all_passed() {
+                std::process::exit(1);
+            }
+        }
+        Cmd::Compile { kernel, emit } => {
+            let mut imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
+                .with_context(|| kernel.display().to_string())?;
+            if let Emit::Mir = emit {
+                println!("{}", serde_json::to_string_pretty(&imp.krate)?);
+                return Ok(());
+            }
+            let lowered = mir_lower::lower(&mut imp).map_err(|d| anyhow::anyhow!("{d}"))?;
+            match emit {
+                Emit::Ir => print!("{}", lowered.module),
+                Emit::Nvvm => print!("{}", nvvm_emit::print_module(&lowered.module)),
+                Emit::Ptx | Emit::Ltoir => {
+                    let ir = nvvm_emit::print_module(&lowered.module);
+                    let nvvm = nvvm_emit::Libnvvm::shared()?;
+                    let opts = match emit {
+                        Emit::Ptx => nvvm_emit::CompileOptions::ptx(90, 3),
+                        _ => nvvm_emit::CompileOptions::ltoir(90, 3),
+                    };
+                    let out = nvvm.compile(&ir, &opts)?;
+                    use std::io::Write;
+                    std::io::stdout().write_all(&out)?;
+                }
+                Emit::Mir => {}
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,348 @@
+//! Fixtures: a folder with `kernel.rs` (real Rust using the device prelude) and
+//! `manifest.toml` (what to launch, on which buffers, what to read back, which
+//! shape checks apply, and for a negative fixture the rule it must break).
+//!
+//! ```toml
+//! shape = ["no-helper-alloca", "constants-read-only", "stable-keys"]
+//! # expect_error = "shared-pointer-in-constant"   (negative fixtures)
+//!
+//! [[buffer]]
+//! name = "x"
+//! ty = "f32"                                       # u8..u64, i8..i64, f32, f64
+//! len = 256
+//! init = { iota = { start = 0, step = 1 } }        # or { fill = 5 }; default zero
+//! readback = 256                                   # values compared; default 0
+//!
+//! [[launch]]
+//! kernel = "saxpy"
+//! grid = [2, 1]
+//! block = [128, 1]
+//! args = [{ f32 = 2.0 }, { buffer = "x" }, { buffer = "y" }]
+//!
+//! [expected]                                       # optional second check
+//! y = [1000.0, 1001.0]
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Element types of buffers and scalar arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum ElemTy {
+    U8,
+    U16,
+    U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+impl ElemTy {
+    /// Size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            ElemTy::U8 | ElemTy::I8 => 1,
+            ElemTy::U16 | ElemTy::I16 => 2,
+            ElemTy::U32 | ElemTy::I32 | ElemTy::F32 => 4,
+            ElemTy::U64 | ElemTy::I64 | ElemTy::F64 => 8,
+        }
+    }
+
+    /// The Rust name.
+    pub fn rust(self) -> &'static str {
+        match self {
+            ElemTy::U8 => "u8",
+            ElemTy::U16 => "u16",
+            ElemTy::U32 => "u32",
+            ElemTy::U64 => "u64",
+            ElemTy::I8 => "i8",
+            ElemTy::I16 => "i16",
+            ElemTy::I32 => "i32",
+            ElemTy::I64 => "i64",
+            ElemTy::F32 => "f32",
+            ElemTy::F64 => "f64",
+        }
+    }
+
+    /// Whether it is a float.
+    pub fn is_float(self) -> bool {
+        matches!(self, ElemTy::F32 | ElemTy::F64)
+    }
+
+    /// The bit pattern of `v` in this type, zero-extended to 64 bits.
+    pub fn bits_of(self, v: f64) -> u64 {
+        let mask = if self.size() == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * self.size())) - 1
+        };
+        match self {
+            ElemTy::F32 => u64::from((v as f32).to_bits()),
+            ElemTy::F64 => v.to_bits(),
+            _ => (v as i64 as u64) & mask,
+        }
+    }
+}
+
+/// How a buffer starts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Init {
+    /// All zero.
+    #[default]
+    Zero,
+    /// Every element `v`.
+    Fill(f64),
+    /// `start + i * step`.
+    Iota {
+        /// The first value.
+        start: f64,
+        /// The difference between neighbours.
+        step: f64,
+    },
+    /// These values (the rest zero).
+    Values(Vec<f64>),
+}
+
+/// A buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSpec {
+    /// Its name, used by `args`.
+    pub name: String,
+    /// Element type.
+    pub ty: ElemTy,
+    /// Element count.
+    pub len: usize,
+    /// Initial contents.
+    #[serde(default)]
+    pub init: Init,
+    /// How many elements (from the start) to read back and compare.
+    #[serde(default)]
+    pub readback: usize,
+}
+
+impl BufferSpec {
+    /// The initial bit patterns, one per element.
+    pub fn initial_bits(&self) -> Vec<u64> {
+        (0..self.len)
+            .map(|i| {
+                let v = match &self.init {
+                    Init::Zero => 0.0,
+                    Init::Fill(v) => *v,
+                    Init::Iota { start, step } => start + step * i as f64,
+                    Init::Values(vs) => vs.get(i).copied().unwrap_or(0.0),
+                };
+                self.ty.bits_of(v)
+            })
+            .collect()
+    }
+}
+
+/// A kernel argument: a buffer, or a scalar of a given type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ArgSpec {
+    pub buffer: Option<String>,
+    pub u8: Option<f64>,
+    pub u16: Option<f64>,
+    pub u32: Option<f64>,
+    pub u64: Option<f64>,
+    pub i8: Option<f64>,
+    pub i16: Option<f64>,
+    pub i32: Option<f64>,
+    pub i64: Option<f64>,
+    pub f32: Option<f64>,
+    pub f64: Option<f64>,
+}
+
+/// A resolved argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A buffer by name.
+    Buffer(String),
+    /// A scalar: its type and bit pattern.
+    Scalar(ElemTy, u64),
+}
+
+impl ArgSpec {
+    /// The argument it describes, or why it is malformed.
+    pub fn resolve(&self) -> Result<Arg, String> {
+        let scalars = [
+            (ElemTy::U8, self.u8),
+            (ElemTy::U16, self.u16),
+            (ElemTy::U32, self.u32),
+            (ElemTy::U64, self.u64),
+            (ElemTy::I8, self.i8),
+            (ElemTy::I16, self.i16),
+            (ElemTy::I32, self.i32),
+            (ElemTy::I64, self.i64),
+            (ElemTy::F32, self.f32),
+            (ElemTy::F64, self.f64),
+        ];
+        let mut found: Vec<Arg> = scalars
+            .iter()
+            .filter_map(|(t, v)| v.map(|v| Arg::Scalar(*t, t.bits_of(v))))
+            .collect();
+        if let Some(b) = &self.buffer {
+            found.push(Arg::Buffer(b.clone()));
+        }
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err("an argument needs `buffer` or one scalar type key".into()),
+            _ => Err("an argument has more than one of `buffer` and the scalar keys".into()),
+        }
+    }
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// The kernel's name (its `#[no_mangle]` name).
+    pub kernel: String,
+    /// Grid size (x, y).
+    pub grid: [u32; 2],
+    /// Block size (x, y).
+    pub block: [u32; 2],
+    /// Arguments, one per MIR parameter.
+    #[serde(default)]
+    pub args: Vec<ArgSpec>,
+}
+
+/// A fixture's manifest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Shape checks to run (`no-helper-alloca`, `constants-read-only`, `stable-keys`).
+    #[serde(default)]
+    pub shape: Vec<String>,
+    /// For a negative fixture: the rule (`mir_lower::Rule::name`) it must break.
+    pub expect_error: Option<String>,
+    /// Buffers.
+    #[serde(default)]
+    pub buffer: Vec<BufferSpec>,
+    /// Launches, in order.
+    #[serde(default)]
+    pub launch: Vec<LaunchSpec>,
+    /// Optional hand-written expectations, by buffer (a second check only).
+    #[serde(default)]
+    pub expected: BTreeMap<String, Vec<f64>>,
+    /// Seconds the host program may run (default 120); the whole pipeline is
+    /// reported as hung after three times that plus a minute.
+    pub timeout_s: Option<u64>,
+}
+
+/// A fixture on disk.
+#[derive(Clone, Debug)]
+pub struct Fixture {
+    /// Its name (the folder name).
+    pub name: String,
+    /// The folder.
+    pub dir: PathBuf,
+    /// The kernel source.
+    pub kernel: PathBuf,
+    /// The manifest.
+    pub manifest: Manifest,
+}
+
+/// Why a fixture could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    /// A file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The manifest is malformed.
+    #[error("{path}: {message}")]
+    Manifest {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Fixture {
+    /// Loads the fixture in `dir`.
+    pub fn load(dir: &Path) -> Result<Fixture, FixtureError> {
+        let kernel = dir.join("kernel.rs");
+        if !kernel.exists() {
+            return Err(FixtureError::Io {
+                path: kernel,
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no kernel.rs"),
+            });
+        }
+        let mpath = dir.join("manifest.toml");
+        let text = std::fs::read_to_string(&mpath).map_err(|source| FixtureError::Io {
+            path: mpath.clone(),
+            source,
+        })?;
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| FixtureError::Manifest {
+            path: mpath.clone(),
+            message: e.to_string(),
+        })?;
+        let bad = |m: String| FixtureError::Manifest {
+            path: mpath.clone(),
+            message: m,
+        };
+        for l in &manifest.launch {
+            for a in &l.args {
+                match a.resolve().map_err(&bad)? {
+                    Arg::Buffer(b) if !manifest.buffer.iter().any(|x| x.name == b) => {
+                        return Err(bad(format!(
+                            "launch of `{}` names unknown buffer `{b}`",
+                            l.kernel
+                        )));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for b in &manifest.buffer {
+            if b.readback > b.len {
+                return Err(bad(format!(
+                    "buffer `{}` reads back more than its length",
+                    b.name
+                )));
+            }
+        }
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map_or_else(|| dir.display().to_string(), str::to_string);
+        Ok(Fixture {
+            name,
+            dir: dir.to_path_buf(),
+            kernel,
+            manifest,
+        })
+    }
+
+    /// Every fixture folder under `root` (folders holding a `kernel.rs`), sorted.
+    pub fn discover(root: &Path) -> Result<Vec<PathBuf>, FixtureError> {
+        let entries = std::fs::read_dir(root).map_err(|source| FixtureError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("kernel.rs").exists())
+            .collect();
+        dirs.sort();
+        Ok(dirs)
+    }
+}

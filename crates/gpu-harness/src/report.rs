@@ -1,0 +1,181 @@
+//! Reports: a table for people and JSON for machines. Per fixture, each
+//! stage's verdict and time, and each value compared (expected, got).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// A stage's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StageStatus {
+    /// It did its job.
+    Ok,
+    /// It failed; `detail` says why.
+    Failed,
+    /// It did not run; `detail` says why.
+    Skipped,
+}
+
+/// One stage of one fixture.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stage {
+    /// Its name (`import`, `lower`, `nvvm`, `shape`, `host`, `device`, `compare`).
+    pub name: String,
+    /// Its outcome.
+    pub status: StageStatus,
+    /// Wall time in milliseconds.
+    pub millis: f64,
+    /// What it found.
+    pub detail: String,
+}
+
+/// One value read back.
+#[derive(Clone, Debug, Serialize)]
+pub struct ValueReport {
+    /// The buffer.
+    pub buffer: String,
+    /// The element index.
+    pub index: usize,
+    /// The host run's value.
+    pub expected: String,
+    /// The device's value.
+    pub got: String,
+    /// Whether they are bit-identical.
+    pub ok: bool,
+}
+
+/// A fixture's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every stage that ran passed.
+    Pass,
+    /// A stage failed.
+    Fail,
+    /// The pipeline panicked or hung.
+    Crash,
+}
+
+/// One fixture's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct FixtureReport {
+    /// The fixture.
+    pub name: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The stages in order.
+    pub stages: Vec<Stage>,
+    /// The values compared.
+    pub values: Vec<ValueReport>,
+}
+
+impl FixtureReport {
+    /// A report from its stages: it passes if no stage failed.
+    pub fn new(name: String, stages: Vec<Stage>, values: Vec<ValueReport>) -> Self {
+        let failed = stages.iter().any(|s| s.status == StageStatus::Failed);
+        let verdict = if failed { Verdict::Fail } else { Verdict::Pass };
+        FixtureReport {
+            name,
+            verdict,
+            stages,
+            values,
+        }
+    }
+
+    /// A fixture whose pipeline panicked or hung.
+    pub fn crashed(name: String, why: String) -> Self {
+        let stage = Stage {
+            name: "pipeline".into(),
+            status: StageStatus::Failed,
+            millis: 0.0,
+            detail: why,
+        };
+        FixtureReport {
+            name,
+            verdict: Verdict::Crash,
+            stages: vec![stage],
+            values: Vec::new(),
+        }
+    }
+
+    /// The stage called `name`.
+    pub fn stage(&self, name: &str) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+/// All fixtures of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Which device ran the kernels.
+    pub device: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time of the whole run, in milliseconds.
+    pub millis: f64,
+    /// The fixtures, sorted by name.
+    pub fixtures: Vec<FixtureReport>,
+}
+
+impl Report {
+    /// Whether every fixture passed.
+    pub fn all_passed(&self) -> bool {
+        self.fixtures.iter().all(|f| f.verdict == Verdict::Pass)
+    }
+
+    /// The table for people.
+    pub fn table(&self) -> String {
+        let stages = [
+            "import", "lower", "nvvm", "shape", "host", "device", "compare",
+        ];
+        let mut s = String::new();
+        let _ = write!(s, "{:<34}", "fixture");
+        for st in stages {
+            let _ = write!(s, " {st:>9}");
+        }
+        let _ = writeln!(s, "  verdict");
+        for f in &self.fixtures {
+            let _ = write!(s, "{:<34}", f.name);
+            for st in stages {
+                let cell = match f.stage(st) {
+                    Some(x) => match x.status {
+                        StageStatus::Ok => format!("{:.0}ms", x.millis),
+                        StageStatus::Failed => "FAIL".into(),
+                        StageStatus::Skipped => "-".into(),
+                    },
+                    None => "".into(),
+                };
+                let _ = write!(s, " {cell:>9}");
+            }
+            let _ = writeln!(s, "  {:?}", f.verdict);
+        }
+        for f in self.fixtures.iter().filter(|f| f.verdict != Verdict::Pass) {
+            for st in f.stages.iter().filter(|s| s.status == StageStatus::Failed) {
+                let _ = writeln!(s, "\n{} / {}:\n{}", f.name, st.name, st.detail);
+            }
+            for v in f.values.iter().filter(|v| !v.ok).take(10) {
+                let _ = writeln!(
+                    s,
+                    "  {}[{}]: expected {}, got {}",
+                    v.buffer, v.index, v.expected, v.got
+                );
+            }
+        }
+        let passed = self
+            .fixtures
+            .iter()
+            .filter(|f| f.verdict == Verdict::Pass)
+            .count();
+        let failed = self.fixtures.len() - passed;
+        let _ = writeln!(
+            s,
+            "\ndevice: {}; {} threads; {:.1} s",
+            self.device,
+            self.threads,
+            self.millis / 1e3
+        );
+        let _ = writeln!(s, "fixtures: {passed} passed, {failed} failed");
+        s
+    }
+}

@@ -1,0 +1,104 @@
+//! Running many fixtures in parallel (rayon). A fixture that fails, panics or
+//! hangs is reported and never stops the others: each runs on its own thread
+//! under a deadline, inside `catch_unwind`.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::fixture::Fixture;
+use crate::pipeline::{Options, run_fixture};
+use crate::report::{FixtureReport, Report};
+
+/// Runs one fixture folder, isolating panics and hangs.
+pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?")
+        .to_string();
+    let fixture = match Fixture::load(dir) {
+        Ok(f) => f,
+        Err(e) => return FixtureReport::crashed(name, format!("cannot load the fixture: {e}")),
+    };
+    // The whole pipeline's deadline: well past the manifest's per-run limit.
+    let per_run = fixture.manifest.timeout_s.unwrap_or(120);
+    let timeout = opts
+        .fixture_timeout
+        .unwrap_or_else(|| Duration::from_secs(3 * per_run + 60));
+    let (tx, rx) = mpsc::channel();
+    let opts2 = opts.clone();
+    let f2 = fixture.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("fixture-{name}"))
+        .spawn(move || {
+            let r =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_fixture(&f2, &opts2)));
+            let _ = tx.send(r);
+        });
+    if let Err(e) = spawned {
+        return FixtureReport::crashed(name, format!("cannot start a thread: {e}"));
+    }
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(report)) => report,
+        Ok(Err(panic)) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            FixtureReport::crashed(name, format!("the pipeline panicked: {msg}"))
+        }
+        // The hung thread is left behind; the process exits without it.
+        Err(_) => FixtureReport::crashed(
+            name,
+            format!("the pipeline did not finish within {timeout:?}"),
+        ),
+    }
+}
+
+/// Runs every fixture in `dirs` on `threads` worker threads, with a progress
+/// bar when `progress` is set.
+pub fn run_all(dirs: &[PathBuf], opts: &Options, threads: usize, progress: bool) -> Report {
+    let start = Instant::now();
+    let bar = progress.then(|| {
+        let b = indicatif::ProgressBar::new(dirs.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} fixtures {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build();
+    let work = || -> Vec<FixtureReport> {
+        dirs.par_iter()
+            .map(|d| {
+                let r = run_isolated(d, opts);
+                if let Some(b) = &bar {
+                    b.set_message(r.name.clone());
+                    b.inc(1);
+                }
+                r
+            })
+            .collect()
+    };
+    let mut fixtures = match pool {
+        Ok(p) => p.install(work),
+        Err(_) => work(),
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    fixtures.sort_by(|a, b| a.name.cmp(&b.name));
+    let device = format!("{:?}", opts.device).to_lowercase();
+    Report {
+        device,
+        threads,
+        millis: start.elapsed().as_secs_f64() * 1e3,
+        fixtures,
+    }
+}

@@ -1,0 +1,164 @@
+//! The oracle over the project's fixtures: every fixture passes the whole
+//! pipeline on the virtual device, with expected values from the native host
+//! run; the compile-only lane passes; one failing, panicking or hanging
+//! fixture never hides the others.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gpu_harness::pipeline::{Fault, Options};
+use gpu_harness::report::{StageStatus, Verdict};
+use gpu_harness::run::run_all;
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    gpu_harness::fixture::Fixture::discover(&root).expect("fixtures")
+}
+
+fn opts() -> Options {
+    Options {
+        require_libnvvm: nvvm_emit::testing::libnvvm_required(),
+        ..Options::default()
+    }
+}
+
+#[test]
+fn every_fixture_passes_on_the_virtual_device() {
+    let dirs = fixtures();
+    assert!(dirs.len() >= 10, "{} fixtures", dirs.len());
+    let report = run_all(&dirs, &opts(), 2, false);
+    eprintln!("{}", report.table());
+    assert!(report.all_passed(), "{}", report.table());
+    let values: usize = report.fixtures.iter().map(|f| f.values.len()).sum();
+    assert!(values > 300, "only {values} values were compared");
+    for f in &report.fixtures {
+        let negative = f.name.starts_with("error_");
+        let device = f.stage("device").map(|s| s.status);
+        if negative {
+            assert_eq!(device, Some(StageStatus::Skipped), "{}", f.name);
+        } else {
+            assert_eq!(device, Some(StageStatus::Ok), "{}", f.name);
+            assert!(f.values.iter().all(|v| v.ok), "{}", f.name);
+            assert!(!f.values.is_empty(), "{} compared no value", f.name);
+        }
+        assert_eq!(
+            f.stage("host").map(|s| s.status),
+            Some(StageStatus::Ok),
+            "{}",
+            f.name
+        );
+    }
+}
+
+#[test]
+fn the_compile_only_lane_passes() {
+    let o = Options {
+        compile_only: true,
+        ..opts()
+    };
+    let report = run_all(&fixtures(), &o, 2, false);
+    assert!(report.all_passed(), "{}", report.table());
+    assert!(
+        report.fixtures.iter().all(|f| f.stage("host").is_none()),
+        "the lane ran kernels"
+    );
+}
+
+/// A fixture whose kernel loops forever, written to a temporary folder.
+fn looping_fixture(dir: &Path) -> PathBuf {
+    let d = dir.join("loops_forever");
+    std::fs::create_dir_all(&d).expect("dir");
+    std::fs::write(
+        d.join("kernel.rs"),
+        "use crate::gpu::*;\n#[unsafe(no_mangle)]\npub extern \"C\" fn loops_forever(out: DisjointSlice<u32>) {\n    let mut i = 0u32;\n    while !out.is_empty() { i = i.wrapping_add(1); }\n    out.set(0, i);\n}\n",
+    )
+    .expect("kernel");
+    std::fs::write(
+        d.join("manifest.toml"),
+        "timeout_s = 5\n[[buffer]]\nname = \"out\"\nty = \"u32\"\nlen = 1\nreadback = 1\n\n[[launch]]\nkernel = \"loops_forever\"\ngrid = [1, 1]\nblock = [1, 1]\nargs = [{ buffer = \"out\" }]\n",
+    )
+    .expect("manifest");
+    d
+}
+
+#[test]
+fn crashes_and_hangs_are_reported_and_the_rest_still_pass() {
+    let tmp = std::env::temp_dir().join(format!("gpu-harness-isolation-{}", std::process::id()));
+    let mut dirs: Vec<PathBuf> = fixtures()
+        .into_iter()
+        .filter(|d| {
+            d.ends_with("saxpy")
+                || d.ends_with("shared_reduction")
+                || d.ends_with("array_const_identity")
+        })
+        .collect();
+    dirs.push(looping_fixture(&tmp));
+    let mut o = opts();
+    o.fault = Some(Fault::Panic("saxpy".into()));
+    o.limits.max_steps = 2_000_000;
+    let report = run_all(&dirs, &o, 2, false);
+    let by = |n: &str| report.fixtures.iter().find(|f| f.name == n).expect(n);
+    assert_eq!(by("saxpy").verdict, Verdict::Crash);
+    assert!(
+        by("saxpy").stages[0].detail.contains("panicked"),
+        "{:?}",
+        by("saxpy").stages
+    );
+    let looping = by("loops_forever");
+    assert_eq!(looping.verdict, Verdict::Fail, "{}", report.table());
+    let dev = looping.stage("device").expect("device stage");
+    assert!(
+        dev.detail.to_lowercase().contains("step") || dev.detail.contains("timeout"),
+        "{}",
+        dev.detail
+    );
+    let host = looping.stage("host").expect("host stage");
+    assert!(host.detail.contains("timed out"), "{}", host.detail);
+    assert_eq!(by("shared_reduction").verdict, Verdict::Pass);
+    assert_eq!(by("array_const_identity").verdict, Verdict::Pass);
+
+    // A pipeline that never returns is reported once its deadline passes.
+    let mut o = opts();
+    o.fault = Some(Fault::Hang("shared_reduction".into()));
+    o.fixture_timeout = Some(Duration::from_secs(20));
+    let two: Vec<PathBuf> = dirs
+        .iter()
+        .filter(|d| d.ends_with("shared_reduction") || d.ends_with("array_const_identity"))
+        .cloned()
+        .collect();
+    let report = run_all(&two, &o, 2, false);
+    let hung = report
+        .fixtures
+        .iter()
+        .find(|f| f.name == "shared_reduction")
+        .expect("hung");
+    assert_eq!(hung.verdict, Verdict::Crash);
+    assert!(
+        hung.stages[0].detail.contains("did not finish"),
+        "{:?}",
+        hung.stages
+    );
+    assert_eq!(
+        report
+            .fixtures
+            .iter()
+            .find(|f| f.name == "array_const_identity")
+            .map(|f| f.verdict),
+        Some(Verdict::Pass)
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn the_report_serializes_to_json_with_every_value() {
+    let dirs: Vec<PathBuf> = fixtures()
+        .into_iter()
+        .filter(|d| d.ends_with("shared_reduction"))
+        .collect();
+    let report = run_all(&dirs, &opts(), 1, false);
+    let json: serde_json::Value = serde_json::to_value(&report).expect("json");
+    let values = &json["fixtures"][0]["values"];
+    assert_eq!(values.as_array().map(Vec::len), Some(4));
+    assert_eq!(values[0]["expected"], "36");
+    assert_eq!(values[0]["got"], "36");
+}
