@@ -8,13 +8,14 @@
 //! the PTX-style event layer and its consistency predicate ([`model`]); the
 //! litmus and reduction programs ([`litmus`]) and a reader for a subset of
 //! herd's PTX litmus format ([`herd`]); extraction of real kernels from
-//! `mir-import`'s model into [`lang::Program`] ([`extract`]); and the
+//! `mir-import`'s model into [`lang::Program`] ([`extract`]); the
 //! theorems of the reference development, each a named check over a
-//! complete, finite candidate space ([`checks`]).
+//! complete, finite candidate space ([`checks`]); and a syntactic check of
+//! the PTX forms our own pipeline emits for two fixtures ([`ptx_forms`]).
 //!
 //! **What it does not own:** reading real kernels (that is `mir-import`'s
-//! parser, used only by [`extract`]), and emitting or reading PTX (the
-//! lowering and `nvvm-emit`).
+//! parser, used only by [`extract`]), and emitting PTX (the lowering and
+//! `nvvm-emit`, which [`ptx_forms`] only calls).
 //!
 //! **The border:** [`lang::Program`]. Anything that can build one, by hand or
 //! by extraction, gets the machines, the explorers and the consistency
@@ -32,6 +33,7 @@ pub mod lang;
 pub mod litmus;
 pub mod machine;
 pub mod model;
+pub mod ptx_forms;
 pub mod relation;
 pub mod relaxed;
 pub mod thread;

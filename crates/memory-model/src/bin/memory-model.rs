@@ -36,6 +36,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The PTX forms (item 7): compile atomic_flag and shared_reduction through
+    /// our pipeline and libNVVM, and check the PTX syntactically.
+    Ptx {
+        /// The fixture directory (default: this checkout's `fixtures/`).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// The tree reduction for N threads, with the pruned search.
     Reduction {
         /// The thread count: a power of two, at most 1024 (a CTA's limit).
@@ -107,6 +117,18 @@ fn main() -> ExitCode {
             };
             let dir = dir.unwrap_or_else(memory_model::extract::fixtures::default_dir);
             let reports = checks::extract::reports(&dir, &names);
+            print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
+        }
+        Command::Ptx { dir, json } => {
+            let nvvm = match nvvm_emit::Libnvvm::shared() {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("error: the PTX check needs libNVVM: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let dir = dir.unwrap_or_else(memory_model::extract::fixtures::default_dir);
+            let reports = memory_model::ptx_forms::reports(&dir, nvvm);
             print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
         }
         Command::Reduction { threads, json } => {
