@@ -1,0 +1,297 @@
+//! The two checks that read one build: no helper alloca or `.local` depot, and
+//! reference constants in read-only `addrspace(1)` globals.
+
+use std::collections::BTreeMap;
+
+use device_ir::{AddressSpace, FunctionKind, GlobalId, InstData, Module};
+use mir_lower::GlobalOrigin;
+
+use super::ptx::{self, StateSpace};
+use super::{ShapeCheck, ShapeFailure, ShapeInput};
+
+/// The prefix of a content-key symbol (const-alloc's `SYMBOL_PREFIX`).
+pub const CONST_PREFIX: &str = "__const_";
+
+/// The helpers of a module: device functions with a body, by name.
+pub fn helpers(module: &Module) -> Vec<(device_ir::FuncId, &str)> {
+    module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.kind == FunctionKind::Device && f.body.is_some())
+        .map(|(id, f)| (id, f.name.as_str()))
+        .collect()
+}
+
+/// No helper has an `Alloca` in its device IR, and in the `-opt=0` PTX every
+/// helper is defined and declares no `.local` variable and makes no `.local`
+/// access. A helper missing from the PTX is a failure: the check would
+/// otherwise inspect nothing.
+pub fn no_helper_alloca(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
+    let fail = |m: String| ShapeFailure::new(ShapeCheck::NoHelperAlloca, m);
+    let module = &input.lowered.module;
+    let mut failures = Vec::new();
+    for (id, name) in helpers(module) {
+        let Some(body) = &module.functions[id].body else {
+            continue;
+        };
+        for block in body.blocks.values() {
+            for &inst in &block.insts {
+                if matches!(body.insts[inst], InstData::Alloca { .. }) {
+                    failures.push(fail(format!(
+                        "helper {name} has an alloca in its device IR: {}",
+                        device_ir::display::display_inst(module, body, inst)
+                    )));
+                }
+            }
+        }
+    }
+    let ptx = match ptx::parse(input.ptx_o0) {
+        Ok(p) => p,
+        Err(e) => {
+            failures.push(fail(format!("the -opt=0 PTX: {e}")));
+            return failures;
+        }
+    };
+    for (_, name) in helpers(module) {
+        let Some(f) = ptx.definition(name) else {
+            failures.push(fail(format!(
+                "helper {name} is not defined in the -opt=0 PTX, so its .local depot cannot be checked"
+            )));
+            continue;
+        };
+        let locals: Vec<&str> = f.locals().map(|v| v.name.as_str()).collect();
+        if !locals.is_empty() {
+            failures.push(fail(format!(
+                "helper {name} declares .local storage in the -opt=0 PTX: {}",
+                locals.join(", ")
+            )));
+        }
+        if let Some(access) = f.local_accesses().next() {
+            failures.push(fail(format!(
+                "helper {name} accesses .local memory in the -opt=0 PTX: `{access}`"
+            )));
+        }
+    }
+    failures
+}
+
+/// The content of a global, with relocation targets named by symbol so that
+/// two builds (or two globals) compare by content, not by id.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Content {
+    /// The size in bytes.
+    pub size: u64,
+    /// The alignment.
+    pub align: u32,
+    /// The byte image, `None` for undefined bytes; `None` overall without an
+    /// initializer.
+    pub image: Option<Vec<Option<u8>>>,
+    /// The relocations as (offset, target symbol, addend), sorted.
+    pub relocations: Vec<(u64, String, i64)>,
+}
+
+/// The content of global `id`.
+pub fn content(module: &Module, id: GlobalId) -> Content {
+    let g = &module.globals[id];
+    let symbol = |t: GlobalId| {
+        module
+            .globals
+            .get(t)
+            .map_or_else(|| format!("<missing {t}>"), |g| g.symbol.clone())
+    };
+    Content {
+        size: g.size,
+        align: g.align,
+        image: g.init.as_ref().map(|i| {
+            let mut image = i.image();
+            // The bytes under a slot are ignored; the relocation says what is there.
+            for r in &i.relocations {
+                for b in r.range() {
+                    if let Some(slot) = image.get_mut(b as usize) {
+                        *slot = None;
+                    }
+                }
+            }
+            image
+        }),
+        relocations: g
+            .init
+            .as_ref()
+            .map(|i| {
+                i.sorted_relocations()
+                    .iter()
+                    .map(|r| (r.offset, symbol(r.target), r.addend))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Whether `symbol` is a content key: the prefix and lowercase hex digits.
+pub fn is_content_key(symbol: &str) -> bool {
+    symbol.strip_prefix(CONST_PREFIX).is_some_and(|hex| {
+        !hex.is_empty()
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// Every global whose origin is `Constant` is immutable, in `addrspace(1)`,
+/// initialized, named by a content key, distinct in content from every other
+/// constant global, defined `addrspace(1) constant` in the NVVM IR, and
+/// declared `.global` in the `-opt=0` PTX.
+pub fn constants_read_only(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
+    let fail = |m: String| ShapeFailure::new(ShapeCheck::ConstantsReadOnly, m);
+    let module = &input.lowered.module;
+    let mut failures = Vec::new();
+    let constants = constant_globals(module, &input.lowered.origins);
+    let mut by_content: BTreeMap<Content, &str> = BTreeMap::new();
+    for &id in &constants {
+        let g = &module.globals[id];
+        let s = &g.symbol;
+        if g.mutable {
+            failures.push(fail(format!("constant global {s} ({id}) is mutable")));
+        }
+        if g.space != AddressSpace::Global {
+            failures.push(fail(format!(
+                "constant global {s} ({id}) is in addrspace({}), not addrspace(1)",
+                g.space.number()
+            )));
+        }
+        if g.init.is_none() {
+            failures.push(fail(format!(
+                "constant global {s} ({id}) has no initializer"
+            )));
+        }
+        if !is_content_key(s) {
+            failures.push(fail(format!(
+                "constant global {id} is named {s}, not a content key ({CONST_PREFIX}<hex>)"
+            )));
+        }
+        let c = content(module, id);
+        if let Some(first) = by_content.insert(c, s) {
+            failures.push(fail(format!(
+                "constant globals {first} and {s} hold the same allocation: one global per allocation"
+            )));
+        }
+    }
+    let ir_globals = ir_global_definitions(input.nvvm_ir);
+    for &id in &constants {
+        let s = &module.globals[id].symbol;
+        match ir_globals.get(s.as_str()) {
+            None => failures.push(fail(format!("constant global {s} is not defined in the NVVM IR"))),
+            Some(def) if !(def.space == 1 && def.constant) => failures.push(fail(format!(
+                "constant global {s} is defined as `addrspace({}) {}` in the NVVM IR, not `addrspace(1) constant`",
+                def.space,
+                if def.constant { "constant" } else { "global" }
+            ))),
+            Some(_) => {}
+        }
+    }
+    match ptx::parse(input.ptx_o0) {
+        Err(e) => failures.push(fail(format!("the -opt=0 PTX: {e}"))),
+        Ok(p) => {
+            for &id in &constants {
+                let s = &module.globals[id].symbol;
+                match p.var(s) {
+                    None => failures.push(fail(format!(
+                        "constant global {s} is not declared in the -opt=0 PTX"
+                    ))),
+                    Some(v) if v.space != StateSpace::Global => failures.push(fail(format!(
+                        "constant global {s} is declared {} in the -opt=0 PTX, not .global",
+                        v.space
+                    ))),
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    failures
+}
+
+/// The globals whose origin is `Constant`, in id order.
+pub fn constant_globals(
+    module: &Module,
+    origins: &BTreeMap<GlobalId, GlobalOrigin>,
+) -> Vec<GlobalId> {
+    origins
+        .iter()
+        .filter(|(id, o)| **o == GlobalOrigin::Constant && module.globals.get(**id).is_some())
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// A global definition line of NVVM IR, as far as the check needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct IrGlobal {
+    space: u32,
+    constant: bool,
+}
+
+/// Reads `@sym = [linkage] [addrspace(N)] (constant|global) ...` definitions.
+fn ir_global_definitions(ir: &str) -> BTreeMap<&str, IrGlobal> {
+    let mut out = BTreeMap::new();
+    for line in ir.lines() {
+        let Some(rest) = line.strip_prefix('@') else {
+            continue;
+        };
+        let Some((name, def)) = rest.split_once(" = ") else {
+            continue;
+        };
+        let mut space = 0;
+        let mut constant = None;
+        for token in def.split_whitespace() {
+            if let Some(n) = token
+                .strip_prefix("addrspace(")
+                .and_then(|t| t.strip_suffix(')'))
+            {
+                space = n.parse().unwrap_or(u32::MAX);
+            } else if token == "constant" || token == "global" {
+                constant = Some(token == "constant");
+                break;
+            }
+        }
+        if let Some(constant) = constant {
+            out.insert(name.trim_matches('"'), IrGlobal { space, constant });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_keys() {
+        assert!(is_content_key("__const_0a9f"));
+        assert!(!is_content_key("__const_"));
+        assert!(!is_content_key("__const_mut_0a"));
+        assert!(!is_content_key("kernel__DEV"));
+    }
+
+    #[test]
+    fn reads_ir_global_definitions() {
+        let ir = "@a = internal addrspace(1) constant <{ [4 x i8] }> zeroinitializer, align 4\n\
+                  @b = internal addrspace(3) global [32 x i8] undef, align 4\n\
+                  define void @k() {\n";
+        let g = ir_global_definitions(ir);
+        assert_eq!(
+            g["a"],
+            IrGlobal {
+                space: 1,
+                constant: true
+            }
+        );
+        assert_eq!(
+            g["b"],
+            IrGlobal {
+                space: 3,
+                constant: false
+            }
+        );
+        assert_eq!(g.len(), 2);
+    }
+}

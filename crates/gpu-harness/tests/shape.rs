@@ -1,0 +1,138 @@
+//! Every non-error fixture passes every shape check, and the PTX-side checks
+//! fail when the function or global they inspect is missing.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use gpu_harness::shape::{self, Artifacts, ShapeCheck};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// Every fixture folder whose name does not start with `error_`.
+fn positive_fixtures() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("kernel.rs").is_file())
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("error_"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn build(name: &str) -> Option<Artifacts> {
+    let nvvm = nvvm_emit::testing::libnvvm_or_skip(name)?;
+    Some(Artifacts::build(&fixtures_dir().join(name).join("kernel.rs"), nvvm).unwrap())
+}
+
+#[test]
+fn every_positive_fixture_passes_every_shape_check() {
+    let Some(nvvm) = nvvm_emit::testing::libnvvm_or_skip("shape checks") else {
+        return;
+    };
+    let fixtures = positive_fixtures();
+    assert!(fixtures.len() >= 7, "{fixtures:?}");
+    let mut failures = Vec::new();
+    for dir in &fixtures {
+        let a = Artifacts::build(&dir.join("kernel.rs"), nvvm).unwrap();
+        // The checks must have something to inspect in every fixture.
+        assert!(
+            !shape::checks::helpers(&a.lowered.module).is_empty(),
+            "{}: no helper",
+            dir.display()
+        );
+        for f in shape::check_all(&a.input(), &ShapeCheck::BUILT_IN) {
+            failures.push(format!("{}: {f}", dir.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn helpers_missing_from_the_ptx_fail_the_alloca_check() {
+    // At -opt=3 libNVVM folds promoted_ref_return's helpers away: reading that
+    // PTX as if it were the -opt=0 one must fail, not pass vacuously.
+    let Some(a) = build("promoted_ref_return") else {
+        return;
+    };
+    let ptx = shape::ptx::parse(&a.ptx_o3).unwrap();
+    assert!(
+        ptx.definition("kernel__named").is_none(),
+        "the fact this test relies on"
+    );
+    let mut input = a.input();
+    input.ptx_o0 = &a.ptx_o3;
+    let failures = shape::no_helper_alloca(&input);
+    assert!(
+        failures.iter().any(|f| f
+            .message
+            .contains("kernel__named is not defined in the -opt=0 PTX")),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn constants_missing_from_the_ptx_fail_the_read_only_check() {
+    let Some(a) = build("promoted_ref_return") else {
+        return;
+    };
+    let mut input = a.input();
+    input.ptx_o0 = ".version 8.8\n.target sm_90\n.address_size 64\n";
+    let failures = shape::constants_read_only(&input);
+    assert!(!failures.is_empty());
+    assert!(
+        failures
+            .iter()
+            .all(|f| f.message.contains("is not declared in the -opt=0 PTX")),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn a_fixture_script_runs_with_the_artifact_paths() {
+    let Some(a) = build("saxpy") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("shape-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("verify-code-shape.sh");
+    // A script that checks its three arguments structurally enough to fail.
+    std::fs::write(
+        &script,
+        "set -e\ngrep -q 'define' \"$1\"\ngrep -q '.entry saxpy' \"$2\"\ngrep -q '.entry saxpy' \"$3\"\n\
+         [ \"$#\" = 3 ]\n",
+    )
+    .unwrap();
+    let kernel = dir.join("kernel.rs");
+    std::fs::write(&kernel, "").unwrap();
+    let mut input = a.input();
+    input.kernel = &kernel;
+    assert_eq!(shape::verify_code_shape(&input), Some(Ok(())));
+    std::fs::write(&script, "echo 'no good shape here'\nexit 3\n").unwrap();
+    let f = shape::verify_code_shape(&input).unwrap().unwrap_err();
+    assert_eq!(f.check, ShapeCheck::VerifyCodeShape);
+    assert!(f.message.contains("no good shape here"), "{f}");
+    assert_eq!(shape::check_all(&input, &[]), vec![f]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn manifest_names_are_kebab_case() {
+    #[derive(serde::Deserialize)]
+    struct M {
+        shape: Vec<ShapeCheck>,
+    }
+    let m: M = serde_json::from_str(
+        r#"{"shape": ["no-helper-alloca", "constants-read-only", "stable-keys"]}"#,
+    )
+    .unwrap();
+    assert_eq!(m.shape, ShapeCheck::BUILT_IN);
+    assert!(serde_json::from_str::<M>(r#"{"shape": ["no_helper_alloca"]}"#).is_err());
+}
