@@ -1,0 +1,80 @@
+//! Import + evaluate + intern + lower + print time per fixture, as a ratio to
+//! rustc's own time printing the same MIR, both measured in this run.
+//!
+//! `cargo bench -p mir-lower --bench pipeline`
+
+use std::time::{Duration, Instant};
+
+fn best<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(f());
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut dirs: Vec<_> = std::fs::read_dir(&dir)
+        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    println!(
+        "{:<28} {:>10} {:>10} {:>8}",
+        "fixture", "rustc", "ours", "ratio"
+    );
+    let (mut total_rustc, mut total_ours) = (Duration::ZERO, Duration::ZERO);
+    for d in dirs.iter().filter(|d| d.join("kernel.rs").exists()) {
+        let name = d
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        if name.starts_with("error_") {
+            continue;
+        }
+        let k = d.join("kernel.rs");
+        let opts = Default::default();
+        let Ok(out) = mir_import::rustc::run_rustc(&k, &opts) else {
+            continue;
+        };
+        let Ok(first) = mir_import::import_and_evaluate(&k, &opts, true) else {
+            continue;
+        };
+        let tuples = first.tuples.clone();
+        let rustc = best(5, || {
+            mir_import::rustc::run_rustc(&k, &opts).map(|o| o.mir.len())
+        });
+        let ours = best(20, || {
+            let krate =
+                mir_import::import_text(&out.mir, &out.type_sizes, Some((&out.source, "k.rs")))
+                    .expect("imports");
+            let eval = mir_import::eval::evaluate(&krate, &tuples);
+            let mut imp = mir_import::Imported {
+                krate,
+                eval,
+                tuples: tuples.clone(),
+            };
+            let lowered = mir_lower::lower(&mut imp).expect("lowers");
+            nvvm_emit::print_module(&lowered.module).len()
+        });
+        total_rustc += rustc;
+        total_ours += ours;
+        println!(
+            "{name:<28} {:>8.1}ms {:>8.2}ms {:>7.2}%",
+            rustc.as_secs_f64() * 1e3,
+            ours.as_secs_f64() * 1e3,
+            100.0 * ours.as_secs_f64() / rustc.as_secs_f64()
+        );
+    }
+    println!(
+        "{:<28} {:>8.1}ms {:>8.2}ms {:>7.2}%  (target: at most 5%)",
+        "all",
+        total_rustc.as_secs_f64() * 1e3,
+        total_ours.as_secs_f64() * 1e3,
+        100.0 * total_ours.as_secs_f64() / total_rustc.as_secs_f64()
+    );
+}
