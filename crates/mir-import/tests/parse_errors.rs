@@ -124,3 +124,25 @@ fn rendered_error_names_line_column_and_text() {
       |         Frobnicate(_0);
     ");
 }
+
+#[test]
+fn undeclared_local_is_a_positioned_error() {
+    let text = GOOD.replace(
+        "_0 = const kernel::helper::promoted[0];",
+        "_7 = const kernel::helper::promoted[0];",
+    );
+    let e = err(&text);
+    assert_eq!(e.pos.line, 5, "{e}");
+    assert!(e.message.contains("_7 is used"), "{e}");
+}
+
+#[test]
+fn jump_to_a_missing_block_is_a_positioned_error() {
+    let text = GOOD.replace(
+        "        return;\n    }\n}\n\nalloc6",
+        "        goto -> bb3;\n    }\n}\n\nalloc6",
+    );
+    let e = err(&text);
+    assert_eq!(e.pos.line, 6, "{e}");
+    assert!(e.message.contains("jump to bb3"), "{e}");
+}

@@ -2,7 +2,10 @@
 
 mod alloc;
 mod body;
+mod integrity;
 mod ty;
+
+pub use integrity::check_handles;
 
 pub use alloc::{AllocDump, AllocId, Relocation};
 pub use body::*;

@@ -110,7 +110,9 @@ fn parse_inner(text: &str) -> Result<ParsedMir, ParseError> {
                 col: lines[end].chars().count() as u32 + 1,
             };
             let mut c = cursor::Cursor::new(toks, &item_text, end_pos);
-            out.bodies.push(body::parse_item(&mut c, ctfe_next)?);
+            let parsed = body::parse_item(&mut c, ctfe_next)?;
+            crate::model::check_handles(&parsed)?;
+            out.bodies.push(parsed);
             ctfe_next = false;
             i = end + 1;
             continue;

@@ -611,6 +611,12 @@ impl FnLower<'_, '_> {
         }
         let n = s.size() as usize;
         let o = off as usize;
+        if o + n > a.bytes.len() {
+            return Err(self.unsupported(format!(
+                "a {}-byte constant is read as `{ty}` at offset {off}",
+                a.bytes.len()
+            )));
+        }
         if a.init[o..o + n].iter().any(|i| !i) {
             if s == Scalar::Ptr {
                 // An uninitialized pointer word is `None` of a niche (only the
