@@ -375,11 +375,7 @@ impl<'a> Interp<'a> {
         match op {
             Operand::Copy(p) | Operand::Move(p) => place_ty(body, p),
             Operand::Const(ConstOperand::Item(path)) => {
-                let owner = path.segments.iter().rev().nth(1).map(|s| s.name.as_str());
-                let int = owner.and_then(|o| {
-                    IntTy::from_name(o.trim_start_matches("<impl ").trim_end_matches('>'))
-                });
-                if let Some(it) = int.filter(|_| matches!(path.last_name(), "MAX" | "MIN")) {
+                if let Some(it) = path.int_limit_type() {
                     return Ok(Ty::Int(it));
                 }
                 let id = self.krate.item_body(&path.def_path()).ok_or_else(|| {

@@ -183,6 +183,17 @@ impl Path {
         self.segments.last().map_or("", |s| s.name.as_str())
     }
 
+    /// For `u64::MAX`, `i32::MIN` or `core::num::<impl usize>::MAX`: the
+    /// primitive integer type whose limit the path names. rustc prints these
+    /// as paths because their bodies live in `core`.
+    pub fn int_limit_type(&self) -> Option<IntTy> {
+        if !matches!(self.last_name(), "MAX" | "MIN") {
+            return None;
+        }
+        let owner = self.segments.iter().rev().nth(1)?.name.as_str();
+        IntTy::from_name(owner.trim_start_matches("<impl ").trim_end_matches('>'))
+    }
+
     /// All generic arguments of the last segment that carries any.
     pub fn generic_args(&self) -> &[GenericArg] {
         self.segments

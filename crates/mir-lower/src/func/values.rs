@@ -11,16 +11,6 @@ use crate::diag::{Diagnostic, Rule};
 use crate::repr::{Repr, Scalar, generic_i8_ptr, repr_of};
 use crate::views;
 
-/// The integer type of `u64::MAX`, `core::num::<impl i32>::MIN` and friends.
-fn int_limit_ty(p: &mir_import::model::Path) -> Option<Ty> {
-    if !matches!(p.last_name(), "MAX" | "MIN") {
-        return None;
-    }
-    let owner = p.segments.iter().rev().nth(1)?.name.as_str();
-    let name = owner.trim_start_matches("<impl ").trim_end_matches('>');
-    mir_import::model::IntTy::from_name(name).map(Ty::Int)
-}
-
 /// A MIR value on the device.
 #[derive(Clone, Copy, Debug)]
 pub enum Val {
@@ -400,8 +390,8 @@ impl FnLower<'_, '_> {
             | ConstOperand::Indirect { ty, .. }
             | ConstOperand::ZeroSized(ty)
             | ConstOperand::Transmuted { ty, .. } => ty.clone(),
-            ConstOperand::Item(p) if int_limit_ty(p).is_some() => {
-                int_limit_ty(p).unwrap_or_else(Ty::unit)
+            ConstOperand::Item(p) if p.int_limit_type().is_some() => {
+                p.int_limit_type().map_or_else(Ty::unit, Ty::Int)
             }
             ConstOperand::Item(p) => match k.item_body(&p.def_path()) {
                 Some(b) => k.bodies[b].return_ty.clone(),
