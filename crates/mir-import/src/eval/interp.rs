@@ -10,12 +10,11 @@ use std::collections::BTreeMap;
 
 use cranelift_entity::EntityRef;
 
-use super::layout::{Encoding, Layout, Layouts, PTR_SIZE, Shape};
+use super::layout::{Layout, Layouts, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Memory, Reloc, Target};
 use crate::model::{
-    AggregateKind, AllocId, BinOp, Body, BodyId, BodyKind, CastKind, ConstOperand, Crate, IntTy,
-    Local, Mutability, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind, TerminatorKind,
-    Ty, UnOp, ValTree,
+    AllocId, Body, BodyId, BodyKind, ConstOperand, Crate, IntTy, Local, Mutability, Operand, Place,
+    PlaceElem, Scalar, StatementKind, TerminatorKind, Ty, ValTree,
 };
 
 /// Statements one body may run before evaluation gives up (a `loop {}` in a
@@ -44,12 +43,12 @@ impl std::fmt::Display for Unsupported {
 
 /// A resolved place: where it is, its type, and a slice's length if unsized.
 #[derive(Clone, Debug)]
-struct PlaceRef {
-    base: Target,
-    offset: u64,
-    ty: Ty,
-    meta: Option<u64>,
-    variant: Option<String>,
+pub(super) struct PlaceRef {
+    pub(super) base: Target,
+    pub(super) offset: u64,
+    pub(super) ty: Ty,
+    pub(super) meta: Option<u64>,
+    pub(super) variant: Option<String>,
 }
 
 /// The interpreter for one crate: memoized results per const, promoted and static.
@@ -115,7 +114,7 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn layout(&self, ty: &Ty) -> R<Layout> {
+    pub(super) fn layout(&self, ty: &Ty) -> R<Layout> {
         self.layouts.of(ty)
     }
 
@@ -233,7 +232,7 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn local_place(&self, body: &Body, locals: &[EvalAlloc], l: Local) -> R<PlaceRef> {
+    pub(super) fn local_place(&self, body: &Body, locals: &[EvalAlloc], l: Local) -> R<PlaceRef> {
         let decl = body.locals.get(l).ok_or_else(|| format!("no local {l}"))?;
         Ok(PlaceRef {
             base: Target::Alloc(locals[l.index()]),
@@ -244,7 +243,7 @@ impl<'a> Interp<'a> {
         })
     }
 
-    fn place(&mut self, body: &Body, locals: &[EvalAlloc], p: &Place) -> R<PlaceRef> {
+    pub(super) fn place(&mut self, body: &Body, locals: &[EvalAlloc], p: &Place) -> R<PlaceRef> {
         let mut cur = self.local_place(body, locals, p.local)?;
         for elem in &p.projection {
             cur = match elem {
@@ -288,7 +287,7 @@ impl<'a> Interp<'a> {
         Ok(cur)
     }
 
-    fn len_of(&self, p: &PlaceRef) -> R<u64> {
+    pub(super) fn len_of(&self, p: &PlaceRef) -> R<u64> {
         match (&p.ty, p.meta) {
             (Ty::Array(_, crate::model::ArrayLen::Known(n)), _) => Ok(*n),
             (Ty::Slice(_) | Ty::Str, Some(n)) => Ok(n),
@@ -296,7 +295,7 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn index(&self, cur: PlaceRef, idx: u64) -> R<PlaceRef> {
+    pub(super) fn index(&self, cur: PlaceRef, idx: u64) -> R<PlaceRef> {
         let len = self.len_of(&cur)?;
         let elem = match &cur.ty {
             Ty::Array(e, _) | Ty::Slice(e) => (**e).clone(),
@@ -316,7 +315,7 @@ impl<'a> Interp<'a> {
         })
     }
 
-    fn deref(&mut self, p: &PlaceRef) -> R<PlaceRef> {
+    pub(super) fn deref(&mut self, p: &PlaceRef) -> R<PlaceRef> {
         let pointee =
             p.ty.pointee()
                 .ok_or_else(|| format!("deref of `{}`", p.ty))?
@@ -343,25 +342,25 @@ impl<'a> Interp<'a> {
         })
     }
 
-    fn read(&self, p: &PlaceRef, len: u64) -> R<Bytes> {
+    pub(super) fn read(&self, p: &PlaceRef, len: u64) -> R<Bytes> {
         match &p.base {
             Target::Alloc(a) => self.mem.read(*a, p.offset, len),
             Target::Static(s) => Err(format!("reads static `{s}` during evaluation")),
         }
     }
 
-    fn read_uint(&self, p: &PlaceRef, len: u64) -> R<u128> {
+    pub(super) fn read_uint(&self, p: &PlaceRef, len: u64) -> R<u128> {
         self.read(p, len)?.to_uint()
     }
 
-    fn write(&mut self, p: &PlaceRef, b: &Bytes) -> R<()> {
+    pub(super) fn write(&mut self, p: &PlaceRef, b: &Bytes) -> R<()> {
         match &p.base {
             Target::Alloc(a) => self.mem.write(*a, p.offset, b),
             Target::Static(s) => Err(format!("writes static `{s}` during evaluation")),
         }
     }
 
-    fn at(&self, p: &PlaceRef, offset: u64, ty: Ty) -> PlaceRef {
+    pub(super) fn at(&self, p: &PlaceRef, offset: u64, ty: Ty) -> PlaceRef {
         PlaceRef {
             base: p.base.clone(),
             offset: p.offset + offset,
@@ -371,7 +370,7 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn operand_ty(&self, body: &Body, op: &Operand) -> R<Ty> {
+    pub(super) fn operand_ty(&self, body: &Body, op: &Operand) -> R<Ty> {
         match op {
             Operand::Copy(p) | Operand::Move(p) => place_ty(body, p),
             Operand::Const(ConstOperand::Item(path)) => {
@@ -396,7 +395,12 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn operand_uint(&mut self, body: &Body, locals: &[EvalAlloc], op: &Operand) -> R<u128> {
+    pub(super) fn operand_uint(
+        &mut self,
+        body: &Body,
+        locals: &[EvalAlloc],
+        op: &Operand,
+    ) -> R<u128> {
         let ty = self.operand_ty(body, op)?;
         let size = self.layout(&ty)?.size;
         let tmp = self.temp(&ty)?;
@@ -404,7 +408,7 @@ impl<'a> Interp<'a> {
         self.read_uint(&tmp, size)
     }
 
-    fn temp(&mut self, ty: &Ty) -> R<PlaceRef> {
+    pub(super) fn temp(&mut self, ty: &Ty) -> R<PlaceRef> {
         let l = self.layout(ty)?;
         let a = self.mem.alloc(l.size, l.align);
         Ok(PlaceRef {
@@ -416,7 +420,7 @@ impl<'a> Interp<'a> {
         })
     }
 
-    fn write_operand(
+    pub(super) fn write_operand(
         &mut self,
         body: &Body,
         locals: &[EvalAlloc],
@@ -435,7 +439,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Writes a constant operand's value at `dest`.
-    fn write_const(&mut self, dest: &PlaceRef, c: &ConstOperand) -> R<()> {
+    pub(super) fn write_const(&mut self, dest: &PlaceRef, c: &ConstOperand) -> R<()> {
         match c {
             ConstOperand::Scalar(s) => self.write(dest, &scalar_bytes(s)),
             ConstOperand::Unit | ConstOperand::ZeroSized(_) => Ok(()),
@@ -488,14 +492,14 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn copy_body_value(&mut self, dest: &PlaceRef, id: BodyId) -> R<()> {
+    pub(super) fn copy_body_value(&mut self, dest: &PlaceRef, id: BodyId) -> R<()> {
         let v = self.eval_body(id).map_err(|e| e.to_string())?;
         let size = self.mem.allocs[v].size();
         let b = self.mem.read(v, 0, size)?;
         self.write(dest, &b)
     }
 
-    fn new_bytes(&mut self, b: &[u8]) -> EvalAlloc {
+    pub(super) fn new_bytes(&mut self, b: &[u8]) -> EvalAlloc {
         let a = self.mem.alloc(b.len() as u64, 1);
         let alloc = &mut self.mem.allocs[a];
         alloc.bytes.copy_from_slice(b);
@@ -503,7 +507,7 @@ impl<'a> Interp<'a> {
         a
     }
 
-    fn write_str(&mut self, dest: &PlaceRef, s: &[u8]) -> R<()> {
+    pub(super) fn write_str(&mut self, dest: &PlaceRef, s: &[u8]) -> R<()> {
         let a = self.new_bytes(s);
         let mut fat = Bytes::pointer(Target::Alloc(a), 0);
         fat.bytes.extend((s.len() as u64).to_le_bytes());
@@ -513,7 +517,7 @@ impl<'a> Interp<'a> {
 
     /// The target for rustc's `allocN`: a static by path, or the dumped bytes
     /// imported as an evaluated allocation.
-    fn alloc_target(&mut self, id: AllocId) -> R<Target> {
+    pub(super) fn alloc_target(&mut self, id: AllocId) -> R<Target> {
         if let Some(path) = self.krate.static_names.get(&id) {
             return Ok(Target::Static(path.clone()));
         }
@@ -546,424 +550,9 @@ impl<'a> Interp<'a> {
         }
         Ok(Target::Alloc(a))
     }
-
-    fn assign(
-        &mut self,
-        body: &Body,
-        locals: &[EvalAlloc],
-        dest: &PlaceRef,
-        rv: &Rvalue,
-        mutable_static: bool,
-    ) -> R<()> {
-        match rv {
-            Rvalue::Use(op) => self.write_operand(body, locals, dest, op),
-            Rvalue::Repeat(op, n) => {
-                let Shape::Array { elem, stride, .. } = self.layout(&dest.ty)?.shape else {
-                    return Err(format!("repeat into `{}`", dest.ty));
-                };
-                for i in 0..*n {
-                    let slot = self.at(dest, i * stride, elem.clone());
-                    self.write_operand(body, locals, &slot, op)?;
-                }
-                Ok(())
-            }
-            Rvalue::Ref(m, p) | Rvalue::RawPtr(m, p) => {
-                let target = self.place(body, locals, p)?;
-                if *m == Mutability::Mut
-                    && mutable_static
-                    && let Target::Alloc(a) = target.base
-                {
-                    self.mem.allocs[a].mutable = true;
-                }
-                let mut b = Bytes::pointer(target.base, target.offset);
-                if let Some(len) = target.meta {
-                    b.bytes.extend(len.to_le_bytes());
-                    b.init.extend([true; 8]);
-                }
-                self.write(dest, &b)
-            }
-            Rvalue::Cast(kind, op, ty) => self.cast(body, locals, dest, kind, op, ty),
-            Rvalue::BinaryOp(op, a, b) => self.binary(body, locals, dest, *op, a, b),
-            Rvalue::UnaryOp(op, a) => {
-                let ty = self.operand_ty(body, a)?;
-                let src = self.temp(&ty)?;
-                self.write_operand(body, locals, &src, a)?;
-                match op {
-                    UnOp::PtrMetadata => {
-                        let len = self.read(&src, 2 * PTR_SIZE)?;
-                        let meta = Bytes {
-                            bytes: len.bytes[8..].to_vec(),
-                            init: len.init[8..].to_vec(),
-                            relocs: BTreeMap::new(),
-                        };
-                        self.write(dest, &meta)
-                    }
-                    UnOp::Not | UnOp::Neg => {
-                        let size = self.layout(&ty)?.size;
-                        let v = self.read_uint(&src, size)?;
-                        let r = match (op, &ty) {
-                            (UnOp::Not, Ty::Bool) => v ^ 1,
-                            (UnOp::Not, _) => !v,
-                            _ => v.wrapping_neg(),
-                        };
-                        self.write(dest, &uint_bytes(r, size))
-                    }
-                }
-            }
-            Rvalue::Aggregate(kind, ops) => self.aggregate(body, locals, dest, kind, ops),
-            Rvalue::Discriminant(p) => {
-                let src = self.place(body, locals, p)?;
-                let v = self.read_discriminant(&src)?;
-                let size = self.layout(&dest.ty)?.size;
-                self.write(dest, &uint_bytes(v, size))
-            }
-            other => Err(format!("rvalue {other:?} is not supported")),
-        }
-    }
-
-    fn cast(
-        &mut self,
-        body: &Body,
-        locals: &[EvalAlloc],
-        dest: &PlaceRef,
-        kind: &CastKind,
-        op: &Operand,
-        ty: &Ty,
-    ) -> R<()> {
-        let src_ty = self.operand_ty(body, op)?;
-        let src = self.temp(&src_ty)?;
-        self.write_operand(body, locals, &src, op)?;
-        let src_size = self.layout(&src_ty)?.size;
-        let dst_size = self.layout(ty)?.size;
-        let b = self.read(&src, src_size)?;
-        match kind {
-            CastKind::PtrToPtr | CastKind::Transmute => {
-                if src_size < dst_size {
-                    return Err(format!("cast widens `{src_ty}` to `{ty}`"));
-                }
-                // A fat-to-thin pointer cast keeps the data pointer.
-                let mut b = b;
-                b.bytes.truncate(dst_size as usize);
-                b.init.truncate(dst_size as usize);
-                b.relocs.retain(|o, _| *o < dst_size);
-                self.write(dest, &b)
-            }
-            CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
-                let len = match src_ty.pointee() {
-                    Some(Ty::Array(_, crate::model::ArrayLen::Known(n))) => *n,
-                    _ => return Err(format!("unsizing `{src_ty}` is not supported")),
-                };
-                let mut b = b;
-                b.bytes.extend(len.to_le_bytes());
-                b.init.extend([true; 8]);
-                self.write(dest, &b)
-            }
-            CastKind::PointerCoercion(k) if k.starts_with("MutToConstPointer") => {
-                self.write(dest, &b)
-            }
-            CastKind::IntToInt => {
-                let v = b.to_uint()?;
-                let v = match &src_ty {
-                    Ty::Int(i) if i.is_signed() => sign_extend(v, src_size),
-                    _ => v,
-                };
-                self.write(dest, &uint_bytes(v, dst_size))
-            }
-            other => Err(format!(
-                "cast {other:?} from `{src_ty}` to `{ty}` is not supported"
-            )),
-        }
-    }
-
-    fn binary(
-        &mut self,
-        body: &Body,
-        locals: &[EvalAlloc],
-        dest: &PlaceRef,
-        op: BinOp,
-        a: &Operand,
-        b: &Operand,
-    ) -> R<()> {
-        let ty = self.operand_ty(body, a)?;
-        if op == BinOp::Offset {
-            let elem = ty.pointee().ok_or("offset of a non-pointer")?.clone();
-            let stride = self.layout(&elem)?.size;
-            let pa = self.temp(&ty)?;
-            self.write_operand(body, locals, &pa, a)?;
-            let Target::Alloc(pa_alloc) = pa.base else {
-                return Err("pointer temporary outside an allocation".into());
-            };
-            let r = self.mem.read_pointer(pa_alloc, 0)?;
-            let n = self.operand_uint(body, locals, b)? as u64;
-            let addend = r.addend + n * stride;
-            return self.write(dest, &Bytes::pointer(r.target, addend));
-        }
-        let Ty::Int(it) = ty.clone() else {
-            if matches!(ty, Ty::Bool | Ty::Char) {
-                return self.int_binary(dest, op, &ty, IntTy::U32, body, locals, a, b);
-            }
-            return Err(format!("binary op {op:?} on `{ty}` is not supported"));
-        };
-        self.int_binary(dest, op, &ty, it, body, locals, a, b)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn int_binary(
-        &mut self,
-        dest: &PlaceRef,
-        op: BinOp,
-        ty: &Ty,
-        it: IntTy,
-        body: &Body,
-        locals: &[EvalAlloc],
-        a: &Operand,
-        b: &Operand,
-    ) -> R<()> {
-        let size = self.layout(ty)?.size;
-        let x = self.operand_uint(body, locals, a)?;
-        let y = self.operand_uint(body, locals, b)?;
-        let bits = (size * 8) as u32;
-        let mask = if bits >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << bits) - 1
-        };
-        let signed = matches!(ty, Ty::Int(i) if i.is_signed());
-        let (sx, sy) = (sign_extend(x, size) as i128, sign_extend(y, size) as i128);
-        let _ = it;
-        let cmp = |r: bool| Ok::<(u128, Option<bool>), String>((u128::from(r), None));
-        let (v, overflow) = match op {
-            BinOp::Add | BinOp::AddUnchecked | BinOp::AddWithOverflow => {
-                let r = x.wrapping_add(y) & mask;
-                let of = if signed {
-                    sx.checked_add(sy)
-                        .is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
-                } else {
-                    x.checked_add(y).is_none_or(|r| r > mask)
-                };
-                (r, Some(of))
-            }
-            BinOp::Sub | BinOp::SubUnchecked | BinOp::SubWithOverflow => {
-                let r = x.wrapping_sub(y) & mask;
-                let of = if signed {
-                    sx.checked_sub(sy)
-                        .is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
-                } else {
-                    y > x
-                };
-                (r, Some(of))
-            }
-            BinOp::Mul | BinOp::MulUnchecked | BinOp::MulWithOverflow => {
-                let r = x.wrapping_mul(y) & mask;
-                let of = if signed {
-                    sx.checked_mul(sy)
-                        .is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
-                } else {
-                    x.checked_mul(y).is_none_or(|r| r > mask)
-                };
-                (r, Some(of))
-            }
-            BinOp::Div | BinOp::Rem => {
-                if y == 0 {
-                    return Err("division by zero during evaluation".into());
-                }
-                let r = match (op, signed) {
-                    (BinOp::Div, true) => sx.wrapping_div(sy) as u128,
-                    (BinOp::Div, false) => x / y,
-                    (_, true) => sx.wrapping_rem(sy) as u128,
-                    (_, false) => x % y,
-                };
-                (r & mask, None)
-            }
-            BinOp::BitAnd => (x & y, None),
-            BinOp::BitOr => (x | y, None),
-            BinOp::BitXor => (x ^ y, None),
-            BinOp::Shl | BinOp::ShlUnchecked => ((x << (y % u128::from(bits))) & mask, None),
-            BinOp::Shr | BinOp::ShrUnchecked => {
-                let s = (y % u128::from(bits)) as u32;
-                let r = if signed { (sx >> s) as u128 } else { x >> s };
-                (r & mask, None)
-            }
-            BinOp::Eq => cmp(x == y)?,
-            BinOp::Ne => cmp(x != y)?,
-            BinOp::Lt => cmp(if signed { sx < sy } else { x < y })?,
-            BinOp::Le => cmp(if signed { sx <= sy } else { x <= y })?,
-            BinOp::Gt => cmp(if signed { sx > sy } else { x > y })?,
-            BinOp::Ge => cmp(if signed { sx >= sy } else { x >= y })?,
-            other => return Err(format!("binary op {other:?} is not supported")),
-        };
-        let with_overflow = matches!(
-            op,
-            BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow
-        );
-        if with_overflow {
-            // `(T, bool)`: both fields at the offsets rustc chose for the tuple.
-            let l = self.layout(&dest.ty)?;
-            let off1 = field_offset(&l, None, "1")?;
-            let off0 = field_offset(&l, None, "0")?;
-            self.write(&self.at(dest, off0, ty.clone()), &uint_bytes(v, size))?;
-            let of = u128::from(overflow.unwrap_or(false));
-            return self.write(&self.at(dest, off1, Ty::Bool), &uint_bytes(of, 1));
-        }
-        let out_size = if matches!(
-            op,
-            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-        ) {
-            1
-        } else {
-            size
-        };
-        self.write(dest, &uint_bytes(v, out_size))
-    }
-
-    fn aggregate(
-        &mut self,
-        body: &Body,
-        locals: &[EvalAlloc],
-        dest: &PlaceRef,
-        kind: &AggregateKind,
-        ops: &[Operand],
-    ) -> R<()> {
-        let layout = self.layout(&dest.ty)?;
-        match kind {
-            AggregateKind::Array => {
-                let Shape::Array { elem, stride, .. } = &layout.shape else {
-                    return Err(format!("array aggregate into `{}`", dest.ty));
-                };
-                for (i, op) in ops.iter().enumerate() {
-                    let slot = self.at(dest, i as u64 * stride, elem.clone());
-                    self.write_operand(body, locals, &slot, op)?;
-                }
-                Ok(())
-            }
-            AggregateKind::Tuple => {
-                for (i, op) in ops.iter().enumerate() {
-                    let off = field_offset(&layout, None, &i.to_string())?;
-                    let ty = self.operand_ty(body, op)?;
-                    self.write_operand(body, locals, &self.at(dest, off, ty), op)?;
-                }
-                Ok(())
-            }
-            AggregateKind::Adt { path, field_names } => {
-                let variant = match &layout.shape {
-                    Shape::Enum { .. } => Some(path.last_name().to_string()),
-                    _ => None,
-                };
-                for (i, op) in ops.iter().enumerate() {
-                    let name = field_names.get(i).cloned().unwrap_or_else(|| i.to_string());
-                    let off = field_offset(&layout, variant.as_deref(), &name)?;
-                    let ty = self.operand_ty(body, op)?;
-                    self.write_operand(body, locals, &self.at(dest, off, ty), op)?;
-                }
-                if let Some(v) = variant {
-                    self.write_tag(dest, &layout, &v)?;
-                }
-                Ok(())
-            }
-            AggregateKind::RawPtr(..) => {
-                for (i, op) in ops.iter().enumerate() {
-                    let ty = self.operand_ty(body, op)?;
-                    self.write_operand(body, locals, &self.at(dest, i as u64 * PTR_SIZE, ty), op)?;
-                }
-                Ok(())
-            }
-            AggregateKind::Opaque(s) => Err(format!("aggregate `{s}` is not supported")),
-        }
-    }
-
-    /// Marks `dest` as variant `name`: the tag for a direct encoding, zeros for
-    /// the null variant of a nullable-pointer niche.
-    fn write_tag(&mut self, dest: &PlaceRef, layout: &Layout, name: &str) -> R<()> {
-        let Shape::Enum { encoding, variants } = &layout.shape else {
-            return Err(format!("`{}` is not an enum", dest.ty));
-        };
-        let variant = variants
-            .iter()
-            .find(|v| v.name == name)
-            .ok_or_else(|| format!("`{}` has no variant `{name}`", dest.ty))?;
-        match encoding {
-            Encoding::Direct { offset, size } => {
-                let value = variant
-                    .tag_value
-                    .ok_or_else(|| format!("the tag value of `{}::{name}` is unknown", dest.ty))?;
-                self.write(
-                    &self.at(dest, *offset, Ty::unit()),
-                    &uint_bytes(value, *size),
-                )
-            }
-            Encoding::NullNiche { zero_variant } if zero_variant == name => {
-                let n = layout.size.min(PTR_SIZE);
-                self.write(dest, &Bytes::plain(vec![0; n as usize]))
-            }
-            Encoding::NullNiche { .. } => Ok(()),
-        }
-    }
-
-    /// The discriminant of the enum at `src`: the variant's declared value, read
-    /// back through the proven encoding.
-    fn read_discriminant(&self, src: &PlaceRef) -> R<u128> {
-        let layout = self.layout(&src.ty)?;
-        let Shape::Enum { encoding, variants } = &layout.shape else {
-            return Err(format!("discriminant of non-enum `{}`", src.ty));
-        };
-        let name = match encoding {
-            Encoding::Direct { offset, size } => {
-                let tag = self.read_uint(&self.at(src, *offset, Ty::unit()), *size)?;
-                let v = variants.iter().find(|v| v.tag_value == Some(tag));
-                return v
-                    .and_then(|v| v.tag_value)
-                    .ok_or_else(|| format!("tag {tag} names no variant of `{}`", src.ty));
-            }
-            Encoding::NullNiche { zero_variant } => {
-                let word = self.read(src, layout.size.min(PTR_SIZE))?;
-                let is_zero = word.relocs.is_empty() && word.to_uint()? == 0;
-                let data = variants.iter().find(|v| v.name != *zero_variant);
-                if is_zero {
-                    zero_variant.clone()
-                } else {
-                    data.map(|v| v.name.clone()).unwrap_or_default()
-                }
-            }
-        };
-        let decl = self.layouts.discriminant_of(&src.ty, &name);
-        decl.ok_or_else(|| format!("the discriminant of `{}::{name}` is unknown", src.ty))
-    }
-
-    fn write_valtree(&mut self, dest: &PlaceRef, v: &ValTree) -> R<()> {
-        let layout = self.layout(&dest.ty)?;
-        match v {
-            ValTree::Scalar(s) => self.write(dest, &scalar_bytes(s)),
-            ValTree::Str(s) => self.write_str(dest, s.as_bytes()),
-            ValTree::Path(p) if int_limit(p, &dest.ty).is_some() => {
-                let v = int_limit(p, &dest.ty).ok_or("integer limit")?;
-                self.write(dest, &v)
-            }
-            ValTree::Path(p) => match &layout.shape {
-                Shape::Enum { .. } => self.write_tag(dest, &layout, p.last_name()),
-                Shape::Zst => Ok(()),
-                _ => Err(format!("value `{p}` of type `{}`", dest.ty)),
-            },
-            ValTree::Tuple(path, elems) => {
-                let variant = match (&layout.shape, path) {
-                    (Shape::Enum { .. }, Some(p)) => Some(p.last_name().to_string()),
-                    _ => None,
-                };
-                for (i, e) in elems.iter().enumerate() {
-                    let off = field_offset(&layout, variant.as_deref(), &i.to_string())?;
-                    let fty = valtree_field_ty(e)?;
-                    self.write_valtree(&self.at(dest, off, fty), e)?;
-                }
-                if let Some(v) = variant {
-                    self.write_tag(dest, &layout, &v)?;
-                }
-                Ok(())
-            }
-            other => Err(format!("printed value {other:?} is not supported")),
-        }
-    }
 }
 
-fn valtree_field_ty(v: &ValTree) -> R<Ty> {
+pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
     match v {
         ValTree::Scalar(s) => Ok(scalar_ty(s)),
         _ => Err(format!("nested printed value {v:?} is not supported")),
@@ -971,7 +560,7 @@ fn valtree_field_ty(v: &ValTree) -> R<Ty> {
 }
 
 /// The offset of field `name` of a struct, tuple or enum variant.
-fn field_offset(l: &Layout, variant: Option<&str>, name: &str) -> R<u64> {
+pub(super) fn field_offset(l: &Layout, variant: Option<&str>, name: &str) -> R<u64> {
     match (&l.shape, variant) {
         (Shape::Struct { fields }, None) => fields
             .get(name)
@@ -1006,7 +595,7 @@ fn is_null_ptr_fn(def: &str) -> bool {
 
 /// `u8::MAX`, `i32::MIN`, `core::num::<impl usize>::MAX`: primitive integer
 /// limits, which rustc prints as paths because their bodies live in `core`.
-fn int_limit(path: &crate::model::Path, ty: &Ty) -> Option<Bytes> {
+pub(super) fn int_limit(path: &crate::model::Path, ty: &Ty) -> Option<Bytes> {
     let Ty::Int(it) = ty else { return None };
     let segs = &path.segments;
     let owner = segs.get(segs.len().checked_sub(2)?)?.name.as_str();
@@ -1036,7 +625,7 @@ fn int_limit(path: &crate::model::Path, ty: &Ty) -> Option<Bytes> {
     Some(uint_bytes(v, size))
 }
 
-fn sign_extend(v: u128, size: u64) -> u128 {
+pub(super) fn sign_extend(v: u128, size: u64) -> u128 {
     if size >= 16 {
         return v;
     }
@@ -1049,11 +638,11 @@ fn sign_extend(v: u128, size: u64) -> u128 {
     }
 }
 
-fn uint_bytes(v: u128, size: u64) -> Bytes {
+pub(super) fn uint_bytes(v: u128, size: u64) -> Bytes {
     Bytes::plain(v.to_le_bytes()[..size as usize].to_vec())
 }
 
-fn scalar_ty(s: &Scalar) -> Ty {
+pub(super) fn scalar_ty(s: &Scalar) -> Ty {
     match s {
         Scalar::Int { ty, .. } => Ty::Int(*ty),
         Scalar::Bool(_) => Ty::Bool,
@@ -1062,7 +651,7 @@ fn scalar_ty(s: &Scalar) -> Ty {
     }
 }
 
-fn scalar_bytes(s: &Scalar) -> Bytes {
+pub(super) fn scalar_bytes(s: &Scalar) -> Bytes {
     match s {
         Scalar::Int { bits, ty } => uint_bytes(*bits, ty.size()),
         Scalar::Bool(b) => uint_bytes(u128::from(*b), 1),

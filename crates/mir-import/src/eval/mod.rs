@@ -12,6 +12,7 @@
 pub mod interp;
 pub mod layout;
 pub mod memory;
+mod ops;
 pub mod probe;
 pub mod report;
 pub mod twin;
