@@ -71,6 +71,7 @@
 //!
 //! [`InstData`]: crate::InstData
 
+mod casts;
 mod function;
 mod globals;
 mod insts;
