@@ -129,6 +129,17 @@ impl FnLower<'_, '_> {
                     return Err(self.unsupported("cast"));
                 };
                 let t = ts.ssa_ty(self.b.module());
+                if *kind == CastKind::FloatToInt {
+                    let (bits, signed) =
+                        int_bits(to).ok_or_else(|| self.unsupported("float cast"))?;
+                    if bits > 64 {
+                        return Err(self.unsupported("float to 128-bit integer casts"));
+                    }
+                    let f32_src = matches!(from, Ty::Float(mir_import::model::FloatTy::F32));
+                    return Ok(Val::S(
+                        self.saturating_float_to_int(x, f32_src, bits, signed),
+                    ));
+                }
                 let op = match (kind, int_bits(&from), int_bits(to)) {
                     (CastKind::IntToFloat, Some((_, true)), _) => CastOp::SiToFp,
                     (CastKind::IntToFloat, _, _) => CastOp::UiToFp,
@@ -176,6 +187,60 @@ impl FnLower<'_, '_> {
             }
             CastKind::Transmute => self.transmute(v, &from, to),
         }
+    }
+
+    /// Rust's `as` from a float to an integer saturates: NaN is 0 and values
+    /// out of range clamp to the type's limits. LLVM 7's `fptosi`/`fptoui`
+    /// have no defined result out of range, so the input is clamped into range
+    /// first and the limits are selected afterwards.
+    fn saturating_float_to_int(
+        &mut self,
+        x: Value,
+        f32_src: bool,
+        bits: u16,
+        signed: bool,
+    ) -> Value {
+        let fc = |b: &mut device_ir::FunctionBuilder, v: f64| {
+            if f32_src {
+                b.f32const(v as f32)
+            } else {
+                b.f64const(v)
+            }
+        };
+        let zero = fc(&mut self.b, 0.0);
+        let (lo, hi_excl) = if signed {
+            (
+                -(2f64.powi(i32::from(bits) - 1)),
+                2f64.powi(i32::from(bits) - 1),
+            )
+        } else {
+            (0.0, 2f64.powi(i32::from(bits)))
+        };
+        let lo_c = fc(&mut self.b, lo);
+        let hi_c = fc(&mut self.b, hi_excl);
+        // `in_low` is false for NaN, so NaN becomes 0 like a value below range.
+        let in_low = self.b.fcmp(FloatCC::Oge, x, lo_c);
+        let too_high = self.b.fcmp(FloatCC::Oge, x, hi_c);
+        let x1 = self.b.select(in_low, x, zero);
+        let x2 = self.b.select(too_high, zero, x1);
+        let t = self.b.types().int(bits);
+        let op = if signed {
+            CastOp::FpToSi
+        } else {
+            CastOp::FpToUi
+        };
+        let r = self.b.cast(op, x2, t);
+        let (min, max) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let max_v = self.iconst(bits, max);
+        let min_v = self.iconst(bits, min);
+        let is_nan = self.b.fcmp(FloatCC::Uno, x, x);
+        let below = self.b.select(is_nan, r, min_v);
+        let r1 = self.b.select(in_low, r, below);
+        self.b.select(too_high, max_v, r1)
     }
 
     fn transmute(&mut self, v: Val, from: &Ty, to: &Ty) -> Result<Val, Diagnostic> {
