@@ -276,3 +276,28 @@ fn unknown_atomic_ordering_is_a_diagnostic() {
     ));
     assert!(d.message.contains("ordering"), "{d}");
 }
+
+#[test]
+fn every_stack_slot_is_made_in_the_entry_block() {
+    // A slot made where a call happens would grow the stack on every trip of
+    // a loop; the lowering prepares them all on entry.
+    for name in [
+        "promoted_ref_return",
+        "kernel_reference_validity",
+        "saxpy",
+        "shared_reduction",
+    ] {
+        let l = fixture(name).expect(name);
+        for (_, f) in l.module.functions.iter() {
+            let body = f.body.as_ref().expect("body");
+            let entry = body.entry();
+            for (b, data) in body.blocks.iter() {
+                for inst in &data.insts {
+                    if matches!(body.insts[*inst], InstData::Alloca { .. }) {
+                        assert_eq!(b, entry, "{name}: {} makes a stack slot in {b}", f.name);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -312,14 +312,11 @@ impl FnLower<'_, '_> {
         let mut params: Vec<Value> = Vec::new();
         let sret_slot = match &abi.ret {
             RetAbi::Sret(repr) => {
-                let (size, align) = match repr {
-                    Repr::Mem { size, align } => (*size, *align),
-                    _ => (16, 8),
-                };
-                // The caller's own slot for the result; a memory destination is used directly.
+                // A whole memory local receives the result directly; anything
+                // else goes through the slot made for this call.
                 let slot = match self.place(dest)? {
-                    PlaceRef::Mem { addr, .. } if matches!(repr, Repr::Mem { .. }) => addr,
-                    _ => self.scratch(size, align),
+                    PlaceRef::Mem { addr, .. } if self.sret_direct(repr, dest) => addr,
+                    _ => self.call_slot()?,
                 };
                 params.push(slot);
                 Some(slot)
@@ -338,7 +335,7 @@ impl FnLower<'_, '_> {
                 (ArgAbi::ByRef, Val::M(src)) => {
                     let ty = self.operand_ty(op)?;
                     let l = self.sh.layouts.of(&ty).map_err(|e| self.unsupported(e))?;
-                    let copy = self.scratch(l.size, l.align);
+                    let copy = self.call_slot()?;
                     self.memcpy(copy, src, l.size, l.align);
                     params.push(copy);
                 }
@@ -364,8 +361,19 @@ impl FnLower<'_, '_> {
         })
     }
 
+    /// The next entry-block slot prepared for this block's call.
+    fn call_slot(&mut self) -> Result<Value, Diagnostic> {
+        let bb = self
+            .cur_bb
+            .ok_or_else(|| self.internal("call outside a block"))?;
+        match self.call_slots.get_mut(&bb) {
+            Some(slots) if !slots.is_empty() => Ok(slots.remove(0)),
+            _ => Err(self.internal("no stack slot was prepared for this call")),
+        }
+    }
+
     /// A stack slot in the calling function.
-    fn scratch(&mut self, size: u64, align: u64) -> Value {
+    pub(super) fn scratch(&mut self, size: u64, align: u64) -> Value {
         let i8t = self.b.types().i8();
         let arr = self.b.types().array(i8t, size.max(1));
         let slot = self.b.alloca_aligned(arr, align.max(1) as u32);

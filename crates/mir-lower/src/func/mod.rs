@@ -64,6 +64,10 @@ pub struct FnLower<'a, 'm> {
     blocks: Vec<Block>,
     sret: Option<Value>,
     loc: String,
+    /// Stack slots for call results and by-reference arguments, made in the
+    /// entry block (so a call in a loop never grows the stack), by MIR block.
+    call_slots: std::collections::BTreeMap<BasicBlock, Vec<Value>>,
+    cur_bb: Option<BasicBlock>,
 }
 
 /// Lowers `body` into the already declared `func`.
@@ -93,6 +97,8 @@ pub fn lower_fn(
         blocks: Vec::new(),
         sret: None,
         loc: "entry".into(),
+        call_slots: std::collections::BTreeMap::new(),
+        cur_bb: None,
     };
     fl.setup()?;
     for (bb, _) in body.blocks.iter() {
@@ -201,9 +207,60 @@ impl<'a, 'm> FnLower<'a, 'm> {
             }
             self.blocks.push(blk);
         }
+        self.make_call_slots()?;
         let first = self.blocks[0];
         let args = self.cur.clone();
         self.b.jump(first, &args);
+        Ok(())
+    }
+
+    /// Whether a call returning `repr` through a return slot can write
+    /// straight into `dest`: a whole local that lives in memory.
+    pub(super) fn sret_direct(&self, repr: &Repr, dest: &mir_import::model::Place) -> bool {
+        matches!(repr, Repr::Mem { .. })
+            && dest.projection.is_empty()
+            && matches!(self.homes.get(dest.local.index()), Some(Home::Mem(_)))
+    }
+
+    /// Makes, in the entry block, the stack slots every call will need: one
+    /// for a result returned through a return slot, one per aggregate passed
+    /// by reference, in that order.
+    fn make_call_slots(&mut self) -> Result<(), Diagnostic> {
+        for (bb, data) in self.body.blocks.iter() {
+            let TerminatorKind::Call {
+                func: mir_import::model::Callee::Item(path),
+                args,
+                ..
+            } = &data.terminator.kind
+            else {
+                continue;
+            };
+            let Some((_, abi)) = self.sh.fns.get(&path.def_path()).cloned() else {
+                continue;
+            };
+            let mut sizes = Vec::new();
+            if let (RetAbi::Sret(repr), TerminatorKind::Call { destination, .. }) =
+                (&abi.ret, &data.terminator.kind)
+                && !self.sret_direct(repr, destination)
+            {
+                sizes.push(match repr {
+                    Repr::Mem { size, align } => (*size, *align),
+                    _ => (16, 8),
+                });
+            }
+            for (op, a) in args.iter().zip(&abi.args) {
+                if *a == ArgAbi::ByRef {
+                    let ty = self.operand_ty(op)?;
+                    let l = self.sh.layouts.of(&ty).map_err(|e| self.unsupported(e))?;
+                    sizes.push((l.size, l.align));
+                }
+            }
+            let slots = sizes
+                .into_iter()
+                .map(|(size, align)| self.scratch(size, align))
+                .collect();
+            self.call_slots.insert(bb, slots);
+        }
         Ok(())
     }
 
@@ -272,6 +329,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
         let blk = self.block_of(bb);
         self.b.switch_to_block(blk);
         self.cur = self.b.block_params(blk);
+        self.cur_bb = Some(bb);
         let data = &self.body.blocks[bb];
         for (i, st) in data.statements.iter().enumerate() {
             self.loc = format!("{bb}[{i}]");
