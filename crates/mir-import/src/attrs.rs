@@ -37,6 +37,10 @@ pub struct ItemAttrs {
     /// For a struct with named fields: the names in declaration order. MIR
     /// projects fields by index, rustc's layout report lists them by name.
     pub field_names: Option<Vec<String>>,
+    /// For a struct: each field's type as written in the source, in
+    /// declaration order (see [`resolve_source_type`]). rustc's layout report
+    /// gives field offsets and sizes but not types.
+    pub field_types: Option<Vec<String>>,
 }
 
 /// Why the source could not be read.
@@ -83,18 +87,28 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                 out.insert(format!("{prefix}::{}", e.ident), a);
             }
             syn::Item::Struct(st) => {
-                if let syn::Fields::Named(named) = &st.fields {
-                    let names = named
-                        .named
-                        .iter()
-                        .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
-                        .collect();
-                    let a = ItemAttrs {
-                        field_names: Some(names),
-                        ..Default::default()
-                    };
-                    out.insert(format!("{prefix}::{}", st.ident), a);
-                }
+                use quote::ToTokens;
+                let names = match &st.fields {
+                    syn::Fields::Named(named) => Some(
+                        named
+                            .named
+                            .iter()
+                            .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+                            .collect(),
+                    ),
+                    _ => None,
+                };
+                let types = st
+                    .fields
+                    .iter()
+                    .map(|f| f.ty.to_token_stream().to_string())
+                    .collect();
+                let a = ItemAttrs {
+                    field_names: names,
+                    field_types: Some(types),
+                    ..Default::default()
+                };
+                out.insert(format!("{prefix}::{}", st.ident), a);
             }
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
@@ -162,6 +176,88 @@ fn literal_value(expr: &syn::Expr) -> Option<i128> {
         }) => literal_value(expr).map(|v| -v),
         _ => None,
     }
+}
+
+/// A field type as written in the kernel source, as the MIR type rustc would
+/// print, when that is certain: primitives, references, raw pointers, arrays
+/// with literal lengths, slices, tuples, and paths naming a type whose layout
+/// rustc printed under `kernel::` or `gpu::`. `None` when unsure (generic
+/// arguments, aliases, other crates' paths): callers then check less, never
+/// guess.
+pub fn resolve_source_type(src: &str, krate: &crate::Crate) -> Option<crate::model::Ty> {
+    let ty: syn::Type = syn::parse_str(src).ok()?;
+    convert(&ty, krate)
+}
+
+fn convert(ty: &syn::Type, krate: &crate::Crate) -> Option<crate::model::Ty> {
+    use crate::model::{ArrayLen, FloatTy, IntTy, Mutability, Path, PathSegment, Ty};
+    let mutbl = |m: bool| if m { Mutability::Mut } else { Mutability::Not };
+    Some(match ty {
+        syn::Type::Reference(r) => Ty::Ref(
+            mutbl(r.mutability.is_some()),
+            Box::new(convert(&r.elem, krate)?),
+        ),
+        syn::Type::Ptr(p) => Ty::RawPtr(
+            mutbl(p.mutability.is_some()),
+            Box::new(convert(&p.elem, krate)?),
+        ),
+        syn::Type::Slice(s) => Ty::Slice(Box::new(convert(&s.elem, krate)?)),
+        syn::Type::Array(a) => {
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) = &a.len
+            else {
+                return None;
+            };
+            Ty::Array(
+                Box::new(convert(&a.elem, krate)?),
+                ArrayLen::Known(n.base10_parse().ok()?),
+            )
+        }
+        syn::Type::Tuple(t) => Ty::Tuple(
+            t.elems
+                .iter()
+                .map(|e| convert(e, krate))
+                .collect::<Option<_>>()?,
+        ),
+        syn::Type::Paren(p) => convert(&p.elem, krate)?,
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            let seg = &p.path.segments[0];
+            if !matches!(seg.arguments, syn::PathArguments::None) {
+                return None;
+            }
+            let name = seg.ident.to_string();
+            match name.as_str() {
+                "bool" => Ty::Bool,
+                "char" => Ty::Char,
+                "str" => Ty::Str,
+                n => IntTy::from_name(n)
+                    .map(Ty::Int)
+                    .or_else(|| FloatTy::from_name(n).map(Ty::Float))
+                    .or_else(|| {
+                        ["kernel", "gpu"].iter().find_map(|m| {
+                            let full = format!("{m}::{n}");
+                            krate.layouts.get(&full).map(|_| {
+                                Ty::Adt(Path {
+                                    segments: vec![
+                                        PathSegment {
+                                            name: (*m).to_string(),
+                                            args: Vec::new(),
+                                        },
+                                        PathSegment {
+                                            name: n.to_string(),
+                                            args: Vec::new(),
+                                        },
+                                    ],
+                                })
+                            })
+                        })
+                    })?,
+            }
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 use const_alloc::{SimpleLayout, Validity};
 use mir_import::eval::EvalAlloc;
 use mir_import::eval::layout::{Encoding, Layouts, Shape};
-use mir_import::model::{GenericArg, Ty};
+use mir_import::model::{Crate, GenericArg, Ty};
 
 use crate::diag::{Diagnostic, Rule};
 use crate::func::FnLower;
@@ -34,6 +34,7 @@ fn pointee(ty: &Ty) -> Option<Ty> {
 /// fields of ADTs carry no types in that report, so an ADT contributes its tag
 /// only; primitives, pointers, arrays and tuples contribute every slot.
 fn slots(
+    krate: &Crate,
     layouts: &Layouts,
     ty: &Ty,
     base: u64,
@@ -78,7 +79,7 @@ fn slots(
         Ty::Array(e, _) => {
             if let Shape::Array { count, stride, .. } = l.shape {
                 for i in 0..count {
-                    slots(layouts, e, base + i * stride, relocs, out, budget)?;
+                    slots(krate, layouts, e, base + i * stride, relocs, out, budget)?;
                 }
             }
         }
@@ -86,18 +87,30 @@ fn slots(
             if let Shape::Struct { fields } = &l.shape {
                 for (i, e) in es.iter().enumerate() {
                     if let Some(o) = fields.get(&i.to_string()) {
-                        slots(layouts, e, base + o, relocs, out, budget)?;
+                        slots(krate, layouts, e, base + o, relocs, out, budget)?;
                     }
                 }
             }
         }
         Ty::Adt(_) => {
-            // rustc's report gives field offsets and sizes but not field types:
-            // a relocation is accepted as a pointer slot where the report
-            // leaves room for a pointer (aligned, inside one field of at least
-            // pointer size, off the tag); anywhere else the view is refused.
+            // rustc's report gives field offsets and sizes but not field types.
+            // A struct field whose type the kernel source states is checked
+            // slot by slot. Inside any other field, a relocation is accepted as
+            // a pointer slot where the report leaves room for a pointer
+            // (aligned, inside one field of at least pointer size, off the
+            // tag); anywhere else the view is refused.
+            let typed = typed_fields(krate, layouts, ty);
+            for (off, fty) in &typed {
+                slots(krate, layouts, fty, base + off, relocs, out, budget)?;
+            }
+            let covered = |at: u64| {
+                typed.iter().any(|(off, fty)| {
+                    let size = layouts.of(fty).map_or(0, |l| l.size);
+                    at >= base + off && at < base + off + size
+                })
+            };
             for r in relocs.iter().filter(|r| **r >= base && **r < base + l.size) {
-                if r % 8 == 0 && pointer_fits(layouts, ty, r - base) {
+                if r % 8 == 0 && !covered(*r) && pointer_fits(layouts, ty, r - base) {
                     out.slots.push(const_alloc::Slot::Pointer { offset: *r });
                 }
             }
@@ -122,10 +135,42 @@ fn slots(
                 }
             }
         }
-        // Raw pointers may be dangling or integers; they are not checked as slots.
+        // A raw pointer may be null, dangling or an integer: it is a pointer
+        // slot only where the bytes hold a relocation.
+        Ty::RawPtr(..) if relocs.contains(&base) => {
+            out.slots.push(const_alloc::Slot::Pointer { offset: base });
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// The fields of struct `ty` whose types the kernel source states, with their
+/// offsets from rustc's report.
+fn typed_fields(krate: &Crate, layouts: &Layouts, ty: &Ty) -> Vec<(u64, Ty)> {
+    let Ty::Adt(p) = ty else { return Vec::new() };
+    let Some(types) = krate
+        .attrs
+        .get(&p.def_path())
+        .and_then(|a| a.field_types.as_ref())
+    else {
+        return Vec::new();
+    };
+    let Ok(l) = layouts.of(ty) else {
+        return Vec::new();
+    };
+    let Shape::Struct { fields } = &l.shape else {
+        return Vec::new();
+    };
+    types
+        .iter()
+        .enumerate()
+        .filter_map(|(i, src)| {
+            let off = *fields.get(&i.to_string())?;
+            let fty = mir_import::attrs::resolve_source_type(src, krate)?;
+            Some((off, fty))
+        })
+        .collect()
 }
 
 /// Whether rustc's report leaves room for a pointer at offset `o` of ADT
@@ -184,7 +229,15 @@ pub fn check(fl: &mut FnLower, alloc: EvalAlloc, addend: u64, ty: &Ty) -> Result
     let mut view = SimpleLayout::new(layout.size, layout.align);
     let mut budget = 4096;
     let relocs = fl.relocs_in(alloc, addend, layout.size);
-    slots(layouts, &pointee, 0, &relocs, &mut view, &mut budget)
-        .map_err(|e| Diagnostic::new(Rule::InteriorViewUnprovable, item.clone(), e))?;
+    slots(
+        fl.krate(),
+        layouts,
+        &pointee,
+        0,
+        &relocs,
+        &mut view,
+        &mut budget,
+    )
+    .map_err(|e| Diagnostic::new(Rule::InteriorViewUnprovable, item.clone(), e))?;
     fl.check_view(alloc, addend, &view)
 }

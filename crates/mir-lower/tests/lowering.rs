@@ -301,3 +301,48 @@ fn every_stack_slot_is_made_in_the_entry_block() {
         }
     }
 }
+
+/// Lowers hand-written MIR with a hand-written layout report.
+fn lower_text_with_layouts(mir: &str, sizes: &str, source: &str) -> Result<Lowered, Diagnostics> {
+    let krate = mir_import::import_text(mir, sizes, Some((source, "k.rs"))).expect("imports");
+    let tuples = TupleLayouts::default();
+    let eval = evaluate(&krate, &tuples);
+    let mut imp = mir_import::Imported {
+        krate,
+        eval,
+        tuples,
+    };
+    mir_lower::lower(&mut imp)
+}
+
+fn struct_view_mir(row: &str) -> String {
+    format!(
+        "fn kernel::g() -> &kernel::S {{\n    let mut _0: &kernel::S;\n\n    bb0: {{\n        _0 = const {{alloc1: &kernel::S}};\n        return;\n    }}\n}}\n\n\
+         fn kernel::k(_1: *mut u64) -> () {{\n    let mut _0: ();\n    let mut _2: &kernel::S;\n\n    bb0: {{\n        _2 = kernel::g() -> [return: bb1, unwind unreachable];\n    }}\n\n    bb1: {{\n        return;\n    }}\n}}\n\n\
+         alloc1 (size: 16, align: 8) {{\n    {row}\n}}\n\n\
+         alloc2 (size: 4, align: 4) {{\n    07 00 00 00                                     │ ....\n}}\n"
+    )
+}
+
+#[test]
+fn struct_views_check_the_field_types_the_source_states() {
+    let sizes = "print-type-size type: `kernel::S`: 16 bytes, alignment: 8 bytes\n\
+                 print-type-size     field `.a`: 8 bytes\n\
+                 print-type-size     field `.b`: 8 bytes\n";
+    let src = "pub struct S { pub a: u64, pub b: &'static u32 }\n\
+               #[inline(never)] pub fn g() -> &'static S { loop {} }\n\
+               #[unsafe(no_mangle)] pub extern \"C\" fn k(p: *mut u64) {}";
+    // The pointer in `b`, where the source puts a reference: accepted.
+    let good = "05 00 00 00 00 00 00 00 ╾───────alloc2────────╼ │ ........╾──────╼";
+    lower_text_with_layouts(&struct_view_mir(good), sizes, src).expect("a valid view");
+    // A pointer in `a`, which the source says is a u64: refused, although the
+    // report alone would leave room for a pointer there.
+    let bad = "╾───────alloc2────────╼ 05 00 00 00 00 00 00 00 │ ╾──────╼........";
+    let d =
+        lower_text_with_layouts(&struct_view_mir(bad), sizes, src).expect_err("pointer in a u64");
+    let v =
+        d.0.iter()
+            .find(|x| x.rule == Rule::ViewMismatch)
+            .unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(v.item, "kernel::g");
+}

@@ -467,6 +467,11 @@ impl FnLower<'_, '_> {
         self.item.clone()
     }
 
+    /// The crate being lowered.
+    pub(crate) fn krate(&self) -> &mir_import::Crate {
+        self.sh.krate
+    }
+
     /// The layouts in use.
     pub(crate) fn layouts(&self) -> &Layouts<'_> {
         self.sh.layouts
