@@ -110,6 +110,9 @@ pub struct Ctx<'a> {
 
 impl Globals {
     /// The global holding evaluated allocation `alloc` (anonymous memory).
+    /// With `view` (an offset and a layout), the view is first validated
+    /// against the global's bytes through const-alloc's typed-view rules, on
+    /// the same interning.
     pub fn alloc_global(
         &mut self,
         m: &mut Module,
@@ -117,31 +120,8 @@ impl Globals {
         ev: &Evaluation,
         alloc: EvalAlloc,
         item: &str,
+        view: Option<(u64, &const_alloc::SimpleLayout)>,
     ) -> Result<GlobalId, Diagnostic> {
-        let graph = MemGraph { mem: &ev.memory };
-        let interned = Interner::new(PTR)
-            .intern(&graph, [Root::Anonymous(alloc)])
-            .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;
-        self.materialize(m, cx, ev, &interned, item)?;
-        let symbol = interned
-            .symbol_of(alloc)
-            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "allocation not interned"))?;
-        self.by_symbol
-            .get(symbol)
-            .copied()
-            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "global not materialized"))
-    }
-
-    /// Checks that a view of `ty` at `offset` matches the bytes of `alloc`,
-    /// through const-alloc's typed-view rules.
-    pub fn check_view(
-        &self,
-        ev: &Evaluation,
-        alloc: EvalAlloc,
-        offset: u64,
-        layout: &const_alloc::SimpleLayout,
-        item: &str,
-    ) -> Result<(), Diagnostic> {
         let graph = MemGraph { mem: &ev.memory };
         let interned = Interner::new(PTR)
             .intern(&graph, [Root::Anonymous(alloc)])
@@ -149,13 +129,23 @@ impl Globals {
         let g = interned
             .global_of(alloc)
             .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "allocation not interned"))?;
-        interned.view(g, offset, layout).map(|_| ()).map_err(|e| {
-            Diagnostic::new(
-                Rule::ViewMismatch,
-                item,
-                format!("typed view at offset {offset} does not match the constant's bytes: {e}"),
-            )
-        })
+        if let Some((offset, layout)) = view {
+            interned.view(g, offset, layout).map_err(|e| {
+                Diagnostic::new(
+                    Rule::ViewMismatch,
+                    item,
+                    format!(
+                        "typed view at offset {offset} does not match the constant's bytes: {e}"
+                    ),
+                )
+            })?;
+        }
+        self.materialize(m, cx, ev, &interned, item)?;
+        let symbol = interned.global(g).symbol();
+        self.by_symbol
+            .get(symbol)
+            .copied()
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "global not materialized"))
     }
 
     /// The global of the static at `path`.

@@ -193,13 +193,20 @@ fn pointer_fits(layouts: &Layouts, ty: &Ty, o: u64) -> bool {
     }
 }
 
-/// Validates the view of `alloc` at `addend` that a pointer of type `ty` makes.
-pub fn check(fl: &mut FnLower, alloc: EvalAlloc, addend: u64, ty: &Ty) -> Result<(), Diagnostic> {
+/// The typed view that a pointer of type `ty` to `alloc` + `addend` makes,
+/// for [`crate::globals::Globals::alloc_global`] to validate; `None` when the
+/// pointer is not a reference to a sized value.
+pub fn view_layout(
+    fl: &FnLower,
+    alloc: EvalAlloc,
+    addend: u64,
+    ty: &Ty,
+) -> Result<Option<SimpleLayout>, Diagnostic> {
     let Some(pointee) = pointee(ty) else {
-        return Ok(());
+        return Ok(None);
     };
     if pointee.is_unsized() {
-        return Ok(());
+        return Ok(None);
     }
     let item = fl.item_name();
     let layouts = fl.layouts();
@@ -207,8 +214,7 @@ pub fn check(fl: &mut FnLower, alloc: EvalAlloc, addend: u64, ty: &Ty) -> Result
     let layout = match layouts.of(&pointee) {
         Ok(l) => l,
         Err(e) => {
-            let interior = addend != 0 || alloc_size == 0;
-            return if interior || addend != 0 {
+            return if addend != 0 || alloc_size == 0 {
                 Err(Diagnostic::new(
                     Rule::InteriorViewUnprovable,
                     item,
@@ -239,5 +245,5 @@ pub fn check(fl: &mut FnLower, alloc: EvalAlloc, addend: u64, ty: &Ty) -> Result
         &mut budget,
     )
     .map_err(|e| Diagnostic::new(Rule::InteriorViewUnprovable, item.clone(), e))?;
-    fl.check_view(alloc, addend, &view)
+    Ok(Some(view))
 }

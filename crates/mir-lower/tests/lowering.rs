@@ -25,7 +25,12 @@ fn fixture(name: &str) -> Result<Lowered, Diagnostics> {
 
 /// Lowers hand-written MIR text (with a source for the attributes).
 fn lower_text(mir: &str, source: &str) -> Result<Lowered, Diagnostics> {
-    let krate = mir_import::import_text(mir, "", Some((source, "k.rs"))).expect("imports");
+    lower_text_with_layouts(mir, "", source)
+}
+
+/// Lowers hand-written MIR with a hand-written layout report.
+fn lower_text_with_layouts(mir: &str, sizes: &str, source: &str) -> Result<Lowered, Diagnostics> {
+    let krate = mir_import::import_text(mir, sizes, Some((source, "k.rs"))).expect("imports");
     let tuples = TupleLayouts::default();
     let eval = evaluate(&krate, &tuples);
     let mut imp = mir_import::Imported {
@@ -300,19 +305,6 @@ fn every_stack_slot_is_made_in_the_entry_block() {
             }
         }
     }
-}
-
-/// Lowers hand-written MIR with a hand-written layout report.
-fn lower_text_with_layouts(mir: &str, sizes: &str, source: &str) -> Result<Lowered, Diagnostics> {
-    let krate = mir_import::import_text(mir, sizes, Some((source, "k.rs"))).expect("imports");
-    let tuples = TupleLayouts::default();
-    let eval = evaluate(&krate, &tuples);
-    let mut imp = mir_import::Imported {
-        krate,
-        eval,
-        tuples,
-    };
-    mir_lower::lower(&mut imp)
 }
 
 fn struct_view_mir(row: &str) -> String {

@@ -497,15 +497,4 @@ impl FnLower<'_, '_> {
             .map(|o| o - offset)
             .collect()
     }
-
-    /// Validates a typed view through const-alloc.
-    pub(crate) fn check_view(
-        &self,
-        alloc: mir_import::eval::EvalAlloc,
-        offset: u64,
-        layout: &const_alloc::SimpleLayout,
-    ) -> Result<(), Diagnostic> {
-        self.globals
-            .check_view(self.ev, alloc, offset, layout, &self.item)
-    }
 }

@@ -576,10 +576,8 @@ impl FnLower<'_, '_> {
                 };
                 for (i, op) in ops.iter().enumerate() {
                     let fty = self.operand_ty(op)?;
-                    let off = match names.get(i) {
-                        Some(n) => self.named_offset(ty, variant.as_deref(), n)?,
-                        None => self.field_offset(ty, variant.as_deref(), i as u32)?,
-                    };
+                    let name = names.get(i).cloned().unwrap_or_else(|| i.to_string());
+                    let off = self.field_offset(ty, variant.as_deref(), &name)?;
                     let v = self.read_operand(op)?;
                     let a = self.offset(addr, off);
                     self.write_mem(a, &fty, v)?;
@@ -591,19 +589,6 @@ impl FnLower<'_, '_> {
             }
             AggregateKind::Opaque(s) => Err(self.unsupported(format!("aggregate `{s}`"))),
         }
-    }
-
-    fn named_offset(&self, ty: &Ty, variant: Option<&str>, name: &str) -> Result<u64, Diagnostic> {
-        let l = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
-        let off = match (&l.shape, variant) {
-            (Shape::Struct { fields }, None) => fields.get(name).copied(),
-            (Shape::Enum { variants, .. }, Some(v)) => variants
-                .iter()
-                .find(|x| x.name == v)
-                .and_then(|x| x.fields.get(name).copied()),
-            _ => None,
-        };
-        off.ok_or_else(|| self.unsupported(format!("no field `{name}` in `{ty}`")))
     }
 
     /// An aggregate whose destination is an SSA value: a nullable pointer

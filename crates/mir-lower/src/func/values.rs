@@ -207,7 +207,7 @@ impl FnLower<'_, '_> {
                 })
             }
             PlaceElem::Field(i, fty) => {
-                let off = self.field_offset(&ty, variant.as_deref(), *i)?;
+                let off = self.field_offset(&ty, variant.as_deref(), &i.to_string())?;
                 let a = self.offset(addr, off);
                 Ok(PlaceRef::Mem {
                     addr: a,
@@ -320,25 +320,30 @@ impl FnLower<'_, '_> {
         Ok((elem, stride))
     }
 
+    /// The offset of field `name` (an index such as `0`, or a declared name)
+    /// of a struct, a tuple, an enum variant or a fat pointer.
     pub(super) fn field_offset(
         &self,
         ty: &Ty,
         variant: Option<&str>,
-        i: u32,
+        name: &str,
     ) -> Result<u64, Diagnostic> {
         let l = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
-        let name = i.to_string();
         let found = match (&l.shape, variant) {
-            (Shape::Struct { fields }, None) => fields.get(&name).copied(),
+            (Shape::Struct { fields }, None) => fields.get(name).copied(),
             (Shape::Enum { variants, .. }, Some(v)) => variants
                 .iter()
                 .find(|x| x.name == v)
-                .and_then(|x| x.fields.get(&name).copied()),
-            (Shape::FatPointer, None) => Some(u64::from(i) * 8),
+                .and_then(|x| x.fields.get(name).copied()),
+            (Shape::FatPointer, None) => match name {
+                "0" => Some(0),
+                "1" => Some(8),
+                _ => None,
+            },
             (Shape::Zst, _) => Some(0),
             _ => None,
         };
-        found.ok_or_else(|| self.unsupported(format!("no offset for field {i} of `{ty}`")))
+        found.ok_or_else(|| self.unsupported(format!("no offset for field `{name}` of `{ty}`")))
     }
 
     pub(super) fn read_local_scalar(&mut self, l: Local) -> Result<Value, Diagnostic> {
@@ -542,7 +547,7 @@ impl FnLower<'_, '_> {
                 };
                 let g = self
                     .globals
-                    .alloc_global(self.b.module(), &cx, self.ev, v, &item)?;
+                    .alloc_global(self.b.module(), &cx, self.ev, v, &item, None)?;
                 Ok(Val::M(self.global_ptr(g, 0)))
             }
         }
@@ -662,9 +667,10 @@ impl FnLower<'_, '_> {
         };
         let g = match target {
             Target::Alloc(a) => {
-                views::check(self, *a, addend, ty)?;
+                let view = views::view_layout(self, *a, addend, ty)?;
+                let view = view.as_ref().map(|l| (addend, l));
                 self.globals
-                    .alloc_global(self.b.module(), &cx, self.ev, *a, &item)?
+                    .alloc_global(self.b.module(), &cx, self.ev, *a, &item, view)?
             }
             Target::Static(p) => self
                 .globals
