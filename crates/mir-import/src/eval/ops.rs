@@ -11,7 +11,7 @@ use super::interp::{
 use super::layout::{Encoding, Layout, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Target};
 use crate::model::{
-    AggregateKind, BinOp, Body, CastKind, IntTy, Mutability, Operand, Rvalue, Ty, UnOp, ValTree,
+    AggregateKind, BinOp, Body, CastKind, Mutability, Operand, Rvalue, Ty, UnOp, ValTree,
 };
 
 type R<T> = Result<T, String>;
@@ -168,13 +168,10 @@ impl Interp<'_> {
             let addend = r.addend + n * stride;
             return self.write(dest, &Bytes::pointer(r.target, addend));
         }
-        let Ty::Int(it) = ty.clone() else {
-            if matches!(ty, Ty::Bool | Ty::Char) {
-                return self.int_binary(dest, op, &ty, IntTy::U32, body, locals, a, b);
-            }
+        if !matches!(ty, Ty::Int(_) | Ty::Bool | Ty::Char) {
             return Err(format!("binary op {op:?} on `{ty}` is not supported"));
-        };
-        self.int_binary(dest, op, &ty, it, body, locals, a, b)
+        }
+        self.int_binary(dest, op, &ty, body, locals, a, b)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -183,7 +180,6 @@ impl Interp<'_> {
         dest: &PlaceRef,
         op: BinOp,
         ty: &Ty,
-        it: IntTy,
         body: &Body,
         locals: &[EvalAlloc],
         a: &Operand,
@@ -200,14 +196,17 @@ impl Interp<'_> {
         };
         let signed = matches!(ty, Ty::Int(i) if i.is_signed());
         let (sx, sy) = (sign_extend(x, size) as i128, sign_extend(y, size) as i128);
-        let _ = it;
         let cmp = |r: bool| Ok::<(u128, Option<bool>), String>((u128::from(r), None));
+        // A signed result overflows when the exact value does not survive
+        // truncation to the type's width.
+        let signed_overflow = |exact: Option<i128>| {
+            exact.is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
+        };
         let (v, overflow) = match op {
             BinOp::Add | BinOp::AddUnchecked | BinOp::AddWithOverflow => {
                 let r = x.wrapping_add(y) & mask;
                 let of = if signed {
-                    sx.checked_add(sy)
-                        .is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
+                    signed_overflow(sx.checked_add(sy))
                 } else {
                     x.checked_add(y).is_none_or(|r| r > mask)
                 };
@@ -216,8 +215,7 @@ impl Interp<'_> {
             BinOp::Sub | BinOp::SubUnchecked | BinOp::SubWithOverflow => {
                 let r = x.wrapping_sub(y) & mask;
                 let of = if signed {
-                    sx.checked_sub(sy)
-                        .is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
+                    signed_overflow(sx.checked_sub(sy))
                 } else {
                     y > x
                 };
@@ -226,8 +224,7 @@ impl Interp<'_> {
             BinOp::Mul | BinOp::MulUnchecked | BinOp::MulWithOverflow => {
                 let r = x.wrapping_mul(y) & mask;
                 let of = if signed {
-                    sx.checked_mul(sy)
-                        .is_none_or(|r| sign_extend(r as u128 & mask, size) as i128 != r)
+                    signed_overflow(sx.checked_mul(sy))
                 } else {
                     x.checked_mul(y).is_none_or(|r| r > mask)
                 };
