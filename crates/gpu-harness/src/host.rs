@@ -162,7 +162,15 @@ pub fn run(source: &str, work: &Path, timeout: Duration) -> Result<Readback, Hos
     std::fs::write(&src, source).map_err(io)?;
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let out = Command::new(rustc)
-        .args(["--edition", "2024", "-C", "opt-level=1", "-C", "codegen-units=1", "-o"])
+        .args([
+            "--edition",
+            "2024",
+            "-C",
+            "opt-level=1",
+            "-C",
+            "codegen-units=1",
+            "-o",
+        ])
         .arg(&bin)
         .arg(&src)
         .output()

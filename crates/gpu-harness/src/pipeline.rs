@@ -150,6 +150,12 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
             })
             .map_err(|e| e.to_string())
     });
+    // The host run needs the kernels' parameter types, not the lowering: take
+    // them from the import before the lowering consumes it.
+    let params = match &imported {
+        Some(imp) => kernel_param_types(f, &imp.krate),
+        None => Err("the import failed, so the kernels' parameter types are unknown".into()),
+    };
     let lowered = imported.and_then(|mut imp| {
         run.stage("lower", || {
             match (mir_lower::lower(&mut imp), &expect_error) {
@@ -193,14 +199,14 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
         let prelude = opts.work_dir.join(format!("{}-prelude.rs", f.name));
         std::fs::create_dir_all(&opts.work_dir).map_err(|e| e.to_string())?;
         std::fs::write(&prelude, mir_import::rustc::PRELUDE_SOURCE).map_err(|e| e.to_string())?;
-        let params = kernel_param_types(f)?;
+        let params = params.clone()?;
         let src = crate::host::program(f, &prelude, &|k| {
             params.iter().find(|(n, _)| n == k).map(|(_, t)| t.clone())
         })?;
         let timeout = Duration::from_secs(f.manifest.timeout_s.unwrap_or(120));
         let rb = crate::host::run(&src, &opts.work_dir.join(&f.name), timeout)
             .map_err(|e| e.to_string())?;
-        Ok((rb, "rustc -O, simulated threads".into()))
+        Ok((rb, "rustc -C opt-level=1, simulated threads".into()))
     });
     let mut values = Vec::new();
     match &lowered {
@@ -268,10 +274,11 @@ fn nvvm_stage(
     ))
 }
 
-/// The MIR parameter types of each launched kernel, from a fresh import (the
-/// host run does not depend on lowering succeeding).
-fn kernel_param_types(f: &Fixture) -> Result<Vec<(String, Vec<mir_import::model::Ty>)>, String> {
-    let k = mir_import::import_file(&f.kernel, &Default::default()).map_err(|e| e.to_string())?;
+/// The MIR parameter types of each launched kernel.
+fn kernel_param_types(
+    f: &Fixture,
+    k: &mir_import::Crate,
+) -> Result<Vec<(String, Vec<mir_import::model::Ty>)>, String> {
     let mut out = Vec::new();
     for l in &f.manifest.launch {
         let path = format!("kernel::{}", l.kernel);
