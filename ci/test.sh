@@ -6,4 +6,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 bash ci/setup-tools.sh
 export REQUIRE_LIBNVVM=1
+# The memory model's Dat3M PTX corpus is read in place from ../shared. Where
+# that folder exists, a missing corpus is a failure; elsewhere the test says
+# loudly that it did not run.
+if [ -d "$root/../shared" ]; then
+    export REQUIRE_LITMUS_CORPUS=1
+else
+    echo "WARNING: $root/../shared is absent: the PTX litmus agreement test will not run" >&2
+fi
 cargo test --workspace --locked "$@"

@@ -10,8 +10,10 @@
 //! herd's PTX litmus format ([`herd`]); extraction of real kernels from
 //! `mir-import`'s model into [`lang::Program`] ([`extract`]); the
 //! theorems of the reference development, each a named check over a
-//! complete, finite candidate space ([`checks`]); and a syntactic check of
-//! the PTX forms our own pipeline emits for two fixtures ([`ptx_forms`]).
+//! complete, finite candidate space ([`checks`]); a syntactic check of
+//! the PTX forms our own pipeline emits for two fixtures ([`ptx_forms`]);
+//! and a litmus checker for the full PTX memory model ([`ptx`]), with scopes,
+//! fences, RMWs and named barriers, separate from the small model above.
 //!
 //! **What it does not own:** reading real kernels (that is `mir-import`'s
 //! parser, used only by [`extract`]), and emitting PTX (the lowering and
@@ -33,6 +35,7 @@ pub mod lang;
 pub mod litmus;
 pub mod machine;
 pub mod model;
+pub mod ptx;
 pub mod ptx_forms;
 pub mod relation;
 pub mod relaxed;

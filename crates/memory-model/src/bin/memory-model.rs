@@ -46,6 +46,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check PTX litmus tests against the full PTX memory model.
+    Litmus {
+        /// `.litmus` files, or folders to search for them.
+        #[arg(required = true)]
+        paths: Vec<std::path::PathBuf>,
+        /// Recorded verdicts (Dat3M's `PTXv6_0-expected.csv`); exit non-zero
+        /// when a test disagrees.
+        #[arg(long)]
+        expect: Option<std::path::PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print each test's witness, or its closest rejected candidate.
+        #[arg(long)]
+        explain: bool,
+        /// Each loop body runs at most this many times (Dat3M's bound).
+        #[arg(long, default_value_t = 1)]
+        bound: u32,
+        /// Drop an axiom from the model (repeatable), to see what it forbids.
+        #[arg(long = "without", value_name = "AXIOM")]
+        without: Vec<String>,
+    },
     /// The tree reduction for N threads, with the pruned search.
     Reduction {
         /// The thread count: a power of two, at most 1024 (a CTA's limit).
@@ -131,6 +153,14 @@ fn main() -> ExitCode {
             let reports = memory_model::ptx_forms::reports(&dir, nvvm);
             print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
         }
+        Command::Litmus {
+            paths,
+            expect,
+            json,
+            explain,
+            bound,
+            without,
+        } => litmus(&paths, expect.as_deref(), json, explain, bound, &without),
         Command::Reduction { threads, json } => {
             if !threads.is_power_of_two() || threads > 1024 {
                 eprintln!(
@@ -154,5 +184,102 @@ fn main() -> ExitCode {
             );
             print(&[report], json, millis)
         }
+    }
+}
+
+fn litmus(
+    paths: &[std::path::PathBuf],
+    expect: Option<&std::path::Path>,
+    json: bool,
+    explain: bool,
+    bound: u32,
+    without: &[String],
+) -> ExitCode {
+    use memory_model::ptx::{Axiom, Axioms, Options, corpus, expect::Expected};
+    if bound == 0 {
+        eprintln!("error: --bound 0: a loop body runs at least once");
+        return ExitCode::from(2);
+    }
+    let mut axioms = Axioms::all();
+    for name in without {
+        let Some(axiom) = Axiom::from_name(name) else {
+            let names: Vec<&str> = Axiom::ALL.iter().map(|a| a.name()).collect();
+            eprintln!(
+                "error: --without {name}: no such axiom (one of {})",
+                names.join(", ")
+            );
+            return ExitCode::from(2);
+        };
+        axioms = axioms.without(axiom);
+    }
+    let expected = match expect.map(|p| {
+        std::fs::read_to_string(p)
+            .map_err(|e| format!("{}: {e}", p.display()))
+            .and_then(|t| Expected::parse(&t).map_err(|e| format!("{}: {e}", p.display())))
+    }) {
+        None => None,
+        Some(Ok(e)) => Some(e),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let files = match corpus::collect(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options { bound, axioms };
+    let results = corpus::run(&files, &options, expected.as_ref());
+    let summary = corpus::Summary::of(&results, expected.is_some());
+    if json {
+        let doc = serde_json::json!({ "tests": results, "summary": summary });
+        match serde_json::to_string_pretty(&doc) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: cannot print JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        for r in &results {
+            match &r.outcome {
+                Ok(o) => {
+                    let text = if explain {
+                        o.explain()
+                    } else {
+                        format!("{}\n", o.line())
+                    };
+                    let mark = match r.expected {
+                        Some(e) if o.verdict.dat3m_pass() != e => {
+                            format!("  DISAGREES: Dat3M records {}\n", u8::from(e))
+                        }
+                        _ => String::new(),
+                    };
+                    print!("{text}{mark}");
+                }
+                Err(e) => println!("{}: error: {e}", r.path.display()),
+            }
+        }
+        let slowest = summary
+            .slowest
+            .as_ref()
+            .map_or_else(String::new, |(n, ms)| format!(", slowest {n} ({ms:.1} ms)"));
+        println!(
+            "{} tests checked, {} errors; {} agree and {} disagree with the recorded verdicts, {} unrecorded; {:.1} ms in total{slowest}",
+            summary.checked,
+            summary.errors,
+            summary.agree,
+            summary.disagree,
+            summary.unrecorded,
+            summary.total_millis
+        );
+    }
+    if summary.disagree > 0 || summary.errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }

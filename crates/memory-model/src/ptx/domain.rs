@@ -1,0 +1,192 @@
+//! The value domain of each location: every value some execution can store
+//! there, grown from the initial values to a fixed point.
+//!
+//! Guessing from every value a path *could* store does not converge: an
+//! `atom.add` that reads 2 stores 3, which another could read, and so on. A
+//! value enters the domain only when it is stored in a combination of paths
+//! whose every read can read some write of its value with `rf | dep`
+//! acyclic. That is necessary for consistency (the No-Thin-Air axiom), so no
+//! consistent execution's value is missed, and a chain of increments stops
+//! where the program runs out of writes. Paths cut by the loop bound take
+//! part here (their stores happen before the cut), though they are never
+//! counted as executions.
+
+use std::collections::BTreeSet;
+
+use super::paths::{self, Path, Tags, ThreadPaths};
+use super::rel::{MAX_EVENTS, Rel};
+use super::search::CheckError;
+use super::syntax::Test;
+
+/// How often the domains may grow before the checker gives up.
+const MAX_ROUNDS: usize = 16;
+/// The most values a location may hold.
+const MAX_DOMAIN: usize = 64;
+
+/// The domains and every thread's paths under them.
+///
+/// # Errors
+/// A [`CheckError`] when a thread cannot be run, or the domains do not
+/// converge.
+pub fn fixed_point(
+    test: &Test,
+    bound: u32,
+) -> Result<(Vec<BTreeSet<i64>>, Vec<ThreadPaths>), CheckError> {
+    let initial: Vec<BTreeSet<i64>> = test
+        .locations
+        .iter()
+        .map(|(_, v)| BTreeSet::from([*v]))
+        .collect();
+    let mut domains = initial.clone();
+    for _ in 0..MAX_ROUNDS {
+        let threads = (0..test.threads.len())
+            .map(|t| paths::thread_paths(test, t, &domains, bound))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| CheckError(e.to_string()))?;
+        let mut next = initial.clone();
+        // Cut paths count here: a spin loop's first, failing read must not
+        // keep the store that ends it out of the domain.
+        let with_cut: Vec<ThreadPaths> = threads
+            .iter()
+            .map(|t| ThreadPaths {
+                complete: t.complete.iter().chain(&t.cut).cloned().collect(),
+                cut: Vec::new(),
+            })
+            .collect();
+        for_each_combination(&with_cut, &mut |combo| {
+            if justified(test, combo) {
+                for path in combo {
+                    for e in path.events.iter().filter(|e| e.tags.contains(Tags::W)) {
+                        if let Some(loc) = e.loc {
+                            next[loc.0 as usize].insert(e.value);
+                        }
+                    }
+                }
+            }
+        });
+        let mut grown = false;
+        for (d, n) in domains.iter_mut().zip(&next) {
+            let before = d.len();
+            d.extend(n);
+            grown |= d.len() > before;
+        }
+        // The paths were run under the domains as they were; if nothing new
+        // was stored, they are the paths under the fixed point.
+        if !grown {
+            return Ok((domains, threads));
+        }
+        if let Some((l, _)) = domains
+            .iter()
+            .enumerate()
+            .find(|(_, d)| d.len() > MAX_DOMAIN)
+        {
+            return Err(CheckError(format!(
+                "unsupported: location `{}` can hold more than {MAX_DOMAIN} values",
+                test.locations[l].0
+            )));
+        }
+    }
+    Err(CheckError(format!(
+        "unsupported: the stored values do not converge in {MAX_ROUNDS} rounds"
+    )))
+}
+
+/// Calls `visit` with every choice of one complete path per thread.
+pub fn for_each_combination(threads: &[ThreadPaths], visit: &mut dyn FnMut(&[&Path])) {
+    if threads.iter().any(|t| t.complete.is_empty()) {
+        return;
+    }
+    let mut choice = vec![0usize; threads.len()];
+    loop {
+        let combo: Vec<&Path> = choice
+            .iter()
+            .zip(threads)
+            .map(|(&i, t)| &t.complete[i])
+            .collect();
+        visit(&combo);
+        let mut k = 0;
+        loop {
+            if k == choice.len() {
+                return;
+            }
+            choice[k] += 1;
+            if choice[k] < threads[k].complete.len() {
+                break;
+            }
+            choice[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// Whether every read of the combination can read a write of its location
+/// and value, with `rf | dep` acyclic.
+fn justified(test: &Test, combo: &[&Path]) -> bool {
+    // Initial writes first, then each path's events.
+    let mut loc_value: Vec<(Option<u32>, i64, bool)> = test
+        .locations
+        .iter()
+        .enumerate()
+        .map(|(l, (_, v))| (u32::try_from(l).ok(), *v, true))
+        .collect();
+    let mut dep_pairs = Vec::new();
+    let mut reads = Vec::new();
+    for path in combo {
+        let o = loc_value.len();
+        for (i, e) in path.events.iter().enumerate() {
+            if e.tags.contains(Tags::R) {
+                reads.push(o + i);
+            }
+            loc_value.push((e.loc.map(|l| l.0), e.value, e.tags.contains(Tags::W)));
+            for d in super::rel::members(path.deps[i]) {
+                dep_pairs.push((o + d, o + i));
+            }
+        }
+    }
+    let n = loc_value.len();
+    if n > MAX_EVENTS {
+        // Too big to enumerate; the search reports it.
+        return true;
+    }
+    let options: Vec<Vec<usize>> = reads
+        .iter()
+        .map(|&r| {
+            (0..n)
+                .filter(|&w| {
+                    loc_value[w].2
+                        && loc_value[w].0 == loc_value[r].0
+                        && loc_value[w].1 == loc_value[r].1
+                })
+                .collect()
+        })
+        .collect();
+    if options.iter().any(Vec::is_empty) {
+        return false;
+    }
+    let mut dep = Rel::empty(n);
+    for (a, b) in dep_pairs {
+        dep.insert(a, b);
+    }
+    let mut choice = vec![0usize; reads.len()];
+    loop {
+        let mut g = dep.clone();
+        for (k, &r) in reads.iter().enumerate() {
+            g.insert(options[k][choice[k]], r);
+        }
+        if g.is_acyclic() {
+            return true;
+        }
+        let mut k = 0;
+        loop {
+            if k == choice.len() {
+                return false;
+            }
+            choice[k] += 1;
+            if choice[k] < options[k].len() {
+                break;
+            }
+            choice[k] = 0;
+            k += 1;
+        }
+    }
+}
