@@ -339,3 +339,66 @@ fn too_many_writes_to_one_location_is_refused_not_approximated() {
         "{err}"
     );
 }
+
+#[test]
+fn rmw_semantics_follow_dat3m() {
+    // `exch` stores its operand: the store does not depend on the read, so
+    // this load buffering through an exchange is not thin air.
+    let exch = "PTX exch\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+                atom.relaxed.gpu.exch r0, x, 1 | ld.weak r1, x ;\n | st.weak x, r1 ;\n\
+                exists (P0:r0 == 1 /\\ P1:r1 == 1)\n";
+    let o = check_text(exch, &Options::default()).expect("checks");
+    assert_eq!(o.verdict, Verdict::Allowed, "{}", o.explain());
+    // `cas` loads into its destination first, so an operand naming it sees
+    // the old value: `cas r0, x, r0, 2` always succeeds.
+    let cas = "PTX cas\n{ x=1; P0:r0=0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas r0, x, r0, 2 ;\n\
+               forall (x == 2)\n";
+    let o = check_text(cas, &Options::default()).expect("checks");
+    assert_eq!(o.verdict, Verdict::Holds, "{}", o.explain());
+    // Integer division is Euclidean, as in Dat3M's SMT integers.
+    let div = "PTX div\n{ x=-7; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n div r1, r0, 2 ;\n\
+               forall (P0:r1 == -4)\n";
+    let o = check_text(div, &Options::default()).expect("checks");
+    assert_eq!(o.verdict, Verdict::Holds, "{}", o.explain());
+}
+
+#[test]
+fn forms_dat3m_reads_differently_are_refused() {
+    for (text, what) in [
+        // Column i is thread P<i> in Dat3M.
+        (
+            "PTX t\n{ x=0; }\n P1@cta 0,gpu 0 | P0@cta 0,gpu 0 ;\n ld r0, 1 | ld r0, 2 ;\nexists (P0:r0 == 1)\n",
+            "in order",
+        ),
+        // A location on the right of a comparison is its address in Dat3M.
+        (
+            "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (0 == x)\n",
+            "right of a comparison",
+        ),
+        // Names are text in Dat3M: `r01` is not `r1`.
+        (
+            "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r01, x ;\nexists (x == 0)\n",
+            "not a register",
+        ),
+        (
+            "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n bar.cta.sync 01 ;\nexists (x == 0)\n",
+            "plain number",
+        ),
+        // A store without a memory order.
+        (
+            "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st x, 1 ;\nexists (x == 0)\n",
+            "memory order",
+        ),
+    ] {
+        let err = parse(text).expect_err(text);
+        assert!(err.to_string().contains(what), "{err}");
+    }
+    // Labels keep their digits: LC01 and LC1 are two labels.
+    let labels = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n goto LC1 ;\n LC01: ;\nexists (x == 0)\n";
+    assert!(
+        parse(labels)
+            .expect_err("LC1 undefined")
+            .to_string()
+            .contains("no label LC1")
+    );
+}

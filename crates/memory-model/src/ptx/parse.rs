@@ -330,8 +330,16 @@ impl<'a> Reader<'a> {
             let Some(id) = thread_id(id.trim()) else {
                 return syntax(pos, format!("`{id}` is not a thread `P<n>`"));
             };
-            if threads.iter().any(|t| t.id == id) {
-                return syntax(pos, format!("thread P{id} is placed twice"));
+            // Dat3M gives column i to thread P<i>; any other order would be
+            // read differently here and there.
+            if id as usize != threads.len() {
+                return syntax(
+                    pos,
+                    format!(
+                        "thread P{id} in column {}: the header lists P0, P1, ... in order",
+                        threads.len()
+                    ),
+                );
             }
             let (mut cta, mut gpu) = (None, None);
             for part in placement.split(',') {
@@ -421,6 +429,9 @@ impl<'a> Reader<'a> {
                     dst: ops.reg(0)?,
                     value: ops.value(1)?,
                 })
+            }
+            "st" if parts.len() == 1 => {
+                syntax(pos, format!("`{text}`: a store names its memory order"))
             }
             "ld" | "st" => {
                 let is_load = parts[0] == "ld";
@@ -572,6 +583,16 @@ impl<'a> Reader<'a> {
                 let Some(instance) = constant(args[0]) else {
                     return syntax(pos, format!("`{text}`: the instance is a constant"));
                 };
+                if instance.to_string() != args[0] {
+                    // Dat3M tells instances apart by their text.
+                    return unsupported(
+                        pos,
+                        format!(
+                            "`{text}`: barrier instance `{}` is not written as a plain number",
+                            args[0]
+                        ),
+                    );
+                }
                 Ok(Instr::Barrier {
                     arrive,
                     instance,
@@ -636,10 +657,7 @@ impl<'a> Reader<'a> {
                 if let Instr::Mark(l) = line.instr
                     && defined.insert(l, line.pos).is_some()
                 {
-                    return syntax(
-                        line.pos,
-                        format!("label LC{:02} is defined twice in P{}", l.0, t.id),
-                    );
+                    return syntax(line.pos, format!("label {l} is defined twice in P{}", t.id));
                 }
             }
             for line in &t.code {
@@ -648,7 +666,7 @@ impl<'a> Reader<'a> {
                 {
                     return syntax(
                         line.pos,
-                        format!("`{}`: no label LC{:02} in P{}", line.text, target.0, t.id),
+                        format!("`{}`: no label {target} in P{}", line.text, t.id),
                     );
                 }
             }
@@ -820,7 +838,12 @@ impl CondParser<'_, '_> {
                     return syntax(self.here(), "expected a comparison");
                 };
                 self.next += 1;
+                let at = self.here();
                 let rhs = self.value()?;
+                if matches!(rhs, CondValue::Loc(_)) {
+                    // Dat3M reads a location on the right as its address.
+                    return unsupported(at, "a location on the right of a comparison");
+                }
                 Ok(Cond::Cmp(lhs, op, rhs))
             }
         }
@@ -987,9 +1010,12 @@ fn constant(s: &str) -> Option<i64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
+/// A register `r<n>`. Dat3M compares register names as text, so a number
+/// with a leading zero (`r01`) is not read: it would silently be `r1`.
 fn register(s: &str) -> Option<Reg> {
     let n = s.strip_prefix('r')?;
-    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    let canonical = n == "0" || (!n.starts_with('0') && !n.is_empty());
+    (canonical && n.bytes().all(|b| b.is_ascii_digit()))
         .then(|| n.parse().ok().map(Reg))
         .flatten()
 }
@@ -1003,9 +1029,13 @@ fn thread_id(s: &str) -> Option<u32> {
 
 fn label_of(s: &str) -> Option<Label> {
     let n = s.strip_prefix("LC")?;
-    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| n.parse().ok().map(Label))
-        .flatten()
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(Label {
+        number: n.parse().ok()?,
+        digits: u8::try_from(n.len()).ok()?,
+    })
 }
 
 fn is_identifier(s: &str) -> bool {

@@ -183,7 +183,9 @@ fn apply(op: BinOp, a: i64, b: i64) -> Result<i64, String> {
             if b == 0 {
                 return Err("division by zero".to_string());
             }
-            a.wrapping_div(b)
+            // Dat3M's litmus runs encode integers as SMT integers, whose
+            // division is Euclidean.
+            a.wrapping_div_euclid(b)
         }
         BinOp::And => a & b,
         BinOp::Or => a | b,
@@ -329,12 +331,21 @@ pub fn thread_paths(
             } => {
                 for &old in domains[loc.0 as usize].iter().rev() {
                     let mut next = s.clone();
-                    let (new, operand_taint) = match op {
+                    // `cas` loads straight into `dst` (Dat3M's `visitPtxAtomCAS`), so
+                    // operands naming `dst` see the old value; the other forms load
+                    // into a fresh register and set `dst` afterwards.
+                    if matches!(op, AtomOp::Cas { .. }) {
+                        next.regs.insert(dst, old);
+                        next.taint.insert(dst, bit(next.path.events.len()));
+                    }
+                    let (new, operand_taint, reads_old) = match op {
                         AtomOp::Bin(b) => (
                             apply(b, old, next.value(value)).map_err(fail)?,
                             next.taint_of(value),
+                            true,
                         ),
-                        AtomOp::Exch => (next.value(value), next.taint_of(value)),
+                        // The stored value is the operand alone: no dependency on the read.
+                        AtomOp::Exch => (next.value(value), next.taint_of(value), false),
                         AtomOp::Cas { expected } => (
                             if old == next.value(expected) {
                                 next.value(value)
@@ -342,9 +353,16 @@ pub fn thread_paths(
                                 old
                             },
                             next.taint_of(expected) | next.taint_of(value),
+                            true,
                         ),
                     };
-                    rmw(&mut next, order, scope, loc, old, new, operand_taint, at).map_err(fail)?;
+                    let written = Written {
+                        old,
+                        new,
+                        operand_taint,
+                        reads_old,
+                    };
+                    rmw(&mut next, order, scope, loc, written, at).map_err(fail)?;
                     let read = next.path.rmw.last().map_or(0, |&(r, _)| r);
                     next.regs.insert(dst, old);
                     next.taint.insert(dst, bit(read));
@@ -360,9 +378,13 @@ pub fn thread_paths(
             } => {
                 for &old in domains[loc.0 as usize].iter().rev() {
                     let mut next = s.clone();
-                    let new = apply(op, old, next.value(value)).map_err(fail)?;
-                    let taint = next.taint_of(value);
-                    rmw(&mut next, order, scope, loc, old, new, taint, at).map_err(fail)?;
+                    let written = Written {
+                        old,
+                        new: apply(op, old, next.value(value)).map_err(fail)?,
+                        operand_taint: next.taint_of(value),
+                        reads_old: true,
+                    };
+                    rmw(&mut next, order, scope, loc, written, at).map_err(fail)?;
                     stack.push(next);
                 }
             }
@@ -423,7 +445,7 @@ pub fn thread_paths(
                 s.ctrl |= s.taint_of(lhs) | s.taint_of(rhs);
                 let to = *labels
                     .get(&target)
-                    .ok_or_else(|| fail(format!("no label LC{:02}", target.0)))?;
+                    .ok_or_else(|| fail(format!("no label {target}")))?;
                 if cmp.holds(s.value(lhs), s.value(rhs)) && !jump(&mut s, at, to, bound) {
                     s.path.regs = s.regs;
                     out.cut.push(s.path);
@@ -434,7 +456,7 @@ pub fn thread_paths(
             Instr::Goto(target) => {
                 let to = *labels
                     .get(&target)
-                    .ok_or_else(|| fail(format!("no label LC{:02}", target.0)))?;
+                    .ok_or_else(|| fail(format!("no label {target}")))?;
                 if !jump(&mut s, at, to, bound) {
                     s.path.regs = s.regs;
                     out.cut.push(s.path);
@@ -463,38 +485,46 @@ fn jump(s: &mut State, from: usize, to: usize, bound: u32) -> bool {
     true
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a read-modify-write reads and writes.
+struct Written {
+    old: i64,
+    new: i64,
+    /// The reads the operands depend on.
+    operand_taint: Set,
+    /// Whether the stored value is computed from the value read.
+    reads_old: bool,
+}
+
 fn rmw(
     s: &mut State,
     order: Order,
     scope: Scope,
     loc: Loc,
-    old: i64,
-    new: i64,
-    operand_taint: Set,
+    written: Written,
     line: usize,
 ) -> Result<(), String> {
     let read = s.push(
         Event {
             tags: Tags::R | Tags::RMW | load_tags(order),
             loc: Some(loc),
-            value: old,
+            value: written.old,
             scope: Some(scope),
             line,
             barrier: None,
         },
         0,
     )?;
+    let on_read = if written.reads_old { bit(read) } else { 0 };
     let write = s.push(
         Event {
             tags: Tags::W | Tags::RMW | store_tags(order),
             loc: Some(loc),
-            value: new,
+            value: written.new,
             scope: Some(scope),
             line,
             barrier: None,
         },
-        bit(read) | operand_taint,
+        on_read | written.operand_taint,
     )?;
     s.path.rmw.push((read, write));
     Ok(())

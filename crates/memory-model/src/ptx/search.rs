@@ -56,6 +56,10 @@ pub struct CheckError(pub String);
 
 /// The most non-initial writes to one location (posets grow fast: 4,231 on 5).
 const MAX_WRITES_PER_LOCATION: usize = 5;
+/// The most `fence.sc`s in one execution (their orders grow as n!).
+const MAX_SC_FENCES: usize = 8;
+/// The most named barriers with a quorum (their subsets grow as 2^n).
+const MAX_QUORUM_BARRIERS: usize = 16;
 
 /// Checks a parsed test.
 ///
@@ -367,8 +371,14 @@ impl<'a> Base<'a> {
     }
 
     /// Every set of synchronizing named barriers the quorums allow.
-    fn sync_choices(&self) -> Vec<Set> {
+    fn sync_choices(&self) -> Result<Vec<Set>, CheckError> {
         let free = &self.free_barriers;
+        if free.len() > MAX_QUORUM_BARRIERS {
+            return Err(CheckError(format!(
+                "unsupported: {} barriers with a quorum in one execution (at most {MAX_QUORUM_BARRIERS})",
+                free.len()
+            )));
+        }
         let mut out = Vec::new();
         for mask in 0u64..(1u64 << free.len()) {
             let chosen = free
@@ -384,7 +394,7 @@ impl<'a> Base<'a> {
                 out.push(chosen);
             }
         }
-        out
+        Ok(out)
     }
 
     /// `syncbar & scta` for the synchronizing set `sync`.
@@ -416,9 +426,15 @@ impl<'a> Base<'a> {
 
     /// Every fence-SC order: total orders of the `fence.sc`s, restricted to
     /// the pairs whose scopes include each other's thread, each once.
-    fn fence_orders(&self) -> Vec<Rel> {
+    fn fence_orders(&self) -> Result<Vec<Rel>, CheckError> {
         let n = self.events.len();
         let fences: Vec<usize> = members(self.x.f_sc).collect();
+        if fences.len() > MAX_SC_FENCES {
+            return Err(CheckError(format!(
+                "unsupported: {} fence.sc's in one execution (at most {MAX_SC_FENCES})",
+                fences.len()
+            )));
+        }
         let compatible = |a: usize, b: usize| match (
             self.thread(a),
             self.thread(b),
@@ -443,7 +459,7 @@ impl<'a> Base<'a> {
                 out.push(rel);
             }
         });
-        out
+        Ok(out)
     }
 
     /// For each location with writes: the non-initial writes and the
@@ -512,9 +528,10 @@ impl<'a> Base<'a> {
             Some(self.target(&self.test.cond, &Rel::empty(n)))
         };
         let mut x = self.x.clone();
-        for sync in self.sync_choices() {
+        let fence_orders = self.fence_orders()?;
+        for sync in self.sync_choices()? {
             x.sync_barrier = self.sync_barrier(sync);
-            for sf in self.fence_orders() {
+            for sf in fence_orders.iter().cloned() {
                 x.sync_fence = sf;
                 let mut rf_choice = vec![0usize; rf_options.len()];
                 loop {

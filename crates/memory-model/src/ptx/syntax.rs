@@ -87,9 +87,26 @@ impl fmt::Display for Reg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Loc(pub u32);
 
-/// A label, `LC<n>`, local to its thread.
+/// A label, `LC<digits>`, local to its thread. Dat3M compares labels as
+/// text, so `LC01` and `LC1` differ: the digit count is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Label(pub u32);
+pub struct Label {
+    /// The number the digits spell.
+    pub number: u32,
+    /// How many digits were written.
+    pub digits: u8,
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LC{:0width$}",
+            self.number,
+            width = usize::from(self.digits)
+        )
+    }
+}
 
 /// A value operand: a constant or a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
