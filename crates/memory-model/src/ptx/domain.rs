@@ -104,19 +104,23 @@ pub fn for_each_combination(threads: &[ThreadPaths], visit: &mut dyn FnMut(&[&Pa
             .map(|(&i, t)| &t.complete[i])
             .collect();
         visit(&combo);
-        let mut k = 0;
-        loop {
-            if k == choice.len() {
-                return;
-            }
-            choice[k] += 1;
-            if choice[k] < threads[k].complete.len() {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
+        if !next_choice(&mut choice, threads.iter().map(|t| t.complete.len())) {
+            return;
         }
     }
+}
+
+/// Advances an odometer over choices of the given sizes; false when it wraps
+/// around to all zeros.
+pub(super) fn next_choice(choice: &mut [usize], sizes: impl Iterator<Item = usize>) -> bool {
+    for (c, size) in choice.iter_mut().zip(sizes) {
+        *c += 1;
+        if *c < size {
+            return true;
+        }
+        *c = 0;
+    }
+    false
 }
 
 /// Whether every read of the combination can read a write of its location
@@ -176,17 +180,8 @@ fn justified(test: &Test, combo: &[&Path]) -> bool {
         if g.is_acyclic() {
             return true;
         }
-        let mut k = 0;
-        loop {
-            if k == choice.len() {
-                return false;
-            }
-            choice[k] += 1;
-            if choice[k] < options[k].len() {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
+        if !next_choice(&mut choice, options.iter().map(Vec::len)) {
+            return false;
         }
     }
 }

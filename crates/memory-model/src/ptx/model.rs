@@ -132,14 +132,7 @@ impl Axiom {
             ),
             Axiom::Causality => {
                 let r = x.rf.union(&d.fr).seq(&d.cause);
-                let at = super::rel::members((0..r.len()).fold(0, |acc, a| {
-                    if r.contains(a, a) {
-                        acc | super::rel::bit(a)
-                    } else {
-                        acc
-                    }
-                }))
-                .next()?;
+                let at = super::rel::members(r.reflexive_events()).next()?;
                 Some(Violation {
                     axiom: self,
                     what: "an event reached from itself by `(rf | fr); cause`".to_string(),

@@ -231,23 +231,22 @@ impl Rel {
     /// Whether no event relates to itself.
     #[must_use]
     pub fn is_irreflexive(&self) -> bool {
+        self.reflexive_events() == 0
+    }
+
+    /// The events related to themselves: `a` with `a → a`.
+    #[must_use]
+    pub fn reflexive_events(&self) -> Set {
         self.rows
             .iter()
             .enumerate()
-            .all(|(a, &row)| row & bit(a) == 0)
+            .fold(0, |acc, (a, &row)| acc | (row & bit(a)))
     }
 
     /// The events on a cycle, if any: `a` with `a → a` in `self+`.
     #[must_use]
     pub fn cyclic_events(&self) -> Set {
-        self.plus()
-            .rows
-            .iter()
-            .enumerate()
-            .fold(
-                0,
-                |acc, (a, &row)| if row & bit(a) != 0 { acc | bit(a) } else { acc },
-            )
+        self.plus().reflexive_events()
     }
 
     /// Whether `self+` is irreflexive.

@@ -24,6 +24,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use super::domain::next_choice;
 use super::model::{Axiom, Axioms, Derived, Execution, Violation};
 use super::paths::{self, Path, Tags};
 use super::rel::{MAX_EVENTS, Rel, Set, bit, members};
@@ -708,18 +709,6 @@ impl<'a> Base<'a> {
             breaks_dropped: Vec::new(),
         }
     }
-}
-
-/// Advances an odometer; false when it wraps around.
-fn next_choice(choice: &mut [usize], sizes: impl Iterator<Item = usize>) -> bool {
-    for (c, size) in choice.iter_mut().zip(sizes) {
-        *c += 1;
-        if *c < size {
-            return true;
-        }
-        *c = 0;
-    }
-    false
 }
 
 fn permutations(items: &[usize], visit: &mut dyn FnMut(&[usize])) {
