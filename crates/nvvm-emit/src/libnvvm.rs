@@ -7,6 +7,8 @@
 //! nvvm.verify(ir)?;
 //! let ptx = nvvm.compile(ir, &CompileOptions::default())?;
 //! let ltoir = nvvm.compile(ir, &CompileOptions { target: Target::Ltoir, ..Default::default() })?;
+//! // Rust's float semantics (`-fma=0 -ftz=0 -prec-div=1 -prec-sqrt=1`) come with
+//! // every constructor; see the crate's "Float semantics" section.
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -140,17 +142,85 @@ pub enum Target {
     Ltoir,
 }
 
+/// The libNVVM options that change numeric results, each passed explicitly (see
+/// the crate's "Float semantics" section for every decision and the test that
+/// pins it).
+///
+/// [`FloatSemantics::RUST`] (the [`Default`]) is the only setting that matches
+/// Rust: no contraction, subnormals kept, correctly rounded `/` and `sqrt`. The
+/// other settings exist so that tests (and mutants) can show that the checks
+/// which pin these options fail when an option is flipped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FloatSemantics {
+    /// `-fma=`: whether libNVVM may contract a separate `fmul` and `fadd` into one
+    /// `fma` (one rounding instead of two). Rust never contracts: `false`.
+    pub fma: bool,
+    /// `-ftz=`: whether single-precision operations flush subnormal inputs and
+    /// results to zero (`.ftz` in PTX). Rust keeps subnormals: `false`.
+    pub ftz: bool,
+    /// `-prec-div=`: whether single-precision division and reciprocal are IEEE
+    /// round-to-nearest (`div.rn.f32`) rather than approximate (`div.full.f32`).
+    /// Rust's `/` is correctly rounded: `true`.
+    pub prec_div: bool,
+    /// `-prec-sqrt=`: whether single-precision square root is IEEE
+    /// round-to-nearest (`sqrt.rn.f32`) rather than approximate
+    /// (`sqrt.approx.f32`). `f32::sqrt` is correctly rounded: `true`.
+    pub prec_sqrt: bool,
+}
+
+impl FloatSemantics {
+    /// Rust's float semantics: `-fma=0 -ftz=0 -prec-div=1 -prec-sqrt=1`.
+    pub const RUST: FloatSemantics = FloatSemantics {
+        fma: false,
+        ftz: false,
+        prec_div: true,
+        prec_sqrt: true,
+    };
+
+    /// The four option strings, always all four, in the order `-fma`, `-ftz`,
+    /// `-prec-div`, `-prec-sqrt`. nvJitLink spells its link-time options the
+    /// same way, so a caller that links our LTO IR passes these strings to the
+    /// linker too (LTO IR does not record them; see the crate docs).
+    pub fn to_args(self) -> [String; 4] {
+        let bit = |b: bool| u8::from(b);
+        [
+            format!("-fma={}", bit(self.fma)),
+            format!("-ftz={}", bit(self.ftz)),
+            format!("-prec-div={}", bit(self.prec_div)),
+            format!("-prec-sqrt={}", bit(self.prec_sqrt)),
+        ]
+    }
+}
+
+impl Default for FloatSemantics {
+    /// [`FloatSemantics::RUST`]: the default must never be anything else.
+    fn default() -> Self {
+        FloatSemantics::RUST
+    }
+}
+
 /// Options for [`Libnvvm::compile`] and [`Libnvvm::verify_with`].
+///
+/// Every option that can change a result is passed explicitly, never left to
+/// libNVVM's default, so that a new libNVVM with other defaults cannot change
+/// what our kernels compute.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CompileOptions {
-    /// The virtual architecture: `-arch=compute_{arch}`. Default 90.
+    /// The virtual architecture: `-arch=compute_{arch}`. Default 90 (libNVVM's
+    /// own default is an older one, so it is always passed).
     pub arch: u32,
     /// `-opt=`: 0 or 3 (default). At 3 libNVVM folds `noinline` helpers that return
     /// constant addresses, so shape checks on helpers need an `-opt=0` compile.
     pub opt_level: u8,
     /// PTX (default) or LTO IR.
     pub target: Target,
-    /// More options, passed as they are (e.g. `-ftz=1`).
+    /// `-fma`, `-ftz`, `-prec-div`, `-prec-sqrt`; [`FloatSemantics::RUST`] by
+    /// default. Change them with the `with_*` methods, for tests only.
+    pub float: FloatSemantics,
+    /// More options, passed as they are, after all the others. An option that
+    /// repeats one of the above (e.g. `-fma=1`) is refused by libNVVM
+    /// (`NVVM_ERROR_INVALID_OPTION`, "-fma defined more than once"), so `extra`
+    /// cannot silently override [`CompileOptions::float`]; set the field instead.
     pub extra: Vec<String>,
 }
 
@@ -160,13 +230,15 @@ impl Default for CompileOptions {
             arch: 90,
             opt_level: 3,
             target: Target::Ptx,
+            float: FloatSemantics::RUST,
             extra: Vec::new(),
         }
     }
 }
 
 impl CompileOptions {
-    /// PTX for `compute_{arch}` at `-opt={opt_level}`.
+    /// PTX for `compute_{arch}` at `-opt={opt_level}`, with Rust's float
+    /// semantics.
     pub fn ptx(arch: u32, opt_level: u8) -> Self {
         CompileOptions {
             arch,
@@ -175,22 +247,64 @@ impl CompileOptions {
         }
     }
 
-    /// LTO IR for `compute_{arch}` at `-opt={opt_level}`.
+    /// LTO IR for `compute_{arch}` at `-opt={opt_level}`, with Rust's float
+    /// semantics (which the linker must be given as well: see
+    /// [`FloatSemantics::to_args`]).
     pub fn ltoir(arch: u32, opt_level: u8) -> Self {
         CompileOptions {
             arch,
             opt_level,
             target: Target::Ltoir,
-            extra: Vec::new(),
+            ..Default::default()
         }
     }
 
-    /// The option strings passed to libNVVM.
+    /// These options with `float` in place of the float semantics.
+    #[must_use]
+    pub fn with_float(mut self, float: FloatSemantics) -> Self {
+        self.float = float;
+        self
+    }
+
+    /// These options with `-fma={fma}`. `true` breaks Rust's semantics; it exists
+    /// so that tests can show that the no-contraction check can fail.
+    #[must_use]
+    pub fn with_fma(mut self, fma: bool) -> Self {
+        self.float.fma = fma;
+        self
+    }
+
+    /// These options with `-ftz={ftz}`. `true` breaks Rust's semantics (tests only).
+    #[must_use]
+    pub fn with_ftz(mut self, ftz: bool) -> Self {
+        self.float.ftz = ftz;
+        self
+    }
+
+    /// These options with `-prec-div={prec_div}`. `false` breaks Rust's
+    /// semantics (tests only).
+    #[must_use]
+    pub fn with_prec_div(mut self, prec_div: bool) -> Self {
+        self.float.prec_div = prec_div;
+        self
+    }
+
+    /// These options with `-prec-sqrt={prec_sqrt}`. `false` breaks Rust's
+    /// semantics (tests only).
+    #[must_use]
+    pub fn with_prec_sqrt(mut self, prec_sqrt: bool) -> Self {
+        self.float.prec_sqrt = prec_sqrt;
+        self
+    }
+
+    /// The option strings passed to libNVVM: `-arch`, `-opt`, the four float
+    /// options, `-gen-lto` for LTO IR, then [`CompileOptions::extra`].
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![
             format!("-arch=compute_{}", self.arch),
             format!("-opt={}", self.opt_level),
         ];
+        args.extend(self.float.to_args());
         if self.target == Target::Ltoir {
             args.push("-gen-lto".to_owned());
         }
@@ -506,13 +620,44 @@ mod tests {
 
     #[test]
     fn options() {
+        // Every float option is explicit, with Rust's values, in every
+        // constructor: a libNVVM with other defaults cannot change our results.
+        let rust = ["-fma=0", "-ftz=0", "-prec-div=1", "-prec-sqrt=1"];
         assert_eq!(
             CompileOptions::default().to_args(),
-            ["-arch=compute_90", "-opt=3"]
+            [&["-arch=compute_90", "-opt=3"][..], &rust].concat()
+        );
+        assert_eq!(
+            CompileOptions::ptx(90, 0).to_args(),
+            [&["-arch=compute_90", "-opt=0"][..], &rust].concat()
         );
         assert_eq!(
             CompileOptions::ltoir(80, 0).to_args(),
-            ["-arch=compute_80", "-opt=0", "-gen-lto"]
+            [&["-arch=compute_80", "-opt=0"][..], &rust, &["-gen-lto"]].concat()
+        );
+        assert_eq!(FloatSemantics::default(), FloatSemantics::RUST);
+        assert_eq!(FloatSemantics::RUST.to_args(), rust);
+        // The overrides change exactly their own option.
+        let o = CompileOptions::ptx(90, 3)
+            .with_fma(true)
+            .with_ftz(true)
+            .with_prec_div(false)
+            .with_prec_sqrt(false);
+        assert_eq!(
+            o.to_args(),
+            [
+                "-arch=compute_90",
+                "-opt=3",
+                "-fma=1",
+                "-ftz=1",
+                "-prec-div=0",
+                "-prec-sqrt=0"
+            ]
+        );
+        assert_eq!(
+            CompileOptions::ptx(90, 3).with_float(o.float),
+            o,
+            "with_float sets all four"
         );
     }
 
