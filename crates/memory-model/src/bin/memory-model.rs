@@ -67,6 +67,10 @@ enum Command {
         /// Drop an axiom from the model (repeatable), to see what it forbids.
         #[arg(long = "without", value_name = "AXIOM")]
         without: Vec<String>,
+        /// The time bound per test, in seconds: a test past it is reported
+        /// as `timeout` (never a verdict) and the run goes on to the next.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
     },
     /// The tree reduction for N threads, with the pruned search.
     Reduction {
@@ -160,7 +164,18 @@ fn main() -> ExitCode {
             explain,
             bound,
             without,
-        } => litmus(&paths, expect.as_deref(), json, explain, bound, &without),
+            timeout,
+        } => litmus(
+            &paths,
+            expect.as_deref(),
+            &LitmusFlags {
+                json,
+                explain,
+                bound,
+                without,
+                timeout,
+            },
+        ),
         Command::Reduction { threads, json } => {
             if !threads.is_power_of_two() || threads > 1024 {
                 eprintln!(
@@ -187,21 +202,41 @@ fn main() -> ExitCode {
     }
 }
 
-fn litmus(
-    paths: &[std::path::PathBuf],
-    expect: Option<&std::path::Path>,
+/// The `litmus` flags that shape the run and its printing.
+struct LitmusFlags {
     json: bool,
     explain: bool,
     bound: u32,
-    without: &[String],
+    without: Vec<String>,
+    timeout: f64,
+}
+
+fn litmus(
+    paths: &[std::path::PathBuf],
+    expect: Option<&std::path::Path>,
+    flags: &LitmusFlags,
 ) -> ExitCode {
-    use memory_model::ptx::{Axiom, Axioms, Options, corpus, expect::Expected};
+    use memory_model::ptx::{Axiom, Axioms, NoVerdict, Options, corpus, expect::Expected};
+    let &LitmusFlags {
+        json,
+        explain,
+        bound,
+        ref without,
+        timeout,
+    } = flags;
     if bound == 0 {
         eprintln!("error: --bound 0: a loop body runs at least once");
         return ExitCode::from(2);
     }
+    let limit = match std::time::Duration::try_from_secs_f64(timeout) {
+        Ok(limit) if !limit.is_zero() => limit,
+        _ => {
+            eprintln!("error: --timeout {timeout}: the bound is a positive number of seconds");
+            return ExitCode::from(2);
+        }
+    };
     let mut axioms = Axioms::all();
-    for name in without {
+    for name in without.iter() {
         let Some(axiom) = Axiom::from_name(name) else {
             let names: Vec<&str> = Axiom::ALL.iter().map(|a| a.name()).collect();
             eprintln!(
@@ -232,7 +267,7 @@ fn litmus(
         }
     };
     let options = Options { bound, axioms };
-    let results = corpus::run(&files, &options, expected.as_ref());
+    let results = corpus::run_within(&files, &options, Some(limit), expected.as_ref());
     let summary = corpus::Summary::of(&results, expected.is_some());
     if json {
         let doc = serde_json::json!({ "tests": results, "summary": summary });
@@ -260,7 +295,16 @@ fn litmus(
                     };
                     print!("{text}{mark}");
                 }
-                Err(e) => println!("{}: error: {e}", r.path.display()),
+                Err(NoVerdict::Timeout(t)) => {
+                    let mark = match r.expected {
+                        Some(e) => {
+                            format!("  DISAGREES: no verdict, Dat3M records {}\n", u8::from(e))
+                        }
+                        None => String::new(),
+                    };
+                    print!("{}\n  {t}\n{mark}", t.line());
+                }
+                Err(NoVerdict::Error(e)) => println!("{}: error: {e}", r.path.display()),
             }
         }
         let slowest = summary
@@ -268,16 +312,17 @@ fn litmus(
             .as_ref()
             .map_or_else(String::new, |(n, ms)| format!(", slowest {n} ({ms:.1} ms)"));
         println!(
-            "{} tests checked, {} errors; {} agree and {} disagree with the recorded verdicts, {} unrecorded; {:.1} ms in total{slowest}",
+            "{} tests checked, {} errors, {} timed out (bound {timeout} s); {} agree and {} disagree with the recorded verdicts, {} unrecorded; {:.1} ms in total{slowest}",
             summary.checked,
             summary.errors,
+            summary.timed_out,
             summary.agree,
             summary.disagree,
             summary.unrecorded,
             summary.total_millis
         );
     }
-    if summary.disagree > 0 || summary.errors > 0 {
+    if summary.disagree > 0 || summary.errors > 0 || summary.timed_out > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -2,9 +2,11 @@
 //! with recorded verdicts, and summarizing.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
+use super::budget::{Deadline, NoVerdict, Timeout};
 use super::expect::Expected;
 use super::report::Outcome;
 use super::search::Options;
@@ -14,20 +16,52 @@ use super::search::Options;
 pub struct FileResult {
     /// The file.
     pub path: PathBuf,
-    /// The outcome, or why the test could not be checked.
-    pub outcome: Result<Outcome, String>,
+    /// The outcome, or why the test has none: it could not be checked, or it
+    /// ran out of time. In JSON: `{"Ok": outcome}`, `{"Err": "why"}` or
+    /// `{"Timeout": {...}}`.
+    #[serde(serialize_with = "outcome_json")]
+    pub outcome: Result<Outcome, NoVerdict>,
     /// The recorded PASS bit, if an expectation file lists the test.
     pub expected: Option<bool>,
 }
 
+/// The JSON form of [`FileResult::outcome`]: errors stay the plain text they
+/// always were, and a timeout is its own case.
+fn outcome_json<S: Serializer>(
+    outcome: &Result<Outcome, NoVerdict>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    enum Json<'a> {
+        Ok(&'a Outcome),
+        Err(String),
+        Timeout(&'a Timeout),
+    }
+    match outcome {
+        Ok(o) => Json::Ok(o),
+        Err(NoVerdict::Error(e)) => Json::Err(e.clone()),
+        Err(NoVerdict::Timeout(t)) => Json::Timeout(t),
+    }
+    .serialize(s)
+}
+
 impl FileResult {
-    /// Whether the outcome disagrees with the recorded verdict.
+    /// Whether the outcome disagrees with the recorded verdict. A test that
+    /// timed out has no verdict to agree with, so with a recorded one it
+    /// disagrees.
     #[must_use]
     pub fn disagrees(&self) -> bool {
         match (&self.outcome, self.expected) {
             (Ok(o), Some(e)) => o.verdict.dat3m_pass() != e,
+            (Err(NoVerdict::Timeout(_)), Some(_)) => true,
             _ => false,
         }
+    }
+
+    /// The timeout, if the test ran out of time.
+    #[must_use]
+    pub fn timeout(&self) -> Option<&Timeout> {
+        self.outcome.as_ref().err().and_then(NoVerdict::timeout)
     }
 }
 
@@ -62,15 +96,28 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks every file, in order.
+/// Checks every file, in order, however long each takes.
 #[must_use]
 pub fn run(files: &[PathBuf], options: &Options, expected: Option<&Expected>) -> Vec<FileResult> {
+    run_within(files, options, None, expected)
+}
+
+/// Checks every file, in order, each within `limit` when one is given: a
+/// test past it gets a [`NoVerdict::Timeout`] and the next one starts.
+#[must_use]
+pub fn run_within(
+    files: &[PathBuf],
+    options: &Options,
+    limit: Option<Duration>,
+    expected: Option<&Expected>,
+) -> Vec<FileResult> {
     files
         .iter()
         .map(|path| {
+            let deadline = limit.map_or_else(Deadline::none, Deadline::after);
             let outcome = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read: {e}"))
-                .and_then(|text| super::check_text(&text, options));
+                .map_err(|e| NoVerdict::Error(format!("cannot read: {e}")))
+                .and_then(|text| super::check_text_within(&text, options, &deadline));
             FileResult {
                 path: path.clone(),
                 outcome,
@@ -83,17 +130,21 @@ pub fn run(files: &[PathBuf], options: &Options, expected: Option<&Expected>) ->
 /// Totals over a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
-    /// Tests checked.
+    /// Tests that got a verdict.
     pub checked: usize,
     /// Tests that could not be read or enumerated.
     pub errors: usize,
+    /// Tests that ran out of time (not counted in `errors`; with a recorded
+    /// verdict, counted in `disagree`).
+    pub timed_out: usize,
     /// Tests with a recorded verdict that agree with it.
     pub agree: usize,
     /// Tests with a recorded verdict that disagree.
     pub disagree: usize,
     /// Tests without a recorded verdict (when an expectation file is given).
     pub unrecorded: usize,
-    /// Sum of the per-test times, in milliseconds.
+    /// Sum of the per-test times, in milliseconds (tests that timed out
+    /// included, at the time they took to stop).
     pub total_millis: f64,
     /// The slowest test and its time.
     pub slowest: Option<(String, f64)>,
@@ -107,9 +158,11 @@ impl Summary {
             .iter()
             .filter_map(|r| r.outcome.as_ref().ok())
             .collect();
+        let timed_out = results.iter().filter(|r| r.timeout().is_some()).count();
         Summary {
             checked: ok.len(),
-            errors: results.len() - ok.len(),
+            errors: results.len() - ok.len() - timed_out,
+            timed_out,
             agree: results
                 .iter()
                 .filter(|r| r.expected.is_some() && r.outcome.is_ok() && !r.disagrees())
@@ -120,7 +173,12 @@ impl Summary {
             } else {
                 0
             },
-            total_millis: ok.iter().map(|o| o.millis).sum(),
+            total_millis: ok.iter().map(|o| o.millis).sum::<f64>()
+                + results
+                    .iter()
+                    .filter_map(FileResult::timeout)
+                    .map(|t| t.elapsed_millis)
+                    .sum::<f64>(),
             slowest: ok
                 .iter()
                 .max_by(|a, b| a.millis.total_cmp(&b.millis))

@@ -13,6 +13,7 @@
 
 use std::collections::BTreeSet;
 
+use super::budget::{Deadline, NoVerdict, Stage};
 use super::paths::{self, Path, Tags, ThreadPaths};
 use super::rel::{MAX_EVENTS, Rel};
 use super::search::CheckError;
@@ -23,26 +24,43 @@ const MAX_ROUNDS: usize = 16;
 /// The most values a location may hold.
 const MAX_DOMAIN: usize = 64;
 
+/// The value domains at their fixed point, and every thread's paths under
+/// them.
+#[derive(Clone, Debug)]
+pub struct FixedPoint {
+    /// Each location's values.
+    pub domains: Vec<BTreeSet<i64>>,
+    /// Each thread's paths.
+    pub threads: Vec<ThreadPaths>,
+    /// The rounds it took (the last one found nothing new).
+    pub rounds: usize,
+}
+
 /// The domains and every thread's paths under them.
 ///
 /// # Errors
-/// A [`CheckError`] when a thread cannot be run, or the domains do not
-/// converge.
-pub fn fixed_point(
-    test: &Test,
-    bound: u32,
-) -> Result<(Vec<BTreeSet<i64>>, Vec<ThreadPaths>), CheckError> {
+/// [`NoVerdict::Error`] when a thread cannot be run, or the domains do not
+/// converge; [`NoVerdict::Timeout`] when `deadline` passes first, with the
+/// rounds completed.
+pub fn fixed_point(test: &Test, bound: u32, deadline: &Deadline) -> Result<FixedPoint, NoVerdict> {
     let initial: Vec<BTreeSet<i64>> = test
         .locations
         .iter()
         .map(|(_, v)| BTreeSet::from([*v]))
         .collect();
     let mut domains = initial.clone();
-    for _ in 0..MAX_ROUNDS {
+    for round in 0..MAX_ROUNDS {
+        let rounds_done = |e: NoVerdict| match e {
+            NoVerdict::Timeout(mut t) => {
+                t.progress.domain_rounds = round;
+                NoVerdict::Timeout(t)
+            }
+            e @ NoVerdict::Error(_) => e,
+        };
         let threads = (0..test.threads.len())
-            .map(|t| paths::thread_paths(test, t, &domains, bound))
+            .map(|t| paths::thread_paths(test, t, &domains, bound, deadline))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| CheckError(e.to_string()))?;
+            .map_err(rounds_done)?;
         let mut next = initial.clone();
         // Cut paths count here: a spin loop's first, failing read must not
         // keep the store that ends it out of the domain.
@@ -54,7 +72,8 @@ pub fn fixed_point(
             })
             .collect();
         for_each_combination(&with_cut, &mut |combo| {
-            if justified(test, combo) {
+            deadline.check(Stage::Domains)?;
+            if justified(test, combo, deadline)? {
                 for path in combo {
                     for e in path.events.iter().filter(|e| e.tags.contains(Tags::W)) {
                         if let Some(loc) = e.loc {
@@ -63,7 +82,9 @@ pub fn fixed_point(
                     }
                 }
             }
-        });
+            Ok(())
+        })
+        .map_err(rounds_done)?;
         let mut grown = false;
         for (d, n) in domains.iter_mut().zip(&next) {
             let before = d.len();
@@ -73,7 +94,11 @@ pub fn fixed_point(
         // The paths were run under the domains as they were; if nothing new
         // was stored, they are the paths under the fixed point.
         if !grown {
-            return Ok((domains, threads));
+            return Ok(FixedPoint {
+                domains,
+                threads,
+                rounds: round + 1,
+            });
         }
         if let Some((l, _)) = domains
             .iter()
@@ -83,18 +108,27 @@ pub fn fixed_point(
             return Err(CheckError(format!(
                 "unsupported: location `{}` can hold more than {MAX_DOMAIN} values",
                 test.locations[l].0
-            )));
+            ))
+            .into());
         }
     }
     Err(CheckError(format!(
         "unsupported: the stored values do not converge in {MAX_ROUNDS} rounds"
-    )))
+    ))
+    .into())
 }
 
-/// Calls `visit` with every choice of one complete path per thread.
-pub fn for_each_combination(threads: &[ThreadPaths], visit: &mut dyn FnMut(&[&Path])) {
+/// Calls `visit` with every choice of one complete path per thread, until
+/// it returns an error (a timeout, or a test the search cannot handle).
+///
+/// # Errors
+/// The first error `visit` returns.
+pub fn for_each_combination(
+    threads: &[ThreadPaths],
+    visit: &mut dyn FnMut(&[&Path]) -> Result<(), NoVerdict>,
+) -> Result<(), NoVerdict> {
     if threads.iter().any(|t| t.complete.is_empty()) {
-        return;
+        return Ok(());
     }
     let mut choice = vec![0usize; threads.len()];
     loop {
@@ -103,11 +137,20 @@ pub fn for_each_combination(threads: &[ThreadPaths], visit: &mut dyn FnMut(&[&Pa
             .zip(threads)
             .map(|(&i, t)| &t.complete[i])
             .collect();
-        visit(&combo);
+        visit(&combo)?;
         if !next_choice(&mut choice, threads.iter().map(|t| t.complete.len())) {
-            return;
+            return Ok(());
         }
     }
+}
+
+/// How many combinations [`for_each_combination`] visits.
+#[must_use]
+pub fn combination_count(threads: &[ThreadPaths]) -> u64 {
+    threads
+        .iter()
+        .map(|t| t.complete.len() as u64)
+        .fold(1, u64::saturating_mul)
 }
 
 /// Advances an odometer over choices of the given sizes; false when it wraps
@@ -125,7 +168,10 @@ pub(super) fn next_choice(choice: &mut [usize], sizes: impl Iterator<Item = usiz
 
 /// Whether every read of the combination can read a write of its location
 /// and value, with `rf | dep` acyclic.
-fn justified(test: &Test, combo: &[&Path]) -> bool {
+///
+/// The choices of writes multiply over the reads, so this loop alone can
+/// outlast the deadline; it ticks it.
+fn justified(test: &Test, combo: &[&Path], deadline: &Deadline) -> Result<bool, NoVerdict> {
     // Initial writes first, then each path's events.
     let mut loc_value: Vec<(Option<u32>, i64, bool)> = test
         .locations
@@ -150,7 +196,7 @@ fn justified(test: &Test, combo: &[&Path]) -> bool {
     let n = loc_value.len();
     if n > MAX_EVENTS {
         // Too big to enumerate; the search reports it.
-        return true;
+        return Ok(true);
     }
     let options: Vec<Vec<usize>> = reads
         .iter()
@@ -165,7 +211,7 @@ fn justified(test: &Test, combo: &[&Path]) -> bool {
         })
         .collect();
     if options.iter().any(Vec::is_empty) {
-        return false;
+        return Ok(false);
     }
     let mut dep = Rel::empty(n);
     for (a, b) in dep_pairs {
@@ -173,15 +219,16 @@ fn justified(test: &Test, combo: &[&Path]) -> bool {
     }
     let mut choice = vec![0usize; reads.len()];
     loop {
+        deadline.tick(Stage::Domains)?;
         let mut g = dep.clone();
         for (k, &r) in reads.iter().enumerate() {
             g.insert(options[k][choice[k]], r);
         }
         if g.is_acyclic() {
-            return true;
+            return Ok(true);
         }
         if !next_choice(&mut choice, options.iter().map(Vec::len)) {
-            return false;
+            return Ok(false);
         }
     }
 }

@@ -11,12 +11,15 @@
 //!   synchronization, fence-SC order, reads-from, coherence) and counts them;
 //! - [`model`] holds the derived relations and the six axioms, each its own
 //!   predicate, over the bit relations of [`rel`];
+//! - [`budget`] bounds each check in time: the loops above consult a
+//!   [`Deadline`] and stop with a [`Timeout`], never a verdict;
 //! - [`report`] prints the verdict and its evidence, and [`expect`] reads
 //!   Dat3M's recorded verdicts.
 //!
 //! This is separate from the seed's small model ([`crate::model`]), which
 //! stays as it is; the crate README says how the two relate.
 
+pub mod budget;
 pub mod corpus;
 pub mod domain;
 pub mod expect;
@@ -28,6 +31,7 @@ pub mod report;
 pub mod search;
 pub mod syntax;
 
+pub use budget::{Deadline, NoVerdict, Timeout};
 pub use model::{Axiom, Axioms};
 pub use report::{Outcome, Verdict};
 pub use search::{CheckError, Options};
@@ -40,4 +44,19 @@ pub use search::{CheckError, Options};
 pub fn check_text(text: &str, options: &Options) -> Result<Outcome, String> {
     let test = parse::parse(text).map_err(|e| e.to_string())?;
     search::check(&test, options).map_err(|e| e.to_string())
+}
+
+/// Reads and checks one test, stopping when `deadline` passes.
+///
+/// # Errors
+/// [`NoVerdict::Error`] with the reading error (positioned) or why the test
+/// could not be enumerated; [`NoVerdict::Timeout`] when the deadline passes
+/// before the verdict.
+pub fn check_text_within(
+    text: &str,
+    options: &Options,
+    deadline: &Deadline,
+) -> Result<Outcome, NoVerdict> {
+    let test = parse::parse(text).map_err(|e| NoVerdict::Error(e.to_string()))?;
+    search::check_within(&test, options, deadline)
 }

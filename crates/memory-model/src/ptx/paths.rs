@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use bitflags::bitflags;
 use serde::Serialize;
 
+use super::budget::{Deadline, NoVerdict, Stage};
 use super::rel::{MAX_EVENTS, Set, bit};
 use super::syntax::{AtomOp, BinOp, Instr, Label, Loc, Operand, Order, Pos, Reg, Scope, Test};
 
@@ -196,14 +197,18 @@ fn apply(op: BinOp, a: i64, b: i64) -> Result<i64, String> {
 /// Every path of thread `t` when each load may read any value of its domain.
 ///
 /// # Errors
-/// A [`RunError`] when a path divides by zero or has too many events, or
-/// the thread has too many paths.
+/// [`NoVerdict::Error`] with the [`RunError`] when a path divides by zero or
+/// has too many events, or the thread has too many paths;
+/// [`NoVerdict::Timeout`] when `deadline` passes first (up to
+/// [`MAX_PATHS`] paths of up to [`MAX_EVENTS`] events each is a lot of
+/// cloned states).
 pub fn thread_paths(
     test: &Test,
     t: usize,
     domains: &[BTreeSet<i64>],
     bound: u32,
-) -> Result<ThreadPaths, RunError> {
+    deadline: &Deadline,
+) -> Result<ThreadPaths, NoVerdict> {
     let thread = &test.threads[t];
     let code = &thread.code;
     let labels: BTreeMap<Label, usize> = code
@@ -236,11 +241,12 @@ pub fn thread_paths(
     let mut out = ThreadPaths::default();
     let mut stack = vec![start];
     while let Some(mut s) = stack.pop() {
+        deadline.tick(Stage::Paths)?;
         let Some(line) = code.get(s.pc) else {
             s.path.regs = s.regs;
             out.complete.push(s.path);
             if out.complete.len() + out.cut.len() > MAX_PATHS {
-                return Err(RunError {
+                return Err(NoVerdict::from(RunError {
                     pos: thread
                         .code
                         .first()
@@ -249,7 +255,7 @@ pub fn thread_paths(
                         "unsupported: thread P{} has more than {MAX_PATHS} paths",
                         thread.id
                     ),
-                });
+                }));
             }
             continue;
         };
