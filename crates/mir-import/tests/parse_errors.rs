@@ -1,7 +1,7 @@
 //! Malformed MIR gives a positioned error (line, column, the line's text), never
 //! a panic and never a guess. One test per kind of damage.
 
-use mir_import::parse::{ParseError, parse_mir};
+use mir_import::parse::{MAX_NESTING, ParseError, parse_mir};
 
 const GOOD: &str = "\
 fn kernel::helper() -> &u32 {
@@ -145,4 +145,157 @@ fn jump_to_a_missing_block_is_a_positioned_error() {
     let e = err(&text);
     assert_eq!(e.pos.line, 6, "{e}");
     assert!(e.message.contains("jump to bb3"), "{e}");
+}
+
+// Nesting: every recursive descent of the parser stops at `MAX_NESTING`
+// levels with a positioned error. Each test runs on a thread with a 2 MiB
+// stack, the default for test threads, so a recursion without the limit
+// would overflow it and abort the test binary instead of failing an assert.
+
+/// Runs `f` on a thread with a 2 MiB stack.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("a thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// A body whose one local has type `ty` and whose one statement assigns
+/// `rvalue`; the `let` is on line 2 and the statement on line 5.
+fn body_with(ty: &str, rvalue: &str) -> String {
+    format!(
+        "fn f() -> () {{\n    let _1: {ty};\n\n    bb0: {{\n        _1 = {rvalue};\n        return;\n    }}\n}}\n"
+    )
+}
+
+/// `depth` levels of type: `&&…&u8` has `depth - 1` references.
+fn deep_ref_ty(depth: usize) -> String {
+    format!("{}u8", "&".repeat(depth - 1))
+}
+
+/// `depth` levels of constant value: `((…(1_u8,)…,),)`.
+fn deep_tuple_const(depth: usize) -> String {
+    format!(
+        "const {}1_u8{}",
+        "(".repeat(depth - 1),
+        ",)".repeat(depth - 1)
+    )
+}
+
+/// The column of the token that opens level `level` when level 1 starts at
+/// column `first` and each level adds one character.
+fn col_of_level(first: u32, level: usize) -> u32 {
+    first + u32::try_from(level - 1).expect("small")
+}
+
+#[test]
+fn a_type_nested_20000_deep_is_a_positioned_error_not_a_stack_overflow() {
+    let e = on_small_stack(|| err(&body_with(&deep_ref_ty(20_000), "const 0_u8")));
+    assert!(
+        e.message
+            .contains(&format!("nesting deeper than {MAX_NESTING} levels")),
+        "{e}"
+    );
+    assert!(e.message.contains("a type"), "{e}");
+    // Line 2 `    let _1: `: the first `&` is column 13; the error points at
+    // the one that would open level MAX_NESTING + 1.
+    assert_eq!(
+        (e.pos.line, e.pos.col),
+        (2, col_of_level(13, MAX_NESTING + 1)),
+        "{e}"
+    );
+    assert!(e.line_text.starts_with("    let _1: &&&"), "{e}");
+}
+
+#[test]
+fn generic_arguments_nested_20000_deep_are_a_positioned_error() {
+    let depth = 20_000;
+    let ty = format!("{}u8{}", "Option<".repeat(depth - 1), ">".repeat(depth - 1));
+    let e = on_small_stack(move || err(&body_with(&ty, "const 0_u8")));
+    assert!(e.message.contains("nesting deeper than"), "{e}");
+    // `Option<` is 7 characters; level 1 is the first `Option` at column 13.
+    let col = 13 + 7 * u32::try_from(MAX_NESTING).expect("small");
+    assert_eq!((e.pos.line, e.pos.col), (2, col), "{e}");
+}
+
+#[test]
+fn a_constant_nested_20000_deep_is_a_positioned_error_not_a_stack_overflow() {
+    let e = on_small_stack(|| err(&body_with("u8", &deep_tuple_const(20_000))));
+    assert!(
+        e.message
+            .contains(&format!("nesting deeper than {MAX_NESTING} levels")),
+        "{e}"
+    );
+    assert!(e.message.contains("a constant value"), "{e}");
+    // Line 5 `        _1 = const `: the first `(` is column 20.
+    assert_eq!(
+        (e.pos.line, e.pos.col),
+        (5, col_of_level(20, MAX_NESTING + 1)),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_place_nested_20000_deep_is_a_positioned_error_not_a_stack_overflow() {
+    let depth = 20_000;
+    let place = format!("{}_1{}", "(*".repeat(depth - 1), ")".repeat(depth - 1));
+    let e = on_small_stack(move || err(&body_with("u8", &format!("copy {place}"))));
+    assert!(e.message.contains("nesting deeper than"), "{e}");
+    assert!(e.message.contains("a place"), "{e}");
+    // `        _1 = copy `: the first `(*` is column 19, two characters a level.
+    let col = 19 + 2 * u32::try_from(MAX_NESTING).expect("small");
+    assert_eq!((e.pos.line, e.pos.col), (5, col), "{e}");
+}
+
+#[test]
+fn scopes_nested_20000_deep_are_a_positioned_error() {
+    let depth = 20_000;
+    let mut text = String::from("fn f() -> () {\n    let mut _0: ();\n");
+    for i in 0..depth {
+        text.push_str(&format!("    scope {i} {{\n"));
+    }
+    for _ in 0..depth {
+        text.push_str("    }\n");
+    }
+    text.push_str("\n    bb0: {\n        return;\n    }\n}\n");
+    let e = on_small_stack(move || err(&text));
+    assert!(e.message.contains("nesting deeper than"), "{e}");
+    assert!(e.message.contains("a scope"), "{e}");
+    // Scope `i` is on line 3 + i; the one that opens a level too many is
+    // scope MAX_NESTING.
+    let line = 3 + u32::try_from(MAX_NESTING).expect("small");
+    assert_eq!((e.pos.line, e.pos.col), (line, 5), "{e}");
+}
+
+#[test]
+fn nesting_at_the_limit_still_parses_and_prints() {
+    // Exactly MAX_NESTING levels parse, and what they build can be printed,
+    // serialized and dropped on the same small stack; one more level is the
+    // error above.
+    let (ty, json_len) = on_small_stack(|| {
+        let text = body_with(&deep_ref_ty(MAX_NESTING), &deep_tuple_const(MAX_NESTING));
+        let parsed = parse_mir(&text).expect("MAX_NESTING levels parse");
+        let body = &parsed.bodies[0];
+        let ty = body
+            .locals
+            .values()
+            .nth(1)
+            .map(|l| l.ty.to_string())
+            .expect("_1");
+        let json = serde_json::to_string(&parsed.bodies).expect("serializes");
+        let debug = format!("{parsed:?}");
+        assert!(!debug.is_empty());
+        (ty, json.len())
+    });
+    assert_eq!(ty, deep_ref_ty(MAX_NESTING));
+    assert!(json_len > 0);
+    for text in [
+        body_with(&deep_ref_ty(MAX_NESTING + 1), "const 0_u8"),
+        body_with("u8", &deep_tuple_const(MAX_NESTING + 1)),
+    ] {
+        let e = on_small_stack(move || err(&text));
+        assert!(e.message.contains("nesting deeper than"), "{e}");
+    }
 }

@@ -230,7 +230,16 @@ fn parse_debug(c: &mut Cursor) -> Result<DebugInfo, ParseError> {
     Ok(DebugInfo { name, value })
 }
 
+/// Parses a `scope N { .. }`, with its nested scopes, one nesting level
+/// deeper each (see [`Cursor::nested`]).
 fn parse_scope(c: &mut Cursor, locals: &mut Vec<Option<LocalDecl>>) -> Result<Scope, ParseError> {
+    c.nested("a scope", |c| parse_scope_level(c, locals))
+}
+
+fn parse_scope_level(
+    c: &mut Cursor,
+    locals: &mut Vec<Option<LocalDecl>>,
+) -> Result<Scope, ParseError> {
     c.expect_keyword("scope")?;
     let index = u32::try_from(c.expect_u64()?).map_err(|_| c.err("scope index out of range"))?;
     let inlined = if c.eat_punct("(") {

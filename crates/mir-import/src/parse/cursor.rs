@@ -3,12 +3,24 @@
 use super::error::{ParseError, Pos};
 use super::lexer::{Tok, Token};
 
+/// How deep the recursive descents may nest (types in types, places in
+/// places, values in values, scopes in scopes), counted together.
+///
+/// Each level costs stack: past a few thousand levels the parser (and the
+/// derived `Drop`, `Debug` and serializers that walk what it builds) would
+/// overflow a thread's stack and abort the process instead of reporting
+/// an error. rustc's MIR never comes near this; a hand-made or damaged file
+/// can.
+pub const MAX_NESTING: usize = 256;
+
 /// Reads tokens front to back. Every failure is a positioned [`ParseError`].
 pub struct Cursor<'a> {
     toks: Vec<Token>,
     idx: usize,
     text: &'a str,
     end: Pos,
+    /// The recursive descents now open, against [`MAX_NESTING`].
+    depth: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -19,7 +31,31 @@ impl<'a> Cursor<'a> {
             idx: 0,
             text,
             end,
+            depth: 0,
         }
+    }
+
+    /// Runs one level of a recursive descent (`what` is the construct, for
+    /// the message), refusing to go deeper than [`MAX_NESTING`] levels.
+    ///
+    /// # Errors
+    /// The error `parse` returns, or a positioned "nesting deeper than"
+    /// error at the token that would open one level too many.
+    pub fn nested<T>(
+        &mut self,
+        what: &str,
+        parse: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(format!(
+                "nesting deeper than {MAX_NESTING} levels (at {what}); \
+                 the parser stops here rather than exhaust its stack"
+            )));
+        }
+        self.depth += 1;
+        let result = parse(self);
+        self.depth -= 1;
+        result
     }
 
     /// The next token, if any.

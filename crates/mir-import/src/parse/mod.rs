@@ -11,6 +11,7 @@ mod operand;
 mod rvalue;
 mod ty;
 
+pub use cursor::MAX_NESTING;
 pub use error::{ParseError, Pos};
 
 use crate::model::{AllocDump, Body};

@@ -15,8 +15,13 @@ pub fn parse_local(c: &mut Cursor) -> Result<Local, ParseError> {
 }
 
 /// Parses a place: `_1`, `(*_1)`, `((*_1).0: u32)`, `(_1 as Some)`, `(*_2)[_3]`,
-/// `_4[0 of 2]`, `_4[1:-1]`.
+/// `_4[0 of 2]`, `_4[1:-1]`. Each parenthesized projection is one nesting
+/// level (see [`Cursor::nested`]).
 pub fn parse_place(c: &mut Cursor) -> Result<Place, ParseError> {
+    c.nested("a place", parse_place_level)
+}
+
+fn parse_place_level(c: &mut Cursor) -> Result<Place, ParseError> {
     let mut place = if c.eat_punct("(") {
         if c.eat_punct("*") {
             let mut inner = parse_place(c)?;
@@ -305,8 +310,13 @@ fn float_scalar(c: &Cursor, text: &str, ty: FloatTy, neg: bool) -> Result<Scalar
 }
 
 /// Parses a printed value: `Foo {{ a: 1_u32 }}`, `Some(1_u32)`, `[1_u8, 2_u8]`,
-/// `(1_u8, 2_u16)`, a literal or a path.
+/// `(1_u8, 2_u16)`, a literal or a path. Every value inside a value comes
+/// back here, one nesting level deeper (see [`Cursor::nested`]).
 fn parse_valtree(c: &mut Cursor) -> Result<ValTree, ParseError> {
+    c.nested("a constant value", parse_valtree_level)
+}
+
+fn parse_valtree_level(c: &mut Cursor) -> Result<ValTree, ParseError> {
     if let Some(s) = try_scalar(c)? {
         // A pattern type's value prints its range after it: `7_u32 is 1..`.
         if c.eat_ident("is") {

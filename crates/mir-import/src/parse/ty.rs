@@ -16,8 +16,14 @@ pub enum PathStyle {
     Expr,
 }
 
-/// Parses a type.
+/// Parses a type, one nesting level deeper (see [`Cursor::nested`]): every
+/// recursion through types (`&T`, `[T; N]`, tuples, generic arguments,
+/// `fn` pointers) comes back here.
 pub fn parse_ty(c: &mut Cursor) -> Result<Ty, ParseError> {
+    c.nested("a type", parse_ty_level)
+}
+
+fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
     match c.peek() {
         Some(Tok::Punct("&")) => {
             c.bump()?;
