@@ -9,30 +9,52 @@
 //! on this one call only, for those `-Z` flags.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use sandbox::{Job, Sandbox, SandboxError};
 
 use crate::prelude::{DEVICE_CFG, KERNEL_MODULE, PRELUDE_MODULE};
 
 /// The prelude's source, embedded so that an installed binary needs no checkout.
 pub const PRELUDE_SOURCE: &str = include_str!("../../../prelude/gpu.rs");
 
+/// Where the kernel's folder appears to a confined rustc (read-only).
+const SOURCE_MOUNT: &str = "/src";
+/// Where the scratch folder appears to a confined rustc (writable).
+const WORK_MOUNT: &str = "/work";
+
 /// How to call rustc.
 #[derive(Clone, Debug)]
 pub struct RustcOptions {
-    /// The rustc binary: `$RUSTC` if set, else `rustc`.
-    pub rustc: PathBuf,
+    /// How rustc runs. rustc runs the kernel's proc macros, `include_str!`
+    /// and `env!`, so on a user's kernel this is the confined sandbox; `None`
+    /// runs it unconfined, for trusted sources (this workspace's own corpus
+    /// and tests).
+    pub sandbox: Option<Sandbox>,
     /// Whether to build the device side (`--cfg gpu_device`). The host side is
     /// only useful for tests of the prelude itself.
     pub device: bool,
+    /// Wall-clock limit of one rustc call.
+    pub timeout: Duration,
 }
 
 impl Default for RustcOptions {
     fn default() -> Self {
-        let rustc = std::env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
         RustcOptions {
-            rustc,
+            sandbox: None,
             device: true,
+            timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+impl RustcOptions {
+    /// The options for an untrusted kernel: rustc confined in `sandbox`.
+    pub fn confined(sandbox: Sandbox) -> Self {
+        RustcOptions {
+            sandbox: Some(sandbox),
+            ..RustcOptions::default()
         }
     }
 }
@@ -59,34 +81,34 @@ pub enum RustcError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// rustc could not be started, or its scratch directory not written.
-    #[error("cannot run {rustc}: {source}")]
-    Spawn {
-        /// The rustc binary.
-        rustc: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// rustc ran and failed; its own diagnostics are kept whole.
+    /// The scratch folder could not be written or read.
+    #[error("rustc's scratch folder: {0}")]
+    Scratch(#[source] std::io::Error),
+    /// The sandbox could not run rustc.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// rustc ran and failed (or ran past its time); its own diagnostics are
+    /// kept whole.
     #[error("rustc failed on {path} ({status}):\n{stderr}")]
     Failed {
         /// The kernel file.
         path: PathBuf,
-        /// rustc's exit status.
+        /// rustc's exit status, or its timeout.
         status: String,
         /// Everything rustc printed on stderr.
         stderr: String,
     },
 }
 
-/// A scratch directory that removes itself.
-struct Scratch(PathBuf);
+/// A scratch directory of its own, removed when dropped.
+pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Scratch {
-    fn new() -> std::io::Result<Scratch> {
+    pub(crate) fn new(tag: &str) -> std::io::Result<Scratch> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("mir-import-{}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("mir-import-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         Ok(Scratch(dir))
     }
@@ -98,8 +120,8 @@ impl Drop for Scratch {
     }
 }
 
-/// The crate root that mounts the prelude and the kernel. `#[path]` takes the
-/// kernel's absolute path, so rustc's diagnostics point at the user's file.
+/// The crate root that mounts the prelude and the kernel (paths as rustc
+/// sees them).
 pub fn crate_root(prelude: &Path, kernel: &Path) -> String {
     format!(
         "#![allow(improper_ctypes_definitions, dead_code, unused)]\n\
@@ -115,60 +137,87 @@ pub fn run_rustc(kernel: &Path, opts: &RustcOptions) -> Result<RustcOutput, Rust
 
 /// Like [`run_rustc`], with one extra inline module `(name, source)` in the
 /// crate root (the layout probe uses this).
+///
+/// Confined, rustc sees the kernel's folder read-only at `/src` and its
+/// scratch folder at `/work`, so the paths it prints (in closure and impl
+/// names) are the same in every run.
 pub fn run_rustc_with_module(
     kernel: &Path,
     opts: &RustcOptions,
     extra: Option<(&str, &str)>,
 ) -> Result<RustcOutput, RustcError> {
-    let source = std::fs::read_to_string(kernel).map_err(|source| RustcError::Read {
+    let read = |source| RustcError::Read {
         path: kernel.into(),
-        source,
-    })?;
-    let abs = std::path::absolute(kernel).map_err(|source| RustcError::Read {
-        path: kernel.into(),
-        source,
-    })?;
-    let spawn = |source| RustcError::Spawn {
-        rustc: opts.rustc.clone(),
         source,
     };
-    let scratch = Scratch::new().map_err(spawn)?;
+    let source = std::fs::read_to_string(kernel).map_err(read)?;
+    let abs = std::path::absolute(kernel).map_err(read)?;
+    let folder = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let sandbox = match &opts.sandbox {
+        Some(s) => s.clone(),
+        None => Sandbox::unconfined()?,
+    };
+    let scratch = Scratch::new("rustc").map_err(RustcError::Scratch)?;
+    let mut job = Job::new(sandbox.rustc())
+        .read_only(&folder, SOURCE_MOUNT)
+        .read_write(&scratch.0, WORK_MOUNT);
+    let seen = |p: &Path| sandbox.path_in(&job, p);
     let prelude = scratch.0.join("gpu.rs");
-    std::fs::write(&prelude, PRELUDE_SOURCE).map_err(spawn)?;
+    std::fs::write(&prelude, PRELUDE_SOURCE).map_err(RustcError::Scratch)?;
     let root = scratch.0.join("root.rs");
-    let mut root_src = crate_root(&prelude, &abs);
+    let mut root_src = crate_root(&seen(&prelude), &seen(&abs));
     if let Some((name, src)) = extra {
         root_src.push_str(&format!("pub mod {name} {{\n{src}\n}}\n"));
     }
-    std::fs::write(&root, root_src).map_err(spawn)?;
+    std::fs::write(&root, root_src).map_err(RustcError::Scratch)?;
     let mir_path = scratch.0.join("kernel.mir");
-    let mut cmd = Command::new(&opts.rustc);
-    cmd.env("RUSTC_BOOTSTRAP", "1")
-        .args([
-            "--edition",
-            "2024",
-            "--crate-type",
-            "lib",
-            "--crate-name",
-            "kernel",
-        ])
-        .args(["-C", "panic=abort", "-C", "opt-level=3", "--emit=mir"])
-        .args(["-Zprint-type-sizes", "-Ztrim-diagnostic-paths=false"])
-        .arg("-o")
-        .arg(&mir_path)
-        .arg(&root);
-    if opts.device {
-        cmd.args(["--cfg", DEVICE_CFG]);
+    let mut args: Vec<std::ffi::OsString> = [
+        "--edition",
+        "2024",
+        "--crate-type",
+        "lib",
+        "--crate-name",
+        "kernel",
+        "-C",
+        "panic=abort",
+        "-C",
+        "opt-level=3",
+        "--emit=mir",
+        "-Zprint-type-sizes",
+        "-Ztrim-diagnostic-paths=false",
+    ]
+    .map(Into::into)
+    .to_vec();
+    // Unconfined, the same fixed names through rustc's own path remapping,
+    // so that the printed MIR is the same in every run either way.
+    for (host, inside) in [(&scratch.0, WORK_MOUNT), (&folder, SOURCE_MOUNT)] {
+        let mut remap = std::ffi::OsString::from("--remap-path-prefix=");
+        remap.push(host.as_os_str());
+        remap.push("=");
+        remap.push(inside);
+        args.push(remap);
     }
-    let out = cmd.output().map_err(spawn)?;
-    if !out.status.success() {
+    args.extend([
+        "-o".into(),
+        seen(&mir_path).into_os_string(),
+        seen(&root).into_os_string(),
+    ]);
+    if opts.device {
+        args.extend(["--cfg".into(), DEVICE_CFG.into()]);
+    }
+    job.args = args;
+    job.env = vec![("RUSTC_BOOTSTRAP".into(), "1".into())];
+    job.cwd = Some(scratch.0.clone());
+    job.timeout = opts.timeout;
+    let out = sandbox.run(&job)?;
+    if !out.success() {
         return Err(RustcError::Failed {
             path: kernel.into(),
-            status: out.status.to_string(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            status: out.describe(&job),
+            stderr: out.stderr_text(),
         });
     }
-    let mir = std::fs::read_to_string(&mir_path).map_err(spawn)?;
+    let mir = std::fs::read_to_string(&mir_path).map_err(RustcError::Scratch)?;
     let type_sizes = String::from_utf8_lossy(&out.stdout).into_owned();
     Ok(RustcOutput {
         mir,

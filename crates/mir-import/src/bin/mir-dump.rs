@@ -24,6 +24,10 @@ struct Args {
     /// Print only the evaluated constants, not the whole model.
     #[arg(long)]
     constants_only: bool,
+    /// Run rustc on the kernel WITHOUT the sandbox (bubblewrap): its macros,
+    /// `include_str!` and `env!` then run with your rights.
+    #[arg(long)]
+    unsandboxed: bool,
 }
 
 #[derive(Serialize)]
@@ -50,8 +54,14 @@ fn main() -> anyhow::Result<()> {
             (k, ev)
         }
         None => {
-            let imported =
-                mir_import::import_and_evaluate(&args.kernel, &Default::default(), true)?;
+            let sandbox = if args.unsandboxed {
+                eprintln!("WARNING: --unsandboxed: rustc runs on the kernel without confinement");
+                sandbox::Sandbox::unconfined()?
+            } else {
+                sandbox::Sandbox::detect()?
+            };
+            let opts = mir_import::rustc::RustcOptions::confined(sandbox);
+            let imported = mir_import::import_and_evaluate(&args.kernel, &opts, true)?;
             (imported.krate, imported.eval)
         }
     };

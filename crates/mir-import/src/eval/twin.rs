@@ -87,29 +87,19 @@ pub fn build_twins(kernel: &Path, opts: &RustcOptions) -> Result<Twins, TwinErro
         .map_err(|e| TwinError::Source(format!("{}: {e}", kernel.display())))?;
     let consts = const_items(&source)?;
     let twin = twin_source(&source, &consts);
-    // The twin file sits next to a copy of nothing else: it only needs the
-    // prelude, which the crate root mounts.
-    let dir = std::env::temp_dir().join(format!("mir-import-twin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| TwinError::Source(e.to_string()))?;
-    let stem = kernel
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("kernel");
-    let unique = format!("{stem}-{:x}.rs", fxhash(&twin));
-    let path = dir.join(unique);
+    // The twin file sits in a scratch folder of its own: it only needs the
+    // prelude, which the crate root mounts. A shared folder would let two
+    // imports of the same kernel delete each other's file.
+    let scratch =
+        crate::rustc::Scratch::new("twin").map_err(|e| TwinError::Source(e.to_string()))?;
+    let path = scratch.0.join("kernel.rs");
     std::fs::write(&path, &twin).map_err(|e| TwinError::Source(e.to_string()))?;
     let result = crate::import_file(&path, opts);
-    let _ = std::fs::remove_file(&path);
+    drop(scratch);
     let krate = result.map_err(|e| TwinError::Import(e.to_string()))?;
     Ok(Twins {
         krate,
         consts: consts.into_iter().map(|(n, _)| n).collect(),
-    })
-}
-
-fn fxhash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
 }
 
