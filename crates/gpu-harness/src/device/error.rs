@@ -3,7 +3,7 @@
 use device_ir::VerifierErrors;
 use thiserror::Error;
 
-use super::virt::ExecError;
+use super::virt::{ExecError, RaceReport};
 
 /// Why a device operation failed.
 #[derive(Debug, Error)]
@@ -73,6 +73,12 @@ pub enum DeviceError {
     /// A kernel fault found by the virtual device.
     #[error(transparent)]
     Exec(Box<ExecError>),
+    /// A data race found by the virtual device: two accesses to one byte by
+    /// different threads, at least one a write and not both atomic, that no
+    /// barrier or release/acquire pair orders. The report names both; the
+    /// launch stopped at the second. Its message starts with `data race`.
+    #[error(transparent)]
+    Race(Box<RaceReport>),
     /// The CUDA driver refused an operation.
     #[error("CUDA: {context}: {message}")]
     Cuda {
@@ -94,6 +100,14 @@ impl DeviceError {
     pub fn exec(&self) -> Option<&ExecError> {
         match self {
             DeviceError::Exec(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The data race, if this is one.
+    pub fn race(&self) -> Option<&RaceReport> {
+        match self {
+            DeviceError::Race(r) => Some(r),
             _ => None,
         }
     }

@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use super::race::Hit;
+
 /// What went wrong, for tests and reports to match on; the message says the rest.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FaultKind {
@@ -21,7 +23,9 @@ pub enum FaultKind {
     Foreign,
     /// An access at an address that breaks the stated alignment.
     Misaligned,
-    /// The launch ran more steps than its limit: it probably loops forever.
+    /// A thread ran more steps than the per-thread limit
+    /// ([`Limits::max_steps`](super::Limits::max_steps)): it probably loops
+    /// forever.
     Timeout,
     /// A barrier that can never complete.
     Deadlock,
@@ -50,6 +54,9 @@ pub enum FaultKind {
 pub(crate) struct Fault {
     pub kind: FaultKind,
     pub message: String,
+    /// Set when the fault is a data race: the launch then fails with a
+    /// [`RaceReport`](super::RaceReport), not an [`ExecError`].
+    pub race: Option<Box<Hit>>,
 }
 
 impl Fault {
@@ -57,6 +64,7 @@ impl Fault {
         Fault {
             kind,
             message: message.into(),
+            race: None,
         }
     }
 }

@@ -4,7 +4,9 @@
 //! made; returning kills those slots, so any later access through a pointer into
 //! them is a stale-frame fault naming the function. Atomics execute at once and
 //! whole, so the virtual device is sequentially consistent: it checks memory
-//! safety, not the orderings (the `memory-model` crate checks those).
+//! safety, and (with the [race detector](super::race)) that no two threads
+//! access one byte unordered; the `memory-model` crate checks what orderings
+//! allow beyond that.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +20,8 @@ use device_ir::{
 use super::error::{Fault, FaultKind};
 use super::memory::{Memory, Owner, Who};
 use super::ops::{self, as_int, as_ptr};
+use super::race::{AtomicOp, Detector};
+use super::report::AccessKind;
 use super::value::{AllocId, Ptr, Val, sext};
 use crate::device::LaunchConfig;
 
@@ -33,6 +37,8 @@ pub(crate) struct Ctx<'a> {
     pub config: LaunchConfig,
     pub mem: &'a mut Memory,
     pub max_call_depth: usize,
+    /// The race detector, when the launch checks for races.
+    pub race: Option<Detector>,
 }
 
 pub(crate) struct Frame {
@@ -57,6 +63,8 @@ pub(crate) struct Thread {
     pub stack: Vec<Frame>,
     /// The function and instruction executing, for error messages.
     pub loc: (FuncId, Option<Inst>),
+    /// Instructions executed so far in this launch.
+    pub steps: u64,
 }
 
 /// What a step did.
@@ -201,11 +209,17 @@ impl Regs {
 }
 
 /// Checks that an atomic's target is global or shared memory, and writable if
-/// `write`; yields nothing but the check.
-fn atomic_target(mem: &Memory, p: Ptr, size: u64, write: bool, who: Who) -> Result<(), Fault> {
-    let (id, _) = mem.check(p, size, size, write, who)?;
+/// `write`; yields its allocation and offset.
+fn atomic_target(
+    mem: &Memory,
+    p: Ptr,
+    size: u64,
+    write: bool,
+    who: Who,
+) -> Result<(AllocId, u64), Fault> {
+    let (id, off) = mem.check(p, size, size, write, who)?;
     match mem.get(id).map(|a| a.space) {
-        Some(AddressSpace::Global | AddressSpace::Shared) => Ok(()),
+        Some(AddressSpace::Global | AddressSpace::Shared) => Ok((id, off)),
         Some(space) => Err(Fault::new(
             FaultKind::WrongSpace,
             format!(
@@ -306,8 +320,12 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
         }
         InstData::Load { ty, ptr, align, .. } => {
             let p = as_ptr(&frame.get(*ptr)?, "load")?;
-            ctx.mem
-                .load(p, *ty, u64::from(*align), types, who("load"))?
+            let size = layout::size_of(types, *ty);
+            let (id, off) = ctx
+                .mem
+                .check(p, size, u64::from(*align), false, who("load"))?;
+            ctx.plain(linear, (func, inst), id, off, size, AccessKind::Read)?;
+            ctx.mem.read_at(id, off, *ty, types, who("load"))?
         }
         InstData::Store {
             ptr, value, align, ..
@@ -315,8 +333,12 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             let p = as_ptr(&frame.get(*ptr)?, "store")?;
             let v = frame.get(*value)?;
             let ty = body.value_ty(*value);
-            ctx.mem
-                .store(p, ty, &v, u64::from(*align), types, who("store"))?;
+            let size = layout::size_of(types, ty);
+            let (id, off) = ctx
+                .mem
+                .check(p, size, u64::from(*align), true, who("store"))?;
+            ctx.plain(linear, (func, inst), id, off, size, AccessKind::Write)?;
+            ctx.mem.write_at(id, off, ty, &v, types)?;
             return Ok(Step::Continue);
         }
         InstData::Gep { base, indices } => {
@@ -449,48 +471,83 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
         }
         InstData::SpecialReg { reg } => Val::int(32, u128::from(regs.get(*reg))),
         InstData::Barrier => return Ok(Step::Barrier),
-        InstData::AtomicLoad { ty, ptr, .. } => {
+        InstData::AtomicLoad {
+            ty, ptr, ordering, ..
+        } => {
             let p = as_ptr(&frame.get(*ptr)?, "atomic_load")?;
             let size = layout::size_of(types, *ty);
-            atomic_target(ctx.mem, p, size, false, who("atomic_load"))?;
-            ctx.mem.load(p, *ty, size, types, who("atomic_load"))?
+            let (id, off) = atomic_target(ctx.mem, p, size, false, who("atomic_load"))?;
+            let at = (func, inst);
+            ctx.atomic(linear, at, id, off, size, AtomicOp::Load, *ordering)?;
+            ctx.mem.read_at(id, off, *ty, types, who("atomic_load"))?
         }
-        InstData::AtomicStore { ptr, value, .. } => {
+        InstData::AtomicStore {
+            ptr,
+            value,
+            ordering,
+            ..
+        } => {
             let p = as_ptr(&frame.get(*ptr)?, "atomic_store")?;
             let v = frame.get(*value)?;
             let ty = body.value_ty(*value);
             let size = layout::size_of(types, ty);
-            atomic_target(ctx.mem, p, size, true, who("atomic_store"))?;
-            ctx.mem.store(p, ty, &v, size, types, who("atomic_store"))?;
+            let (id, off) = atomic_target(ctx.mem, p, size, true, who("atomic_store"))?;
+            let at = (func, inst);
+            ctx.atomic(linear, at, id, off, size, AtomicOp::Store, *ordering)?;
+            ctx.mem.write_at(id, off, ty, &v, types)?;
             return Ok(Step::Continue);
         }
-        InstData::AtomicRmw { op, ptr, value, .. } => {
+        InstData::AtomicRmw {
+            op,
+            ptr,
+            value,
+            ordering,
+            ..
+        } => {
             let p = as_ptr(&frame.get(*ptr)?, "atomic_rmw")?;
             let operand = frame.get(*value)?;
             let ty = body.value_ty(*value);
             let size = layout::size_of(types, ty);
-            atomic_target(ctx.mem, p, size, true, who("atomic_rmw"))?;
-            let old = ctx.mem.load(p, ty, size, types, who("atomic_rmw"))?;
+            let (id, off) = atomic_target(ctx.mem, p, size, true, who("atomic_rmw"))?;
+            let at = (func, inst);
+            ctx.atomic(linear, at, id, off, size, AtomicOp::Rmw, *ordering)?;
+            let old = ctx.mem.read_at(id, off, ty, types, who("atomic_rmw"))?;
             let new = ops::rmw(*op, &old, &operand)?;
-            ctx.mem.store(p, ty, &new, size, types, who("atomic_rmw"))?;
+            ctx.mem.write_at(id, off, ty, &new, types)?;
             old
         }
         InstData::AtomicCas {
-            ptr, expected, new, ..
+            ptr,
+            expected,
+            new,
+            ordering,
+            ..
         } => {
             let p = as_ptr(&frame.get(*ptr)?, "atomic_cas")?;
             let (exp, new) = (frame.get(*expected)?, frame.get(*new)?);
             let ty = body.value_ty(*expected);
             let size = layout::size_of(types, ty);
-            atomic_target(ctx.mem, p, size, true, who("atomic_cas"))?;
-            let old = ctx.mem.load(p, ty, size, types, who("atomic_cas"))?;
+            let (id, off) = atomic_target(ctx.mem, p, size, true, who("atomic_cas"))?;
+            let old = ctx.mem.read_at(id, off, ty, types, who("atomic_cas"))?;
             let (_, o) = as_int(&old, "atomic_cas")?;
-            if o == as_int(&exp, "atomic_cas")?.1 {
-                ctx.mem.store(p, ty, &new, size, types, who("atomic_cas"))?;
+            let stores = o == as_int(&exp, "atomic_cas")?.1;
+            let op = if stores {
+                AtomicOp::Rmw
+            } else {
+                AtomicOp::FailedCas
+            };
+            ctx.atomic(linear, (func, inst), id, off, size, op, *ordering)?;
+            if stores {
+                ctx.mem.write_at(id, off, ty, &new, types)?;
             }
             old
         }
-        InstData::Fence { .. } => return Ok(Step::Continue),
+        InstData::Fence { ordering, .. } => {
+            if let Some(r) = ctx.race.as_mut() {
+                r.fence(linear, *ordering);
+            }
+            return Ok(Step::Continue);
+        }
         InstData::InlineAsm { template, .. } => {
             let t = template.trim().trim_end_matches(';').trim();
             return Err(if t == "trap" {

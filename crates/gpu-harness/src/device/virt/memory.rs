@@ -243,28 +243,37 @@ impl Memory {
         Ok((id, p.offset))
     }
 
-    /// Loads a `ty` through `p`. A scalar must be wholly written; an aggregate
-    /// carries wholly unwritten scalars along as undefined values.
-    pub fn load(&self, p: Ptr, ty: Ty, align: u64, types: &Types, who: Who) -> Result<Val, Fault> {
-        let size = layout::size_of(types, ty);
-        let (id, off) = self.check(p, size, align, false, who)?;
-        let a = &self.allocs[id.0 as usize];
+    /// Loads a `ty` at `off` of `id`, an access that [`check`](Self::check)
+    /// has passed. A scalar must be wholly written; an aggregate carries wholly
+    /// unwritten scalars along as undefined values.
+    pub fn read_at(
+        &self,
+        id: AllocId,
+        off: u64,
+        ty: Ty,
+        types: &Types,
+        who: Who,
+    ) -> Result<Val, Fault> {
+        let a = self
+            .get(id)
+            .ok_or_else(|| fault(FaultKind::Internal, "read of no allocation".to_owned()))?;
         read_val(self, a, off, ty, types, true, who)
     }
 
-    /// Stores `val`, of type `ty`, through `p`.
-    pub fn store(
+    /// Stores `val`, of type `ty`, at `off` of `id`, an access that
+    /// [`check`](Self::check) has passed.
+    pub fn write_at(
         &mut self,
-        p: Ptr,
+        id: AllocId,
+        off: u64,
         ty: Ty,
         val: &Val,
-        align: u64,
         types: &Types,
-        who: Who,
     ) -> Result<(), Fault> {
-        let size = layout::size_of(types, ty);
-        let (id, off) = self.check(p, size, align, true, who)?;
-        let a = &mut self.allocs[id.0 as usize];
+        let a = self
+            .allocs
+            .get_mut(id.0 as usize)
+            .ok_or_else(|| fault(FaultKind::Internal, "write of no allocation".to_owned()))?;
         write_val(a, off, ty, val, types)
     }
 

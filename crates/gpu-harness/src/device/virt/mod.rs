@@ -8,8 +8,8 @@
 //!   thread spinning on a flag is preempted and the writer runs. A barrier
 //!   completes when every thread of the block has arrived; a thread exiting while
 //!   others wait, or arriving after another has exited, is a deadlock fault. A
-//!   launch running more than [`Limits::max_steps`] instructions is a timeout
-//!   fault.
+//!   thread running more than [`Limits::max_steps`] instructions is a timeout
+//!   fault naming the thread.
 //! - Separate memories: global (buffers and mutable globals), read-only
 //!   (immutable globals), shared (one instance per block and launch) and local
 //!   (one allocation per executed `alloca`, dead once its function returns).
@@ -23,16 +23,29 @@
 //!   read of unwritten bytes is an [`ExecError`] naming the kernel, the function
 //!   and the instruction. Never a silent zero.
 //!
+//! - Data races on global and shared memory are found, in the manner of
+//!   compute-sanitizer's racecheck but with atomics and release/acquire
+//!   understood: two accesses to one byte by different threads, at least one a
+//!   write and not both atomic, that neither barriers nor release/acquire pairs
+//!   order, stop the launch with a [`RaceReport`] naming both (see
+//!   [`race`](self::race) for the happens-before rules). The first racing
+//!   access of the deterministic schedule is the one reported, so a launch
+//!   always reports the same race. [`Limits::detect_races`] turns this off.
+//!
 //! Unsupported: inline PTX other than `trap;` (the structured atomics cover what
 //! the lowering emits); calls to declarations without a body. Atomics run whole
-//! and at once, so the device is sequentially consistent and does not check
-//! orderings; fences are no-ops.
+//! and at once, so values are those of a sequentially consistent execution;
+//! orderings and fences matter only to race detection.
 
+mod clock;
 mod error;
 mod exec;
 mod memory;
 mod ops;
+mod race;
+mod report;
 mod sched;
+mod shadow;
 mod value;
 
 use std::collections::HashMap;
@@ -42,16 +55,20 @@ use cranelift_entity::EntityRef;
 use device_ir::{AddressSpace, Module, verify};
 
 pub use error::{ExecError, FaultKind};
+pub use report::{AccessKind, RaceAccess, RaceMemory, RaceReport};
 
 use self::exec::Ctx;
 use self::memory::{Memory, Owner};
 use self::value::{AllocId, Ptr, Val};
 use super::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi};
 
-/// The limits of one launch.
+/// The limits of one launch, and what it checks.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Instructions executed by all threads together before a timeout fault.
+    /// Instructions that one thread may execute in one launch before it is a
+    /// timeout fault. Per thread, not per launch, so that a large grid of
+    /// short threads is not mistaken for a loop; a fixture's `step_limit` maps
+    /// onto it. Default: 10,000,000.
     pub max_steps: u64,
     /// Instructions a thread runs on its turn before the next thread's turn.
     pub quantum: u32,
@@ -59,15 +76,19 @@ pub struct Limits {
     pub max_call_depth: usize,
     /// Threads in one launch (grid times block) the device accepts.
     pub max_threads: u64,
+    /// Whether launches check for data races (on by default; off only to
+    /// measure what the check costs, or to run a kernel known to race).
+    pub detect_races: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_steps: 20_000_000,
+            max_steps: 10_000_000,
             quantum: 1000,
             max_call_depth: 256,
             max_threads: 1 << 20,
+            detect_races: true,
         }
     }
 }
@@ -288,6 +309,10 @@ impl Device for VirtualDevice {
             config,
             mem: &mut self.mem,
             max_call_depth: self.limits.max_call_depth,
+            race: self
+                .limits
+                .detect_races
+                .then(|| race::Detector::new(&loaded.module, config)),
         };
         let result = sched::run(&mut ctx, func, kernel, &vals, &self.limits);
         // Shared memory lives for one launch.
@@ -295,6 +320,6 @@ impl Device for VirtualDevice {
         for id in shared {
             self.mem.kill(id);
         }
-        result.map_err(DeviceError::Exec)
+        result
     }
 }

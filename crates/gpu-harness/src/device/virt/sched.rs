@@ -10,8 +10,13 @@
 //! A barrier completes when every thread of the block has arrived. A thread that
 //! exits while others of its block wait at a barrier, or arrives at a barrier
 //! after another thread of its block has exited, is a deadlock fault. Every
-//! instruction counts as one step; a launch that runs more than `max_steps` steps
-//! is a timeout fault, so a kernel that loops forever is reported, not hung on.
+//! instruction counts as one step of its thread; a thread that runs more than
+//! `max_steps` steps is a timeout fault naming it, so a kernel that loops forever
+//! is reported, not hung on, while a large grid of short threads is not.
+//!
+//! When the launch checks for races, a completed barrier joins the clocks of its
+//! block, and a race found at an access stops the launch with a
+//! [`RaceReport`](super::RaceReport) instead of a fault.
 
 use device_ir::{FuncId, display::display_inst};
 
@@ -19,6 +24,7 @@ use super::Limits;
 use super::error::{ExecError, Fault, FaultKind};
 use super::exec::{Ctx, Step, Thread, step};
 use super::value::Val;
+use crate::device::DeviceError;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum State {
@@ -41,7 +47,7 @@ pub(crate) fn run(
     kernel_name: &str,
     args: &[Val],
     limits: &Limits,
-) -> Result<(), Box<ExecError>> {
+) -> Result<(), DeviceError> {
     let (g, b) = (ctx.config.grid, ctx.config.block);
     let per_block = (b.x * b.y * b.z) as usize;
     let n_blocks = (g.x * g.y * g.z) as usize;
@@ -57,6 +63,7 @@ pub(crate) fn run(
                 block: blk,
                 stack: Vec::new(),
                 loc: (kernel, None),
+                steps: 0,
             });
         }
     }
@@ -75,13 +82,12 @@ fn schedule(
     kernel_name: &str,
     args: &[Val],
     limits: &Limits,
-) -> Result<(), Box<ExecError>> {
+) -> Result<(), DeviceError> {
     let b = ctx.config.block;
     let per_block = (b.x * b.y * b.z) as usize;
     let n_blocks = threads.len() / per_block.max(1);
     let mut states = vec![State::NotStarted; threads.len()];
     let mut blocks: Vec<BlockState> = (0..n_blocks).map(|_| BlockState::default()).collect();
-    let mut steps = 0u64;
     loop {
         let mut ran = false;
         for i in 0..threads.len() {
@@ -98,16 +104,18 @@ fn schedule(
             ran = true;
             let blk = threads[i].block as usize;
             for _ in 0..limits.quantum.max(1) {
+                let steps = threads[i].steps;
                 if steps >= limits.max_steps {
                     let f = Fault::new(
                         FaultKind::Timeout,
                         format!(
-                            "timeout: the launch ran {steps} steps without finishing; the kernel probably loops forever"
+                            "timeout: this thread ran {steps} steps without finishing (the limit is {} steps per thread); it probably loops forever",
+                            limits.max_steps
                         ),
                     );
                     return Err(fail(ctx, kernel_name, f, &mut threads[i]));
                 }
-                steps += 1;
+                threads[i].steps = steps + 1;
                 match step(ctx, &mut threads[i]) {
                     Err(f) => return Err(fail(ctx, kernel_name, f, &mut threads[i])),
                     Ok(Step::Continue) => {}
@@ -127,6 +135,9 @@ fn schedule(
                         states[i] = State::Waiting;
                         if bs.arrived as usize == per_block {
                             bs.arrived = 0;
+                            if let Some(r) = ctx.race.as_mut() {
+                                r.barrier(blk as u32);
+                            }
                             let first = blk * per_block;
                             for s in &mut states[first..first + per_block] {
                                 *s = State::Ready;
@@ -168,9 +179,15 @@ fn schedule(
     }
 }
 
-/// Places a fault at the thread's instruction, and kills the thread's frames.
-fn fail(ctx: &mut Ctx<'_>, kernel: &str, fault: Fault, thread: &mut Thread) -> Box<ExecError> {
-    let err = Box::new(place_fault(ctx.module, kernel, fault, thread));
+/// Places a fault at the thread's instruction (or makes a race's report), and
+/// kills the thread's frames.
+fn fail(ctx: &mut Ctx<'_>, kernel: &str, mut fault: Fault, thread: &mut Thread) -> DeviceError {
+    let err = match (fault.race.take(), &ctx.race) {
+        (Some(hit), Some(r)) => {
+            DeviceError::Race(Box::new(r.report(ctx.module, ctx.mem, kernel, &hit)))
+        }
+        _ => DeviceError::Exec(Box::new(place_fault(ctx.module, kernel, fault, thread))),
+    };
     thread.unwind(ctx.mem);
     err
 }
