@@ -8,5 +8,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 bash ci/setup-tools.sh
 export REQUIRE_LIBNVVM=1
+# The sandbox is part of the oracle: missing, it fails the run.
+export REQUIRE_SANDBOX=1
 cargo build --release --locked -p gpu-harness --bin gpu-harness
 exec target/release/gpu-harness run "$@"

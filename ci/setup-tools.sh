@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
-# Installs libNVVM and ptxas into the git-ignored tools folder (`tools/cuda`),
+# Installs bubblewrap (the oracle's sandbox) with apt-get where missing, and
+# libNVVM and ptxas into the git-ignored tools folder (`tools/cuda`),
 # from the PyPI wheel `nvidia-cuda-nvcc-cu12`, unless they are already there.
 # Both README commands run this first. Idempotent and quiet when done.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/tools/cuda"
 marker="$dest/.installed"
+
+# The oracle's sandbox (bubblewrap) and the util-linux tools it drives
+# (prlimit, setpriv). Installed with apt-get where we are root and they are
+# missing; elsewhere the oracle refuses to run without them (or with
+# --unsandboxed) and says so.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup-tools: installing bubblewrap (the oracle's sandbox)" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "setup-tools: bubblewrap (bwrap) is missing and cannot be installed here; install it, or run the oracle with --unsandboxed" >&2
+  fi
+fi
+
 if [[ -f "$marker" ]]; then
   exit 0
 fi

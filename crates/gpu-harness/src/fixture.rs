@@ -8,7 +8,7 @@
 //!
 //! [[buffer]]
 //! name = "x"
-//! ty = "f32"                                       # u8..u64, i8..i64, f32, f64
+//! ty = "f32"                                       # u8..u64, i8..i64, usize, isize, f32, f64
 //! len = 256
 //! init = { iota = { start = 0, step = 1 } }        # or { fill = 5 }; default zero
 //! readback = 256                                   # values compared; default 0
@@ -43,16 +43,22 @@ pub enum ElemTy {
     I64,
     F32,
     F64,
+    /// `usize` (64-bit on every target we run).
+    Usize,
+    /// `isize`.
+    Isize,
+    /// `bool`: scalar arguments only.
+    Bool,
 }
 
 impl ElemTy {
     /// Size in bytes.
     pub fn size(self) -> usize {
         match self {
-            ElemTy::U8 | ElemTy::I8 => 1,
+            ElemTy::U8 | ElemTy::I8 | ElemTy::Bool => 1,
             ElemTy::U16 | ElemTy::I16 => 2,
             ElemTy::U32 | ElemTy::I32 | ElemTy::F32 => 4,
-            ElemTy::U64 | ElemTy::I64 | ElemTy::F64 => 8,
+            ElemTy::U64 | ElemTy::I64 | ElemTy::F64 | ElemTy::Usize | ElemTy::Isize => 8,
         }
     }
 
@@ -69,6 +75,9 @@ impl ElemTy {
             ElemTy::I64 => "i64",
             ElemTy::F32 => "f32",
             ElemTy::F64 => "f64",
+            ElemTy::Usize => "usize",
+            ElemTy::Isize => "isize",
+            ElemTy::Bool => "bool",
         }
     }
 
@@ -87,6 +96,7 @@ impl ElemTy {
         match self {
             ElemTy::F32 => u64::from((v as f32).to_bits()),
             ElemTy::F64 => v.to_bits(),
+            ElemTy::Bool => u64::from(v != 0.0),
             _ => (v as i64 as u64) & mask,
         }
     }
@@ -131,20 +141,63 @@ pub struct BufferSpec {
 }
 
 impl BufferSpec {
+    /// The initial bit pattern of element `i`.
+    pub fn initial_bit(&self, i: usize) -> u64 {
+        let v = match &self.init {
+            Init::Zero => 0.0,
+            Init::Fill(v) => *v,
+            Init::Iota { start, step } => start + step * i as f64,
+            Init::Values(vs) => vs.get(i).copied().unwrap_or(0.0),
+        };
+        self.ty.bits_of(v)
+    }
+
     /// The initial bit patterns, one per element.
     pub fn initial_bits(&self) -> Vec<u64> {
-        (0..self.len)
-            .map(|i| {
-                let v = match &self.init {
-                    Init::Zero => 0.0,
-                    Init::Fill(v) => *v,
-                    Init::Iota { start, step } => start + step * i as f64,
-                    Init::Values(vs) => vs.get(i).copied().unwrap_or(0.0),
-                };
-                self.ty.bits_of(v)
-            })
-            .collect()
+        (0..self.len).map(|i| self.initial_bit(i)).collect()
     }
+
+    /// The initial contents as little-endian bytes, built without an
+    /// intermediate copy.
+    pub fn initial_bytes(&self) -> Vec<u8> {
+        let n = self.ty.size();
+        let mut out = Vec::with_capacity(self.len * n);
+        for i in 0..self.len {
+            out.extend_from_slice(&self.initial_bit(i).to_le_bytes()[..n]);
+        }
+        out
+    }
+
+    /// Size in bytes; `None` if it overflows.
+    pub fn bytes(&self) -> Option<u64> {
+        (self.len as u64).checked_mul(self.ty.size() as u64)
+    }
+}
+
+/// The most bytes all buffers of one fixture may take together (each exists
+/// on the device and in the host program): 1 GiB.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+
+/// Whether `name` is a plain Rust identifier (ASCII letters, digits and `_`,
+/// not starting with a digit, not a keyword). Names from a manifest never
+/// reach generated code, but a kernel name is called by path, so this is
+/// checked before anything is generated.
+pub fn is_identifier(name: &str) -> bool {
+    const KEYWORDS: [&str; 51] = [
+        "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+        "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe",
+        "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
+        "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
+    ];
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    (first == '_' || first.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && name != "_"
+        && !KEYWORDS.contains(&name)
 }
 
 /// A kernel argument: a buffer, or a scalar of a given type.
@@ -163,6 +216,9 @@ pub struct ArgSpec {
     pub i64: Option<f64>,
     pub f32: Option<f64>,
     pub f64: Option<f64>,
+    pub usize: Option<f64>,
+    pub isize: Option<f64>,
+    pub bool: Option<bool>,
 }
 
 /// A resolved argument.
@@ -188,6 +244,9 @@ impl ArgSpec {
             (ElemTy::I64, self.i64),
             (ElemTy::F32, self.f32),
             (ElemTy::F64, self.f64),
+            (ElemTy::Usize, self.usize),
+            (ElemTy::Isize, self.isize),
+            (ElemTy::Bool, self.bool.map(f64::from)),
         ];
         let mut found: Vec<Arg> = scalars
             .iter()
@@ -240,6 +299,76 @@ pub struct Manifest {
     /// Seconds the host program may run (default 120); the whole pipeline is
     /// reported as hung after three times that plus a minute.
     pub timeout_s: Option<u64>,
+    /// For a negative fixture: the virtual device must find a data race (the
+    /// verdict `race`), before any value is compared.
+    #[serde(default)]
+    pub expect_race: bool,
+    /// Instructions each simulated thread may run in one launch before the
+    /// virtual device calls it a timeout (default: the device's own limit).
+    pub step_limit: Option<u64>,
+}
+
+impl Manifest {
+    /// Names are identifiers and distinct, buffers fit in
+    /// [`MAX_BUFFER_BYTES`], launches have at least one thread.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut total: u64 = 0;
+        for b in &self.buffer {
+            if b.ty == ElemTy::Bool {
+                return Err(format!(
+                    "buffer `{}`: `bool` is for scalar arguments; use `u8` buffers",
+                    b.name
+                ));
+            }
+            if !is_identifier(&b.name) {
+                return Err(format!(
+                    "buffer name {:?} is not an identifier (ASCII letters, digits and `_`)",
+                    b.name
+                ));
+            }
+            if !seen.insert(b.name.as_str()) {
+                return Err(format!("two buffers are named `{}`", b.name));
+            }
+            total = b
+                .bytes()
+                .and_then(|n| total.checked_add(n))
+                .filter(|t| *t <= MAX_BUFFER_BYTES)
+                .ok_or_else(|| {
+                    format!(
+                        "buffer `{}` ({} elements of {}) takes the fixture past its limit of {} bytes of buffers",
+                        b.name,
+                        b.len,
+                        b.ty.rust(),
+                        MAX_BUFFER_BYTES
+                    )
+                })?;
+        }
+        for l in &self.launch {
+            if !is_identifier(&l.kernel) {
+                return Err(format!("kernel name {:?} is not an identifier", l.kernel));
+            }
+            if l.grid.iter().chain(&l.block).any(|d| *d == 0) {
+                return Err(format!(
+                    "launch of `{}` has a zero grid or block dimension",
+                    l.kernel
+                ));
+            }
+        }
+        if let Some(rule) = &self.expect_error
+            && self.expect_race
+        {
+            return Err(format!(
+                "a fixture expects either the error `{rule}` or a race, not both"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Seconds the host program may run.
+    pub fn host_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.timeout_s.unwrap_or(120))
+    }
 }
 
 /// A fixture on disk.
@@ -312,6 +441,7 @@ impl Fixture {
                 }
             }
         }
+        manifest.validate().map_err(&bad)?;
         for b in &manifest.buffer {
             if b.readback > b.len {
                 return Err(bad(format!(

@@ -3,18 +3,37 @@
 //! barriers, per-block shared memory). The readback is what the device must
 //! produce, value for value.
 //!
-//! The generated program mounts the prelude and the kernel exactly as
-//! mir-import does, creates the manifest's buffers, launches each kernel with
-//! `gpu::host::launch`, and prints each buffer's readback as hex bit patterns.
+//! The kernel is untrusted code, and so is the manifest. Hence:
+//! - **nothing from the manifest is pasted into code.** Buffers are named
+//!   `b0`, `b1`, … by position; their contents reach the program as a data
+//!   file (`buffers.bin`, each buffer's little-endian bytes in manifest
+//!   order), so a 100-million-element buffer costs rustc nothing; scalars are
+//!   printed from their bit patterns; a kernel name is called by path only
+//!   after the manifest proved it an identifier ([`Fixture::load`]).
+//! - **the build and the run are sandbox jobs** ([`sandbox::Sandbox`]): the
+//!   fixture's folder read-only at `/src`, the work folder writable at
+//!   `/work`, nothing else of the machine; rustc and the program each under
+//!   a deadline that kills their whole process tree.
+//! - **the readback comes back as a file** (`readback.bin`, the first
+//!   `readback` elements of each buffer that has one, in manifest order), so
+//!   that a chatty kernel cannot block on a pipe or forge a readback line.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mir_import::model::{Mutability, Ty};
+use sandbox::{Job, Sandbox};
 
 use crate::fixture::{Arg, ElemTy, Fixture};
+
+/// Where the fixture's folder appears to the host build.
+const SOURCE_MOUNT: &str = "/src";
+/// Where the work folder appears to the host build and run.
+const WORK_MOUNT: &str = "/work";
+/// How long rustc may take to build a host program.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Why the host run failed.
 #[derive(Debug, thiserror::Error)]
@@ -23,116 +42,191 @@ pub enum HostError {
     #[error("host program: {0}")]
     Generate(String),
     /// rustc rejected the host program; its output is kept whole.
-    #[error("host build failed:\n{0}")]
-    Build(String),
+    #[error("host build failed ({status}):\n{stderr}")]
+    Build {
+        /// How rustc ended.
+        status: String,
+        /// What it printed.
+        stderr: String,
+    },
     /// The program failed or was killed.
-    #[error("host run failed: {0}")]
-    Run(String),
-    /// The program ran past its time.
-    #[error("host run timed out after {0:?}")]
+    #[error("host run failed ({status}): {stderr}")]
+    Run {
+        /// How it ended.
+        status: String,
+        /// The end of what it printed on stderr.
+        stderr: String,
+    },
+    /// The program ran past its time; its whole process tree was killed.
+    #[error("host run timed out after {0:?}; its whole process tree was killed")]
     Timeout(Duration),
-    /// Files or processes could not be handled.
-    #[error("host: {0}")]
-    Io(String),
+    /// The readback file is not what the manifest describes.
+    #[error("host readback: {0}")]
+    Readback(String),
+    /// The sandbox could not run the job.
+    #[error(transparent)]
+    Sandbox(#[from] sandbox::SandboxError),
+    /// Files could not be written or read.
+    #[error("host work folder: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// The readback of each buffer, by name, as bit patterns.
 pub type Readback = Vec<(String, Vec<u64>)>;
 
+/// The host-side variable of the `i`-th buffer.
+fn var(i: usize) -> String {
+    format!("b{i}")
+}
+
+/// A scalar literal from its bit pattern (our own text, never the manifest's).
 fn literal(t: ElemTy, bits: u64) -> String {
     match t {
         ElemTy::F32 => format!("f32::from_bits({bits:#x})"),
         ElemTy::F64 => format!("f64::from_bits({bits:#x})"),
+        ElemTy::Bool => format!("({} != 0)", bits),
         _ => format!("({bits:#x}u64 as {})", t.rust()),
     }
 }
 
-/// The Rust expression that passes `arg` for a parameter of MIR type `ty`.
-fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<String, String> {
-    let buf = |name: &str| format!("b_{name}");
+/// Wraps a raw pointer so that the launch closure (`Fn + Sync`) may capture
+/// it; the kernel's own `unsafe` contract covers its use.
+const SHARED_PTR: &str = "#[derive(Clone, Copy)] struct SharedPtr<T>(T);\n\
+     unsafe impl<T> Sync for SharedPtr<T> {}\n\
+     unsafe impl<T> Send for SharedPtr<T> {}\n\
+     impl<T: Copy> SharedPtr<T> { fn get(self) -> T { self.0 } }\n";
+
+/// The Rust expression that passes `arg` for a parameter of MIR type `ty`,
+/// and whether it must be wrapped in a [`SHARED_PTR`].
+fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, bool), String> {
+    let index = |name: &str| {
+        f.manifest
+            .buffer
+            .iter()
+            .position(|b| b.name == name)
+            .map(var)
+            .ok_or_else(|| format!("unknown buffer `{name}`"))
+    };
+    let elem = |inner: &Ty| mir_import::eval::probe::rust_source(inner);
     match (ty, arg) {
-        (_, Arg::Scalar(t, bits)) => Ok(literal(*t, *bits)),
-        (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) if matches!(**inner, Ty::Slice(_)) => {
-            Ok(format!("&{}[..]", buf(b)))
+        (_, Arg::Scalar(t, bits)) => Ok((literal(*t, *bits), false)),
+        (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => match &**inner {
+            // `&[AtomicU32]` and friends view the buffer's integers in place.
+            Ty::Slice(e) if elem(e).contains("Atomic") => Ok((
+                format!(
+                    "unsafe {{ &*(&mut {}[..] as *mut [_] as *const [{}]) }}",
+                    index(b)?,
+                    elem(e)
+                ),
+                false,
+            )),
+            Ty::Slice(_) => Ok((format!("&{}[..]", index(b)?), false)),
+            t => Ok((
+                format!(
+                    "unsafe {{ &*({}.as_ptr() as *const {}) }}",
+                    index(b)?,
+                    elem(t)
+                ),
+                false,
+            )),
+        },
+        (Ty::Ref(Mutability::Mut, inner), Arg::Buffer(b)) if matches!(**inner, Ty::Slice(_)) => {
+            Ok((format!("&mut {}[..]", index(b)?), false))
         }
-        (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => {
-            let t = mir_import::eval::probe::rust_source(inner);
-            Ok(format!(
-                "unsafe {{ &*({}.as_ptr() as *const {t}) }}",
-                buf(b)
+        (Ty::RawPtr(Mutability::Mut, _), Arg::Buffer(b)) => Ok((
+            format!("SharedPtr({}.as_mut_ptr() as *mut _)", index(b)?),
+            true,
+        )),
+        (Ty::RawPtr(Mutability::Not, _), Arg::Buffer(b)) => Ok((
+            format!("SharedPtr({}.as_ptr() as *const _)", index(b)?),
+            true,
+        )),
+        (Ty::Adt(p), Arg::Buffer(b)) if p.def_path() == mir_import::prelude::DISJOINT_SLICE => {
+            Ok((
+                format!("gpu::DisjointSlice::new(&mut {}[..])", index(b)?),
+                false,
             ))
         }
-        (Ty::Adt(p), Arg::Buffer(b)) if p.def_path() == mir_import::prelude::DISJOINT_SLICE => {
-            Ok(format!("gpu::DisjointSlice::new(&mut {}[..])", buf(b)))
-        }
         (t, Arg::Buffer(b)) => Err(format!(
-            "fixture {}: buffer `{b}` cannot be passed as a `{t}` parameter on the host",
-            f.name
+            "buffer `{b}` cannot be passed as a `{t}` parameter on the host"
         )),
     }
 }
 
-/// The host program for `f`, given each launched kernel's MIR parameter types.
+/// The host program for `f`, given each launched kernel's MIR parameter
+/// types and the paths of the prelude and the kernel as rustc sees them.
 pub fn program(
     f: &Fixture,
     prelude: &Path,
+    kernel: &Path,
     params: &dyn Fn(&str) -> Option<Vec<Ty>>,
-) -> Result<String, String> {
+) -> Result<String, HostError> {
+    let gen_err = HostError::Generate;
     let mut s = String::new();
-    let kernel = std::path::absolute(&f.kernel).map_err(|e| e.to_string())?;
     let _ = writeln!(
         s,
-        "#![allow(unused, dead_code, improper_ctypes_definitions)]"
+        "#![allow(unused, dead_code, improper_ctypes_definitions, unused_unsafe)]"
     );
     let _ = writeln!(s, "#[path = {prelude:?}] pub mod gpu;");
     let _ = writeln!(s, "#[path = {kernel:?}] pub mod kernel;");
+    s.push_str(SHARED_PTR);
     s.push_str(
-        "trait Bits { fn bits(&self) -> u64; }\n\
-         macro_rules! int_bits { ($($t:ty),*) => { $(impl Bits for $t { fn bits(&self) -> u64 { *self as u64 } })* } }\n\
-         int_bits!(u8, u16, u32, u64);\n\
-         impl Bits for i8 { fn bits(&self) -> u64 { *self as u8 as u64 } }\n\
-         impl Bits for i16 { fn bits(&self) -> u64 { *self as u16 as u64 } }\n\
-         impl Bits for i32 { fn bits(&self) -> u64 { *self as u32 as u64 } }\n\
-         impl Bits for i64 { fn bits(&self) -> u64 { *self as u64 } }\n\
-         impl Bits for f32 { fn bits(&self) -> u64 { self.to_bits() as u64 } }\n\
-         impl Bits for f64 { fn bits(&self) -> u64 { self.to_bits() } }\n\
-         fn show<T: Bits>(name: &str, v: &[T]) {\n\
-         \x20   let words: Vec<String> = v.iter().map(|x| format!(\"{:x}\", x.bits())).collect();\n\
-         \x20   println!(\"readback {} {}\", name, words.join(\" \"));\n\
+        "trait Elem: Copy { const N: usize; fn from_le(b: &[u8]) -> Self; fn to_le(self, out: &mut Vec<u8>); }\n\
+         macro_rules! elem { ($($t:ty),*) => { $(impl Elem for $t {\n\
+         \x20   const N: usize = std::mem::size_of::<$t>();\n\
+         \x20   fn from_le(b: &[u8]) -> Self { <$t>::from_le_bytes(b.try_into().expect(\"element size\")) }\n\
+         \x20   fn to_le(self, out: &mut Vec<u8>) { out.extend_from_slice(&self.to_le_bytes()) }\n\
+         })* } }\n\
+         elem!(u8, u16, u32, u64, i8, i16, i32, i64, usize, isize, f32, f64);\n\
+         fn take<T: Elem>(data: &[u8], at: &mut usize, len: usize) -> Vec<T> {\n\
+         \x20   let bytes = &data[*at..*at + len * T::N];\n\
+         \x20   *at += len * T::N;\n\
+         \x20   bytes.chunks_exact(T::N).map(T::from_le).collect()\n\
          }\n\
-         fn main() {\n",
+         fn put<T: Elem>(out: &mut Vec<u8>, v: &[T]) { for x in v { x.to_le(out); } }\n\
+         fn main() {\n\
+         \x20   let args: Vec<String> = std::env::args().collect();\n\
+         \x20   let data = std::fs::read(&args[1]).expect(\"buffers.bin\");\n\
+         \x20   let mut at = 0usize;\n",
     );
-    for b in &f.manifest.buffer {
-        let vals: Vec<String> = b.initial_bits().iter().map(|x| literal(b.ty, *x)).collect();
+    for (i, b) in f.manifest.buffer.iter().enumerate() {
         let _ = writeln!(
             s,
-            "    let mut b_{}: Vec<{}> = vec![{}];",
-            b.name,
+            "    let mut {}: Vec<{}> = take(&data, &mut at, {});",
+            var(i),
             b.ty.rust(),
-            vals.join(", ")
+            b.len
         );
     }
+    s.push_str("    drop(data);\n");
     for l in &f.manifest.launch {
-        let tys =
-            params(&l.kernel).ok_or_else(|| format!("no kernel `{}` in the source", l.kernel))?;
+        let tys = params(&l.kernel)
+            .ok_or_else(|| gen_err(format!("no kernel `{}` in the source", l.kernel)))?;
         if tys.len() != l.args.len() {
-            return Err(format!(
-                "kernel `{}` takes {} arguments, the manifest gives {}",
+            return Err(gen_err(format!(
+                "kernel `{}` takes {} parameters, the manifest gives {} arguments",
                 l.kernel,
                 tys.len(),
                 l.args.len()
-            ));
+            )));
         }
         s.push_str("    {\n");
         let mut names = Vec::new();
         for (i, (ty, a)) in tys.iter().zip(&l.args).enumerate() {
-            let arg = a.resolve()?;
-            let _ = writeln!(s, "        let a{i} = {};", arg_expr(f, ty, &arg)?);
-            names.push(format!("a{i}"));
+            let arg = a.resolve().map_err(gen_err)?;
+            let (expr, shared) = arg_expr(f, ty, &arg)
+                .map_err(|m| gen_err(format!("kernel `{}`, argument {i}: {m}", l.kernel)))?;
+            let _ = writeln!(s, "        let a{i} = {expr};");
+            names.push(if shared {
+                format!("a{i}.get()")
+            } else {
+                format!("a{i}")
+            });
         }
+        // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
         let _ = writeln!(
             s,
-            "        gpu::host::launch(({}, {}), ({}, {}), || kernel::{}({}));",
+            "        gpu::host::launch(({}, {}), ({}, {}), || unsafe {{ kernel::{}({}) }});",
             l.grid[0],
             l.grid[1],
             l.block[0],
@@ -142,85 +236,140 @@ pub fn program(
         );
         s.push_str("    }\n");
     }
-    for b in f.manifest.buffer.iter().filter(|b| b.readback > 0) {
-        let _ = writeln!(
-            s,
-            "    show({:?}, &b_{}[..{}]);",
-            b.name, b.name, b.readback
-        );
+    s.push_str("    let mut out = Vec::new();\n");
+    for (i, b) in f.manifest.buffer.iter().enumerate() {
+        if b.readback > 0 {
+            let _ = writeln!(s, "    put(&mut out, &{}[..{}]);", var(i), b.readback);
+        }
     }
-    s.push_str("}\n");
+    s.push_str("    std::fs::write(&args[2], out).expect(\"readback.bin\");\n}\n");
     Ok(s)
 }
 
-/// Builds and runs the host program in `work`, within `timeout`.
-pub fn run(source: &str, work: &Path, timeout: Duration) -> Result<Readback, HostError> {
-    let io = |e: std::io::Error| HostError::Io(e.to_string());
-    std::fs::create_dir_all(work).map_err(io)?;
-    let src = work.join("host.rs");
-    let bin = work.join("host-bin");
-    std::fs::write(&src, source).map_err(io)?;
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let out = Command::new(rustc)
-        .args([
-            "--edition",
-            "2024",
-            "-C",
-            "opt-level=1",
-            "-C",
-            "codegen-units=1",
-            "-o",
-        ])
-        .arg(&bin)
-        .arg(&src)
-        .output()
-        .map_err(io)?;
-    if !out.status.success() {
-        return Err(HostError::Build(
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        ));
-    }
-    let mut child = Command::new(&bin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(io)?;
-    let start = Instant::now();
-    loop {
-        match child.try_wait().map_err(io)? {
-            Some(_) => break,
-            None if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(HostError::Timeout(timeout));
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
+/// Writes every buffer's initial bytes, in manifest order, to `path`.
+pub fn write_buffers(f: &Fixture, path: &Path) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    for b in &f.manifest.buffer {
+        let n = b.ty.size();
+        for i in 0..b.len {
+            w.write_all(&b.initial_bit(i).to_le_bytes()[..n])?;
         }
     }
-    let out = child.wait_with_output().map_err(io)?;
-    if !out.status.success() {
-        return Err(HostError::Run(format!(
-            "{}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    parse_readback(&String::from_utf8_lossy(&out.stdout)).map_err(HostError::Run)
+    w.flush()
 }
 
-fn parse_readback(text: &str) -> Result<Readback, String> {
+/// Reads `readback.bin` back into each read-back buffer's bit patterns.
+pub fn parse_readback(f: &Fixture, bytes: &[u8]) -> Result<Readback, HostError> {
     let mut out = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.strip_prefix("readback ") else {
-            continue;
-        };
-        let mut words = rest.split_whitespace();
-        let name = words
-            .next()
-            .ok_or("readback line without a name")?
-            .to_string();
-        let vals: Result<Vec<u64>, _> = words.map(|w| u64::from_str_radix(w, 16)).collect();
-        out.push((name, vals.map_err(|e| format!("bad readback value: {e}"))?));
+    let mut at = 0usize;
+    for b in f.manifest.buffer.iter().filter(|b| b.readback > 0) {
+        let n = b.ty.size();
+        let end = at + b.readback * n;
+        let chunk = bytes.get(at..end).ok_or_else(|| {
+            HostError::Readback(format!(
+                "{} bytes, too short for buffer `{}`",
+                bytes.len(),
+                b.name
+            ))
+        })?;
+        let vals = chunk
+            .chunks_exact(n)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..n].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        out.push((b.name.clone(), vals));
+        at = end;
+    }
+    if at != bytes.len() {
+        return Err(HostError::Readback(format!(
+            "{} bytes, {} more than the manifest reads back",
+            bytes.len(),
+            bytes.len() - at
+        )));
     }
     Ok(out)
+}
+
+fn tail(text: &str, max: usize) -> &str {
+    let start = text.len().saturating_sub(max);
+    let start = (start..text.len())
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(text.len());
+    text[start..].trim()
+}
+
+/// Builds and runs the host program for `f` in `work` (a private folder of
+/// this fixture), both as jobs of `sandbox`; the run gets `timeout`.
+pub fn run(
+    f: &Fixture,
+    params: &dyn Fn(&str) -> Option<Vec<Ty>>,
+    sandbox: &Sandbox,
+    work: &Path,
+    timeout: Duration,
+) -> Result<Readback, HostError> {
+    std::fs::create_dir_all(work)?;
+    let folder = std::path::absolute(&f.dir)?;
+    let kernel = std::path::absolute(&f.kernel)?;
+    let mut build = Job::new(sandbox.rustc())
+        .read_only(&folder, SOURCE_MOUNT)
+        .read_write(work, WORK_MOUNT);
+    let seen = |p: &Path| sandbox.path_in(&build, p);
+    let prelude = work.join("gpu.rs");
+    std::fs::write(&prelude, mir_import::rustc::PRELUDE_SOURCE)?;
+    let src = work.join("host.rs");
+    let bin = work.join("host-bin");
+    let data = work.join("buffers.bin");
+    let readback = work.join("readback.bin");
+    std::fs::write(&src, program(f, &seen(&prelude), &seen(&kernel), params)?)?;
+    write_buffers(f, &data)?;
+    let (src_in, bin_in, data_in, readback_in) =
+        (seen(&src), seen(&bin), seen(&data), seen(&readback));
+    build.args = vec![
+        "--edition".into(),
+        "2024".into(),
+        "-C".into(),
+        "opt-level=1".into(),
+        "-C".into(),
+        "codegen-units=1".into(),
+        "-C".into(),
+        format!("linker={}", sandbox.linker().display()).into(),
+        "-o".into(),
+        bin_in.clone().into_os_string(),
+        src_in.into_os_string(),
+    ];
+    build.cwd = Some(work.to_path_buf());
+    build.timeout = BUILD_TIMEOUT;
+    let built = sandbox.run(&build)?;
+    if !built.success() {
+        return Err(HostError::Build {
+            status: built.describe(&build),
+            stderr: built.stderr_text(),
+        });
+    }
+    let mut job = Job::new(bin_in)
+        .read_only(&folder, SOURCE_MOUNT)
+        .read_write(work, WORK_MOUNT);
+    job.args = vec![data_in.into_os_string(), readback_in.into_os_string()];
+    job.cwd = Some(work.to_path_buf());
+    job.timeout = timeout;
+    // One OS thread per simulated GPU thread of a block.
+    job.limits.processes = 4096;
+    job.limits.cpu_seconds = timeout.as_secs().saturating_mul(2).saturating_add(1);
+    job.output_cap = 64 << 10;
+    let ran = sandbox.run(&job)?;
+    if ran.timed_out {
+        return Err(HostError::Timeout(timeout));
+    }
+    if !ran.status.success() {
+        return Err(HostError::Run {
+            status: ran.describe(&job),
+            stderr: tail(&ran.stderr_text(), 2000).to_string(),
+        });
+    }
+    let bytes = std::fs::read(&readback)
+        .map_err(|e| HostError::Readback(format!("{}: {e}", readback.display())))?;
+    parse_readback(f, &bytes)
 }

@@ -4,8 +4,11 @@
 //! failing stage stops the ones that need its output, never the report.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use mir_import::rustc::RustcOptions;
+use sandbox::Sandbox;
 use serde::Serialize;
 
 use crate::device::virt::{Limits, VirtualDevice};
@@ -50,6 +53,13 @@ pub struct Options {
     pub compile_only: bool,
     /// A deadline for every fixture, overriding the manifests' `timeout_s`.
     pub fixture_timeout: Option<Duration>,
+    /// Where the user's code runs (rustc on the kernel, the host build and
+    /// run): the confined sandbox, the unconfined runner the user asked for
+    /// with `--unsandboxed`, or why the sandbox is unavailable, which fails
+    /// every fixture loudly.
+    pub sandbox: Result<Sandbox, String>,
+    /// Keep each fixture's work folder (`--keep-work`) instead of removing it.
+    pub keep_work: bool,
 }
 
 impl Default for Options {
@@ -62,15 +72,57 @@ impl Default for Options {
             fault: None,
             compile_only: false,
             fixture_timeout: None,
+            sandbox: Sandbox::detect().map_err(|e| e.to_string()),
+            keep_work: false,
         }
     }
 }
 
-/// A scratch folder no other run in this process shares.
-fn unique_work_dir() -> PathBuf {
-    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("gpu-harness-{}-{n}", std::process::id()))
+/// A scratch folder no other run, in this process or another, shares.
+pub fn unique_work_dir() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "gpu-harness-{}-{}",
+        std::process::id(),
+        next_serial()
+    ))
+}
+
+/// A number no other call in this process returns.
+fn next_serial() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A fixture's own work folder under the run's, removed when dropped unless
+/// the user keeps it: identical fixtures in one run never share one.
+struct WorkDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl WorkDir {
+    fn new(opts: &Options, f: &Fixture) -> WorkDir {
+        WorkDir {
+            path: opts.work_dir.join(format!("{}-{}", f.name, next_serial())),
+            keep: opts.keep_work,
+        }
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+impl Options {
+    /// How rustc runs on this run's kernels.
+    fn rustc(&self) -> Result<RustcOptions, String> {
+        let sandbox = self.sandbox.clone()?;
+        Ok(RustcOptions::confined(sandbox))
+    }
 }
 
 /// What the NVVM stage produced.
@@ -121,6 +173,14 @@ impl Run {
         }
     }
 
+    /// Turns the last stage (a failure the manifest expects) into a pass.
+    fn pass_last(&mut self, detail: String) {
+        if let Some(last) = self.stages.iter_mut().rev().find(|s| s.name == "device") {
+            last.status = StageStatus::Ok;
+            last.detail = detail;
+        }
+    }
+
     fn skip(&mut self, name: &str, why: &str) {
         self.stages.push(Stage {
             name: name.into(),
@@ -142,8 +202,11 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
     }
     let mut run = Run { stages: Vec::new() };
     let expect_error = f.manifest.expect_error.clone();
+    let work = WorkDir::new(opts, f);
+    let rustc = opts.rustc();
     let imported = run.stage("import", || {
-        mir_import::import_and_evaluate(&f.kernel, &Default::default(), true)
+        let rustc = rustc.clone()?;
+        mir_import::import_and_evaluate(&f.kernel, &rustc, true)
             .map(|i| {
                 let n = i.krate.bodies.len();
                 (i, format!("{n} bodies"))
@@ -188,26 +251,42 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
     match (&lowered, &artifacts) {
         (Some((l, _)), Some(Some(a))) => {
             let checks = f.manifest.shape.clone();
-            run.stage("shape", || crate::shape_stage::run(f, l, a, &checks));
+            run.stage("shape", || {
+                crate::shape_stage::run(f, l, a, &checks, &rustc.clone()?)
+            });
         }
         _ => run.skip("shape", "no artifacts"),
     }
     if opts.compile_only {
         return FixtureReport::new(f.name.clone(), run.stages, Vec::new());
     }
-    let expected = run.stage("host", || {
-        let prelude = opts.work_dir.join(format!("{}-prelude.rs", f.name));
-        std::fs::create_dir_all(&opts.work_dir).map_err(|e| e.to_string())?;
-        std::fs::write(&prelude, mir_import::rustc::PRELUDE_SOURCE).map_err(|e| e.to_string())?;
-        let params = params.clone()?;
-        let src = crate::host::program(f, &prelude, &|k| {
-            params.iter().find(|(n, _)| n == k).map(|(_, t)| t.clone())
-        })?;
-        let timeout = Duration::from_secs(f.manifest.timeout_s.unwrap_or(120));
-        let rb = crate::host::run(&src, &opts.work_dir.join(&f.name), timeout)
-            .map_err(|e| e.to_string())?;
-        Ok((rb, "rustc -C opt-level=1, simulated threads".into()))
-    });
+    // The host run is the user's code: it runs only for a kernel that the
+    // compiler took, so a refused kernel never runs anywhere.
+    let expected = match (&lowered, &opts.sandbox) {
+        (Some(_), Ok(sandbox)) => run.stage("host", || {
+            let params = params.clone()?;
+            let find = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, t)| t.clone());
+            let rb = crate::host::run(f, &find, sandbox, &work.path, f.manifest.host_timeout())
+                .map_err(|e| e.to_string())?;
+            Ok((
+                rb,
+                format!(
+                    "rustc -C opt-level=1, simulated threads; {}",
+                    sandbox.describe()
+                ),
+            ))
+        }),
+        (Some(_), Err(why)) => {
+            run.stage("host", || -> Result<((), String), String> {
+                Err(why.clone())
+            });
+            None
+        }
+        (None, _) => {
+            run.skip("host", "nothing lowered: the kernel never runs");
+            None
+        }
+    };
     let mut values = Vec::new();
     match &lowered {
         Some((l, _)) => {
@@ -216,7 +295,28 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
                 .as_ref()
                 .and_then(|a| a.as_ref())
                 .map(|a| a.ptx_o3.clone());
-            let got = run.stage("device", || device_stage(f, l, ptx.as_deref(), opts));
+            let mut race = None;
+            let got = run.stage("device", || {
+                device_stage(f, l, ptx.as_deref(), opts, &mut race)
+            });
+            if let Some(race) = race {
+                // A race comes before any value: the values of a racy
+                // kernel depend on the schedule, not on the compiler.
+                run.skip("compare", "the device found a data race");
+                if f.manifest.expect_race {
+                    run.pass_last(format!("data race found, as the manifest expects:\n{race}"));
+                    return FixtureReport::new(f.name.clone(), run.stages, values);
+                }
+                return FixtureReport::raced(f.name.clone(), run.stages);
+            }
+            if f.manifest.expect_race {
+                run.stages.push(Stage {
+                    name: "race".into(),
+                    status: StageStatus::Failed,
+                    millis: 0.0,
+                    detail: "the manifest expects a data race, and the device found none".into(),
+                });
+            }
             match (got, &expected) {
                 (Some(got), Some(exp)) => {
                     run.stage("compare", || compare(f, exp, &got, &mut values));
@@ -298,12 +398,6 @@ fn kernel_param_types(
     Ok(out)
 }
 
-fn to_bytes(t: ElemTy, bits: &[u64]) -> Vec<u8> {
-    bits.iter()
-        .flat_map(|b| b.to_le_bytes()[..t.size()].to_vec())
-        .collect()
-}
-
 fn scalar_arg(t: ElemTy, bits: u64) -> KernelArg {
     match t {
         ElemTy::U8 => KernelArg::U8(bits as u8),
@@ -316,17 +410,20 @@ fn scalar_arg(t: ElemTy, bits: u64) -> KernelArg {
         ElemTy::I64 => KernelArg::I64(bits as i64),
         ElemTy::F32 => KernelArg::F32(f32::from_bits(bits as u32)),
         ElemTy::F64 => KernelArg::F64(f64::from_bits(bits)),
+        ElemTy::Usize => KernelArg::U64(bits),
+        ElemTy::Isize => KernelArg::I64(bits as i64),
+        ElemTy::Bool => KernelArg::Bool(bits != 0),
     }
 }
 
-fn device_for(opts: &Options) -> Result<(Box<dyn Device>, String), String> {
+fn device_for(opts: &Options, limits: Limits) -> Result<(Box<dyn Device>, String), String> {
     match opts.device {
         DeviceChoice::Virtual => Ok((
-            Box::new(VirtualDevice::with_limits(opts.limits)),
+            Box::new(VirtualDevice::with_limits(limits)),
             "virtual device".into(),
         )),
         DeviceChoice::Auto => {
-            let a = crate::device::auto(opts.limits);
+            let a = crate::device::auto(limits);
             let why = a
                 .no_gpu
                 .as_ref()
@@ -351,8 +448,13 @@ fn device_stage(
     l: &mir_lower::Lowered,
     ptx: Option<&str>,
     opts: &Options,
+    race: &mut Option<String>,
 ) -> Result<(Readback, String), String> {
-    let (mut dev, which) = device_for(opts)?;
+    let mut limits = opts.limits;
+    if let Some(steps) = f.manifest.step_limit {
+        limits.max_steps = steps;
+    }
+    let (mut dev, which) = device_for(opts, limits)?;
     let program = match ptx {
         Some(p) => Program::with_ptx(&l.module, p),
         None => Program::ir(&l.module),
@@ -360,7 +462,7 @@ fn device_stage(
     let module = dev.load(&program).map_err(|e| e.to_string())?;
     let mut bufs: Vec<(String, ElemTy, Buffer, usize)> = Vec::new();
     for b in &f.manifest.buffer {
-        let bytes = to_bytes(b.ty, &b.initial_bits());
+        let bytes = b.initial_bytes();
         let buf = dev.alloc(bytes.len().max(1)).map_err(|e| e.to_string())?;
         dev.write(buf, 0, &bytes).map_err(|e| e.to_string())?;
         bufs.push((b.name.clone(), b.ty, buf, b.len));
@@ -370,6 +472,14 @@ fn device_stage(
             .kernel_params
             .get(&launch.kernel)
             .ok_or_else(|| format!("no kernel `{}` in the module", launch.kernel))?;
+        if params.len() != launch.args.len() {
+            return Err(format!(
+                "kernel `{}` takes {} parameters, the manifest gives {} arguments",
+                launch.kernel,
+                params.len(),
+                launch.args.len()
+            ));
+        }
         let mut args = Vec::new();
         for (p, a) in params.iter().zip(&launch.args) {
             match (a.resolve()?, p.slots) {
@@ -392,8 +502,14 @@ fn device_stage(
             (launch.grid[0], launch.grid[1]),
             (launch.block[0], launch.block[1]),
         );
-        dev.launch(module, &launch.kernel, cfg, &args)
-            .map_err(|e| e.to_string())?;
+        if let Err(e) = dev.launch(module, &launch.kernel, cfg, &args) {
+            if let Some(r) = e.race() {
+                let m = race_message(f, &bufs, r);
+                *race = Some(m.clone());
+                return Err(m);
+            }
+            return Err(e.to_string());
+        }
     }
     let mut out = Vec::new();
     for (b, spec) in bufs.iter().zip(&f.manifest.buffer) {
@@ -416,6 +532,36 @@ fn device_stage(
     Ok((out, which))
 }
 
+/// The device's race report, with each access's buffer and element index
+/// named as the manifest names them.
+fn race_message(
+    f: &Fixture,
+    bufs: &[(String, ElemTy, Buffer, usize)],
+    r: &crate::device::virt::RaceReport,
+) -> String {
+    use crate::device::virt::RaceMemory;
+    let place = |a: &crate::device::virt::RaceAccess| match &a.memory {
+        RaceMemory::Buffer { buffer } => bufs
+            .iter()
+            .find(|b| b.2 == *buffer)
+            .map(|(name, ty, ..)| {
+                format!(
+                    "buffer `{name}`, element {} ({})",
+                    a.offset / ty.size() as u64,
+                    ty.rust()
+                )
+            })
+            .unwrap_or_else(|| format!("buffer #{}", buffer.index())),
+        other => other.to_string(),
+    };
+    format!(
+        "fixture {}: {r}\n  first access:  {}\n  second access: {}",
+        f.name,
+        place(&r.first),
+        place(&r.second)
+    )
+}
+
 fn elem_ty(f: &Fixture, buffer: &str) -> ElemTy {
     f.manifest
         .buffer
@@ -432,7 +578,8 @@ pub fn show(t: ElemTy, bits: u64) -> String {
         ElemTy::I8 => format!("{}", bits as u8 as i8),
         ElemTy::I16 => format!("{}", bits as u16 as i16),
         ElemTy::I32 => format!("{}", bits as u32 as i32),
-        ElemTy::I64 => format!("{}", bits as i64),
+        ElemTy::I64 | ElemTy::Isize => format!("{}", bits as i64),
+        ElemTy::Bool => format!("{}", bits != 0),
         _ => format!("{bits}"),
     }
 }

@@ -55,6 +55,9 @@ pub enum Verdict {
     Fail,
     /// The pipeline panicked or hung.
     Crash,
+    /// The virtual device found a data race: the kernel's values depend on
+    /// the schedule, so they were not compared.
+    Race,
 }
 
 /// One fixture's report.
@@ -94,6 +97,32 @@ impl FixtureReport {
         FixtureReport {
             name,
             verdict: Verdict::Crash,
+            stages: vec![stage],
+            values: Vec::new(),
+        }
+    }
+
+    /// A fixture whose kernel races (and whose manifest does not expect it).
+    pub fn raced(name: String, stages: Vec<Stage>) -> Self {
+        FixtureReport {
+            name,
+            verdict: Verdict::Race,
+            stages,
+            values: Vec::new(),
+        }
+    }
+
+    /// A fixture whose folder or manifest was refused before anything ran.
+    pub fn rejected(name: String, why: String) -> Self {
+        let stage = Stage {
+            name: "manifest".into(),
+            status: StageStatus::Failed,
+            millis: 0.0,
+            detail: why,
+        };
+        FixtureReport {
+            name,
+            verdict: Verdict::Fail,
             stages: vec![stage],
             values: Vec::new(),
         }

@@ -21,13 +21,16 @@ pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
         .to_string();
     let fixture = match Fixture::load(dir) {
         Ok(f) => f,
-        Err(e) => return FixtureReport::crashed(name, format!("cannot load the fixture: {e}")),
+        Err(e) => return FixtureReport::rejected(name, e.to_string()),
     };
-    // The whole pipeline's deadline: well past the manifest's per-run limit.
-    let per_run = fixture.manifest.timeout_s.unwrap_or(120);
-    let timeout = opts
-        .fixture_timeout
-        .unwrap_or_else(|| Duration::from_secs(3 * per_run + 60));
+    // The whole pipeline's deadline: well past the manifest's per-run limit
+    // (saturating: a huge `timeout_s` means no deadline, never a short one).
+    let per_run = fixture.manifest.host_timeout();
+    let timeout = opts.fixture_timeout.unwrap_or_else(|| {
+        per_run
+            .saturating_mul(3)
+            .saturating_add(Duration::from_secs(60))
+    });
     let (tx, rx) = mpsc::channel();
     let opts2 = opts.clone();
     let f2 = fixture.clone();
@@ -41,7 +44,11 @@ pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
     if let Err(e) = spawned {
         return FixtureReport::crashed(name, format!("cannot start a thread: {e}"));
     }
-    match rx.recv_timeout(timeout) {
+    let received = match Instant::now().checked_add(timeout) {
+        Some(_) => rx.recv_timeout(timeout),
+        None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+    };
+    match received {
         Ok(Ok(report)) => report,
         Ok(Err(panic)) => {
             let msg = panic
@@ -51,8 +58,11 @@ pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
                 .unwrap_or_else(|| "unknown panic".into());
             FixtureReport::crashed(name, format!("the pipeline panicked: {msg}"))
         }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            FixtureReport::crashed(name, "the pipeline thread ended without a report".into())
+        }
         // The hung thread is left behind; the process exits without it.
-        Err(_) => FixtureReport::crashed(
+        Err(mpsc::RecvTimeoutError::Timeout) => FixtureReport::crashed(
             name,
             format!("the pipeline did not finish within {timeout:?}"),
         ),
@@ -92,6 +102,9 @@ pub fn run_all(dirs: &[PathBuf], opts: &Options, threads: usize, progress: bool)
     };
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if !opts.keep_work {
+        let _ = std::fs::remove_dir_all(&opts.work_dir);
     }
     fixtures.sort_by(|a, b| a.name.cmp(&b.name));
     let device = format!("{:?}", opts.device).to_lowercase();

@@ -11,6 +11,7 @@ pub fn run(
     l: &mir_lower::Lowered,
     a: &Artifacts,
     checks: &[String],
+    rustc: &mir_import::rustc::RustcOptions,
 ) -> Result<((), String), String> {
     let which = checks
         .iter()
@@ -27,6 +28,7 @@ pub fn run(
         nvvm_ir: &a.nvvm_ir,
         ptx_o3: &a.ptx_o3,
         ptx_o0: &a.ptx_o0,
+        rustc,
     };
     let failures = check_all(&input, &which);
     if failures.is_empty() {

@@ -20,7 +20,7 @@ fn kernel(name: &str) -> PathBuf {
 }
 
 fn lower(name: &str) -> mir_lower::Lowered {
-    shape::stable::lower_kernel(&kernel(name)).unwrap()
+    shape::stable::lower_kernel(&kernel(name), &Default::default()).unwrap()
 }
 
 /// Runs `promoted_ref_return` (one block of 32 threads, 20 values) on the
@@ -173,9 +173,12 @@ fn a_duplicated_constant_fails_constants_read_only() {
 fn a_renamed_constant_in_the_perturbed_build_fails_stable_keys() {
     let original = lower("promoted_ref_return");
     let k = kernel("promoted_ref_return");
-    assert_eq!(shape::stable_keys_for(&original, &k), Ok(()));
+    assert_eq!(
+        shape::stable_keys_for(&original, &k, &Default::default()),
+        Ok(())
+    );
     let renamed = std::cell::RefCell::new(None);
-    let f = shape::stable_keys_with(&original, &k, &|l| {
+    let f = shape::stable_keys_with(&original, &k, &Default::default(), &|l| {
         *renamed.borrow_mut() = mutant::rename_constant(&mut l.module, &l.origins);
     })
     .unwrap_err();

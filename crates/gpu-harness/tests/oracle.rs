@@ -32,21 +32,44 @@ fn every_fixture_passes_on_the_virtual_device() {
     let values: usize = report.fixtures.iter().map(|f| f.values.len()).sum();
     assert!(values > 300, "only {values} values were compared");
     for f in &report.fixtures {
-        let negative = f.name.starts_with("error_");
-        let device = f.stage("device").map(|s| s.status);
-        if negative {
-            assert_eq!(device, Some(StageStatus::Skipped), "{}", f.name);
+        let refused = f.name.starts_with("error_");
+        let racy = f.name.starts_with("race_");
+        let device = f.stage("device");
+        let host = f.stage("host").map(|s| s.status);
+        if refused {
+            // A refused kernel never runs, on the device or on the host.
+            assert_eq!(
+                device.map(|s| s.status),
+                Some(StageStatus::Skipped),
+                "{}",
+                f.name
+            );
+            assert_eq!(host, Some(StageStatus::Skipped), "{}", f.name);
+        } else if racy {
+            let device = device.expect("a device stage");
+            assert_eq!(device.status, StageStatus::Ok, "{}", f.name);
+            assert!(
+                device.detail.contains("data race"),
+                "{}: {}",
+                f.name,
+                device.detail
+            );
+            assert!(
+                f.values.is_empty(),
+                "{}: a racy kernel's values were compared",
+                f.name
+            );
         } else {
-            assert_eq!(device, Some(StageStatus::Ok), "{}", f.name);
+            assert_eq!(
+                device.map(|s| s.status),
+                Some(StageStatus::Ok),
+                "{}",
+                f.name
+            );
             assert!(f.values.iter().all(|v| v.ok), "{}", f.name);
             assert!(!f.values.is_empty(), "{} compared no value", f.name);
+            assert_eq!(host, Some(StageStatus::Ok), "{}", f.name);
         }
-        assert_eq!(
-            f.stage("host").map(|s| s.status),
-            Some(StageStatus::Ok),
-            "{}",
-            f.name
-        );
     }
 }
 
@@ -161,4 +184,46 @@ fn the_report_serializes_to_json_with_every_value() {
     assert_eq!(values.as_array().map(Vec::len), Some(4));
     assert_eq!(values[0]["expected"], "36");
     assert_eq!(values[0]["got"], "36");
+}
+
+/// A racy kernel whose manifest does not expect the race gets the verdict
+/// `race`, with both accesses named by buffer and element, and no value is
+/// compared; the same in every run.
+#[test]
+fn an_unexpected_race_is_its_own_verdict() {
+    let tmp = std::env::temp_dir().join(format!("oracle-race-{}", std::process::id()));
+    let dir = tmp.join("racy");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/race_same_slot");
+    std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
+    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
+    std::fs::write(
+        dir.join("manifest.toml"),
+        manifest.replace("expect_race = true", ""),
+    )
+    .expect("manifest");
+    let run = || run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let report = run();
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Race, "{}", report.table());
+    let device = f.stage("device").expect("device");
+    assert_eq!(device.status, StageStatus::Failed);
+    assert!(device.detail.contains("data race"), "{}", device.detail);
+    assert!(
+        device.detail.contains("buffer `out`, element 0"),
+        "{}",
+        device.detail
+    );
+    assert!(f.values.is_empty());
+    assert_eq!(
+        f.stage("compare").map(|s| s.status),
+        Some(StageStatus::Skipped)
+    );
+    assert!(!report.all_passed());
+    let again = run();
+    assert_eq!(
+        again.fixtures[0].stage("device").expect("device").detail,
+        device.detail
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -42,9 +42,14 @@ fn every_positive_fixture_passes_every_shape_check() {
     let mut failures = Vec::new();
     for dir in &fixtures {
         let a = Artifacts::build(&dir.join("kernel.rs"), nvvm).unwrap();
-        // The checks must have something to inspect in every fixture.
+        // The checks must have something to inspect in every fixture but the
+        // race fixtures, whose point is the racing access in the kernel itself.
+        let racy = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("race_"));
         assert!(
-            !shape::checks::helpers(&a.lowered.module).is_empty(),
+            racy || !shape::checks::helpers(&a.lowered.module).is_empty(),
             "{}: no helper",
             dir.display()
         );

@@ -37,6 +37,8 @@ enum Cmd {
         /// Worker threads (default: the number of cores).
         #[arg(long)]
         threads: Option<usize>,
+        #[command(flatten)]
+        confinement: Confinement,
     },
     /// Compiles one kernel and prints one stage's output.
     Compile {
@@ -45,6 +47,8 @@ enum Cmd {
         /// What to print.
         #[arg(long, value_enum, default_value = "nvvm")]
         emit: Emit,
+        #[command(flatten)]
+        confinement: Confinement,
     },
     /// The compile-only lane: shape checks, libNVVM verify and LTOIR.
     Check {
@@ -53,7 +57,42 @@ enum Cmd {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        confinement: Confinement,
     },
+}
+
+/// Where the user's code runs.
+#[derive(clap::Args)]
+struct Confinement {
+    /// Run rustc on the kernels and their host programs WITHOUT the sandbox
+    /// (bubblewrap): kernel code then runs with your rights.
+    #[arg(long)]
+    unsandboxed: bool,
+    /// Keep each fixture's work folder under the system's temporary folder.
+    #[arg(long)]
+    keep_work: bool,
+}
+
+impl Confinement {
+    /// The sandbox, or a loud refusal when it cannot be set up.
+    fn sandbox(&self) -> anyhow::Result<sandbox::Sandbox> {
+        if self.unsandboxed {
+            eprintln!(
+                "WARNING: --unsandboxed: kernel code, its build and its host run are NOT confined"
+            );
+            return Ok(sandbox::Sandbox::unconfined()?);
+        }
+        Ok(sandbox::Sandbox::detect()?)
+    }
+
+    fn options(&self, base: Options) -> anyhow::Result<Options> {
+        Ok(Options {
+            sandbox: Ok(self.sandbox()?),
+            keep_work: self.keep_work,
+            ..base
+        })
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -99,14 +138,15 @@ fn main() -> anyhow::Result<()> {
             json,
             device,
             threads,
+            confinement,
         } => {
             let dirs = fixture_dirs(dirs)?;
             let threads = threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let opts = Options {
+            let opts = confinement.options(Options {
                 device,
                 ..Options::default()
-            };
+            })?;
             let report = gpu_harness::run::run_all(&dirs, &opts, threads, !json);
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -117,14 +157,18 @@ fn main() -> anyhow::Result<()> {
                 std::process::exit(1);
             }
         }
-        Cmd::Check { dirs, json } => {
+        Cmd::Check {
+            dirs,
+            json,
+            confinement,
+        } => {
             let dirs = fixture_dirs(dirs)?;
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let opts = Options {
+            let opts = confinement.options(Options {
                 compile_only: true,
                 require_libnvvm: true,
                 ..Options::default()
-            };
+            })?;
             let report = gpu_harness::run::run_all(&dirs, &opts, threads, !json);
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -135,8 +179,13 @@ fn main() -> anyhow::Result<()> {
                 std::process::exit(1);
             }
         }
-        Cmd::Compile { kernel, emit } => {
-            let mut imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
+        Cmd::Compile {
+            kernel,
+            emit,
+            confinement,
+        } => {
+            let rustc = mir_import::rustc::RustcOptions::confined(confinement.sandbox()?);
+            let mut imp = mir_import::import_and_evaluate(&kernel, &rustc, true)
                 .with_context(|| kernel.display().to_string())?;
             if let Emit::Mir = emit {
                 println!("{}", serde_json::to_string_pretty(&imp.krate)?);

@@ -23,12 +23,15 @@ pub struct Artifacts {
     pub ptx_o3: String,
     /// PTX at `-opt=0`.
     pub ptx_o0: String,
+    /// How rustc ran (unconfined: these artifacts are built from this
+    /// workspace's own fixtures, for tests and mutants).
+    pub rustc: mir_import::rustc::RustcOptions,
 }
 
 impl Artifacts {
     /// Imports, lowers, prints and compiles `kernel` at `-opt=3` and `-opt=0`.
     pub fn build(kernel: &Path, nvvm: &Libnvvm) -> Result<Artifacts, String> {
-        let lowered = super::stable::lower_kernel(kernel)?;
+        let lowered = super::stable::lower_kernel(kernel, &Default::default())?;
         Self::from_lowered(kernel, lowered, nvvm)
     }
 
@@ -50,6 +53,7 @@ impl Artifacts {
             ptx_o0: compile(0)?,
             nvvm_ir,
             lowered,
+            rustc: Default::default(),
         })
     }
 
@@ -61,6 +65,7 @@ impl Artifacts {
             nvvm_ir: &self.nvvm_ir,
             ptx_o3: &self.ptx_o3,
             ptx_o0: &self.ptx_o0,
+            rustc: &self.rustc,
         }
     }
 }

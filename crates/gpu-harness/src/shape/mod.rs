@@ -113,6 +113,9 @@ pub struct ShapeInput<'a> {
     pub ptx_o3: &'a str,
     /// libNVVM's PTX at `-opt=0`, where helpers survive.
     pub ptx_o0: &'a str,
+    /// How rustc runs (confined for user kernels): stable-keys rebuilds the
+    /// kernel, and `verify-code-shape.sh` runs in the same sandbox.
+    pub rustc: &'a mir_import::rustc::RustcOptions,
 }
 
 /// Runs `which` (in [`ShapeCheck::BUILT_IN`] order, each once), then the
@@ -128,7 +131,7 @@ pub fn check_all(input: &ShapeInput<'_>, which: &[ShapeCheck]) -> Vec<ShapeFailu
             ShapeCheck::NoHelperAlloca => failures.extend(no_helper_alloca(input)),
             ShapeCheck::ConstantsReadOnly => failures.extend(constants_read_only(input)),
             ShapeCheck::StableKeys => {
-                if let Err(f) = stable_keys_for(input.lowered, input.kernel) {
+                if let Err(f) = stable_keys_for(input.lowered, input.kernel, input.rustc) {
                     failures.push(f);
                 }
             }
@@ -166,36 +169,59 @@ pub fn verify_code_shape(input: &ShapeInput<'_>) -> Option<Result<(), ShapeFailu
                 .map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
         });
         let [ir, o3, o0] = paths;
-        run_verify_script(&script, &ir?, &o3?, &o0?)
+        run_verify_script(&script, &ir?, &o3?, &o0?, input.rustc)
     };
     Some(run())
 }
 
 /// Runs `script` with `bash` and the artifact paths as arguments: the NVVM IR
-/// file, the `-opt=3` PTX file, the `-opt=0` PTX file. A nonzero exit is a
-/// failure carrying the script's output.
+/// file, the `-opt=3` PTX file, the `-opt=0` PTX file. The script is the
+/// fixture's own code, so it runs in the sandbox of `rustc` (its folder
+/// read-only, the artifacts' folder writable). A nonzero exit is a failure
+/// carrying the script's output.
 pub fn run_verify_script(
     script: &Path,
     nvvm_ir: &Path,
     ptx_o3: &Path,
     ptx_o0: &Path,
+    rustc: &mir_import::rustc::RustcOptions,
 ) -> Result<(), ShapeFailure> {
     let fail = |m: String| ShapeFailure::new(ShapeCheck::VerifyCodeShape, m);
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .args([nvvm_ir, ptx_o3, ptx_o0])
-        .current_dir(script.parent().unwrap_or(Path::new(".")))
-        .output()
+    let sandbox = match &rustc.sandbox {
+        Some(s) => s.clone(),
+        None => sandbox::Sandbox::unconfined().map_err(|e| fail(e.to_string()))?,
+    };
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (script, nvvm_ir, ptx_o3, ptx_o0) = (
+        &absolute(script),
+        &absolute(nvvm_ir),
+        &absolute(ptx_o3),
+        &absolute(ptx_o0),
+    );
+    let folder = script.parent().unwrap_or(Path::new("/"));
+    let artifacts = nvvm_ir.parent().unwrap_or(Path::new("/"));
+    let mut job = sandbox::Job::new("/bin/bash")
+        .read_only(folder, "/src")
+        .read_write(artifacts, "/work");
+    job.args = [script, nvvm_ir, ptx_o3, ptx_o0]
+        .iter()
+        .map(|p| sandbox.path_in(&job, p).into_os_string())
+        .collect();
+    job.cwd = Some(folder.to_path_buf());
+    job.env = vec![("PATH".into(), "/usr/bin:/bin".into())];
+    job.timeout = std::time::Duration::from_secs(120);
+    let out = sandbox
+        .run(&job)
         .map_err(|e| fail(format!("cannot run {}: {e}", script.display())))?;
-    if out.status.success() {
+    if out.success() {
         Ok(())
     } else {
         Err(fail(format!(
-            "{} exited with {}:\n{}{}",
+            "{} ended with {}:\n{}{}",
             script.display(),
-            out.status,
+            out.describe(&job),
             String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+            out.stderr_text()
         )))
     }
 }

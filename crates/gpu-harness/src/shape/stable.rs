@@ -5,6 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use mir_import::rustc::RustcOptions;
+
 use device_ir::{GlobalId, InstData, Module};
 use mir_lower::Lowered;
 
@@ -79,23 +81,27 @@ fn fail(m: impl Into<String>) -> ShapeFailure {
     ShapeFailure::new(ShapeCheck::StableKeys, m)
 }
 
-/// Imports and lowers `kernel` (twin fallback on).
-pub fn lower_kernel(kernel: &Path) -> Result<Lowered, String> {
-    let mut imp = mir_import::import_and_evaluate(kernel, &Default::default(), true)
+/// Imports and lowers `kernel` (twin fallback on), running rustc as `opts` say.
+pub fn lower_kernel(kernel: &Path, opts: &RustcOptions) -> Result<Lowered, String> {
+    let mut imp = mir_import::import_and_evaluate(kernel, opts, true)
         .map_err(|e| format!("import of {}: {e}", kernel.display()))?;
     mir_lower::lower(&mut imp).map_err(|e| format!("lowering of {}: {e}", kernel.display()))
 }
 
 /// Lowers `kernel` and its perturbed copy, and compares them.
-pub fn stable_keys(kernel: &Path) -> Result<(), ShapeFailure> {
-    let original = lower_kernel(kernel).map_err(fail)?;
-    stable_keys_for(&original, kernel)
+pub fn stable_keys(kernel: &Path, opts: &RustcOptions) -> Result<(), ShapeFailure> {
+    let original = lower_kernel(kernel, opts).map_err(fail)?;
+    stable_keys_for(&original, kernel, opts)
 }
 
 /// Compares `original` (the lowering of `kernel`) with the lowering of the
 /// perturbed copy of `kernel`.
-pub fn stable_keys_for(original: &Lowered, kernel: &Path) -> Result<(), ShapeFailure> {
-    stable_keys_with(original, kernel, &|_| {})
+pub fn stable_keys_for(
+    original: &Lowered,
+    kernel: &Path,
+    opts: &RustcOptions,
+) -> Result<(), ShapeFailure> {
+    stable_keys_with(original, kernel, opts, &|_| {})
 }
 
 /// As [`stable_keys_for`], with `perturb` applied to the perturbed build's
@@ -104,6 +110,7 @@ pub fn stable_keys_for(original: &Lowered, kernel: &Path) -> Result<(), ShapeFai
 pub fn stable_keys_with(
     original: &Lowered,
     kernel: &Path,
+    opts: &RustcOptions,
     perturb: &dyn Fn(&mut Lowered),
 ) -> Result<(), ShapeFailure> {
     let source = std::fs::read_to_string(kernel)
@@ -113,7 +120,7 @@ pub fn stable_keys_with(
     std::fs::write(&copy, perturb_source(&source))
         .map_err(|e| fail(format!("cannot write {}: {e}", copy.display())))?;
     let mut perturbed =
-        lower_kernel(&copy).map_err(|e| fail(format!("the perturbed copy: {e}")))?;
+        lower_kernel(&copy, opts).map_err(|e| fail(format!("the perturbed copy: {e}")))?;
     perturb(&mut perturbed);
     compare_keys(original, &perturbed)
 }

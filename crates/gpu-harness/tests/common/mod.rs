@@ -109,3 +109,97 @@ pub fn saxpy_module() -> Module {
     b.ret(None);
     m
 }
+
+/// The folder of fixture `name` in the workspace's `fixtures/`.
+pub fn fixture_dir(name: &str) -> std::path::PathBuf {
+    fixtures_root().join(name)
+}
+
+/// The workspace's `fixtures/` folder.
+pub fn fixtures_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// Loads the fixture in `dir` and compiles its kernel: import (rustc's MIR and
+/// evaluated constants) → lower → a device-IR module.
+pub fn compile_fixture(
+    dir: &std::path::Path,
+) -> (gpu_harness::fixture::Fixture, mir_lower::Lowered) {
+    let f = gpu_harness::fixture::Fixture::load(dir)
+        .unwrap_or_else(|e| panic!("fixture {}: {e}", dir.display()));
+    let l = gpu_harness::shape::stable::lower_kernel(&f.kernel, &Default::default())
+        .unwrap_or_else(|e| panic!("fixture {}: {e}", dir.display()));
+    (f, l)
+}
+
+/// What [`run_fixture`] leaves: the device, and each manifest buffer's name
+/// and handle, in manifest order.
+pub struct FixtureRun {
+    pub dev: VirtualDevice,
+    pub buffers: Vec<(String, gpu_harness::device::Buffer)>,
+}
+
+/// Runs every launch of fixture `f` (compiled as `l`) on a fresh virtual
+/// device with `limits`: buffers made and filled as the manifest says, each
+/// buffer argument followed by its length where the parameter takes two slots
+/// (as the pipeline passes them). Yields the first device error.
+pub fn run_fixture(
+    f: &gpu_harness::fixture::Fixture,
+    l: &mir_lower::Lowered,
+    limits: Limits,
+) -> Result<FixtureRun, DeviceError> {
+    use gpu_harness::fixture::Arg;
+    let mut dev = VirtualDevice::with_limits(limits);
+    let h = dev.load(&Program::ir(&l.module))?;
+    let mut buffers = Vec::new();
+    for b in &f.manifest.buffer {
+        let size = b.ty.size();
+        let bytes: Vec<u8> = b
+            .initial_bits()
+            .iter()
+            .flat_map(|v| v.to_le_bytes()[..size].to_vec())
+            .collect();
+        let buf = dev.alloc(bytes.len().max(1))?;
+        dev.write(buf, 0, &bytes)?;
+        buffers.push((b.name.clone(), buf, b.len));
+    }
+    for launch in &f.manifest.launch {
+        let params = &l.kernel_params[&launch.kernel];
+        let mut args = Vec::new();
+        for (p, a) in params.iter().zip(&launch.args) {
+            match (a.resolve().unwrap(), p.slots) {
+                (_, 0) => {}
+                (Arg::Scalar(t, bits), 1) => args.push(scalar_arg(t, bits)),
+                (Arg::Buffer(name), slots) => {
+                    let (_, buf, len) = buffers.iter().find(|(n, ..)| *n == name).unwrap();
+                    args.push(KernelArg::Buffer(*buf));
+                    if slots == 2 {
+                        args.push(KernelArg::U64(*len as u64));
+                    }
+                }
+                (a, s) => panic!("argument {a:?} for a parameter of {s} slots"),
+            }
+        }
+        let cfg = LaunchConfig::xy(
+            (launch.grid[0], launch.grid[1]),
+            (launch.block[0], launch.block[1]),
+        );
+        dev.launch(h, &launch.kernel, cfg, &args)?;
+    }
+    let buffers = buffers.into_iter().map(|(n, b, _)| (n, b)).collect();
+    Ok(FixtureRun { dev, buffers })
+}
+
+/// The kernel argument of a manifest scalar: by size, since integer
+/// arguments need only the parameter's width.
+fn scalar_arg(t: gpu_harness::fixture::ElemTy, bits: u64) -> KernelArg {
+    match (t.is_float(), t.size()) {
+        (true, 4) => KernelArg::F32(f32::from_bits(bits as u32)),
+        (true, _) => KernelArg::F64(f64::from_bits(bits)),
+        (false, 1) if t.rust() == "bool" => KernelArg::Bool(bits != 0),
+        (false, 1) => KernelArg::U8(bits as u8),
+        (false, 2) => KernelArg::U16(bits as u16),
+        (false, 4) => KernelArg::U32(bits as u32),
+        _ => KernelArg::U64(bits),
+    }
+}
