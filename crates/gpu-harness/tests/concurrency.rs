@@ -132,3 +132,31 @@ fn emit_mir_is_the_same_in_every_run() {
     let text = String::from_utf8_lossy(&a);
     assert!(!text.contains("/tmp/"), "a temporary path in the MIR model");
 }
+
+/// Without a working sandbox the oracle refuses, says why and how to opt
+/// out; it never falls back silently.
+#[test]
+fn a_missing_sandbox_refuses_loudly() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpu-harness"))
+        .args(["run"])
+        .arg(fixtures().join("saxpy"))
+        .env("BWRAP", "/nonexistent/bwrap")
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "ran without its sandbox: {err}");
+    assert!(err.contains("sandbox cannot be set up"), "{err}");
+    assert!(err.contains("--unsandboxed"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpu-harness"))
+        .args(["run", "--unsandboxed"])
+        .arg(fixtures().join("saxpy"))
+        .env("BWRAP", "/nonexistent/bwrap")
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NOT confined"));
+}
