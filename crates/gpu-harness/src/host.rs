@@ -293,12 +293,22 @@ pub fn parse_readback(f: &Fixture, bytes: &[u8]) -> Result<Readback, HostError> 
     Ok(out)
 }
 
-fn tail(text: &str, max: usize) -> &str {
-    let start = text.len().saturating_sub(max);
-    let start = (start..text.len())
-        .find(|i| text.is_char_boundary(*i))
-        .unwrap_or(text.len());
-    text[start..].trim()
+/// The first and last `max / 2` bytes of `text`: a panic message comes
+/// first, and an abort's forced backtrace after it.
+fn abridged(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let boundary = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let head = boundary(max / 2);
+    let tail = boundary(text.len() - max / 2);
+    format!("{}\n[... {} bytes ...]\n{}", &text[..head], tail - head, &text[tail..])
 }
 
 /// Builds and runs the host program for `f` in `work` (a private folder of
@@ -366,7 +376,7 @@ pub fn run(
     if !ran.status.success() {
         return Err(HostError::Run {
             status: ran.describe(&job),
-            stderr: tail(&ran.stderr_text(), 2000).to_string(),
+            stderr: abridged(&ran.stderr_text(), 4000),
         });
     }
     let bytes = std::fs::read(&readback)
