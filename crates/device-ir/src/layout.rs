@@ -120,6 +120,56 @@ pub enum GepStepKind {
     },
 }
 
+/// Why a GEP path does not fit its pointee type. `index` counts the GEP's
+/// indices from 0 (the first, which scales by the whole pointee); `ty` is the
+/// type stepped into, as the text format prints it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GepError {
+    /// A field number past the struct's last field.
+    #[error("index {index} selects field {field} of {ty}, which has {fields} fields")]
+    NoSuchField {
+        /// Which index.
+        index: usize,
+        /// The field number.
+        field: u32,
+        /// The struct.
+        ty: String,
+        /// How many fields it has.
+        fields: usize,
+    },
+    /// A run-time or element index into a struct.
+    #[error("index {index} steps into struct {ty} and must be a constant field number")]
+    StructNeedsField {
+        /// Which index.
+        index: usize,
+        /// The struct.
+        ty: String,
+    },
+    /// A field number into an array.
+    #[error("index {index} steps into array {ty} and must be an element index, not a field")]
+    ArrayNeedsIndex {
+        /// Which index.
+        index: usize,
+        /// The array.
+        ty: String,
+    },
+    /// A step into a scalar or pointer.
+    #[error("index {index} steps into {ty}, which is neither an array nor a struct")]
+    NotAggregate {
+        /// Which index.
+        index: usize,
+        /// The type.
+        ty: String,
+    },
+}
+
+/// Callers that report faults as text (the virtual device) take the message.
+impl From<GepError> for String {
+    fn from(e: GepError) -> String {
+        e.to_string()
+    }
+}
+
 /// The type reached by a GEP path over pointee `base`, with each step's kind, or a
 /// message saying why the path does not fit the type.
 ///
@@ -130,7 +180,7 @@ pub fn gep_path(
     types: &Types,
     base: Ty,
     steps: &[Option<u32>],
-) -> Result<(Ty, Vec<GepStepKind>), String> {
+) -> Result<(Ty, Vec<GepStepKind>), GepError> {
     let mut kinds = vec![GepStepKind::Scaled {
         stride: size_of(types, base),
     }];
@@ -146,37 +196,34 @@ pub fn gep_path(
             (TyKind::Struct { fields, .. }, Some(field)) => {
                 let idx = *field as usize;
                 let Some(&fty) = fields.get(idx) else {
-                    return Err(format!(
-                        "index {} selects field {field} of {}, which has {} fields",
-                        i + 1,
-                        types.display(cur),
-                        fields.len()
-                    ));
+                    return Err(GepError::NoSuchField {
+                        index: i + 1,
+                        field: *field,
+                        ty: types.display(cur).to_string(),
+                        fields: fields.len(),
+                    });
                 };
                 let offset = field_offset(types, cur, idx).unwrap_or(0);
                 kinds.push(GepStepKind::Field { offset });
                 cur = fty;
             }
             (TyKind::Struct { .. }, None) => {
-                return Err(format!(
-                    "index {} steps into struct {} and must be a constant field number",
-                    i + 1,
-                    types.display(cur)
-                ));
+                return Err(GepError::StructNeedsField {
+                    index: i + 1,
+                    ty: types.display(cur).to_string(),
+                });
             }
             (TyKind::Array { .. }, Some(_)) => {
-                return Err(format!(
-                    "index {} steps into array {} and must be an element index, not a field",
-                    i + 1,
-                    types.display(cur)
-                ));
+                return Err(GepError::ArrayNeedsIndex {
+                    index: i + 1,
+                    ty: types.display(cur).to_string(),
+                });
             }
             _ => {
-                return Err(format!(
-                    "index {} steps into {}, which is neither an array nor a struct",
-                    i + 1,
-                    types.display(cur)
-                ));
+                return Err(GepError::NotAggregate {
+                    index: i + 1,
+                    ty: types.display(cur).to_string(),
+                });
             }
         }
     }

@@ -107,7 +107,7 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, bool), String> {
             .map(var)
             .ok_or_else(|| format!("unknown buffer `{name}`"))
     };
-    let elem = |inner: &Ty| mir_import::eval::probe::rust_source(inner);
+    let elem = |inner: &Ty| inner.to_rust_source();
     match (ty, arg) {
         (_, Arg::Scalar(t, bits)) => Ok((literal(*t, *bits), false)),
         (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => match &**inner {
@@ -308,7 +308,12 @@ fn abridged(text: &str, max: usize) -> String {
     };
     let head = boundary(max / 2);
     let tail = boundary(text.len() - max / 2);
-    format!("{}\n[... {} bytes ...]\n{}", &text[..head], tail - head, &text[tail..])
+    format!(
+        "{}\n[... {} bytes ...]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
 }
 
 /// Builds and runs the host program for `f` in `work` (a private folder of

@@ -8,7 +8,9 @@
 //! pipeline driver, shape checks, parallel runs, reports and the CLI build on it.
 //!
 //! **Does not own:** the device IR and its verifier (`device-ir`), printing NVVM IR
-//! or calling libNVVM (`nvvm-emit`), lowering MIR (`mir-lower`).
+//! or calling libNVVM (`nvvm-emit`), lowering MIR (`mir-lower`), the order of
+//! the compile stages and the target architecture (`compile-driver`, which
+//! every compile here goes through).
 //!
 //! **Border:** the [`Device`](device::Device) trait. A kernel is called with the
 //! flat ABI the lowering emits: every parameter is a scalar (an integer, a float
@@ -17,12 +19,15 @@
 
 #![deny(missing_docs)]
 
+pub mod compare;
 pub mod device;
 pub mod fixture;
 pub mod host;
+pub mod launch;
 pub mod mutant;
 pub mod pipeline;
 pub mod report;
 pub mod run;
 pub mod shape;
 pub mod shape_stage;
+pub mod stage;

@@ -17,6 +17,62 @@ pub enum StageStatus {
     Skipped,
 }
 
+/// What kind of failure a failed stage had, for machines: the JSON report's
+/// `"kind"` (kebab-case, `"host-timeout"`), so that a script tells a refused
+/// kernel from a timed-out host run without reading the detail text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// rustc, the MIR reader or the constant evaluator failed.
+    Import,
+    /// The lowering refused a kernel that must compile.
+    LowerRefused,
+    /// The lowering accepted a kernel that the manifest says it must refuse.
+    LowerUnexpectedlyAccepted,
+    /// libNVVM is missing and the run requires it.
+    LibnvvmMissing,
+    /// libNVVM rejected the NVVM IR (verify, PTX or LTOIR).
+    Libnvvm,
+    /// The manifest names a shape check that does not exist.
+    UnknownShapeCheck,
+    /// A shape check failed.
+    Shape,
+    /// The host program could not be generated for the kernel's parameters.
+    HostProgram,
+    /// rustc rejected the host program.
+    HostBuild,
+    /// The host program failed or was killed.
+    HostRun,
+    /// The host program ran past its deadline.
+    HostTimeout,
+    /// The host program's readback is not what the manifest describes.
+    HostReadback,
+    /// The host job's sandbox or work folder failed.
+    HostSandbox,
+    /// The sandbox cannot be set up, so no user code runs.
+    SandboxUnavailable,
+    /// `--device cuda` and there is no usable GPU.
+    NoGpu,
+    /// The manifest's launch does not fit the module (kernel, arguments, buffers).
+    Launch,
+    /// The device failed: a fault, a timeout, a refused load or allocation.
+    Device,
+    /// The device found a data race the manifest does not expect.
+    Race,
+    /// The manifest expects a data race and the device found none.
+    RaceMissing,
+    /// Device values differ from the host run's.
+    ComparisonMismatch,
+    /// The manifest's hand-written values differ from the host run's.
+    HandCheckMismatch,
+    /// The fixture's folder or manifest was refused before anything ran.
+    Manifest,
+    /// The pipeline panicked.
+    Panic,
+    /// The pipeline did not finish within its deadline.
+    Hang,
+}
+
 /// One stage of one fixture.
 #[derive(Clone, Debug, Serialize)]
 pub struct Stage {
@@ -24,6 +80,9 @@ pub struct Stage {
     pub name: String,
     /// Its outcome.
     pub status: StageStatus,
+    /// For a failed stage, what kind of failure; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FailureKind>,
     /// Wall time in milliseconds.
     pub millis: f64,
     /// What it found.
@@ -86,11 +145,13 @@ impl FixtureReport {
         }
     }
 
-    /// A fixture whose pipeline panicked or hung.
-    pub fn crashed(name: String, why: String) -> Self {
+    /// A fixture whose pipeline panicked ([`FailureKind::Panic`]) or hung
+    /// ([`FailureKind::Hang`]).
+    pub fn crashed(name: String, kind: FailureKind, why: String) -> Self {
         let stage = Stage {
             name: "pipeline".into(),
             status: StageStatus::Failed,
+            kind: Some(kind),
             millis: 0.0,
             detail: why,
         };
@@ -117,6 +178,7 @@ impl FixtureReport {
         let stage = Stage {
             name: "manifest".into(),
             status: StageStatus::Failed,
+            kind: Some(FailureKind::Manifest),
             millis: 0.0,
             detail: why,
         };

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::fixture::Fixture;
 use crate::pipeline::{Options, run_fixture};
-use crate::report::{FixtureReport, Report};
+use crate::report::{FailureKind, FixtureReport, Report};
 
 /// Runs one fixture folder, isolating panics and hangs.
 pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
@@ -42,7 +42,11 @@ pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
             let _ = tx.send(r);
         });
     if let Err(e) = spawned {
-        return FixtureReport::crashed(name, format!("cannot start a thread: {e}"));
+        return FixtureReport::crashed(
+            name,
+            FailureKind::Panic,
+            format!("cannot start a thread: {e}"),
+        );
     }
     let received = match Instant::now().checked_add(timeout) {
         Some(_) => rx.recv_timeout(timeout),
@@ -56,14 +60,21 @@ pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            FixtureReport::crashed(name, format!("the pipeline panicked: {msg}"))
+            FixtureReport::crashed(
+                name,
+                FailureKind::Panic,
+                format!("the pipeline panicked: {msg}"),
+            )
         }
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            FixtureReport::crashed(name, "the pipeline thread ended without a report".into())
-        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => FixtureReport::crashed(
+            name,
+            FailureKind::Panic,
+            "the pipeline thread ended without a report".into(),
+        ),
         // The hung thread is left behind; the process exits without it.
         Err(mpsc::RecvTimeoutError::Timeout) => FixtureReport::crashed(
             name,
+            FailureKind::Hang,
             format!("the pipeline did not finish within {timeout:?}"),
         ),
     }

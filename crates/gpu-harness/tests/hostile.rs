@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gpu_harness::pipeline::Options;
-use gpu_harness::report::{FixtureReport, StageStatus, Verdict};
+use gpu_harness::report::{FailureKind, FixtureReport, StageStatus, Verdict};
 use gpu_harness::run::{run_all, run_isolated};
 use sandbox::Sandbox;
 
@@ -374,6 +374,25 @@ fn careless_fixtures_beside_normal_ones_each_get_a_verdict() {
         "{looped:?}"
     );
     assert_eq!(stage(looped, "device").status, StageStatus::Failed);
+    // Machines tell the failures apart by their kind, not their text.
+    assert_eq!(stage(bomb, "host").kind, Some(FailureKind::HostTimeout));
+    assert_eq!(stage(looped, "device").kind, Some(FailureKind::Device));
+    assert_eq!(
+        stage(by("huge_buffer"), "manifest").kind,
+        Some(FailureKind::Manifest)
+    );
+    let json = serde_json::to_value(looped).expect("JSON");
+    let host = json["stages"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == "host"))
+        .expect("a host stage");
+    assert_eq!(host["kind"], "host-timeout", "{host}");
+    assert_eq!(host["status"], "failed", "{host}");
+    let import = json["stages"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == "import"))
+        .expect("an import stage");
+    assert!(import.get("kind").is_none(), "{import}");
     assert!(
         start.elapsed() < Duration::from_secs(240),
         "{:?}",

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gpu_harness::pipeline::{Fault, Options};
-use gpu_harness::report::{StageStatus, Verdict};
+use gpu_harness::report::{FailureKind, StageStatus, Verdict};
 use gpu_harness::run::run_all;
 
 fn fixtures() -> Vec<PathBuf> {
@@ -127,6 +127,7 @@ fn crashes_and_hangs_are_reported_and_the_rest_still_pass() {
         "{:?}",
         by("saxpy").stages
     );
+    assert_eq!(by("saxpy").stages[0].kind, Some(FailureKind::Panic));
     let looping = by("loops_forever");
     assert_eq!(looping.verdict, Verdict::Fail, "{}", report.table());
     let dev = looping.stage("device").expect("device stage");
@@ -137,6 +138,7 @@ fn crashes_and_hangs_are_reported_and_the_rest_still_pass() {
     );
     let host = looping.stage("host").expect("host stage");
     assert!(host.detail.contains("timed out"), "{}", host.detail);
+    assert_eq!(host.kind, Some(FailureKind::HostTimeout));
     assert_eq!(by("shared_reduction").verdict, Verdict::Pass);
     assert_eq!(by("array_const_identity").verdict, Verdict::Pass);
 
@@ -156,6 +158,7 @@ fn crashes_and_hangs_are_reported_and_the_rest_still_pass() {
         .find(|f| f.name == "shared_reduction")
         .expect("hung");
     assert_eq!(hung.verdict, Verdict::Crash);
+    assert_eq!(hung.stages[0].kind, Some(FailureKind::Hang));
     assert!(
         hung.stages[0].detail.contains("did not finish"),
         "{:?}",
@@ -225,5 +228,34 @@ fn an_unexpected_race_is_its_own_verdict() {
         again.fixtures[0].stage("device").expect("device").detail,
         device.detail
     );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A kernel the lowering refuses, without a manifest that expects it: the
+/// lower stage fails as `lower-refused` and shows the line of `kernel.rs`
+/// with a caret under the construct.
+#[test]
+fn a_refusal_points_at_the_kernel_line() {
+    let tmp = std::env::temp_dir().join(format!("oracle-refusal-{}", std::process::id()));
+    let dir = tmp.join("refused");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/error_shared_pointer_constant");
+    std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
+    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
+    let manifest: String = manifest
+        .lines()
+        .filter(|l| !l.starts_with("expect_error"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("manifest.toml"), manifest).expect("manifest");
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let lower = report.fixtures[0].stage("lower").expect("lower").clone();
+    let json = serde_json::to_value(&lower).expect("json");
+    assert_eq!(lower.status, StageStatus::Failed, "{}", report.table());
+    assert_eq!(json["kind"], "lower-refused");
+    assert!(lower.detail.contains("kernel.rs:"), "{}", lower.detail);
+    assert!(lower.detail.contains(" | "), "{}", lower.detail);
+    assert!(lower.detail.contains('^'), "{}", lower.detail);
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -135,7 +135,7 @@ fn manifest_names_are_kebab_case() {
         shape: Vec<ShapeCheck>,
     }
     let m: M = serde_json::from_str(
-        r#"{"shape": ["no-helper-alloca", "constants-read-only", "stable-keys"]}"#,
+        r#"{"shape": ["no-helper-alloca", "constants-read-only", "stable-keys", "ptx-forms"]}"#,
     )
     .unwrap();
     assert_eq!(m.shape, ShapeCheck::BUILT_IN);

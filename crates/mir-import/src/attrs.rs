@@ -7,50 +7,18 @@
 //! convention). Enum discriminant values, which `-Zprint-type-sizes` never prints,
 //! are recovered here too for the crate's own enums.
 
-use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// `#[inline]` hints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum InlineHint {
-    /// `#[inline(never)]`
-    Never,
-    /// `#[inline(always)]`
-    Always,
-    /// `#[inline]`
-    Hint,
-}
-
-/// The attributes of one item.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ItemAttrs {
-    /// Its `#[inline]` hint, if any.
-    pub inline: Option<InlineHint>,
-    /// Whether it is `#[no_mangle]` / `#[unsafe(no_mangle)]`.
-    pub no_mangle: bool,
-    /// Its ABI string for `extern "X" fn`, if any.
-    pub abi: Option<String>,
-    /// Whether it is a kernel entry point: a public `#[no_mangle] extern "C" fn`.
-    pub kernel: bool,
-    /// For an enum: each variant's discriminant value, in declaration order.
-    pub discriminants: Option<Vec<(String, i128)>>,
-    /// For a struct with named fields: the names in declaration order. MIR
-    /// projects fields by index, rustc's layout report lists them by name.
-    pub field_names: Option<Vec<String>>,
-    /// For a struct: each field's type as written in the source, in
-    /// declaration order (see [`resolve_source_type`]). rustc's layout report
-    /// gives field offsets and sizes but not types.
-    pub field_types: Option<Vec<String>>,
-}
+pub use crate::model::{InlineHint, ItemAttrs};
 
 /// Why the source could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read attributes of {file}: {message}")]
+#[error("cannot read attributes of {file}: {source}")]
 pub struct AttrError {
     /// The file.
     pub file: String,
-    /// What went wrong.
-    pub message: String,
+    /// syn's error: where the source does not parse as Rust.
+    pub source: syn::Error,
 }
 
 /// Reads `source` (a file mounted as module `module`) and returns the attributes
@@ -60,9 +28,9 @@ pub fn recover_attrs(
     file: &str,
     module: &str,
 ) -> Result<BTreeMap<String, ItemAttrs>, AttrError> {
-    let parsed = syn::parse_file(source).map_err(|e| AttrError {
+    let parsed = syn::parse_file(source).map_err(|source| AttrError {
         file: file.into(),
-        message: e.to_string(),
+        source,
     })?;
     let mut out = BTreeMap::new();
     walk(&parsed.items, module, &mut out);

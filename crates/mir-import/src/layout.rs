@@ -136,7 +136,7 @@ impl LayoutTable {
             let (_, b) = current
                 .as_mut()
                 .ok_or_else(|| err("entry before any type line"))?;
-            b.entry(indent, body).map_err(|m| err(&m))?;
+            b.entry(indent, body).map_err(err)?;
         }
         if let Some((name, b)) = current.take() {
             table.insert(name, b.finish());
@@ -213,10 +213,12 @@ impl Builder {
         }
     }
 
-    fn entry(&mut self, indent: usize, body: &str) -> Result<(), String> {
+    /// Reads one entry line; the error, a fixed phrase, is positioned by the
+    /// caller into a [`LayoutError`].
+    fn entry(&mut self, indent: usize, body: &str) -> Result<(), &'static str> {
         let in_variant = indent >= 8;
         if in_variant && self.variants.is_empty() {
-            return Err("nested entry outside a variant".into());
+            return Err("nested entry outside a variant");
         }
         if let Some(rest) = body.strip_prefix("discriminant: ") {
             let size = bytes(rest).ok_or("bad discriminant size")?;
@@ -254,7 +256,7 @@ impl Builder {
                 _ => self.fields.push(field),
             }
         } else {
-            return Err("unknown entry".into());
+            return Err("unknown entry");
         }
         Ok(())
     }

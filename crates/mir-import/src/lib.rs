@@ -2,17 +2,22 @@
 //!
 //! **Owns:** the rustc invocation ([`rustc`]), the MIR text parser ([`parse`]),
 //! the typed model ([`model`]), rustc's own layouts from `-Zprint-type-sizes`
-//! ([`layout`]), the attributes that the MIR text drops ([`attrs`]) and the list
-//! of device-prelude paths ([`prelude`]).
+//! ([`layout`]), the attributes that the MIR text drops ([`attrs`]), the list
+//! of device-prelude paths ([`prelude`]) and the one classifier of calls with a
+//! fixed meaning but no printed body ([`calls`]).
 //!
-//! **Does not own:** lowering, interning or anything about the device. It
-//! depends on nothing else in this workspace.
+//! **Does not own:** lowering, interning or anything about the device. Of
+//! this workspace it depends only on `sandbox` (every rustc run is a sandbox
+//! job) and on `device-ir`'s data layout, for the one pointer size
+//! ([`device_ir::layout::POINTER_SIZE`]) that the evaluator's bytes share
+//! with the device's globals.
 //!
 //! **Border:** [`Crate`], a plain data model (cranelift-entity maps, serde
 //! serializable) that later stages read.
 #![deny(missing_docs)]
 
 pub mod attrs;
+pub mod calls;
 pub mod eval;
 pub mod layout;
 pub mod model;
@@ -53,7 +58,9 @@ pub enum ImportError {
     Twin(#[from] eval::twin::TwinError),
 }
 
-/// A kernel's import with its constants evaluated.
+/// A kernel's import with its constants evaluated: every const, static and
+/// promoted, and every constant operand of the functions its kernels reach.
+/// Later stages only read it.
 #[derive(Debug, serde::Serialize)]
 pub struct Imported {
     /// The MIR model.
@@ -76,7 +83,7 @@ pub fn import_and_evaluate(
 ) -> Result<Imported, ImportError> {
     let krate = import_file(kernel, opts)?;
     let tuples = eval::probe::probe_tuples(kernel, &krate, opts)?;
-    let mut ev = eval::evaluate(&krate, &tuples);
+    let mut ev = eval::evaluate_items(&krate, &tuples);
     let failed: Vec<String> = ev
         .items
         .iter()
@@ -116,6 +123,9 @@ pub fn import_and_evaluate(
             ev.set_fallback(&krate, &name, v, eval::EvaluatedBy::RustcStatic);
         }
     }
+    // Last, with every item's value final: the constants the code uses, so
+    // that lowering never evaluates (it takes `&Imported`).
+    ev.evaluate_operands(&krate, &tuples);
     Ok(Imported {
         krate,
         eval: ev,
@@ -131,7 +141,9 @@ pub fn import_file(kernel: &Path, opts: &rustc::RustcOptions) -> Result<Crate, I
 }
 
 /// Imports MIR text directly (for tests and for MIR saved elsewhere).
-/// `source` is the kernel source and its file name, for attribute recovery.
+/// `source` is the kernel source and its file name, for attribute recovery;
+/// the spans rustc printed for the kernel (`/src/<its name>`) are renamed to
+/// that file name, which [`Crate::source_file`] records.
 pub fn import_text(
     mir: &str,
     type_sizes: &str,
@@ -151,6 +163,12 @@ pub fn import_text(
         krate.bodies.push(body);
     }
     if let Some((text, file)) = source {
+        // rustc named the kernel by its sandbox path; spans name the file read.
+        let printed = rustc::printed_kernel_path(Path::new(file));
+        for body in krate.bodies.values_mut() {
+            body.rename_span_file(&printed, file);
+        }
+        krate.source_file = Some(file.to_string());
         krate.attrs = attrs::recover_attrs(text, file, prelude::KERNEL_MODULE)?;
         // The prelude's own structs (field names of `DisjointSlice`, ...).
         let prelude_attrs = attrs::recover_attrs(

@@ -5,8 +5,12 @@
 //! optimized MIR (`--emit=mir`, `-C panic=abort`, `-O`) and the layout report
 //! (`-Zprint-type-sizes`, on stdout). `-Ztrim-diagnostic-paths=false` makes the
 //! MIR print full paths (`std::option::Option`, not `Option`), so that nothing
-//! downstream recognises a type by a trimmed name. `RUSTC_BOOTSTRAP=1` is set
-//! on this one call only, for those `-Z` flags.
+//! downstream recognises a type by a trimmed name. `-Zmir-include-spans`
+//! ends each statement, terminator and declaration with a comment naming its
+//! scope and source span (`// scope 0 at /src/kernel.rs:12:5: 12:17`), so that
+//! a refusal can point at the user's line; the kernel's spans name it as
+//! [`printed_kernel_path`] says. `RUSTC_BOOTSTRAP=1` is set on this one call
+//! only, for those `-Z` flags.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +27,15 @@ pub const PRELUDE_SOURCE: &str = include_str!("../../../prelude/gpu.rs");
 const SOURCE_MOUNT: &str = "/src";
 /// Where the scratch folder appears to a confined rustc (writable).
 const WORK_MOUNT: &str = "/work";
+
+/// The name the printed MIR's spans give the kernel file `kernel`: rustc
+/// sees the kernel's folder at `/src` (confined, or through its path
+/// remapping unconfined), so `fixtures/saxpy/kernel.rs` is
+/// `/src/kernel.rs`. The import maps it back to the file it read.
+pub fn printed_kernel_path(kernel: &Path) -> String {
+    let name = kernel.file_name().unwrap_or(kernel.as_os_str());
+    format!("{SOURCE_MOUNT}/{}", name.to_string_lossy())
+}
 
 /// How to call rustc.
 #[derive(Clone, Debug)]
@@ -185,6 +198,7 @@ pub fn run_rustc_with_module(
         "--emit=mir",
         "-Zprint-type-sizes",
         "-Ztrim-diagnostic-paths=false",
+        "-Zmir-include-spans",
     ]
     .map(Into::into)
     .to_vec();

@@ -57,12 +57,12 @@ fn main() {
             // is a rustc call and is not ours to time).
             std::hint::black_box(mir_import::eval::evaluate(&krate, &tuples));
             let eval = first.eval.clone();
-            let mut imp = mir_import::Imported {
+            let imp = mir_import::Imported {
                 krate,
                 eval,
                 tuples: tuples.clone(),
             };
-            let lowered = mir_lower::lower(&mut imp).expect("lowers");
+            let lowered = mir_lower::lower(&imp).expect("lowers");
             nvvm_emit::print_module(&lowered.module).len()
         });
         total_rustc += rustc;

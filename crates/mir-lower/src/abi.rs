@@ -15,7 +15,7 @@ use mir_import::eval::layout::Layouts;
 use mir_import::model::{Body, Ty};
 use mir_import::prelude;
 
-use crate::repr::{Repr, generic_i8_ptr, repr_of};
+use crate::repr::{Repr, ReprError, generic_i8_ptr, repr_of};
 
 /// How one argument is passed.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,13 +56,42 @@ fn is_disjoint(ty: &Ty) -> bool {
     matches!(ty, Ty::Adt(p) if p.def_path() == prelude::DISJOINT_SLICE)
 }
 
+/// Why a function has no device calling convention.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AbiError {
+    /// A parameter's or the result's type has no device representation.
+    #[error(transparent)]
+    Repr(#[from] ReprError),
+    /// A kernel entry point returns a value (CUDA kernels return `void`).
+    #[error("a kernel returns nothing")]
+    KernelReturns,
+    /// The body declares fewer locals than its argument count.
+    #[error("missing argument")]
+    MissingArgument,
+    /// A kernel parameter passed by value as an aggregate.
+    #[error(
+        "kernel parameter {index} of type `{ty}` is an aggregate; kernels take scalars, \
+         references, slices and `DisjointSlice`"
+    )]
+    AggregateKernelParam {
+        /// The parameter, from 1.
+        index: usize,
+        /// Its type.
+        ty: Ty,
+    },
+}
+
 /// The convention of `body`, and its device signature.
+///
+/// # Errors
+///
+/// [`AbiError`] naming the parameter or result the device cannot take.
 pub fn fn_abi(
     layouts: &Layouts,
     m: &mut Module,
     body: &Body,
     kernel: bool,
-) -> Result<(FnAbi, Vec<DTy>, Option<DTy>), String> {
+) -> Result<(FnAbi, Vec<DTy>, Option<DTy>), AbiError> {
     let mut params = Vec::new();
     let ret_repr = repr_of(layouts, &body.return_ty)?;
     let (ret, ret_ty) = match &ret_repr {
@@ -70,7 +99,7 @@ pub fn fn_abi(
         Repr::Scalar(s) => (RetAbi::Direct, Some(s.ssa_ty(m))),
         r => {
             if kernel {
-                return Err("a kernel returns nothing".into());
+                return Err(AbiError::KernelReturns);
             }
             params.push(generic_i8_ptr(m));
             (RetAbi::Sret(r.clone()), None)
@@ -81,7 +110,7 @@ pub fn fn_abi(
         let decl = body
             .locals
             .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
-            .ok_or("missing argument")?;
+            .ok_or(AbiError::MissingArgument)?;
         let repr = repr_of(layouts, &decl.ty)?;
         let abi = match &repr {
             Repr::Zst => ArgAbi::Zst,
@@ -100,11 +129,10 @@ pub fn fn_abi(
                 ArgAbi::Disjoint
             }
             Repr::Mem { .. } if kernel => {
-                return Err(format!(
-                    "kernel parameter {i} of type `{}` is an aggregate; kernels take scalars, \
-                     references, slices and `DisjointSlice`",
-                    decl.ty
-                ));
+                return Err(AbiError::AggregateKernelParam {
+                    index: i,
+                    ty: decl.ty.clone(),
+                });
             }
             Repr::Mem { .. } => {
                 params.push(generic_i8_ptr(m));

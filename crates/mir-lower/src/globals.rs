@@ -15,6 +15,7 @@ use const_alloc::{
     AllocGraph, AllocRef, Chunk, GlobalKind, InitMask, Interned, Interner, Mutability,
     Relocation as CRelocation, Root, SlotTarget, Target as CTarget,
 };
+use device_ir::layout::POINTER_SIZE;
 use device_ir::{
     AddressSpace, GlobalData, GlobalId, Initializer, Linkage, Module, Relocation, Span,
 };
@@ -24,9 +25,6 @@ use mir_import::model::{BodyKind, Crate, Mutability as MirMut, Ty};
 
 use crate::diag::{Diagnostic, Rule};
 use crate::refusals;
-
-/// The pointer size on nvptx64.
-pub const PTR: u64 = 8;
 
 /// An NVVM identifier for a static's path: `kernel::DEV` is `kernel__DEV`.
 pub fn static_symbol(path: &str) -> String {
@@ -60,7 +58,7 @@ impl AllocGraph for MemGraph<'_> {
                     Target::Alloc(t) => CTarget::Alloc(*t),
                     Target::Static(p) => CTarget::Static(static_symbol(p)),
                 };
-                CRelocation::new(*o, PTR, target, r.addend as i64)
+                CRelocation::new(*o, POINTER_SIZE, target, r.addend as i64)
             })
             .collect::<Vec<_>>();
         Some(AllocRef {
@@ -123,7 +121,7 @@ impl Globals {
         view: Option<(u64, &const_alloc::SimpleLayout)>,
     ) -> Result<GlobalId, Diagnostic> {
         let graph = MemGraph { mem: &ev.memory };
-        let interned = Interner::new(PTR)
+        let interned = Interner::new(POINTER_SIZE)
             .intern(&graph, [Root::Anonymous(alloc)])
             .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;
         let g = interned
@@ -214,7 +212,7 @@ impl Globals {
         let mutable = matches!(body.kind, BodyKind::Static(MirMut::Mut))
             || refusals::interior_mutable(&body.return_ty);
         let graph = MemGraph { mem: &ev.memory };
-        let interned = Interner::new(PTR)
+        let interned = Interner::new(POINTER_SIZE)
             .intern(
                 &graph,
                 [Root::Static {

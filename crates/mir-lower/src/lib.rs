@@ -5,7 +5,8 @@
 //! ([`repr`]), the globals behind reference constants and statics
 //! ([`globals`]), typed views ([`views`]) and the shared-memory refusals
 //! ([`refusals`]), each refusal a [`Diagnostic`] naming the item, the MIR
-//! location and the rule.
+//! location, the rule and, where rustc printed one, the span in the kernel's
+//! source ([`Diagnostic::render`] draws it).
 //!
 //! **The rule it exists for:** every rustc allocation behind a reference
 //! constant becomes exactly one module-level, read-only `addrspace(1)` global,
@@ -28,14 +29,13 @@ pub mod refusals;
 pub mod repr;
 pub mod views;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use device_ir::{FuncAttrs, FunctionKind, Linkage, Module, Signature};
 use mir_import::Imported;
-use mir_import::attrs::InlineHint;
 use mir_import::eval::layout::Layouts;
 use mir_import::eval::{ItemKind, discriminant_map, field_name_map};
-use mir_import::model::{Callee, TerminatorKind};
+use mir_import::model::InlineHint;
 
 pub use diag::{Diagnostic, Diagnostics, Rule};
 pub use globals::GlobalOrigin;
@@ -75,40 +75,12 @@ fn device_name(path: &str, kernel: bool) -> String {
     }
 }
 
-/// The functions to lower: every kernel, and every function they reach.
-fn reachable_functions(imp: &Imported) -> Vec<String> {
-    let k = &imp.krate;
-    let mut todo: Vec<String> = k
-        .attrs
-        .iter()
-        .filter(|(_, a)| a.kernel)
-        .map(|(p, _)| p.clone())
-        .collect();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    while let Some(p) = todo.pop() {
-        let Some(id) = k.fn_body(&p) else { continue };
-        if !seen.insert(p) {
-            continue;
-        }
-        for bb in k.bodies[id].blocks.values() {
-            if let TerminatorKind::Call {
-                func: Callee::Item(c),
-                ..
-            } = &bb.terminator.kind
-            {
-                let d = c.def_path();
-                if k.fn_body(&d).is_some() && mir_import::prelude::intrinsic(&d).is_none() {
-                    todo.push(d);
-                }
-            }
-        }
-    }
-    seen.into_iter().collect()
-}
-
 /// Lowers a kernel crate. Every refusal is collected; any refusal fails the
 /// lowering with all of them.
-pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
+///
+/// The import is only read: mir-import evaluated every constant the code
+/// uses up front, so lowering the same import twice gives the same module.
+pub fn lower(imp: &Imported) -> Result<Lowered, Diagnostics> {
     let discriminants = discriminant_map(&imp.krate);
     let field_names = field_name_map(&imp.krate);
     let krate = &imp.krate;
@@ -121,11 +93,8 @@ pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
     let mut diags = Vec::new();
     let mut m = Module::new();
     let mut fns = BTreeMap::new();
-    let names = reachable_functions(imp);
-    for path in &names {
-        let Some(id) = krate.fn_body(path) else {
-            continue;
-        };
+    let reachable = krate.reachable_function_bodies();
+    for (path, &id) in &reachable {
         let body = &krate.bodies[id];
         let attrs = krate.attrs.get(path).cloned().unwrap_or_default();
         match abi::fn_abi(&layouts, &mut m, body, attrs.kernel) {
@@ -151,24 +120,27 @@ pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
                 }
                 fns.insert(path.clone(), (f, abi));
             }
-            Err(e) => diags.push(Diagnostic::new(Rule::Unsupported, path.clone(), e)),
+            Err(e) => diags.push(Diagnostic::new(
+                Rule::Unsupported,
+                path.clone(),
+                e.to_string(),
+            )),
         }
     }
     let shared = func::Shared {
         krate,
         layouts: &layouts,
-        tuples: &imp.tuples,
         fns: &fns,
     };
     let mut globals = globals::Globals::default();
     for (path, (f, abi)) in &fns {
-        let Some(id) = krate.fn_body(path) else {
+        let Some(&id) = reachable.get(path) else {
             continue;
         };
         let body = &krate.bodies[id];
         if let Err(d) = func::lower_fn(
             &shared,
-            &mut imp.eval,
+            &imp.eval,
             &mut globals,
             &mut m,
             *f,
@@ -205,6 +177,7 @@ pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
         ));
     }
     if !diags.is_empty() {
+        diag::item_spans(krate, &mut diags);
         diags.sort_by(|a, b| {
             (&a.item, &a.location, &a.message).cmp(&(&b.item, &b.location, &b.message))
         });
@@ -221,7 +194,7 @@ pub fn lower(imp: &mut Imported) -> Result<Lowered, Diagnostics> {
         .collect();
     let mut kernel_params = BTreeMap::new();
     for (path, (f, a)) in fns.iter().filter(|(_, (_, a))| a.kernel) {
-        let Some(id) = krate.fn_body(path) else {
+        let Some(&id) = reachable.get(path) else {
             continue;
         };
         let body = &krate.bodies[id];

@@ -6,9 +6,27 @@
 //! byte for byte as rustc laid it out (offsets from rustc's own report and the
 //! layout probe), so a constant's bytes can be read through any typed view.
 
+use device_ir::layout::POINTER_SIZE;
 use device_ir::{AddressSpace, Module, Ty as DTy};
-use mir_import::eval::layout::{Encoding, Layout, Layouts, Shape};
+use mir_import::eval::layout::{Encoding, Layout, Layouts, Shape, UnknownLayout};
 use mir_import::model::{FloatTy, IntTy, Ty};
+
+/// Why a type has no device representation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReprError {
+    /// Its layout is not known (see mir-import's evaluator layouts).
+    #[error(transparent)]
+    Layout(#[from] UnknownLayout),
+    /// A float width the device does not have (`f16`, `f128`).
+    #[error("`{}` is not supported on the device", Ty::Float(*.0))]
+    Float(FloatTy),
+    /// A `(int, bool)` pair whose layout is not a struct with fields 0 and 1.
+    #[error("no field offsets for `{0}`")]
+    PairFields(Ty),
+    /// `NonNull` printed without its pointee type.
+    #[error("`{0}` without its pointee")]
+    NoPointee(Ty),
+}
 
 /// A scalar's device kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +50,8 @@ impl Scalar {
             Scalar::Int(b) => u64::from(b) / 8,
             Scalar::Bool => 1,
             Scalar::F32 => 4,
-            Scalar::F64 | Scalar::Ptr => 8,
+            Scalar::F64 => 8,
+            Scalar::Ptr => POINTER_SIZE,
         }
     }
 
@@ -92,30 +111,32 @@ fn int_scalar(i: IntTy) -> Scalar {
 }
 
 /// The representation of `ty`.
-pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, String> {
+///
+/// # Errors
+///
+/// [`ReprError`] when the type's layout is unknown or the device has no form
+/// for it.
+pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
     Ok(match ty {
         Ty::Bool => Repr::Scalar(Scalar::Bool),
         Ty::Char => Repr::Scalar(Scalar::Int(32)),
         Ty::Int(i) => Repr::Scalar(int_scalar(*i)),
         Ty::Float(FloatTy::F32) => Repr::Scalar(Scalar::F32),
         Ty::Float(FloatTy::F64) => Repr::Scalar(Scalar::F64),
-        Ty::Float(f) => return Err(format!("{f:?} is not supported on the device")),
+        Ty::Float(f) => return Err(ReprError::Float(*f)),
         Ty::Ref(_, p) | Ty::RawPtr(_, p) if p.is_unsized() => {
-            Repr::Pair(Scalar::Ptr, 0, Scalar::Int(64), 8)
+            Repr::Pair(Scalar::Ptr, 0, Scalar::Int(64), POINTER_SIZE)
         }
         Ty::Ref(..) | Ty::RawPtr(..) => Repr::Scalar(Scalar::Ptr),
         Ty::Never => Repr::Zst,
         Ty::Tuple(e) if e.is_empty() => Repr::Zst,
         Ty::Tuple(e) if e.len() == 2 && e[1] == Ty::Bool && matches!(e[0], Ty::Int(_)) => {
             let l = layouts.of(ty)?;
-            let Shape::Struct { fields } = &l.shape else {
-                return Err("tuple layout".into());
+            let (Shape::Struct { fields }, Ty::Int(i)) = (&l.shape, &e[0]) else {
+                return Err(ReprError::PairFields(ty.clone()));
             };
             let (Some(o0), Some(o1)) = (fields.get("0"), fields.get("1")) else {
-                return Err(format!("no field offsets for `{ty}`"));
-            };
-            let Ty::Int(i) = &e[0] else {
-                return Err("tuple".into());
+                return Err(ReprError::PairFields(ty.clone()));
             };
             Repr::Pair(int_scalar(*i), *o0, Scalar::Bool, *o1)
         }
@@ -127,7 +148,7 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, String> {
                     &Ty::RawPtr(mir_import::model::Mutability::Not, Box::new(t.clone())),
                 );
             }
-            _ => return Err(format!("`{ty}` without its pointee")),
+            _ => return Err(ReprError::NoPointee(ty.clone())),
         },
         _ => {
             let l = layouts.of(ty)?;
@@ -136,7 +157,7 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, String> {
                 Shape::Enum {
                     encoding: Encoding::NullNiche { .. },
                     ..
-                } if l.size == 8 => Repr::Scalar(Scalar::Ptr),
+                } if l.size == POINTER_SIZE => Repr::Scalar(Scalar::Ptr),
                 _ => Repr::Mem {
                     size: l.size,
                     align: l.align,
@@ -146,7 +167,7 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, String> {
     })
 }
 
-/// The layout of `ty`, or a message.
-pub fn layout_of(layouts: &Layouts, ty: &Ty) -> Result<Layout, String> {
+/// The layout of `ty`, or why it is unknown.
+pub fn layout_of(layouts: &Layouts, ty: &Ty) -> Result<Layout, UnknownLayout> {
     layouts.of(ty)
 }

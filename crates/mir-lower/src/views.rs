@@ -8,12 +8,13 @@
 //! proven from rustc's own report is refused.
 
 use const_alloc::{SimpleLayout, Validity};
-use mir_import::eval::EvalAlloc;
-use mir_import::eval::layout::{Encoding, Layouts, Shape};
+use device_ir::layout::POINTER_SIZE;
+use mir_import::eval::layout::{Encoding, Layouts, Shape, UnknownLayout};
+use mir_import::eval::{EvalAlloc, Memory};
 use mir_import::model::{Crate, GenericArg, Ty};
 
 use crate::diag::{Diagnostic, Rule};
-use crate::func::FnLower;
+use crate::globals::Ctx;
 
 /// What a pointer of type `ty` points to: `&T`, `*const T`, and the payload of
 /// a nullable `Option<&T>`.
@@ -41,7 +42,7 @@ fn slots(
     relocs: &[u64],
     out: &mut SimpleLayout,
     budget: &mut usize,
-) -> Result<(), String> {
+) -> Result<(), UnknownLayout> {
     if *budget == 0 {
         return Ok(());
     }
@@ -70,8 +71,8 @@ fn slots(
             out.slots.push(const_alloc::Slot::Pointer { offset: base });
             if matches!(l.shape, Shape::FatPointer) {
                 out.slots.push(const_alloc::Slot::Scalar {
-                    offset: base + 8,
-                    size: 8,
+                    offset: base + POINTER_SIZE,
+                    size: POINTER_SIZE,
                     validity: Validity::Any,
                 });
             }
@@ -110,7 +111,7 @@ fn slots(
                 })
             };
             for r in relocs.iter().filter(|r| **r >= base && **r < base + l.size) {
-                if r % 8 == 0 && !covered(*r) && pointer_fits(layouts, ty, r - base) {
+                if r % POINTER_SIZE == 0 && !covered(*r) && pointer_fits(layouts, ty, r - base) {
                     out.slots.push(const_alloc::Slot::Pointer { offset: *r });
                 }
             }
@@ -181,26 +182,29 @@ fn pointer_fits(layouts: &Layouts, ty: &Ty, o: u64) -> bool {
         return false;
     };
     let inside = |f: &mir_import::layout::FieldLayout| {
-        f.size >= 8 && f.offset <= o && o + 8 <= f.offset + f.size
+        f.size >= POINTER_SIZE && f.offset <= o && o + POINTER_SIZE <= f.offset + f.size
     };
     match &entry.shape {
         mir_import::layout::TypeShape::Struct { fields } => fields.iter().any(inside),
         mir_import::layout::TypeShape::Enum { variants, tag } => {
             let over_tag = matches!(tag,
-                mir_import::layout::TagLayout::Direct { offset, size } if o < offset + size && *offset < o + 8);
+                mir_import::layout::TagLayout::Direct { offset, size } if o < offset + size && *offset < o + POINTER_SIZE);
             !over_tag && variants.iter().any(|v| v.fields.iter().any(inside))
         }
     }
 }
 
-/// The typed view that a pointer of type `ty` to `alloc` + `addend` makes,
-/// for [`crate::globals::Globals::alloc_global`] to validate; `None` when the
-/// pointer is not a reference to a sized value.
+/// The typed view that a pointer of type `ty` to `alloc` + `addend` in `mem`
+/// makes, for [`crate::globals::Globals::alloc_global`] to validate; `None`
+/// when the pointer is not a reference to a sized value. `item` names the
+/// function being lowered, for the diagnostic.
 pub fn view_layout(
-    fl: &FnLower,
+    cx: &Ctx,
+    mem: &Memory,
     alloc: EvalAlloc,
     addend: u64,
     ty: &Ty,
+    item: &str,
 ) -> Result<Option<SimpleLayout>, Diagnostic> {
     let Some(pointee) = pointee(ty) else {
         return Ok(None);
@@ -208,9 +212,8 @@ pub fn view_layout(
     if pointee.is_unsized() {
         return Ok(None);
     }
-    let item = fl.item_name();
-    let layouts = fl.layouts();
-    let alloc_size = fl.alloc_size(alloc);
+    let layouts = cx.layouts;
+    let alloc_size = mem.allocs[alloc].size();
     let layout = match layouts.of(&pointee) {
         Ok(l) => l,
         Err(e) => {
@@ -234,9 +237,15 @@ pub fn view_layout(
     };
     let mut view = SimpleLayout::new(layout.size, layout.align);
     let mut budget = 4096;
-    let relocs = fl.relocs_in(alloc, addend, layout.size);
+    // The relocations inside the view, relative to its start.
+    let relocs: Vec<u64> = mem.allocs[alloc]
+        .relocs
+        .keys()
+        .filter(|o| **o >= addend && **o < addend + layout.size)
+        .map(|o| o - addend)
+        .collect();
     slots(
-        fl.krate(),
+        cx.krate,
         layouts,
         &pointee,
         0,
@@ -244,6 +253,6 @@ pub fn view_layout(
         &mut view,
         &mut budget,
     )
-    .map_err(|e| Diagnostic::new(Rule::InteriorViewUnprovable, item.clone(), e))?;
+    .map_err(|e| Diagnostic::new(Rule::InteriorViewUnprovable, item, e.to_string()))?;
     Ok(Some(view))
 }

@@ -49,9 +49,9 @@ fn corpus_kernels_lower_or_are_refused_cleanly() {
             .and_then(|s| s.to_str())
             .unwrap_or("?")
             .to_string();
-        let mut imported = mir_import::import_and_evaluate(&file, &Default::default(), true)
+        let imported = mir_import::import_and_evaluate(&file, &Default::default(), true)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        match mir_lower::lower(&mut imported) {
+        match mir_lower::lower(&imported) {
             Ok(l) => {
                 let ir = nvvm_emit::print_module(&l.module);
                 if let Some(nvvm) = nvvm

@@ -18,10 +18,10 @@ fn fixtures() -> Vec<PathBuf> {
 }
 
 pub fn lower_fixture(dir: &Path) -> Result<mir_lower::Lowered, mir_lower::Diagnostics> {
-    let mut imported =
+    let imported =
         mir_import::import_and_evaluate(&dir.join("kernel.rs"), &Default::default(), true)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    mir_lower::lower(&mut imported)
+    mir_lower::lower(&imported)
 }
 
 #[test]
@@ -41,7 +41,12 @@ fn fixtures_lower_verify_and_compile() {
         if name.starts_with("error_") {
             match result {
                 Ok(_) => failures.push(format!("{name}: lowered, but must be refused")),
-                Err(d) => eprintln!("{name}: refused as expected:\n{d}"),
+                Err(d) => {
+                    // The rendered text is pinned in tests/diagnostics.rs.
+                    let source = std::fs::read_to_string(dir.join("kernel.rs")).unwrap_or_default();
+                    let file = format!("fixtures/{name}/kernel.rs");
+                    eprintln!("{name}: refused as expected:\n{}", d.render(&source, &file));
+                }
             }
             continue;
         }

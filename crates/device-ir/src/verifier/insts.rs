@@ -209,7 +209,7 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
                     c.err(Rule::Type, "a gep needs at least one index".to_owned());
                 } else if c.errs.is_empty() {
                     match layout::gep_path(t, pointee, &steps[1..]) {
-                        Err(msg) => c.err(Rule::Type, msg),
+                        Err(e) => c.err(Rule::Type, e.to_string()),
                         Ok((reached, _)) => {
                             if !result_ty.is_some_and(|r| c.is_ptr_to(r, reached, space)) {
                                 let msg = format!(

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::{Parser, Subcommand, ValueEnum};
 use gpu_harness::pipeline::{DeviceChoice, Options};
 
@@ -185,24 +185,29 @@ fn main() -> anyhow::Result<()> {
             confinement,
         } => {
             let rustc = mir_import::rustc::RustcOptions::confined(confinement.sandbox()?);
-            let mut imp = mir_import::import_and_evaluate(&kernel, &rustc, true)
-                .with_context(|| kernel.display().to_string())?;
+            // A driver error's message already holds its causes: printed
+            // once, not again as anyhow's "Caused by" chain.
+            let flat = |e: compile_driver::CompileError| anyhow::anyhow!("{e}");
+            let imp = compile_driver::import(&kernel, &rustc).map_err(flat)?;
             if let Emit::Mir = emit {
                 println!("{}", serde_json::to_string_pretty(&imp.krate)?);
                 return Ok(());
             }
-            let lowered = mir_lower::lower(&mut imp).map_err(|d| anyhow::anyhow!("{d}"))?;
+            let lowered = compile_driver::lower(&kernel, &imp).map_err(flat)?;
             match emit {
                 Emit::Ir => print!("{}", lowered.module),
-                Emit::Nvvm => print!("{}", nvvm_emit::print_module(&lowered.module)),
+                Emit::Nvvm => print!("{}", compile_driver::print(&lowered)),
                 Emit::Ptx | Emit::Ltoir => {
-                    let ir = nvvm_emit::print_module(&lowered.module);
-                    let nvvm = nvvm_emit::Libnvvm::shared()?;
-                    let opts = match emit {
-                        Emit::Ptx => nvvm_emit::CompileOptions::ptx(90, 3),
-                        _ => nvvm_emit::CompileOptions::ltoir(90, 3),
+                    let ir = compile_driver::print(&lowered);
+                    let nvvm = compile_driver::libnvvm().map_err(flat)?;
+                    let out = match emit {
+                        Emit::Ptx => {
+                            compile_driver::ptx(&kernel, nvvm, &ir, compile_driver::OPT_DEFAULT)
+                                .map_err(flat)?
+                                .into_bytes()
+                        }
+                        _ => compile_driver::ltoir(&kernel, nvvm, &ir).map_err(flat)?,
                     };
-                    let out = nvvm.compile(&ir, &opts)?;
                     use std::io::Write;
                     std::io::stdout().write_all(&out)?;
                 }

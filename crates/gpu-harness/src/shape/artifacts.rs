@@ -1,20 +1,21 @@
-//! The artifacts the shape checks read, built from a fixture's `kernel.rs`.
+//! The artifacts the shape checks read, built from a fixture's `kernel.rs`
+//! through [`compile_driver`].
 
 use std::path::{Path, PathBuf};
 
+use compile_driver::{CompileError, Libnvvm, OPT_DEFAULT, OPT_NONE};
 use mir_lower::Lowered;
-use nvvm_emit::{CompileOptions, Libnvvm};
 
 use super::ShapeInput;
-
-/// The architecture the checks compile for (`compute_90`).
-pub const ARCH: u32 = 90;
 
 /// A lowered fixture with its NVVM IR and both PTX compiles.
 #[derive(Debug)]
 pub struct Artifacts {
     /// The fixture's `kernel.rs`.
     pub kernel: PathBuf,
+    /// The imported MIR, when these artifacts were built from the source
+    /// (not from an already lowered, possibly mutated, module).
+    pub mir: Option<mir_import::Crate>,
     /// The lowering.
     pub lowered: Lowered,
     /// The printed NVVM IR.
@@ -30,27 +31,26 @@ pub struct Artifacts {
 
 impl Artifacts {
     /// Imports, lowers, prints and compiles `kernel` at `-opt=3` and `-opt=0`.
-    pub fn build(kernel: &Path, nvvm: &Libnvvm) -> Result<Artifacts, String> {
-        let lowered = super::stable::lower_kernel(kernel, &Default::default())?;
-        Self::from_lowered(kernel, lowered, nvvm)
+    pub fn build(kernel: &Path, nvvm: &Libnvvm) -> Result<Artifacts, CompileError> {
+        let (imported, lowered) = compile_driver::import_and_lower(kernel, &Default::default())?;
+        let mut a = Self::from_lowered(kernel, lowered, nvvm)?;
+        a.mir = Some(imported.krate);
+        Ok(a)
     }
 
-    /// Prints and compiles an already lowered (possibly mutated) module.
+    /// Prints and compiles an already lowered (possibly mutated) module. No
+    /// libNVVM verify: a mutant's PTX is what the checks must see fail.
     pub fn from_lowered(
         kernel: &Path,
         lowered: Lowered,
         nvvm: &Libnvvm,
-    ) -> Result<Artifacts, String> {
-        let nvvm_ir = nvvm_emit::print_module(&lowered.module);
-        let compile = |opt: u8| {
-            nvvm.compile(&nvvm_ir, &CompileOptions::ptx(ARCH, opt))
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .map_err(|e| format!("libNVVM -opt={opt} on {}: {e}", kernel.display()))
-        };
+    ) -> Result<Artifacts, CompileError> {
+        let nvvm_ir = compile_driver::print(&lowered);
         Ok(Artifacts {
             kernel: kernel.to_path_buf(),
-            ptx_o3: compile(3)?,
-            ptx_o0: compile(0)?,
+            mir: None,
+            ptx_o3: compile_driver::ptx(kernel, nvvm, &nvvm_ir, OPT_DEFAULT)?,
+            ptx_o0: compile_driver::ptx(kernel, nvvm, &nvvm_ir, OPT_NONE)?,
             nvvm_ir,
             lowered,
             rustc: Default::default(),
@@ -62,6 +62,7 @@ impl Artifacts {
         ShapeInput {
             kernel: &self.kernel,
             lowered: &self.lowered,
+            mir: self.mir.as_ref(),
             nvvm_ir: &self.nvvm_ir,
             ptx_o3: &self.ptx_o3,
             ptx_o0: &self.ptx_o0,

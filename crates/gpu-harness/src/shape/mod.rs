@@ -13,6 +13,10 @@
 //! - [`ShapeCheck::StableKeys`]: a perturbed copy of the fixture, with extra
 //!   kernels and constants placed before the originals, keeps every helper's
 //!   globals under the same symbols ([`stable`]).
+//! - [`ShapeCheck::PtxForms`]: the PTX holds the instruction forms the memory
+//!   model assumes: acquire loads and release stores as `ld.acquire.sys.u32` /
+//!   `st.release.sys.u32`, and as many `bar.sync` as the kernel's barriers
+//!   ([`ptx_forms`]).
 //! - A fixture's own `verify-code-shape.sh`, run with the artifact paths
 //!   ([`run_verify_script`]).
 //!
@@ -29,6 +33,7 @@ use mir_lower::Lowered;
 pub mod artifacts;
 pub mod checks;
 pub mod ptx;
+pub mod ptx_forms;
 pub mod stable;
 
 pub use artifacts::Artifacts;
@@ -49,17 +54,21 @@ pub enum ShapeCheck {
     ConstantsReadOnly,
     /// `stable-keys`: a perturbed build keeps every helper's global symbols.
     StableKeys,
+    /// `ptx-forms`: the PTX holds the acquire, release and barrier forms the
+    /// memory model assumes, as many as the kernel implies.
+    PtxForms,
     /// `verify-code-shape`: the fixture's own `verify-code-shape.sh`. It runs
     /// whenever the file exists, listed or not.
     VerifyCodeShape,
 }
 
 impl ShapeCheck {
-    /// The three built-in checks, in the order [`check_all`] runs them.
-    pub const BUILT_IN: [ShapeCheck; 3] = [
+    /// The four built-in checks, in the order [`check_all`] runs them.
+    pub const BUILT_IN: [ShapeCheck; 4] = [
         ShapeCheck::NoHelperAlloca,
         ShapeCheck::ConstantsReadOnly,
         ShapeCheck::StableKeys,
+        ShapeCheck::PtxForms,
     ];
 
     /// The manifest name.
@@ -68,6 +77,7 @@ impl ShapeCheck {
             ShapeCheck::NoHelperAlloca => "no-helper-alloca",
             ShapeCheck::ConstantsReadOnly => "constants-read-only",
             ShapeCheck::StableKeys => "stable-keys",
+            ShapeCheck::PtxForms => "ptx-forms",
             ShapeCheck::VerifyCodeShape => "verify-code-shape",
         }
     }
@@ -107,6 +117,9 @@ pub struct ShapeInput<'a> {
     pub kernel: &'a Path,
     /// The lowered module with its global origins.
     pub lowered: &'a Lowered,
+    /// The imported MIR the module was lowered from, when the caller has it:
+    /// `ptx-forms` counts the barrier call sites in it (and fails without it).
+    pub mir: Option<&'a mir_import::Crate>,
     /// The NVVM IR printed from `lowered.module`.
     pub nvvm_ir: &'a str,
     /// libNVVM's PTX at `-opt=3`.
@@ -135,6 +148,7 @@ pub fn check_all(input: &ShapeInput<'_>, which: &[ShapeCheck]) -> Vec<ShapeFailu
                     failures.push(f);
                 }
             }
+            ShapeCheck::PtxForms => failures.extend(ptx_forms::ptx_forms(input)),
             ShapeCheck::VerifyCodeShape => {}
         }
     }

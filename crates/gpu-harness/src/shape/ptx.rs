@@ -1,7 +1,10 @@
 //! A small structural reader of the PTX that libNVVM emits: top-level variable
 //! declarations and function definitions, split by their headers and balanced
-//! braces. It reads only what the shape checks need, and never guesses: text
-//! it cannot split is an error, not an empty result.
+//! braces, and each body's instructions read into guard, opcode, modifiers and
+//! operands ([`Instruction`]). It reads only what the shape checks need, and
+//! never guesses: text it cannot split is an error, not an empty result. It is
+//! the one PTX reader of the oracle: every check that looks at PTX goes through
+//! it, never through a text search of its own.
 
 use std::fmt;
 
@@ -66,9 +69,79 @@ pub struct PtxFunction {
     pub defined: bool,
     /// The variables the body declares, at any nesting depth.
     pub vars: Vec<PtxVar>,
-    /// The instructions of the body, in order, each without its `;` (labels and
-    /// declarations excluded).
-    pub instructions: Vec<String>,
+    /// The instructions of the body, in order (labels and declarations
+    /// excluded; inline-asm instructions included, as libNVVM pastes them in).
+    pub instructions: Vec<Instruction>,
+}
+
+/// One instruction of a body: `[@guard] opcode{.modifier} operands`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// The predicate guard without its `@` (`%p1`, `!%p2`), if any.
+    pub guard: Option<String>,
+    /// The opcode without its modifiers (`ld`, `bar`, `cvta`).
+    pub opcode: String,
+    /// The modifiers after the opcode, in order, without their dots
+    /// (`ld.acquire.sys.u32` has `acquire`, `sys`, `u32`).
+    pub modifiers: Vec<String>,
+    /// The operands, whitespace collapsed (`%r1, [%rd1]`); empty for none.
+    pub operands: String,
+}
+
+impl Instruction {
+    /// Reads one instruction statement (without its `;`); `None` for empty text.
+    pub fn parse(statement: &str) -> Option<Instruction> {
+        let mut tokens = statement.split_whitespace().peekable();
+        let guard = match tokens.peek() {
+            Some(t) if t.starts_with('@') => tokens.next().map(|g| g[1..].to_string()),
+            _ => None,
+        };
+        let mut parts = tokens.next()?.split('.');
+        let opcode = parts.next().unwrap_or("").to_string();
+        let modifiers = parts.map(str::to_string).collect();
+        let operands = tokens.collect::<Vec<_>>().join(" ");
+        Some(Instruction {
+            guard,
+            opcode,
+            modifiers,
+            operands,
+        })
+    }
+
+    /// The opcode with its modifiers, as PTX spells it (`ld.acquire.sys.u32`).
+    pub fn full_opcode(&self) -> String {
+        let mut s = self.opcode.clone();
+        for m in &self.modifiers {
+            s.push('.');
+            s.push_str(m);
+        }
+        s
+    }
+
+    /// Whether the instruction is `opcode` with every modifier of `modifiers`
+    /// (in any order, others allowed: `ld` with `acquire`, `sys`, `u32` matches
+    /// `ld.acquire.sys.global.u32`).
+    pub fn is(&self, opcode: &str, modifiers: &[&str]) -> bool {
+        self.opcode == opcode && modifiers.iter().all(|m| self.has_modifier(m))
+    }
+
+    /// Whether `modifier` (without its dot) is one of the modifiers.
+    pub fn has_modifier(&self, modifier: &str) -> bool {
+        self.modifiers.iter().any(|x| x == modifier)
+    }
+}
+
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = &self.guard {
+            write!(f, "@{g} ")?;
+        }
+        f.write_str(&self.full_opcode())?;
+        if !self.operands.is_empty() {
+            write!(f, " {}", self.operands)?;
+        }
+        Ok(())
+    }
 }
 
 impl PtxFunction {
@@ -77,35 +150,26 @@ impl PtxFunction {
         self.vars.iter().filter(|v| v.space == StateSpace::Local)
     }
 
-    /// The body's instructions whose opcode is `op` or starts with `op.`.
-    pub fn instructions_with_opcode<'a>(&'a self, op: &'a str) -> impl Iterator<Item = &'a str> {
-        self.instructions
-            .iter()
-            .map(String::as_str)
-            .filter(move |i| {
-                let opcode = opcode(i);
-                opcode == op || opcode.strip_prefix(op).is_some_and(|r| r.starts_with('.'))
-            })
+    /// The body's instructions whose full opcode is `op` or starts with
+    /// `op.` (`bar.sync` matches `bar.sync` and `bar.sync.aligned`).
+    pub fn instructions_with_opcode<'a>(
+        &'a self,
+        op: &'a str,
+    ) -> impl Iterator<Item = &'a Instruction> {
+        let mut parts = op.split('.');
+        let base = parts.next().unwrap_or("");
+        let mods: Vec<&str> = parts.collect();
+        self.instructions.iter().filter(move |i| {
+            i.opcode == base
+                && i.modifiers.len() >= mods.len()
+                && i.modifiers.iter().zip(&mods).all(|(a, b)| a == b)
+        })
     }
 
     /// The body's instructions that name the `.local` state space in their
     /// opcode (`ld.local`, `st.local`, `cvta.local`).
-    pub fn local_accesses(&self) -> impl Iterator<Item = &str> {
-        self.instructions
-            .iter()
-            .map(String::as_str)
-            .filter(|i| opcode(i).split('.').any(|part| part == "local"))
-    }
-}
-
-/// The opcode of an instruction: its first token, after any `@p` guard.
-pub fn opcode(inst: &str) -> &str {
-    let mut tokens = inst.split_whitespace();
-    let first = tokens.next().unwrap_or("");
-    if first.starts_with('@') {
-        tokens.next().unwrap_or("")
-    } else {
-        first
+    pub fn local_accesses(&self) -> impl Iterator<Item = &Instruction> {
+        self.instructions.iter().filter(|i| i.has_modifier("local"))
     }
 }
 
@@ -127,6 +191,14 @@ impl PtxModule {
     /// The module-scope variable `name`.
     pub fn var(&self, name: &str) -> Option<&PtxVar> {
         self.vars.iter().find(|v| v.name == name)
+    }
+
+    /// Every instruction of every defined function, with the function.
+    pub fn instructions(&self) -> impl Iterator<Item = (&PtxFunction, &Instruction)> {
+        self.functions
+            .iter()
+            .filter(|f| f.defined)
+            .flat_map(|f| f.instructions.iter().map(move |i| (f, i)))
     }
 }
 
@@ -308,7 +380,7 @@ fn parse_body(name: &str, entry: bool, body: &str) -> PtxFunction {
                 vars.push(v);
             }
         } else {
-            instructions.push(s.split_whitespace().collect::<Vec<_>>().join(" "));
+            instructions.extend(Instruction::parse(s));
         }
     }
     PtxFunction {
@@ -385,7 +457,6 @@ mod tests {
 //
 // Generated by NVIDIA NVVM Compiler
 .version 8.8
-.target sm_90
 .address_size 64
 
 	// .globl	k
@@ -449,7 +520,12 @@ $L__BB0_1:
         );
         let helper = m.definition("helper").unwrap();
         assert_eq!(helper.locals().count(), 0);
-        assert_eq!(helper.instructions[1], "cvta.global.u64 %rd2, %rd1");
+        assert_eq!(
+            helper.instructions[1].to_string(),
+            "cvta.global.u64 %rd2, %rd1"
+        );
+        assert_eq!(helper.instructions[1].opcode, "cvta");
+        assert_eq!(helper.instructions[1].modifiers, ["global", "u64"]);
         let k = m.definition("k").unwrap();
         assert_eq!(
             k.locals().map(|v| v.name.as_str()).collect::<Vec<_>>(),
@@ -458,6 +534,66 @@ $L__BB0_1:
         assert_eq!(k.local_accesses().count(), 1);
         assert_eq!(k.instructions_with_opcode("bar.sync").count(), 1);
         assert_eq!(k.instructions_with_opcode("bra").count(), 1);
+        let bra = k.instructions_with_opcode("bra").next().unwrap();
+        assert_eq!(bra.guard.as_deref(), Some("%p1"));
+        assert_eq!(bra.operands, "$L__BB1_2");
+    }
+
+    #[test]
+    fn reads_opcodes_with_their_modifiers() {
+        let i = Instruction::parse("ld.acquire.sys.u32 \t%r1, [%rd1]").unwrap();
+        assert_eq!(i.opcode, "ld");
+        assert_eq!(i.modifiers, ["acquire", "sys", "u32"]);
+        assert_eq!(i.full_opcode(), "ld.acquire.sys.u32");
+        assert!(i.is("ld", &["sys", "acquire"]));
+        assert!(!i.is("ld", &["relaxed"]));
+        assert!(!i.is("st", &["acquire"]));
+        assert_eq!(i.to_string(), "ld.acquire.sys.u32 %r1, [%rd1]");
+        let ret = Instruction::parse("ret").unwrap();
+        assert_eq!((ret.opcode.as_str(), ret.operands.as_str()), ("ret", ""));
+    }
+
+    /// The old memory-model reader's case: declarations, comments, labels and
+    /// a nested `{ .param }` scope are skipped; the instructions stay in order.
+    #[test]
+    fn splits_bodies_and_skips_declarations() {
+        let ptx = "\
+.version 8.8
+.global .align 4 .b8 g[8] = {1, 2};
+.func  (.param .b32 func_retval0) f(
+\t.param .b64 f_param_0
+)
+{
+\t.reg .b32 %r<3>; // registers
+$L__BB0_1:
+\tld.acquire.sys.u32 %r1, [%rd1];
+\t{ .param .b32 t; }
+\t@%p1 bra $L__BB0_1;
+\tret;
+}
+.visible .entry k()
+{
+\tbar.sync \t0;
+}
+";
+        let m = parse(ptx).unwrap();
+        let listed: Vec<(&str, String)> = m
+            .instructions()
+            .map(|(f, i)| (f.name.as_str(), i.full_opcode()))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![
+                ("f", "ld.acquire.sys.u32".to_string()),
+                ("f", "bra".to_string()),
+                ("f", "ret".to_string()),
+                ("k", "bar.sync".to_string())
+            ]
+        );
+        assert_eq!(
+            m.definition("k").unwrap().instructions[0].to_string(),
+            "bar.sync 0"
+        );
     }
 
     #[test]

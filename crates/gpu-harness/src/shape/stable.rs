@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use compile_driver::CompileError;
 use mir_import::rustc::RustcOptions;
 
 use device_ir::{GlobalId, InstData, Module};
@@ -81,16 +82,15 @@ fn fail(m: impl Into<String>) -> ShapeFailure {
     ShapeFailure::new(ShapeCheck::StableKeys, m)
 }
 
-/// Imports and lowers `kernel` (twin fallback on), running rustc as `opts` say.
-pub fn lower_kernel(kernel: &Path, opts: &RustcOptions) -> Result<Lowered, String> {
-    let mut imp = mir_import::import_and_evaluate(kernel, opts, true)
-        .map_err(|e| format!("import of {}: {e}", kernel.display()))?;
-    mir_lower::lower(&mut imp).map_err(|e| format!("lowering of {}: {e}", kernel.display()))
+/// Imports and lowers `kernel` through the driver (twin fallback on),
+/// running rustc as `opts` say.
+pub fn lower_kernel(kernel: &Path, opts: &RustcOptions) -> Result<Lowered, CompileError> {
+    compile_driver::import_and_lower(kernel, opts).map(|(_, lowered)| lowered)
 }
 
 /// Lowers `kernel` and its perturbed copy, and compares them.
 pub fn stable_keys(kernel: &Path, opts: &RustcOptions) -> Result<(), ShapeFailure> {
-    let original = lower_kernel(kernel, opts).map_err(fail)?;
+    let original = lower_kernel(kernel, opts).map_err(|e| fail(e.to_string()))?;
     stable_keys_for(&original, kernel, opts)
 }
 

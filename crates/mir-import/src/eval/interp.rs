@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use cranelift_entity::EntityRef;
 
+use super::error::{EvalError, Unsupported};
 use super::layout::{Layout, Layouts, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Memory, Reloc, Target};
 use crate::model::{
@@ -20,26 +21,6 @@ use crate::model::{
 /// Statements one body may run before evaluation gives up (a `loop {}` in a
 /// const would otherwise never end).
 const STEP_LIMIT: u64 = 5_000_000;
-
-/// Why a body could not be evaluated: the construct, and where.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Unsupported {
-    /// The body's path.
-    pub item: String,
-    /// The MIR location (`bb0[2]`), if inside a block.
-    pub location: Option<String>,
-    /// What could not be evaluated.
-    pub reason: String,
-}
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.location {
-            Some(l) => write!(f, "cannot evaluate `{}` at {l}: {}", self.item, self.reason),
-            None => write!(f, "cannot evaluate `{}`: {}", self.item, self.reason),
-        }
-    }
-}
 
 /// A resolved place: where it is, its type, and a slice's length if unsized.
 #[derive(Clone, Debug)]
@@ -64,7 +45,7 @@ pub struct Interp<'a> {
     active: Vec<BodyId>,
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, EvalError>;
 
 impl<'a> Interp<'a> {
     /// A fresh interpreter.
@@ -90,7 +71,7 @@ impl<'a> Interp<'a> {
             return Err(Unsupported {
                 item,
                 location: None,
-                reason: "cyclic constant".into(),
+                reason: EvalError::Cyclic,
             });
         }
         self.active.push(id);
@@ -110,16 +91,16 @@ impl<'a> Interp<'a> {
         self.write_const(&place, c)?;
         match place.base {
             Target::Alloc(a) => Ok(a),
-            Target::Static(s) => Err(format!("constant placed in static `{s}`")),
+            Target::Static(s) => Err(format!("constant placed in static `{s}`").into()),
         }
     }
 
     pub(super) fn layout(&self, ty: &Ty) -> R<Layout> {
-        self.layouts.of(ty)
+        Ok(self.layouts.of(ty)?)
     }
 
-    fn run(&mut self, body: &'a Body) -> Result<EvalAlloc, (Option<String>, String)> {
-        let at = |loc: Option<String>| move |e: String| (loc.clone(), e);
+    fn run(&mut self, body: &'a Body) -> Result<EvalAlloc, (Option<String>, EvalError)> {
+        let at = |loc: Option<String>| move |e: EvalError| (loc.clone(), e);
         let mutable_static = matches!(body.kind, BodyKind::Static(Mutability::Mut));
         let mut locals = Vec::with_capacity(body.locals.len());
         for (_, decl) in body.locals.iter() {
@@ -144,15 +125,15 @@ impl<'a> Interp<'a> {
         let mut bb = crate::model::BasicBlock::new(0);
         let mut steps = 0u64;
         loop {
-            let data = body
-                .blocks
-                .get(bb)
-                .ok_or_else(|| (None, format!("jump to {bb}, which does not exist")))?;
+            let data = body.blocks.get(bb).ok_or_else(|| {
+                let e = format!("jump to {bb}, which does not exist");
+                (None, EvalError::Construct(e))
+            })?;
             for (i, st) in data.statements.iter().enumerate() {
                 steps += 1;
                 let loc = Some(format!("{bb}[{i}]"));
                 if steps > STEP_LIMIT {
-                    return Err((loc, "step limit reached (does the constant loop?)".into()));
+                    return Err((loc, EvalError::StepLimit));
                 }
                 match &st.kind {
                     StatementKind::Assign(p, rv) => {
@@ -167,7 +148,8 @@ impl<'a> Interp<'a> {
                     | StatementKind::PlaceMention(_)
                     | StatementKind::Assume(_) => {}
                     other => {
-                        return Err((loc, format!("statement {other:?} is not supported")));
+                        let e = format!("statement {other:?} is not supported");
+                        return Err((loc, e.into()));
                     }
                 }
             }
@@ -197,7 +179,7 @@ impl<'a> Interp<'a> {
                         .operand_uint(body, &locals, cond)
                         .map_err(at(loc.clone()))?;
                     if (v != 0) != *expected {
-                        return Err((loc, format!("assertion failed during evaluation: {msg}")));
+                        return Err((loc, EvalError::AssertFailed(msg.to_string())));
                     }
                     bb = *target;
                 }
@@ -206,7 +188,7 @@ impl<'a> Interp<'a> {
                     destination,
                     target: Some(next),
                     ..
-                } if is_null_ptr_fn(&p.def_path()) => {
+                } if crate::calls::classify(p) == Some(crate::calls::KnownCall::NullPtr) => {
                     // `ptr::null()` / `ptr::null_mut()`: rustc prints no body
                     // for them, and their value is fixed: address 0.
                     let dest = self
@@ -221,12 +203,13 @@ impl<'a> Interp<'a> {
                         crate::model::Callee::Item(p) => p.to_string(),
                         crate::model::Callee::Operand(_) => "a function pointer".into(),
                     };
-                    return Err((loc, format!("call to `{name}` is not evaluated here")));
+                    return Err((loc, EvalError::Call(name)));
                 }
                 other => {
                     let kind = format!("{other:?}");
                     let kind = kind.split(['(', ' ', '{']).next().unwrap_or("").to_string();
-                    return Err((loc, format!("terminator `{kind}` is not supported")));
+                    let e = format!("terminator `{kind}` is not supported");
+                    return Err((loc, e.into()));
                 }
             }
         }
@@ -291,7 +274,7 @@ impl<'a> Interp<'a> {
         match (&p.ty, p.meta) {
             (Ty::Array(_, crate::model::ArrayLen::Known(n)), _) => Ok(*n),
             (Ty::Slice(_) | Ty::Str, Some(n)) => Ok(n),
-            _ => Err(format!("no length for `{}`", p.ty)),
+            _ => Err(format!("no length for `{}`", p.ty).into()),
         }
     }
 
@@ -300,10 +283,15 @@ impl<'a> Interp<'a> {
         let elem = match &cur.ty {
             Ty::Array(e, _) | Ty::Slice(e) => (**e).clone(),
             Ty::Str => Ty::Int(IntTy::U8),
-            t => return Err(format!("index into `{t}`")),
+            t => {
+                return Err(EvalError::WrongType {
+                    what: "index into",
+                    ty: t.clone(),
+                });
+            }
         };
         if idx >= len {
-            return Err(format!("index {idx} out of bounds (length {len})"));
+            return Err(EvalError::OutOfBounds { index: idx, len });
         }
         let stride = self.layout(&elem)?.size;
         Ok(PlaceRef {
@@ -318,7 +306,10 @@ impl<'a> Interp<'a> {
     pub(super) fn deref(&mut self, p: &PlaceRef) -> R<PlaceRef> {
         let pointee =
             p.ty.pointee()
-                .ok_or_else(|| format!("deref of `{}`", p.ty))?
+                .ok_or_else(|| EvalError::WrongType {
+                    what: "deref of",
+                    ty: p.ty.clone(),
+                })?
                 .clone();
         let Target::Alloc(a) = &p.base else {
             return Err("reads a static's memory during evaluation".into());
@@ -344,19 +335,19 @@ impl<'a> Interp<'a> {
 
     pub(super) fn read(&self, p: &PlaceRef, len: u64) -> R<Bytes> {
         match &p.base {
-            Target::Alloc(a) => self.mem.read(*a, p.offset, len),
-            Target::Static(s) => Err(format!("reads static `{s}` during evaluation")),
+            Target::Alloc(a) => Ok(self.mem.read(*a, p.offset, len)?),
+            Target::Static(s) => Err(format!("reads static `{s}` during evaluation").into()),
         }
     }
 
     pub(super) fn read_uint(&self, p: &PlaceRef, len: u64) -> R<u128> {
-        self.read(p, len)?.to_uint()
+        Ok(self.read(p, len)?.to_uint()?)
     }
 
     pub(super) fn write(&mut self, p: &PlaceRef, b: &Bytes) -> R<()> {
         match &p.base {
-            Target::Alloc(a) => self.mem.write(*a, p.offset, b),
-            Target::Static(s) => Err(format!("writes static `{s}` during evaluation")),
+            Target::Alloc(a) => Ok(self.mem.write(*a, p.offset, b)?),
+            Target::Static(s) => Err(format!("writes static `{s}` during evaluation").into()),
         }
     }
 
@@ -378,7 +369,9 @@ impl<'a> Interp<'a> {
                     return Ok(Ty::Int(it));
                 }
                 let id = self.krate.item_body(&path.def_path()).ok_or_else(|| {
-                    format!("the type of `{path}` is not known (rustc printed no body for it)")
+                    EvalError::NotPrinted(format!(
+                        "the type of `{path}` is not known (rustc printed no body for it)"
+                    ))
                 })?;
                 Ok(self.krate.bodies[id].return_ty.clone())
             }
@@ -387,7 +380,9 @@ impl<'a> Interp<'a> {
                     .krate
                     .promoted(&owner.def_path(), *index)
                     .ok_or_else(|| {
-                        format!("rustc printed no body for {owner}::promoted[{index}]")
+                        EvalError::NotPrinted(format!(
+                            "rustc printed no body for {owner}::promoted[{index}]"
+                        ))
                     })?;
                 Ok(self.krate.bodies[id].return_ty.clone())
             }
@@ -460,7 +455,9 @@ impl<'a> Interp<'a> {
                     .krate
                     .promoted(&owner.def_path(), *index)
                     .ok_or_else(|| {
-                        format!("rustc printed no body for {owner}::promoted[{index}]")
+                        EvalError::NotPrinted(format!(
+                            "rustc printed no body for {owner}::promoted[{index}]"
+                        ))
                     })?;
                 self.copy_body_value(dest, id)
             }
@@ -488,12 +485,14 @@ impl<'a> Interp<'a> {
                 self.write(dest, &b)
             }
             ConstOperand::Value(v) => self.write_valtree(dest, v),
-            ConstOperand::FnItem(p) => Err(format!("function item `{p}` as a value")),
+            ConstOperand::FnItem(p) => Err(format!("function item `{p}` as a value").into()),
         }
     }
 
     pub(super) fn copy_body_value(&mut self, dest: &PlaceRef, id: BodyId) -> R<()> {
-        let v = self.eval_body(id).map_err(|e| e.to_string())?;
+        let v = self
+            .eval_body(id)
+            .map_err(|e| EvalError::Item(Box::new(e)))?;
         let size = self.mem.allocs[v].size();
         let b = self.mem.read(v, 0, size)?;
         self.write(dest, &b)
@@ -521,11 +520,10 @@ impl<'a> Interp<'a> {
         if let Some(path) = self.krate.static_names.get(&id) {
             return Ok(Target::Static(path.clone()));
         }
-        let dump = self
-            .krate
-            .allocs
-            .get(&id)
-            .ok_or_else(|| format!("{id} was referenced but not printed"))?;
+        let dump =
+            self.krate.allocs.get(&id).ok_or_else(|| {
+                EvalError::NotPrinted(format!("{id} was referenced but not printed"))
+            })?;
         if let Some(path) = &dump.static_path {
             return Ok(Target::Static(path.clone()));
         }
@@ -555,7 +553,7 @@ impl<'a> Interp<'a> {
 pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
     match v {
         ValTree::Scalar(s) => Ok(scalar_ty(s)),
-        _ => Err(format!("nested printed value {v:?} is not supported")),
+        _ => Err(format!("nested printed value {v:?} is not supported").into()),
     }
 }
 
@@ -565,7 +563,7 @@ pub(super) fn field_offset(l: &Layout, variant: Option<&str>, name: &str) -> R<u
         (Shape::Struct { fields }, None) => fields
             .get(name)
             .copied()
-            .ok_or_else(|| format!("no field `{name}` in the layout")),
+            .ok_or_else(|| format!("no field `{name}` in the layout").into()),
         (Shape::Enum { variants, .. }, Some(v)) => {
             let var = variants
                 .iter()
@@ -574,23 +572,16 @@ pub(super) fn field_offset(l: &Layout, variant: Option<&str>, name: &str) -> R<u
             var.fields
                 .get(name)
                 .copied()
-                .ok_or_else(|| format!("no field `{v}.{name}`"))
+                .ok_or_else(|| format!("no field `{v}.{name}`").into())
         }
         (Shape::Zst, _) => Ok(0),
         (Shape::FatPointer, None) => match name {
             "0" => Ok(0),
             "1" => Ok(PTR_SIZE),
-            _ => Err(format!("no field `{name}` in a fat pointer")),
+            _ => Err(format!("no field `{name}` in a fat pointer").into()),
         },
-        (s, _) => Err(format!("field `{name}` of a {s:?}")),
+        (s, _) => Err(format!("field `{name}` of a {s:?}").into()),
     }
-}
-
-fn is_null_ptr_fn(def: &str) -> bool {
-    matches!(
-        def,
-        "std::ptr::null" | "core::ptr::null" | "std::ptr::null_mut" | "core::ptr::null_mut"
-    )
 }
 
 /// `u8::MAX`, `i32::MIN`, `core::num::<impl usize>::MAX`: primitive integer
@@ -669,7 +660,7 @@ fn const_ty(c: &ConstOperand) -> R<Ty> {
         | ConstOperand::Indirect { ty, .. }
         | ConstOperand::ZeroSized(ty)
         | ConstOperand::Transmuted { ty, .. } => ty.clone(),
-        other => return Err(format!("the type of constant {other:?} is not known here")),
+        other => return Err(format!("the type of constant {other:?} is not known here").into()),
     })
 }
 
@@ -685,13 +676,21 @@ fn place_ty(body: &Body, p: &Place) -> R<Ty> {
         ty = match elem {
             PlaceElem::Deref => ty
                 .pointee()
-                .ok_or_else(|| format!("deref of `{ty}`"))?
+                .ok_or_else(|| EvalError::WrongType {
+                    what: "deref of",
+                    ty: ty.clone(),
+                })?
                 .clone(),
             PlaceElem::Field(_, t) => t.clone(),
             PlaceElem::Downcast(_) => ty,
             PlaceElem::Index(_) | PlaceElem::ConstantIndex { .. } => match ty {
                 Ty::Array(e, _) | Ty::Slice(e) => *e,
-                t => return Err(format!("index into `{t}`")),
+                t => {
+                    return Err(EvalError::WrongType {
+                        what: "index into",
+                        ty: t,
+                    });
+                }
             },
             PlaceElem::Subslice { .. } => ty,
         };

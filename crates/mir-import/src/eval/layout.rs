@@ -13,8 +13,31 @@ use std::collections::BTreeMap;
 use crate::layout::{LayoutTable, TagLayout, TypeShape};
 use crate::model::{ArrayLen, FloatTy, IntTy, Ty};
 
-/// Pointer size on the device.
-pub const PTR_SIZE: u64 = 8;
+/// The pointer size: the device's ([`device_ir::layout::POINTER_SIZE`]), which
+/// the x86-64 host that prints the MIR shares. One declaration for the
+/// workspace, so the evaluator's bytes and the device's globals cannot drift.
+pub(crate) use device_ir::layout::POINTER_SIZE as PTR_SIZE;
+
+/// Why a type's layout is not known to the evaluator. Nothing is guessed: a
+/// layout rustc did not report is an error naming the type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownLayout {
+    /// An array whose length is a generic or an unevaluated constant.
+    #[error("array length `{0}` is not a number")]
+    ArrayLength(Ty),
+    /// A tuple the layout probe did not measure.
+    #[error("rustc's layout of tuple `{0}` is unknown (not probed)")]
+    TupleNotProbed(Ty),
+    /// An unsized type (`str`, `[T]`) or an opaque one.
+    #[error("type `{0}` has no sized layout")]
+    Unsized(Ty),
+    /// A struct or enum absent from `-Zprint-type-sizes`.
+    #[error("rustc printed no layout for `{0}`")]
+    NotPrinted(Ty),
+    /// An enum with no printed tag whose niche is not a proven null niche.
+    #[error("the niche encoding of `{0}` is not proven")]
+    NicheUnproven(Ty),
+}
 
 /// How an enum's variant is encoded, as far as it can be proven.
 #[derive(Clone, Debug, PartialEq)]
@@ -123,7 +146,11 @@ const STD_DISCRIMINANTS: &[(&str, &[&str])] = &[
 
 impl Layouts<'_> {
     /// The layout of `ty`, or why it is unknown.
-    pub fn of(&self, ty: &Ty) -> Result<Layout, String> {
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownLayout`] when rustc's report and the probe do not give it.
+    pub fn of(&self, ty: &Ty) -> Result<Layout, UnknownLayout> {
         let scalar = |size: u64| Layout {
             size,
             align: size,
@@ -162,7 +189,7 @@ impl Layouts<'_> {
             },
             Ty::Array(elem, len) => {
                 let ArrayLen::Known(count) = len else {
-                    return Err(format!("array length `{ty}` is not a number"));
+                    return Err(UnknownLayout::ArrayLength(ty.clone()));
                 };
                 let e = self.of(elem)?;
                 Layout {
@@ -177,9 +204,11 @@ impl Layouts<'_> {
             }
             Ty::Tuple(_) => {
                 let key = ty.to_string();
-                let (size, align, offsets) = self.tuples.by_type.get(&key).ok_or_else(|| {
-                    format!("rustc's layout of tuple `{key}` is unknown (not probed)")
-                })?;
+                let (size, align, offsets) = self
+                    .tuples
+                    .by_type
+                    .get(&key)
+                    .ok_or_else(|| UnknownLayout::TupleNotProbed(ty.clone()))?;
                 let fields = offsets
                     .iter()
                     .enumerate()
@@ -193,17 +222,17 @@ impl Layouts<'_> {
             }
             Ty::Adt(path) => return self.adt(ty, &path.def_path()),
             Ty::Str | Ty::Slice(_) | Ty::Opaque(_) => {
-                return Err(format!("type `{ty}` has no sized layout"));
+                return Err(UnknownLayout::Unsized(ty.clone()));
             }
         })
     }
 
-    fn adt(&self, ty: &Ty, def_path: &str) -> Result<Layout, String> {
+    fn adt(&self, ty: &Ty, def_path: &str) -> Result<Layout, UnknownLayout> {
         let key = ty.to_string();
         let l = self
             .table
             .get(&key)
-            .ok_or_else(|| format!("rustc printed no layout for `{key}`"))?;
+            .ok_or_else(|| UnknownLayout::NotPrinted(ty.clone()))?;
         let shape = match &l.shape {
             TypeShape::Struct { fields } if fields.is_empty() && l.size == 0 => Shape::Zst,
             TypeShape::Struct { fields } => {
@@ -248,7 +277,7 @@ impl Layouts<'_> {
                         size: *size,
                     },
                     TagLayout::Unknown => null_niche(ty, l.size, variants)
-                        .ok_or_else(|| format!("the niche encoding of `{key}` is not proven"))?,
+                        .ok_or_else(|| UnknownLayout::NicheUnproven(ty.clone()))?,
                 };
                 Shape::Enum {
                     encoding,

@@ -67,8 +67,49 @@ impl Alloc {
     }
 }
 
-/// Why a memory access failed.
-pub type MemResult<T> = Result<T, String>;
+/// Why an access to the evaluator's memory failed. Each variant is a fault
+/// that rustc's own interpreter would report as undefined behaviour or an
+/// unsupported operation during const evaluation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MemError {
+    /// The access leaves the allocation.
+    #[error("access of {len} bytes at offset {offset} is outside {alloc} ({size} bytes)")]
+    OutOfBounds {
+        /// The allocation.
+        alloc: EvalAlloc,
+        /// The access's offset.
+        offset: u64,
+        /// The access's length.
+        len: u64,
+        /// The allocation's size.
+        size: u64,
+    },
+    /// The access covers only part of a stored pointer.
+    #[error("read at {offset}+{len} splits the pointer at {pointer_at}")]
+    SplitsPointer {
+        /// The access's offset.
+        offset: u64,
+        /// The access's length.
+        len: u64,
+        /// The offset of the pointer it splits.
+        pointer_at: u64,
+    },
+    /// Uninitialized bytes read as an integer.
+    #[error("read of uninitialized bytes as an integer")]
+    UninitAsInt,
+    /// Pointer bytes read as an integer (their address is not known).
+    #[error("pointer bytes read as an integer")]
+    PointerAsInt,
+    /// A dereference of initialized bytes that hold no pointer.
+    #[error("dereference of an integer (not a pointer into an allocation)")]
+    DerefInteger,
+    /// A dereference of uninitialized bytes.
+    #[error("dereference of an uninitialized pointer")]
+    DerefUninit,
+}
+
+/// The result of a memory access.
+pub type MemResult<T> = Result<T, MemError>;
 
 /// All allocations made while evaluating one crate.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -111,10 +152,10 @@ impl Bytes {
     /// bytes or on pointer bytes.
     pub fn to_uint(&self) -> MemResult<u128> {
         if self.init.iter().any(|i| !i) {
-            return Err("read of uninitialized bytes as an integer".into());
+            return Err(MemError::UninitAsInt);
         }
         if !self.relocs.is_empty() {
-            return Err("pointer bytes read as an integer".into());
+            return Err(MemError::PointerAsInt);
         }
         let mut v = 0u128;
         for (i, b) in self.bytes.iter().enumerate().take(16) {
@@ -133,10 +174,12 @@ impl Memory {
     fn check(&self, a: EvalAlloc, offset: u64, len: u64) -> MemResult<&Alloc> {
         let alloc = &self.allocs[a];
         if offset.checked_add(len).is_none_or(|end| end > alloc.size()) {
-            return Err(format!(
-                "access of {len} bytes at offset {offset} is outside {a} ({} bytes)",
-                alloc.size()
-            ));
+            return Err(MemError::OutOfBounds {
+                alloc: a,
+                offset,
+                len,
+                size: alloc.size(),
+            });
         }
         Ok(alloc)
     }
@@ -150,7 +193,11 @@ impl Memory {
             .range(offset.saturating_sub(PTR_SIZE - 1)..offset + len)
         {
             if ro < offset || ro + PTR_SIZE > offset + len {
-                return Err(format!("read at {offset}+{len} splits the pointer at {ro}"));
+                return Err(MemError::SplitsPointer {
+                    offset,
+                    len,
+                    pointer_at: ro,
+                });
             }
         }
         let relocs = alloc
@@ -199,10 +246,8 @@ impl Memory {
         let b = self.read(a, offset, PTR_SIZE)?;
         match b.relocs.get(&0) {
             Some(r) => Ok(r.clone()),
-            None if b.init.iter().all(|&i| i) => {
-                Err("dereference of an integer (not a pointer into an allocation)".into())
-            }
-            None => Err("dereference of an uninitialized pointer".into()),
+            None if b.init.iter().all(|&i| i) => Err(MemError::DerefInteger),
+            None => Err(MemError::DerefUninit),
         }
     }
 

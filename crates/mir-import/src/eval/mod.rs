@@ -8,7 +8,12 @@
 //! through a `static` twin ([`twin`]); [`Evaluation`] records which path
 //! evaluated each item. Whatever neither can do is an [`Unsupported`]
 //! diagnostic naming the item and the construct, never a wrong byte.
+//!
+//! Every constant operand of every function a kernel reaches is evaluated up
+//! front too ([`Evaluation::operand`]), so that lowering only reads: it takes
+//! the import by shared reference and cannot change what it lowers.
 
+pub mod error;
 pub mod interp;
 pub mod layout;
 pub mod memory;
@@ -17,15 +22,16 @@ pub mod probe;
 pub mod report;
 pub mod twin;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-pub use interp::Unsupported;
+pub use error::{EvalError, Unsupported};
 pub use layout::TupleLayouts;
-pub use memory::{Alloc, EvalAlloc, Memory, Reloc, Target};
+pub use layout::UnknownLayout;
+pub use memory::{Alloc, EvalAlloc, MemError, Memory, Reloc, Target};
 
-use crate::model::{BodyKind, Crate};
+use crate::model::{BodyKind, ConstOperand, Crate, Ty};
 
 /// Which path produced an item's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -71,7 +77,15 @@ pub struct Evaluation {
     /// same allocations (identity) as the items already evaluated.
     #[serde(skip)]
     state: InterpState,
+    /// The constant operands of reachable function bodies, by operand, each
+    /// with the type it is read at and its value (a fresh allocation that
+    /// holds it) or why there is none.
+    #[serde(skip)]
+    operands: HashMap<ConstOperand, Vec<OperandValue>>,
 }
+
+/// One constant operand's value at one type.
+type OperandValue = (Ty, Result<EvalAlloc, EvalError>);
 
 #[derive(Clone, Debug, Default)]
 struct InterpState {
@@ -97,21 +111,33 @@ impl Evaluation {
         if let Some(id) = krate.item_body(name) {
             self.state.done.insert(id, Ok(value));
         }
-        // Items that failed only because this one did are evaluated again.
+        // Items that failed only because this one did are evaluated again,
+        // and so are operands (by the next `evaluate_operands`).
         self.state.done.retain(|_, r| r.is_ok());
+        for known in self.operands.values_mut() {
+            known.retain(|(_, r)| r.is_ok());
+        }
     }
 
-    /// Evaluates a constant operand found in a function body (`const PAIR`,
-    /// `const f::promoted[0]`, `const {alloc4: &T}`, a printed value) into a
-    /// fresh allocation holding its value. Items it names share the
-    /// allocations already evaluated, so identity is kept.
-    pub fn constant(
-        &mut self,
-        krate: &Crate,
-        tuples: &TupleLayouts,
-        c: &crate::model::ConstOperand,
-        ty: &crate::model::Ty,
-    ) -> Result<EvalAlloc, String> {
+    /// The value of a constant operand of a reachable function body (`const
+    /// PAIR`, `const f::promoted[0]`, `const {alloc4: &T}`, a printed value)
+    /// read at type `ty`: an allocation holding it, whose pointers share the
+    /// allocations of the items it names, so identity is kept. `None` when
+    /// the operand was not evaluated up front (it is not in a reachable body,
+    /// or not at this type).
+    pub fn operand(&self, c: &ConstOperand, ty: &Ty) -> Option<&Result<EvalAlloc, EvalError>> {
+        self.operands
+            .get(c)?
+            .iter()
+            .find(|(t, _)| t == ty)
+            .map(|(_, r)| r)
+    }
+
+    /// Evaluates every constant operand of the functions the kernels reach
+    /// (see [`crate::model::Body::const_operands`]), after the items and
+    /// their fallbacks, so that an operand naming a const sees the value
+    /// rustc's twin gave it.
+    pub fn evaluate_operands(&mut self, krate: &Crate, tuples: &TupleLayouts) {
         let discriminants = discriminant_map(krate);
         let field_names = field_name_map(krate);
         let layouts = layout::Layouts {
@@ -124,13 +150,21 @@ impl Evaluation {
         interp.mem = std::mem::take(&mut self.memory);
         interp.done = std::mem::take(&mut self.state.done);
         interp.imported = std::mem::take(&mut self.state.imported);
-        let r = interp.const_value(c, ty);
+        for body in krate.reachable_bodies() {
+            for (c, ty) in body.const_operands(krate) {
+                let known = self.operands.entry(c.clone()).or_default();
+                if known.iter().any(|(t, _)| *t == ty) {
+                    continue;
+                }
+                let r = interp.const_value(c, &ty);
+                known.push((ty, r));
+            }
+        }
         self.memory = interp.mem;
         self.state = InterpState {
             done: interp.done,
             imported: interp.imported,
         };
-        r
     }
 }
 
@@ -152,9 +186,20 @@ pub fn discriminant_map(krate: &Crate) -> BTreeMap<String, Vec<(String, i128)>> 
         .collect()
 }
 
-/// Evaluates every non-generic const, static and promoted body of `krate`.
+/// Evaluates every non-generic const, static and promoted body of `krate`,
+/// then every constant operand of the functions its kernels reach.
 /// `tuples` holds rustc's tuple layouts (from [`probe::probe_tuples`]).
 pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
+    let mut ev = evaluate_items(krate, tuples);
+    ev.evaluate_operands(krate, tuples);
+    ev
+}
+
+/// Evaluates every non-generic const, static and promoted body of `krate`,
+/// but no function's constant operands: [`crate::import_and_evaluate`] first
+/// lets rustc fill in what the evaluator could not reach, then calls
+/// [`Evaluation::evaluate_operands`].
+pub fn evaluate_items(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
     let discriminants = discriminant_map(krate);
     let field_names = field_name_map(krate);
     let layouts = layout::Layouts {
@@ -193,5 +238,6 @@ pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
         memory: interp.mem,
         items,
         state,
+        operands: HashMap::new(),
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::error::EvalError;
 use super::interp::{
     Interp, PlaceRef, field_offset, int_limit, scalar_bytes, sign_extend, uint_bytes,
     valtree_field_ty,
@@ -14,7 +15,7 @@ use crate::model::{
     AggregateKind, BinOp, Body, CastKind, Mutability, Operand, Rvalue, Ty, UnOp, ValTree,
 };
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, EvalError>;
 
 impl Interp<'_> {
     pub(super) fn assign(
@@ -29,7 +30,7 @@ impl Interp<'_> {
             Rvalue::Use(op) => self.write_operand(body, locals, dest, op),
             Rvalue::Repeat(op, n) => {
                 let Shape::Array { elem, stride, .. } = self.layout(&dest.ty)?.shape else {
-                    return Err(format!("repeat into `{}`", dest.ty));
+                    return Err(format!("repeat into `{}`", dest.ty).into());
                 };
                 for i in 0..*n {
                     let slot = self.at(dest, i * stride, elem.clone());
@@ -87,7 +88,7 @@ impl Interp<'_> {
                 let size = self.layout(&dest.ty)?.size;
                 self.write(dest, &uint_bytes(v, size))
             }
-            other => Err(format!("rvalue {other:?} is not supported")),
+            other => Err(format!("rvalue {other:?} is not supported").into()),
         }
     }
 
@@ -109,7 +110,7 @@ impl Interp<'_> {
         match kind {
             CastKind::PtrToPtr | CastKind::Transmute => {
                 if src_size < dst_size {
-                    return Err(format!("cast widens `{src_ty}` to `{ty}`"));
+                    return Err(format!("cast widens `{src_ty}` to `{ty}`").into());
                 }
                 // A fat-to-thin pointer cast keeps the data pointer.
                 let mut b = b;
@@ -121,7 +122,7 @@ impl Interp<'_> {
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
                 let len = match src_ty.pointee() {
                     Some(Ty::Array(_, crate::model::ArrayLen::Known(n))) => *n,
-                    _ => return Err(format!("unsizing `{src_ty}` is not supported")),
+                    _ => return Err(format!("unsizing `{src_ty}` is not supported").into()),
                 };
                 let mut b = b;
                 b.bytes.extend(len.to_le_bytes());
@@ -139,9 +140,9 @@ impl Interp<'_> {
                 };
                 self.write(dest, &uint_bytes(v, dst_size))
             }
-            other => Err(format!(
-                "cast {other:?} from `{src_ty}` to `{ty}` is not supported"
-            )),
+            other => {
+                Err(format!("cast {other:?} from `{src_ty}` to `{ty}` is not supported").into())
+            }
         }
     }
 
@@ -169,7 +170,7 @@ impl Interp<'_> {
             return self.write(dest, &Bytes::pointer(r.target, addend));
         }
         if !matches!(ty, Ty::Int(_) | Ty::Bool | Ty::Char) {
-            return Err(format!("binary op {op:?} on `{ty}` is not supported"));
+            return Err(format!("binary op {op:?} on `{ty}` is not supported").into());
         }
         self.int_binary(dest, op, &ty, body, locals, a, b)
     }
@@ -196,7 +197,7 @@ impl Interp<'_> {
         };
         let signed = matches!(ty, Ty::Int(i) if i.is_signed());
         let (sx, sy) = (sign_extend(x, size) as i128, sign_extend(y, size) as i128);
-        let cmp = |r: bool| Ok::<(u128, Option<bool>), String>((u128::from(r), None));
+        let cmp = |r: bool| Ok::<(u128, Option<bool>), EvalError>((u128::from(r), None));
         // A signed result overflows when the exact value does not survive
         // truncation to the type's width.
         let signed_overflow = |exact: Option<i128>| {
@@ -232,7 +233,7 @@ impl Interp<'_> {
             }
             BinOp::Div | BinOp::Rem => {
                 if y == 0 {
-                    return Err("division by zero during evaluation".into());
+                    return Err(EvalError::DivisionByZero);
                 }
                 let r = match (op, signed) {
                     (BinOp::Div, true) => sx.wrapping_div(sy) as u128,
@@ -257,7 +258,7 @@ impl Interp<'_> {
             BinOp::Le => cmp(if signed { sx <= sy } else { x <= y })?,
             BinOp::Gt => cmp(if signed { sx > sy } else { x > y })?,
             BinOp::Ge => cmp(if signed { sx >= sy } else { x >= y })?,
-            other => return Err(format!("binary op {other:?} is not supported")),
+            other => return Err(format!("binary op {other:?} is not supported").into()),
         };
         let with_overflow = matches!(
             op,
@@ -295,7 +296,7 @@ impl Interp<'_> {
         match kind {
             AggregateKind::Array => {
                 let Shape::Array { elem, stride, .. } = &layout.shape else {
-                    return Err(format!("array aggregate into `{}`", dest.ty));
+                    return Err(format!("array aggregate into `{}`", dest.ty).into());
                 };
                 for (i, op) in ops.iter().enumerate() {
                     let slot = self.at(dest, i as u64 * stride, elem.clone());
@@ -334,7 +335,7 @@ impl Interp<'_> {
                 }
                 Ok(())
             }
-            AggregateKind::Opaque(s) => Err(format!("aggregate `{s}` is not supported")),
+            AggregateKind::Opaque(s) => Err(format!("aggregate `{s}` is not supported").into()),
         }
     }
 
@@ -342,7 +343,7 @@ impl Interp<'_> {
     /// the null variant of a nullable-pointer niche.
     pub(super) fn write_tag(&mut self, dest: &PlaceRef, layout: &Layout, name: &str) -> R<()> {
         let Shape::Enum { encoding, variants } = &layout.shape else {
-            return Err(format!("`{}` is not an enum", dest.ty));
+            return Err(format!("`{}` is not an enum", dest.ty).into());
         };
         let variant = variants
             .iter()
@@ -371,7 +372,7 @@ impl Interp<'_> {
     pub(super) fn read_discriminant(&self, src: &PlaceRef) -> R<u128> {
         let layout = self.layout(&src.ty)?;
         let Shape::Enum { encoding, variants } = &layout.shape else {
-            return Err(format!("discriminant of non-enum `{}`", src.ty));
+            return Err(format!("discriminant of non-enum `{}`", src.ty).into());
         };
         let name = match encoding {
             Encoding::Direct { offset, size } => {
@@ -379,7 +380,7 @@ impl Interp<'_> {
                 let v = variants.iter().find(|v| v.tag_value == Some(tag));
                 return v
                     .and_then(|v| v.tag_value)
-                    .ok_or_else(|| format!("tag {tag} names no variant of `{}`", src.ty));
+                    .ok_or_else(|| format!("tag {tag} names no variant of `{}`", src.ty).into());
             }
             Encoding::NullNiche { zero_variant } => {
                 let word = self.read(src, layout.size.min(PTR_SIZE))?;
@@ -393,7 +394,7 @@ impl Interp<'_> {
             }
         };
         let decl = self.layouts.discriminant_of(&src.ty, &name);
-        decl.ok_or_else(|| format!("the discriminant of `{}::{name}` is unknown", src.ty))
+        decl.ok_or_else(|| format!("the discriminant of `{}::{name}` is unknown", src.ty).into())
     }
 
     pub(super) fn write_valtree(&mut self, dest: &PlaceRef, v: &ValTree) -> R<()> {
@@ -408,7 +409,7 @@ impl Interp<'_> {
             ValTree::Path(p) => match &layout.shape {
                 Shape::Enum { .. } => self.write_tag(dest, &layout, p.last_name()),
                 Shape::Zst => Ok(()),
-                _ => Err(format!("value `{p}` of type `{}`", dest.ty)),
+                _ => Err(format!("value `{p}` of type `{}`", dest.ty).into()),
             },
             ValTree::Tuple(path, elems) => {
                 let variant = match (&layout.shape, path) {
@@ -425,7 +426,7 @@ impl Interp<'_> {
                 }
                 Ok(())
             }
-            other => Err(format!("printed value {other:?} is not supported")),
+            other => Err(format!("printed value {other:?} is not supported").into()),
         }
     }
 }

@@ -103,7 +103,7 @@ pub fn probe_source(tuples: &[Ty]) -> String {
     );
     for (i, t) in tuples.iter().enumerate() {
         let Ty::Tuple(elems) = t else { continue };
-        let src = rust_source(t);
+        let src = t.to_rust_source();
         let mut items = vec![
             format!("size_of::<{src}>()"),
             format!("align_of::<{src}>()"),
@@ -123,71 +123,24 @@ pub fn probe_source(tuples: &[Ty]) -> String {
     s
 }
 
-/// A type as Rust source inside the crate: `kernel::` and `gpu::` paths become
-/// `crate::` paths.
-pub fn rust_source(ty: &Ty) -> String {
-    match ty {
-        Ty::Tuple(elems) => {
-            let parts: Vec<String> = elems.iter().map(rust_source).collect();
-            if parts.len() == 1 {
-                format!("({},)", parts[0])
-            } else {
-                format!("({})", parts.join(", "))
-            }
-        }
-        Ty::Array(e, len) => match len {
-            crate::model::ArrayLen::Known(n) => format!("[{}; {n}]", rust_source(e)),
-            crate::model::ArrayLen::Unknown(n) => format!("[{}; {n}]", rust_source(e)),
-        },
-        Ty::Slice(e) => format!("[{}]", rust_source(e)),
-        Ty::Ref(m, e) => match m {
-            crate::model::Mutability::Not => format!("&{}", rust_source(e)),
-            crate::model::Mutability::Mut => format!("&mut {}", rust_source(e)),
-        },
-        Ty::RawPtr(m, e) => match m {
-            crate::model::Mutability::Not => format!("*const {}", rust_source(e)),
-            crate::model::Mutability::Mut => format!("*mut {}", rust_source(e)),
-        },
-        Ty::Adt(p) => {
-            let mut out = String::new();
-            let local =
-                matches!(p.segments.first(), Some(s) if s.name == "kernel" || s.name == "gpu");
-            if local {
-                out.push_str("crate::");
-            }
-            for (i, seg) in p.segments.iter().enumerate() {
-                if i > 0 {
-                    out.push_str("::");
-                }
-                out.push_str(&seg.name);
-                if !seg.args.is_empty() {
-                    let args: Vec<String> = seg
-                        .args
-                        .iter()
-                        .map(|a| match a {
-                            GenericArg::Lifetime(l) => format!("'{l}"),
-                            GenericArg::Type(t) => rust_source(t),
-                            GenericArg::Const(c) => c.clone(),
-                        })
-                        .collect();
-                    out.push_str(&format!("<{}>", args.join(", ")));
-                }
-            }
-            out
-        }
-        other => other.to_string(),
-    }
-}
-
 /// Why probing failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// rustc failed on the probe.
     #[error("layout probe: {0}")]
     Rustc(#[from] RustcError),
-    /// The probe's output could not be read.
+    /// The probe's MIR could not be parsed.
     #[error("layout probe: {0}")]
-    Read(String),
+    Parse(#[source] crate::parse::ParseError),
+    /// rustc printed no bytes for a probe static.
+    #[error("layout probe: rustc printed no bytes for {0}")]
+    Missing(String),
+    /// A probe static's bytes are not whole initialized words.
+    #[error("layout probe: {0} is not plain words")]
+    NotWords(String),
+    /// A probe static has fewer than two words (size and alignment).
+    #[error("layout probe: {0} is too short")]
+    TooShort(String),
 }
 
 /// Runs the probe for `krate`'s tuple types; the kernel at `kernel` is compiled
@@ -204,14 +157,14 @@ pub fn probe_tuples(
     }
     let src = probe_source(&tuples);
     let res = run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src)))?;
-    let parsed = crate::parse::parse_mir(&res.mir).map_err(|e| ProbeError::Read(e.to_string()))?;
+    let parsed = crate::parse::parse_mir(&res.mir).map_err(ProbeError::Parse)?;
     for (i, t) in tuples.iter().enumerate() {
         let name = format!("{PROBE_MODULE}::PROBE_{i}");
         let dump = parsed
             .allocs
             .values()
             .find(|a| a.static_path.as_deref() == Some(name.as_str()))
-            .ok_or_else(|| ProbeError::Read(format!("rustc printed no bytes for {name}")))?;
+            .ok_or_else(|| ProbeError::Missing(name.clone()))?;
         let words: Option<Vec<u64>> = dump
             .bytes
             .chunks(8)
@@ -220,9 +173,9 @@ pub fn probe_tuples(
                 Some(u64::from_le_bytes(bytes?.try_into().ok()?))
             })
             .collect();
-        let words = words.ok_or_else(|| ProbeError::Read(format!("{name} is not plain words")))?;
+        let words = words.ok_or_else(|| ProbeError::NotWords(name.clone()))?;
         let [size, align, offsets @ ..] = words.as_slice() else {
-            return Err(ProbeError::Read(format!("{name} is too short")));
+            return Err(ProbeError::TooShort(name));
         };
         out.by_type
             .insert(t.to_string(), (*size, *align, offsets.to_vec()));

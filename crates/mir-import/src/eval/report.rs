@@ -3,7 +3,19 @@
 
 use serde::Serialize;
 
-use super::{EvaluatedBy, Evaluation, Target};
+use super::{EvaluatedBy, Evaluation, Target, Unsupported};
+
+/// Serializes as serde serializes a `Result`, the error as its message, so
+/// `mir-dump`'s JSON reads `{"Err": "cannot evaluate ..."}`.
+fn by_or_message<S: serde::Serializer>(
+    r: &Result<EvaluatedBy, Unsupported>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match r {
+        Ok(by) => s.serialize_newtype_variant("Result", 0, "Ok", by),
+        Err(e) => s.serialize_newtype_variant("Result", 1, "Err", &e.to_string()),
+    }
+}
 
 /// One allocation of a graph.
 #[derive(Debug, Serialize)]
@@ -27,8 +39,9 @@ pub struct AllocView {
 pub struct ItemView {
     /// The item (`kernel::PAIR`).
     pub item: String,
-    /// Who evaluated it, or the diagnostic.
-    pub evaluated_by: Result<EvaluatedBy, String>,
+    /// Who evaluated it, or why nothing could (shown as its message).
+    #[serde(serialize_with = "by_or_message")]
+    pub evaluated_by: Result<EvaluatedBy, Unsupported>,
     /// Its value's allocation first, then everything reachable from it.
     pub graph: Vec<AllocView>,
 }
@@ -77,11 +90,7 @@ pub fn view(ev: &Evaluation, prefix: &str) -> Vec<ItemView> {
             };
             ItemView {
                 item: name.clone(),
-                evaluated_by: item
-                    .value
-                    .as_ref()
-                    .map(|_| item.by)
-                    .map_err(|e| e.to_string()),
+                evaluated_by: item.value.as_ref().map(|_| item.by).map_err(Clone::clone),
                 graph,
             }
         })

@@ -31,19 +31,56 @@ pub const TWIN_SUFFIX: &str = "__TWIN";
 pub enum TwinError {
     /// The kernel source could not be parsed for its consts.
     #[error("twin: cannot parse {0}")]
-    Source(String),
+    Syntax(#[source] syn::Error),
+    /// The kernel source could not be read, or the twin source not written.
+    #[error("twin: cannot parse {}: {source}", path.display())]
+    Io {
+        /// The file (or the scratch folder).
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// rustc failed on the twin source, or it could not be imported.
     #[error("twin: {0}")]
     Rustc(#[from] RustcError),
     /// The twin MIR could not be imported.
     #[error("twin: {0}")]
-    Import(String),
+    Import(#[source] Box<crate::ImportError>),
+}
+
+/// How rustc's graph for a const differs from the evaluator's, or why it
+/// cannot be read: the first difference, at an allocation pair.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TwinMismatch {
+    /// rustc's dump names an allocation it did not print.
+    #[error("rustc did not print {0}")]
+    NotPrinted(AllocId),
+    /// One of our allocations corresponds to two of rustc's.
+    #[error("{ours} corresponds to both {first} and {second}")]
+    Ambiguous {
+        /// Ours.
+        ours: EvalAlloc,
+        /// The rustc allocation paired first.
+        first: AllocId,
+        /// The other one.
+        second: AllocId,
+    },
+    /// The allocations differ: where, and how.
+    #[error("{ours} vs rustc's {theirs}: {what}")]
+    Differs {
+        /// Ours.
+        ours: EvalAlloc,
+        /// rustc's.
+        theirs: AllocId,
+        /// The first difference (size, alignment, a byte, a relocation).
+        what: String,
+    },
 }
 
 /// The top-level, non-generic const items of a kernel source: name and type as
 /// written.
 pub fn const_items(source: &str) -> Result<Vec<(String, String)>, TwinError> {
-    let file = syn::parse_file(source).map_err(|e| TwinError::Source(e.to_string()))?;
+    let file = syn::parse_file(source).map_err(TwinError::Syntax)?;
     Ok(file
         .items
         .iter()
@@ -83,20 +120,27 @@ pub struct Twins {
 
 /// Builds and imports the twin crate of `kernel`.
 pub fn build_twins(kernel: &Path, opts: &RustcOptions) -> Result<Twins, TwinError> {
-    let source = std::fs::read_to_string(kernel)
-        .map_err(|e| TwinError::Source(format!("{}: {e}", kernel.display())))?;
+    let source = std::fs::read_to_string(kernel).map_err(|source| TwinError::Io {
+        path: kernel.to_path_buf(),
+        source,
+    })?;
     let consts = const_items(&source)?;
     let twin = twin_source(&source, &consts);
     // The twin file sits in a scratch folder of its own: it only needs the
     // prelude, which the crate root mounts. A shared folder would let two
     // imports of the same kernel delete each other's file.
-    let scratch =
-        crate::rustc::Scratch::new("twin").map_err(|e| TwinError::Source(e.to_string()))?;
+    let scratch = crate::rustc::Scratch::new("twin").map_err(|source| TwinError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
     let path = scratch.0.join("kernel.rs");
-    std::fs::write(&path, &twin).map_err(|e| TwinError::Source(e.to_string()))?;
+    std::fs::write(&path, &twin).map_err(|source| TwinError::Io {
+        path: path.clone(),
+        source,
+    })?;
     let result = crate::import_file(&path, opts);
     drop(scratch);
-    let krate = result.map_err(|e| TwinError::Import(e.to_string()))?;
+    let krate = result.map_err(|e| TwinError::Import(Box::new(e)))?;
     Ok(Twins {
         krate,
         consts: consts.into_iter().map(|(n, _)| n).collect(),
@@ -136,7 +180,16 @@ fn their_target(k: &Crate, id: AllocId) -> TheirTarget {
 /// (the twin static itself) is compared by contents; every nested allocation
 /// also by mutability, through the pointer that reaches it. Returns a
 /// description of the first difference.
-pub fn compare(mem: &Memory, ours: EvalAlloc, k: &Crate, theirs: AllocId) -> Result<(), String> {
+///
+/// # Errors
+///
+/// The first difference, as a [`TwinMismatch`].
+pub fn compare(
+    mem: &Memory,
+    ours: EvalAlloc,
+    k: &Crate,
+    theirs: AllocId,
+) -> Result<(), TwinMismatch> {
     let mut pairs: BTreeMap<EvalAlloc, AllocId> = BTreeMap::new();
     compare_rec(mem, ours, k, theirs, &mut pairs)
 }
@@ -147,12 +200,16 @@ fn compare_rec(
     k: &Crate,
     theirs: AllocId,
     pairs: &mut BTreeMap<EvalAlloc, AllocId>,
-) -> Result<(), String> {
+) -> Result<(), TwinMismatch> {
     if let Some(prev) = pairs.get(&ours) {
         return if *prev == theirs {
             Ok(())
         } else {
-            Err(format!("{ours} corresponds to both {prev} and {theirs}"))
+            Err(TwinMismatch::Ambiguous {
+                ours,
+                first: *prev,
+                second: theirs,
+            })
         };
     }
     pairs.insert(ours, theirs);
@@ -160,8 +217,8 @@ fn compare_rec(
     let d = k
         .allocs
         .get(&theirs)
-        .ok_or_else(|| format!("rustc did not print {theirs}"))?;
-    let at = |m: String| format!("{ours} vs rustc's {theirs}: {m}");
+        .ok_or(TwinMismatch::NotPrinted(theirs))?;
+    let at = |what: String| TwinMismatch::Differs { ours, theirs, what };
     if a.size() != d.size {
         return Err(at(format!("size {} vs {}", a.size(), d.size)));
     }
@@ -216,7 +273,16 @@ fn compare_rec(
 
 /// Copies rustc's twin graph for a const into `mem` (the fallback path) and
 /// returns the new value allocation. The root is the const's value, immutable.
-pub fn import_twin_value(mem: &mut Memory, k: &Crate, root: AllocId) -> Result<EvalAlloc, String> {
+///
+/// # Errors
+///
+/// [`TwinMismatch::NotPrinted`] when the graph names an allocation rustc did
+/// not print.
+pub fn import_twin_value(
+    mem: &mut Memory,
+    k: &Crate,
+    root: AllocId,
+) -> Result<EvalAlloc, TwinMismatch> {
     let mut map = BTreeMap::new();
     import_rec(mem, k, root, &mut map)
 }
@@ -226,14 +292,11 @@ fn import_rec(
     k: &Crate,
     id: AllocId,
     map: &mut BTreeMap<AllocId, EvalAlloc>,
-) -> Result<EvalAlloc, String> {
+) -> Result<EvalAlloc, TwinMismatch> {
     if let Some(a) = map.get(&id) {
         return Ok(*a);
     }
-    let d = k
-        .allocs
-        .get(&id)
-        .ok_or_else(|| format!("rustc did not print {id}"))?;
+    let d = k.allocs.get(&id).ok_or(TwinMismatch::NotPrinted(id))?;
     let mut alloc = Alloc::uninit(d.size, d.align);
     for (i, b) in d.bytes.iter().enumerate() {
         alloc.bytes[i] = b.unwrap_or(0);

@@ -7,8 +7,8 @@
 use cranelift_entity::{PrimaryMap, entity_impl};
 use serde::Serialize;
 
+use super::pos::Pos;
 use super::ty::{Mutability, Path, Ty};
-use crate::parse::Pos;
 
 /// A MIR local, `_N`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -49,6 +49,40 @@ pub enum DebugValue {
     Const(ConstOperand),
 }
 
+/// A range of source text, as rustc prints it with `-Zmir-include-spans`
+/// (`// scope 0 at /src/kernel.rs:12:5: 12:17`). Lines and columns count
+/// from 1; columns are in characters, and the end is exclusive.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Span {
+    /// The file as rustc named it (for the kernel, the path the import read;
+    /// the prelude and the standard library keep rustc's names).
+    pub file: String,
+    /// The first line.
+    pub line: u32,
+    /// The first column.
+    pub col: u32,
+    /// The last line.
+    pub end_line: u32,
+    /// The column just past the end.
+    pub end_col: u32,
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// Where a statement or terminator came from: its source scope and span.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceInfo {
+    /// The scope it sits in (`scope 3`), an index into the body's scope tree.
+    pub scope: u32,
+    /// Its span; inside an inlined callee this is the callee's source, and the
+    /// scope chain leads back to the call site (see [`Body::span_in`]).
+    pub span: Span,
+}
+
 /// A lexical scope, possibly an inlined callee's.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scope {
@@ -56,6 +90,9 @@ pub struct Scope {
     pub index: u32,
     /// For an inlined callee, its path as printed (`core::ptr::add`).
     pub inlined: Option<String>,
+    /// For an inlined callee, the span of the call that was inlined
+    /// (`scope 4 (inlined f) { // at k.rs:3:5: 3:9`), when printed.
+    pub callsite: Option<Span>,
     /// Debug lines declared inside.
     pub debug: Vec<DebugInfo>,
     /// Nested scopes.
@@ -113,7 +150,7 @@ impl Place {
 }
 
 /// A scalar literal: integer, bool, char or float bits.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Scalar {
     /// An integer of the given type; the value is the two's-complement bits
     /// zero-extended to 128 bits.
@@ -138,7 +175,7 @@ pub enum Scalar {
 
 /// A value as the printer writes it inside a `const` operand: `Foo {{ a: 1_u32 }}`
 /// and friends. Kept as a small tree, not as text.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum ValTree {
     /// A scalar leaf.
     Scalar(Scalar),
@@ -157,7 +194,7 @@ pub enum ValTree {
 }
 
 /// A constant operand.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum ConstOperand {
     /// A scalar literal.
     Scalar(Scalar),
@@ -408,6 +445,9 @@ pub struct Statement {
     pub kind: StatementKind,
     /// Where it was printed.
     pub pos: Pos,
+    /// Its scope and source span, when rustc printed them (MIR text without
+    /// `-Zmir-include-spans`, such as hand-written tests, has none).
+    pub source: Option<SourceInfo>,
 }
 
 /// What happens when a call or drop unwinds.
@@ -500,6 +540,8 @@ pub struct Terminator {
     pub kind: TerminatorKind,
     /// Where it was printed.
     pub pos: Pos,
+    /// Its scope and source span, when printed (see [`Statement::source`]).
+    pub source: Option<SourceInfo>,
 }
 
 /// A basic block.
@@ -557,4 +599,65 @@ pub struct Body {
     pub value: Option<ConstOperand>,
     /// Where the header was printed.
     pub pos: Pos,
+    /// The item's span, when printed. rustc does not print a body's own
+    /// span, so this is the nearest it does print: for a const, static or
+    /// promoted, the span of its `return` (the whole item, or the promoted
+    /// expression); for a function, the span of the return place `_0` (its
+    /// return type, an empty span after the parameters when that is `()`).
+    pub span: Option<Span>,
+}
+
+impl Body {
+    /// The span in `file` that `source` stands for: its own span when it is
+    /// in `file`, else the call site, in `file`, of the innermost inlined
+    /// scope around it. A statement inlined from the standard library or the
+    /// prelude thus points at the user's call that brought it in.
+    pub fn span_in<'b>(&'b self, source: &'b SourceInfo, file: &str) -> Option<&'b Span> {
+        if source.span.file == file {
+            return Some(&source.span);
+        }
+        let mut chain = Vec::new();
+        scope_chain(&self.scopes, source.scope, &mut chain);
+        chain
+            .iter()
+            .rev()
+            .filter_map(|s| s.callsite.as_ref())
+            .find(|s| s.file == file)
+    }
+
+    /// Renames the file `from` to `to` in every span of the body (the import
+    /// maps the sandbox's name for the kernel back to the file it read).
+    pub fn rename_span_file(&mut self, from: &str, to: &str) {
+        let mut rename = |s: &mut Span| {
+            if s.file == from {
+                s.file = to.to_string();
+            }
+        };
+        for bb in self.blocks.values_mut() {
+            let sources = bb.statements.iter_mut().map(|s| &mut s.source);
+            for src in sources.chain([&mut bb.terminator.source]).flatten() {
+                rename(&mut src.span);
+            }
+        }
+        self.span.iter_mut().for_each(&mut rename);
+        let mut todo: Vec<&mut Scope> = self.scopes.iter_mut().collect();
+        while let Some(s) = todo.pop() {
+            s.callsite.iter_mut().for_each(&mut rename);
+            todo.extend(s.children.iter_mut());
+        }
+    }
+}
+
+/// Pushes onto `chain` the scopes from the outermost down to scope `index`,
+/// if `scopes` holds it; returns whether it does. Scope 0, the body's own,
+/// is not printed as a scope and is never in the chain.
+fn scope_chain<'s>(scopes: &'s [Scope], index: u32, chain: &mut Vec<&'s Scope>) -> bool {
+    for s in scopes {
+        chain.push(s);
+        if s.index == index || scope_chain(&s.children, index, chain) {
+            return true;
+        }
+        chain.pop();
+    }
+    false
 }

@@ -11,7 +11,42 @@ use super::body::{
     BasicBlock, Body, Callee, Local, Operand, Place, PlaceElem, Rvalue, StatementKind,
     TerminatorKind, UnwindAction,
 };
-use crate::parse::{ParseError, Pos};
+use super::pos::Pos;
+
+/// A handle that names nothing, at the statement or terminator that uses it.
+/// The parser turns it into a positioned parse error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HandleError {
+    /// A local beyond the declared ones.
+    #[error("{local} is used but the body declares only {declared} locals")]
+    Local {
+        /// Where it is used.
+        pos: Pos,
+        /// The local.
+        local: Local,
+        /// How many locals the body declares.
+        declared: usize,
+    },
+    /// A block beyond the body's blocks.
+    #[error("jump to {block}, but the body has only {blocks} blocks")]
+    Block {
+        /// Where it is named.
+        pos: Pos,
+        /// The block.
+        block: BasicBlock,
+        /// How many blocks the body has.
+        blocks: usize,
+    },
+}
+
+impl HandleError {
+    /// Where the offending handle is used.
+    pub fn pos(&self) -> Pos {
+        match self {
+            HandleError::Local { pos, .. } | HandleError::Block { pos, .. } => *pos,
+        }
+    }
+}
 
 struct Check<'a> {
     body: &'a Body,
@@ -19,33 +54,31 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
-    fn err(&self, what: String) -> ParseError {
-        ParseError::new(self.pos, what, "")
-    }
-
-    fn local(&self, l: Local) -> Result<(), ParseError> {
+    fn local(&self, l: Local) -> Result<(), HandleError> {
         if l.index() < self.body.locals.len() {
             Ok(())
         } else {
-            Err(self.err(format!(
-                "{l} is used but the body declares only {} locals",
-                self.body.locals.len()
-            )))
+            Err(HandleError::Local {
+                pos: self.pos,
+                local: l,
+                declared: self.body.locals.len(),
+            })
         }
     }
 
-    fn block(&self, b: BasicBlock) -> Result<(), ParseError> {
+    fn block(&self, b: BasicBlock) -> Result<(), HandleError> {
         if b.index() < self.body.blocks.len() {
             Ok(())
         } else {
-            Err(self.err(format!(
-                "jump to {b}, but the body has only {} blocks",
-                self.body.blocks.len()
-            )))
+            Err(HandleError::Block {
+                pos: self.pos,
+                block: b,
+                blocks: self.body.blocks.len(),
+            })
         }
     }
 
-    fn place(&self, p: &Place) -> Result<(), ParseError> {
+    fn place(&self, p: &Place) -> Result<(), HandleError> {
         self.local(p.local)?;
         for e in &p.projection {
             if let PlaceElem::Index(l) = e {
@@ -55,14 +88,14 @@ impl Check<'_> {
         Ok(())
     }
 
-    fn operand(&self, o: &Operand) -> Result<(), ParseError> {
+    fn operand(&self, o: &Operand) -> Result<(), HandleError> {
         match o {
             Operand::Copy(p) | Operand::Move(p) => self.place(p),
             Operand::Const(_) => Ok(()),
         }
     }
 
-    fn rvalue(&self, rv: &Rvalue) -> Result<(), ParseError> {
+    fn rvalue(&self, rv: &Rvalue) -> Result<(), HandleError> {
         match rv {
             Rvalue::Use(o)
             | Rvalue::Repeat(o, _)
@@ -81,7 +114,7 @@ impl Check<'_> {
         }
     }
 
-    fn unwind(&self, u: &UnwindAction) -> Result<(), ParseError> {
+    fn unwind(&self, u: &UnwindAction) -> Result<(), HandleError> {
         match u {
             UnwindAction::Cleanup(b) => self.block(*b),
             _ => Ok(()),
@@ -90,7 +123,7 @@ impl Check<'_> {
 }
 
 /// Checks every handle in `body`; the error points at the offending statement.
-pub fn check_handles(body: &Body) -> Result<(), ParseError> {
+pub fn check_handles(body: &Body) -> Result<(), HandleError> {
     let mut c = Check {
         body,
         pos: body.pos,

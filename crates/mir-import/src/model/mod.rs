@@ -1,13 +1,18 @@
 //! The imported model of a kernel crate.
 
 mod alloc;
+mod attrs;
 mod body;
 mod integrity;
+mod pos;
+mod query;
 mod ty;
 
-pub use integrity::check_handles;
+pub use integrity::{HandleError, check_handles};
+pub use pos::Pos;
 
 pub use alloc::{AllocDump, AllocId, Relocation};
+pub use attrs::{InlineHint, ItemAttrs};
 pub use body::*;
 pub use ty::{ArrayLen, FloatTy, GenericArg, IntTy, Mutability, Path, PathSegment, Ty};
 
@@ -15,7 +20,6 @@ use cranelift_entity::{PrimaryMap, entity_impl};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use crate::attrs::ItemAttrs;
 use crate::layout::LayoutTable;
 
 /// A body's index in [`Crate::bodies`].
@@ -36,6 +40,10 @@ pub struct Crate {
     pub layouts: LayoutTable,
     /// Attributes the MIR text drops, by the item's def path (`kernel::helper`).
     pub attrs: BTreeMap<String, ItemAttrs>,
+    /// The kernel's file as its spans name it (the file the import read), so
+    /// that later stages can tell the user's lines from the prelude's and the
+    /// standard library's; `None` when the import had no source.
+    pub source_file: Option<String>,
 }
 
 impl Crate {

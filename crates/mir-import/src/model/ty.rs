@@ -332,3 +332,69 @@ impl std::fmt::Display for Path {
         Ok(())
     }
 }
+
+impl Ty {
+    /// The type as Rust source that names it inside the kernel crate, for
+    /// programs generated around a kernel (the layout probe, a host program).
+    ///
+    /// MIR prints paths as rustc resolved them (`kernel::Pair`,
+    /// `gpu::DisjointSlice<'_, u32>`), which does not compile inside the
+    /// crate: the kernel's and the prelude's own paths become `crate::`
+    /// paths. Everything else prints as [`Ty`]'s `Display` does. A type with
+    /// generic parameters or closures prints, but the result does not name a
+    /// type outside its body.
+    pub fn to_rust_source(&self) -> String {
+        match self {
+            Ty::Tuple(elems) => {
+                let parts: Vec<String> = elems.iter().map(Ty::to_rust_source).collect();
+                if parts.len() == 1 {
+                    format!("({},)", parts[0])
+                } else {
+                    format!("({})", parts.join(", "))
+                }
+            }
+            Ty::Array(e, len) => match len {
+                ArrayLen::Known(n) => format!("[{}; {n}]", e.to_rust_source()),
+                ArrayLen::Unknown(n) => format!("[{}; {n}]", e.to_rust_source()),
+            },
+            Ty::Slice(e) => format!("[{}]", e.to_rust_source()),
+            Ty::Ref(m, e) => match m {
+                Mutability::Not => format!("&{}", e.to_rust_source()),
+                Mutability::Mut => format!("&mut {}", e.to_rust_source()),
+            },
+            Ty::RawPtr(m, e) => match m {
+                Mutability::Not => format!("*const {}", e.to_rust_source()),
+                Mutability::Mut => format!("*mut {}", e.to_rust_source()),
+            },
+            Ty::Adt(p) => {
+                let mut out = String::new();
+                let local = matches!(p.segments.first(), Some(s)
+                    if s.name == crate::prelude::KERNEL_MODULE
+                        || s.name == crate::prelude::PRELUDE_MODULE);
+                if local {
+                    out.push_str("crate::");
+                }
+                for (i, seg) in p.segments.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str("::");
+                    }
+                    out.push_str(&seg.name);
+                    if !seg.args.is_empty() {
+                        let args: Vec<String> = seg
+                            .args
+                            .iter()
+                            .map(|a| match a {
+                                GenericArg::Lifetime(l) => format!("'{l}"),
+                                GenericArg::Type(t) => t.to_rust_source(),
+                                GenericArg::Const(c) => c.clone(),
+                            })
+                            .collect();
+                        out.push_str(&format!("<{}>", args.join(", ")));
+                    }
+                }
+                out
+            }
+            other => other.to_string(),
+        }
+    }
+}

@@ -7,10 +7,11 @@ use super::error::ParseError;
 use super::lexer::Tok;
 use super::operand::{parse_const, parse_local};
 use super::rvalue::{BlockLine, parse_block_line, parse_const_line, parse_place_only};
+use super::span::NoteKind;
 use super::ty::{PathStyle, parse_path, parse_ty};
 use crate::model::{
     BasicBlock, BlockData, Body, BodyKind, DebugInfo, DebugValue, LocalDecl, Mutability, Scope,
-    Statement, Terminator,
+    SourceInfo, Span, Statement, Terminator, TerminatorKind,
 };
 
 /// Parses one whole item (header and body). `ctfe` marks a body printed under
@@ -43,6 +44,7 @@ pub fn parse_item(c: &mut Cursor, ctfe: bool) -> Result<Body, ParseError> {
         blocks: PrimaryMap::new(),
         value: None,
         pos,
+        span: None,
     };
     if header.one_line {
         body.value = Some(parse_const_line(c)?);
@@ -50,6 +52,7 @@ pub fn parse_item(c: &mut Cursor, ctfe: bool) -> Result<Body, ParseError> {
     }
     c.expect_punct("{")?;
     let mut blocks: Vec<Option<BlockData>> = Vec::new();
+    let mut return_place: Option<Span> = None;
     loop {
         match c.peek() {
             Some(Tok::Punct("}")) => {
@@ -57,7 +60,12 @@ pub fn parse_item(c: &mut Cursor, ctfe: bool) -> Result<Body, ParseError> {
                 break;
             }
             Some(Tok::Ident(w)) if w == "debug" => body.debug.push(parse_debug(c)?),
-            Some(Tok::Ident(w)) if w == "let" => parse_let(c, &mut locals)?,
+            Some(Tok::Ident(w)) if w == "let" => {
+                parse_let(c, &mut locals)?;
+                if let Some(n) = c.note(NoteKind::ReturnPlace) {
+                    return_place = Some(n.span.clone());
+                }
+            }
             Some(Tok::Ident(w)) if w == "scope" => {
                 let scope = parse_scope(c, &mut locals)?;
                 body.scopes.push(scope);
@@ -76,7 +84,38 @@ pub fn parse_item(c: &mut Cursor, ctfe: bool) -> Result<Body, ParseError> {
             _ => return Err(c.expected("`let`, `debug`, `scope`, a block or `}`")),
         }
     }
+    body.span = item_span(&body.kind, &blocks, return_place);
     finish(c, body, locals, blocks)
+}
+
+/// The span that stands for the whole item (see [`Body::span`]): a const's,
+/// static's or promoted's `return` carries the item's own span, while a
+/// function's `return` sits on its closing brace.
+fn item_span(
+    kind: &BodyKind,
+    blocks: &[Option<BlockData>],
+    return_place: Option<Span>,
+) -> Option<Span> {
+    if matches!(kind, BodyKind::Fn { .. }) {
+        return return_place;
+    }
+    blocks
+        .iter()
+        .flatten()
+        .map(|b| &b.terminator)
+        .find(|t| matches!(t.kind, TerminatorKind::Return))
+        .and_then(|t| t.source.as_ref())
+        .map(|s| s.span.clone())
+        .or(return_place)
+}
+
+/// The scope and span of what was just consumed, if printed.
+fn source_info(c: &Cursor) -> Option<SourceInfo> {
+    let n = c.note(NoteKind::Scope)?;
+    Some(SourceInfo {
+        scope: n.scope?,
+        span: n.span.clone(),
+    })
 }
 
 fn finish(
@@ -251,9 +290,11 @@ fn parse_scope_level(
         None
     };
     c.expect_punct("{")?;
+    let callsite = c.note(NoteKind::Callsite).map(|n| n.span.clone());
     let mut scope = Scope {
         index,
         inlined,
+        callsite,
         debug: Vec::new(),
         children: Vec::new(),
     };
@@ -293,10 +334,15 @@ fn parse_block(c: &mut Cursor) -> Result<(BasicBlock, BlockData), ParseError> {
             return Err(c.err(format!("truncated block {bb}: no closing `}}`")));
         }
         match parse_block_line(c)? {
-            BlockLine::Statement(kind) => statements.push(Statement { kind, pos }),
+            BlockLine::Statement(kind) => statements.push(Statement {
+                kind,
+                pos,
+                source: source_info(c),
+            }),
             BlockLine::Terminator(kind) => {
+                let source = source_info(c);
                 c.expect_punct("}")?;
-                let terminator = Terminator { kind, pos };
+                let terminator = Terminator { kind, pos, source };
                 return Ok((
                     bb,
                     BlockData {

@@ -2,6 +2,7 @@
 
 use super::error::{ParseError, Pos};
 use super::lexer::{Tok, Token};
+use super::span::{NoteKind, SpanNote};
 
 /// How deep the recursive descents may nest (types in types, places in
 /// places, values in values, scopes in scopes), counted together.
@@ -21,18 +22,33 @@ pub struct Cursor<'a> {
     end: Pos,
     /// The recursive descents now open, against [`MAX_NESTING`].
     depth: usize,
+    /// The span comments, in token order.
+    notes: Vec<SpanNote>,
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor over `toks`, lexed from `text`; `end` is where the text ends.
-    pub fn new(toks: Vec<Token>, text: &'a str, end: Pos) -> Self {
+    /// A cursor over `toks`, lexed from `text`, with its span comments
+    /// `notes`; `end` is where the text ends.
+    pub fn new(toks: Vec<Token>, notes: Vec<SpanNote>, text: &'a str, end: Pos) -> Self {
         Cursor {
             toks,
             idx: 0,
             text,
             end,
             depth: 0,
+            notes,
         }
+    }
+
+    /// The span comment of kind `kind` that sits right before the next token,
+    /// that is, right after what was just consumed; `None` when there is none
+    /// (MIR printed without spans).
+    pub fn note(&self, kind: NoteKind) -> Option<&SpanNote> {
+        let i = self.notes.partition_point(|n| n.before < self.idx);
+        self.notes[i..]
+            .iter()
+            .take_while(|n| n.before == self.idx)
+            .find(|n| n.kind == kind)
     }
 
     /// Runs one level of a recursive descent (`what` is the construct, for

@@ -1,21 +1,6 @@
 //! Positioned parse errors.
 
-use serde::Serialize;
-
-/// A 1-based line and column in the MIR text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Pos {
-    /// Line, from 1.
-    pub line: u32,
-    /// Column in characters, from 1.
-    pub col: u32,
-}
-
-impl std::fmt::Display for Pos {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.line, self.col)
-    }
-}
+pub use crate::model::Pos;
 
 /// A line the parser could not read: where, why, and the text of that line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -27,6 +12,12 @@ pub struct ParseError {
     pub message: String,
     /// The whole source line at `pos`, for the user.
     pub line_text: String,
+}
+
+impl From<crate::model::HandleError> for ParseError {
+    fn from(e: crate::model::HandleError) -> Self {
+        ParseError::new(e.pos(), e.to_string(), "")
+    }
 }
 
 impl ParseError {

@@ -5,9 +5,11 @@
 //! single tokens because splitting them would make the parser guess:
 //! `<impl at file.rs:1:2: 3:4>` (an impl path segment), `{closure@file.rs:1:2}`
 //! (an opaque closure or coroutine type) and `{constant#0}` (a disambiguated path
-//! segment). Comments (`// ...`) are skipped.
+//! segment). Comments (`// ...`) are skipped; those that carry a span
+//! (`-Zmir-include-spans`) are kept aside as [`SpanNote`]s.
 
 use super::error::{ParseError, Pos};
+use super::span::{SpanNote, read_note};
 
 /// One token with the position of its first character.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,14 +80,25 @@ const PUNCT1: [&str; 21] = [
     "-", "|",
 ];
 
-/// Splits `text` into tokens. `base` is the position of `text`'s first character
-/// in the whole input, so errors point into the original file.
+/// The tokens of `text` alone (see [`tokenize_with_notes`]).
+#[cfg(test)]
 pub fn tokenize(text: &str, base: Pos) -> Result<Vec<Token>, ParseError> {
+    tokenize_with_notes(text, base).map(|(toks, _)| toks)
+}
+
+/// Splits `text` into tokens, and returns with them its span comments in
+/// order. `base` is the position of `text`'s first character in the whole
+/// input, so errors point into the original file.
+pub fn tokenize_with_notes(
+    text: &str,
+    base: Pos,
+) -> Result<(Vec<Token>, Vec<SpanNote>), ParseError> {
     Lexer {
         chars: text.char_indices().peekable(),
         text,
         pos: base,
         out: Vec::new(),
+        notes: Vec::new(),
     }
     .run()
 }
@@ -95,6 +108,7 @@ struct Lexer<'a> {
     text: &'a str,
     pos: Pos,
     out: Vec<Token>,
+    notes: Vec<SpanNote>,
 }
 
 impl<'a> Lexer<'a> {
@@ -136,16 +150,19 @@ impl<'a> Lexer<'a> {
         ParseError::new(pos, message, "")
     }
 
-    fn run(mut self) -> Result<Vec<Token>, ParseError> {
+    fn run(mut self) -> Result<(Vec<Token>, Vec<SpanNote>), ParseError> {
         while let Some(c) = self.peek() {
             let start = self.pos;
             let at = self.offset();
-            if c.is_whitespace() {
+            if c == ' ' {
+                // Runs of spaces pad every line out to its span comment.
+                while self.chars.next_if(|&(_, c)| c == ' ').is_some() {
+                    self.pos.col += 1;
+                }
+            } else if c.is_whitespace() {
                 self.bump();
             } else if self.rest().starts_with("//") {
-                while self.peek().is_some_and(|c| c != '\n') {
-                    self.bump();
-                }
+                self.comment(at);
             } else if c.is_ascii_alphabetic() || c == '_' {
                 let word = self.take_while(|c| c.is_ascii_alphanumeric() || c == '_');
                 if word == "b" && self.peek() == Some('"') {
@@ -187,7 +204,24 @@ impl<'a> Lexer<'a> {
                 return Err(self.err(start, format!("unexpected character {c:?}")));
             }
         }
-        Ok(self.out)
+        Ok((self.out, self.notes))
+    }
+
+    /// Skips a `//` comment up to (not including) its line's end, keeping it
+    /// as a note when it carries a span. A comment holds no newline, so the
+    /// column advances by its characters without a per-character check.
+    fn comment(&mut self, at: usize) {
+        let rest = &self.text[at..];
+        let len = rest.find('\n').unwrap_or(rest.len());
+        let comment = &rest[..len];
+        if let Some(note) = read_note(&comment[2..], self.out.len()) {
+            self.notes.push(note);
+        }
+        let chars = comment.chars().count();
+        self.pos.col = self.pos.col.saturating_add(chars as u32);
+        if chars > 0 {
+            self.chars.nth(chars - 1);
+        }
     }
 
     fn take_while(&mut self, keep: impl Fn(char) -> bool) -> String {

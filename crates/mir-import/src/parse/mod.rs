@@ -9,6 +9,7 @@ mod error;
 mod lexer;
 mod operand;
 mod rvalue;
+mod span;
 mod ty;
 
 pub use cursor::MAX_NESTING;
@@ -105,12 +106,12 @@ fn parse_inner(text: &str) -> Result<ParsedMir, ParseError> {
                 ));
             };
             let item_text = lines[i..=end].join("\n");
-            let toks = lexer::tokenize(&item_text, pos)?;
+            let (toks, notes) = lexer::tokenize_with_notes(&item_text, pos)?;
             let end_pos = Pos {
                 line: end as u32 + 1,
                 col: lines[end].chars().count() as u32 + 1,
             };
-            let mut c = cursor::Cursor::new(toks, &item_text, end_pos);
+            let mut c = cursor::Cursor::new(toks, notes, &item_text, end_pos);
             let parsed = body::parse_item(&mut c, ctfe_next)?;
             crate::model::check_handles(&parsed)?;
             out.bodies.push(parsed);

@@ -1,8 +1,11 @@
-//! Calls: device functions, prelude intrinsics, atomics and panics.
+//! Calls: device functions, prelude intrinsics, atomics and panics. Which
+//! calls have a fixed meaning is mir-import's [`calls::classify`]; this
+//! module only gives each its device form.
 
 use device_ir::{CastOp, Ordering as DOrd, RmwOp, Scope, SpecialReg, Value};
+use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
 use mir_import::model::{BasicBlock, Callee, ConstOperand, Operand, Place, ValTree};
-use mir_import::prelude::{self, Intrinsic};
+use mir_import::prelude::Intrinsic;
 
 use super::FnLower;
 use super::values::{PlaceRef, Val};
@@ -17,17 +20,21 @@ fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
     }
 }
 
-/// Calls that only panic: lowered to a trap.
-fn is_panic(def: &str) -> bool {
-    def.starts_with("core::panicking::")
-        || def.starts_with("std::panicking::")
-        || def.starts_with("std::rt::panic")
-        || def.ends_with("unwrap_failed")
-        || def.ends_with("expect_failed")
-        || def.starts_with("core::slice::index::slice_")
-        || def.starts_with("core::slice::index::")
-            && (def.ends_with("_fail") || def.ends_with("_fail_rt"))
-        || def.starts_with("core::option::unwrap_failed")
+/// An atomic's ordering: fixed by a generic argument, or named by an operand.
+#[derive(Clone, Copy)]
+enum OrdFrom<'o> {
+    Known(DOrd),
+    Operand(&'o Operand),
+}
+
+fn device_ordering(o: AtomicOrdering) -> DOrd {
+    match o {
+        AtomicOrdering::Relaxed => DOrd::Relaxed,
+        AtomicOrdering::Acquire => DOrd::Acquire,
+        AtomicOrdering::Release => DOrd::Release,
+        AtomicOrdering::AcqRel => DOrd::AcqRel,
+        AtomicOrdering::SeqCst => DOrd::SeqCst,
+    }
 }
 
 impl FnLower<'_, '_> {
@@ -41,22 +48,17 @@ impl FnLower<'_, '_> {
         let Callee::Item(path) = func else {
             return Err(self.unsupported("calls through function pointers are not supported"));
         };
-        let def = path.def_path();
-        if is_panic(&def) {
+        let known = calls::classify(path);
+        if known == Some(KnownCall::Panic) {
             self.trap();
             return Ok(());
         }
-        let result = if let Some(v) = self.known_std_call(&def, path, args)? {
+        let def = path.def_path();
+        let result = if let Some(v) = match known {
+            Some(k) => self.known_call(k, args)?,
+            None => None,
+        } {
             Some(v)
-        } else if let Some(i) = prelude::intrinsic(&def) {
-            self.intrinsic(i)
-        } else if let Some(op) = def
-            .strip_prefix("std::sync::atomic::")
-            .or_else(|| def.strip_prefix("core::sync::atomic::"))
-            .or_else(|| def.strip_prefix("core::intrinsics::"))
-            .filter(|n| n.starts_with("atomic_"))
-        {
-            self.atomic(op, args)?
         } else if let Some((f, abi)) = self.sh.fns.get(&def).cloned() {
             self.device_call(f, &abi, args, dest)?
         } else {
@@ -77,123 +79,85 @@ impl FnLower<'_, '_> {
         Ok(())
     }
 
-    /// Standard-library calls whose bodies rustc does not print but whose
-    /// meaning is fixed: hints, `Ord::min`/`max` on integers, `ptr_offset_from`,
-    /// and the atomic intrinsics that carry their ordering as a generic.
-    fn known_std_call(
-        &mut self,
-        def: &str,
-        path: &mir_import::model::Path,
-        args: &[Operand],
-    ) -> Result<Option<Val>, Diagnostic> {
-        if def == "std::intrinsics::cold_path" || def == "core::intrinsics::cold_path" {
-            return Ok(Some(Val::Zst));
-        }
-        let last = path.last_name();
-        let first = path.segments.first().map(|s| s.name.as_str()).unwrap_or("");
-        if (last == "min" || last == "max")
-            && first.starts_with('<')
-            && first.contains(" as std::cmp::Ord>")
-            && args.len() == 2
-        {
-            let ty = self.operand_ty(&args[0])?;
-            let Some((_, signed)) = int_info(&ty) else {
-                return Ok(None);
-            };
-            let (a, b) = (
-                self.scalar_operand(&args[0])?,
-                self.scalar_operand(&args[1])?,
-            );
-            let cc = match (last, signed) {
-                ("min", true) => device_ir::IntCC::Slt,
-                ("min", false) => device_ir::IntCC::Ult,
-                (_, true) => device_ir::IntCC::Sgt,
-                (_, false) => device_ir::IntCC::Ugt,
-            };
-            let c = self.b.icmp(cc, a, b);
-            return Ok(Some(Val::S(self.b.select(c, a, b))));
-        }
-        if def.ends_with("intrinsics::arith_offset") && args.len() == 2 {
-            // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
-            let ty = self.operand_ty(&args[0])?;
-            let elem = ty
-                .pointee()
-                .cloned()
-                .ok_or_else(|| self.unsupported("arith_offset"))?;
-            let size = self
-                .sh
-                .layouts
-                .of(&elem)
-                .map_err(|e| self.unsupported(e))?
-                .size;
-            let (p, n) = (
-                self.scalar_operand(&args[0])?,
-                self.scalar_operand(&args[1])?,
-            );
-            let s = self.iconst(64, size as i128);
-            let off = self.b.imul(n, s);
-            return Ok(Some(Val::S(self.b.byte_offset(p, off))));
-        }
-        if def.ends_with("intrinsics::ptr_offset_from")
-            || def.ends_with("intrinsics::ptr_offset_from_unsigned")
-        {
-            let ty = self.operand_ty(&args[0])?;
-            let elem = ty
-                .pointee()
-                .cloned()
-                .ok_or_else(|| self.unsupported("offset_from"))?;
-            let size = self
-                .sh
-                .layouts
-                .of(&elem)
-                .map_err(|e| self.unsupported(e))?
-                .size
-                .max(1);
-            let (a, b) = (
-                self.scalar_operand(&args[0])?,
-                self.scalar_operand(&args[1])?,
-            );
-            let t = self.b.types().i64();
-            let (ia, ib) = (
-                self.b.cast(CastOp::PtrToInt, a, t),
-                self.b.cast(CastOp::PtrToInt, b, t),
-            );
-            let d = self.b.binary(device_ir::BinaryOp::Sub, ia, ib);
-            let s = self.b.iconst(t, size as i128);
-            return Ok(Some(Val::S(self.b.binary(device_ir::BinaryOp::SDiv, d, s))));
-        }
-        // `atomic_xadd::<u32, u32, AtomicOrdering::Relaxed>(p, v)`: the ordering is a generic.
-        let generic_ordering = path.generic_args().iter().find_map(|a| match a {
-            mir_import::model::GenericArg::Type(mir_import::model::Ty::Adt(p))
-                if p.def_path().contains("AtomicOrdering") =>
-            {
-                Some(p.last_name().to_string())
+    /// A call whose meaning is fixed although rustc prints no body for it
+    /// (mir-import's [`calls::classify`]): hints, `Ord::min`/`max` on
+    /// integers, pointer offsets, atomics and the prelude's primitives.
+    /// `Ok(None)` when the call is not one this lowering gives a meaning to
+    /// after all (`min` on a non-integer): it is then an ordinary call.
+    fn known_call(&mut self, k: KnownCall, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
+        match k {
+            KnownCall::ColdPath => Ok(Some(Val::Zst)),
+            KnownCall::Device(i) => Ok(self.intrinsic(i)),
+            KnownCall::Atomic { op, ordering } => self.atomic(&op, ordering, args),
+            KnownCall::MinMax(which) if args.len() == 2 => {
+                let ty = self.operand_ty(&args[0])?;
+                let Some((_, signed)) = int_info(&ty) else {
+                    return Ok(None);
+                };
+                let (a, b) = (
+                    self.scalar_operand(&args[0])?,
+                    self.scalar_operand(&args[1])?,
+                );
+                let cc = match (which, signed) {
+                    (MinMax::Min, true) => device_ir::IntCC::Slt,
+                    (MinMax::Min, false) => device_ir::IntCC::Ult,
+                    (MinMax::Max, true) => device_ir::IntCC::Sgt,
+                    (MinMax::Max, false) => device_ir::IntCC::Ugt,
+                };
+                let c = self.b.icmp(cc, a, b);
+                Ok(Some(Val::Immediate(self.b.select(c, a, b))))
             }
-            mir_import::model::GenericArg::Const(c) if c.contains("AtomicOrdering::") => {
-                c.rsplit("::").next().map(str::to_string)
+            KnownCall::ArithOffset if args.len() == 2 => {
+                // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
+                let size = self.pointee_size(&args[0], "arith_offset")?;
+                let (p, n) = (
+                    self.scalar_operand(&args[0])?,
+                    self.scalar_operand(&args[1])?,
+                );
+                let s = self.iconst(64, size as i128);
+                let off = self.b.imul(n, s);
+                Ok(Some(Val::Immediate(self.b.byte_offset(p, off))))
             }
-            _ => None,
-        });
-        if let Some(ord) = generic_ordering
-            && let Some(op) = def.rsplit("::").next().filter(|n| n.starts_with("atomic_"))
-        {
-            let ord_op = Operand::Const(ConstOperand::Item(mir_import::model::Path {
-                segments: vec![mir_import::model::PathSegment {
-                    name: ord,
-                    args: Vec::new(),
-                }],
-            }));
-            let mut full: Vec<Operand> = args.to_vec();
-            match op {
-                "atomic_cxchg" | "atomic_cxchgweak" => {
-                    full.push(ord_op.clone());
-                    full.push(ord_op);
-                }
-                _ => full.push(ord_op),
+            KnownCall::OffsetFrom { .. } => {
+                let size = self.pointee_size(&args[0], "offset_from")?.max(1);
+                let (a, b) = (
+                    self.scalar_operand(&args[0])?,
+                    self.scalar_operand(&args[1])?,
+                );
+                let t = self.b.types().i64();
+                let (ia, ib) = (
+                    self.b.cast(CastOp::PtrToInt, a, t),
+                    self.b.cast(CastOp::PtrToInt, b, t),
+                );
+                let d = self.b.binary(device_ir::BinaryOp::Sub, ia, ib);
+                let s = self.b.iconst(t, size as i128);
+                Ok(Some(Val::Immediate(self.b.binary(
+                    device_ir::BinaryOp::SDiv,
+                    d,
+                    s,
+                ))))
             }
-            return self.atomic(op, &full);
+            KnownCall::MinMax(_)
+            | KnownCall::ArithOffset
+            | KnownCall::NullPtr
+            | KnownCall::Panic => Ok(None),
         }
-        Ok(None)
+    }
+
+    /// The size of what the pointer operand `op` points to; `what` names the
+    /// call for the diagnostic.
+    fn pointee_size(&self, op: &Operand, what: &str) -> Result<u64, Diagnostic> {
+        let ty = self.operand_ty(op)?;
+        let elem = ty
+            .pointee()
+            .cloned()
+            .ok_or_else(|| self.unsupported(what))?;
+        Ok(self
+            .sh
+            .layouts
+            .of(&elem)
+            .map_err(|e| self.unsupported(e))?
+            .size)
     }
 
     fn intrinsic(&mut self, i: Intrinsic) -> Option<Val> {
@@ -208,32 +172,35 @@ impl FnLower<'_, '_> {
                 return Some(Val::Zst);
             }
         };
-        Some(Val::S(self.b.special_reg(r)))
+        Some(Val::Immediate(self.b.special_reg(r)))
     }
 
+    /// The ordering an argument names (`Ordering::Acquire`, printed as a
+    /// path or a value).
     fn ordering(&self, op: &Operand) -> Result<DOrd, Diagnostic> {
         let name = match op {
             Operand::Const(ConstOperand::Item(p)) => p.last_name().to_string(),
             Operand::Const(ConstOperand::Value(ValTree::Path(p))) => p.last_name().to_string(),
-            other => {
-                return Err(
-                    self.unsupported(format!("atomic ordering {other:?} is not a constant"))
-                );
+            _ => {
+                return Err(self.unsupported(
+                    "an atomic ordering that is not a constant `Ordering` is not supported",
+                ));
             }
         };
-        Ok(match name.as_str() {
-            "Relaxed" => DOrd::Relaxed,
-            "Acquire" => DOrd::Acquire,
-            "Release" => DOrd::Release,
-            "AcqRel" => DOrd::AcqRel,
-            "SeqCst" => DOrd::SeqCst,
-            n => return Err(self.unsupported(format!("atomic ordering `{n}`"))),
-        })
+        AtomicOrdering::from_name(&name)
+            .map(device_ordering)
+            .ok_or_else(|| self.unsupported(format!("atomic ordering `{name}`")))
     }
 
-    /// `core::intrinsics::atomic_*` at system scope (Rust's atomics order
-    /// against every observer, host included).
-    fn atomic(&mut self, op: &str, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
+    /// An atomic intrinsic at system scope (Rust's atomics order against
+    /// every observer, host included). Its ordering is the trailing
+    /// argument(s), or a generic argument that stands for all of them.
+    fn atomic(
+        &mut self,
+        op: &AtomicOp,
+        ordering: OrderingArg,
+        args: &[Operand],
+    ) -> Result<Option<Val>, Diagnostic> {
         let ptr_op = args
             .first()
             .ok_or_else(|| self.unsupported("atomic without a pointer"))?;
@@ -249,57 +216,73 @@ impl FnLower<'_, '_> {
         let p = self.scalar_operand(ptr_op)?;
         let typed = self.b.ptr_bitcast(p, t);
         let scope = Scope::Sys;
-        let v = match (op, args) {
-            ("atomic_load", [_, ord]) => {
-                let o = self.ordering(ord)?;
-                Val::S(self.b.atomic_load(t, typed, o, scope))
+        let unknown = || format!("atomic intrinsic `{}`", op.name());
+        // The value operands, and the ordering (a compare-exchange's
+        // failure ordering is implied by its success ordering on the device).
+        let (values, ord) = match ordering {
+            OrderingArg::Generic(o) => (&args[1..], OrdFrom::Known(device_ordering(o))),
+            OrderingArg::Arguments => {
+                let n = match op {
+                    AtomicOp::CompareExchange { .. } => 2,
+                    _ => 1,
+                };
+                match args.len().checked_sub(n) {
+                    Some(k) if k >= 1 => (&args[1..k], OrdFrom::Operand(&args[k])),
+                    _ => return Err(self.unsupported(unknown())),
+                }
             }
-            ("atomic_store", [_, val, ord]) => {
-                let o = self.ordering(ord)?;
+        };
+        let v = match (op, values) {
+            (AtomicOp::Load, []) => {
+                let o = self.ord(ord)?;
+                Val::Immediate(self.b.atomic_load(t, typed, o, scope))
+            }
+            (AtomicOp::Store, [val]) => {
+                let o = self.ord(ord)?;
                 let x = self.scalar_operand(val)?;
                 self.b.atomic_store(x, typed, o, scope);
                 Val::Zst
             }
-            ("atomic_cxchg" | "atomic_cxchgweak", [_, old, new, ord, _]) => {
-                let o = self.ordering(ord)?;
+            (AtomicOp::CompareExchange { .. }, [old, new]) => {
+                let o = self.ord(ord)?;
                 let (e, n) = (self.scalar_operand(old)?, self.scalar_operand(new)?);
                 let prev = self.b.atomic_cas(typed, e, n, o, scope);
                 let ok = self.b.icmp(device_ir::IntCC::Eq, prev, e);
-                Val::P(prev, ok)
+                Val::Pair(prev, ok)
             }
-            (name, [_, val, ord]) => {
-                let rmw = match name {
-                    "atomic_xadd" => RmwOp::Add,
-                    "atomic_xchg" => RmwOp::Xchg,
-                    "atomic_and" => RmwOp::And,
-                    "atomic_or" => RmwOp::Or,
-                    "atomic_xor" => RmwOp::Xor,
-                    "atomic_max" => RmwOp::SMax,
-                    "atomic_min" => RmwOp::SMin,
-                    "atomic_umax" => RmwOp::UMax,
-                    "atomic_umin" => RmwOp::UMin,
-                    "atomic_xsub" => {
-                        let o = self.ordering(ord)?;
-                        let x = self.scalar_operand(val)?;
-                        let zero = self.b.iconst(t, 0);
-                        let neg = self.b.binary(device_ir::BinaryOp::Sub, zero, x);
-                        return Ok(Some(Val::S(self.b.atomic_rmw(
-                            RmwOp::Add,
-                            typed,
-                            neg,
-                            o,
-                            scope,
-                        ))));
-                    }
-                    n => return Err(self.unsupported(format!("atomic intrinsic `{n}`"))),
-                };
-                let o = self.ordering(ord)?;
+            (AtomicOp::Sub, [val]) => {
+                let o = self.ord(ord)?;
                 let x = self.scalar_operand(val)?;
-                Val::S(self.b.atomic_rmw(rmw, typed, x, o, scope))
+                let zero = self.b.iconst(t, 0);
+                let neg = self.b.binary(device_ir::BinaryOp::Sub, zero, x);
+                Val::Immediate(self.b.atomic_rmw(RmwOp::Add, typed, neg, o, scope))
             }
-            (n, _) => return Err(self.unsupported(format!("atomic intrinsic `{n}`"))),
+            (AtomicOp::Rmw(kind), [val]) => {
+                let rmw = match kind {
+                    RmwKind::Add => RmwOp::Add,
+                    RmwKind::Xchg => RmwOp::Xchg,
+                    RmwKind::And => RmwOp::And,
+                    RmwKind::Or => RmwOp::Or,
+                    RmwKind::Xor => RmwOp::Xor,
+                    RmwKind::Max => RmwOp::SMax,
+                    RmwKind::Min => RmwOp::SMin,
+                    RmwKind::UMax => RmwOp::UMax,
+                    RmwKind::UMin => RmwOp::UMin,
+                };
+                let o = self.ord(ord)?;
+                let x = self.scalar_operand(val)?;
+                Val::Immediate(self.b.atomic_rmw(rmw, typed, x, o, scope))
+            }
+            _ => return Err(self.unsupported(unknown())),
         };
         Ok(Some(v))
+    }
+
+    fn ord(&self, from: OrdFrom) -> Result<DOrd, Diagnostic> {
+        match from {
+            OrdFrom::Known(o) => Ok(o),
+            OrdFrom::Operand(op) => self.ordering(op),
+        }
     }
 
     fn device_call(
@@ -327,32 +310,32 @@ impl FnLower<'_, '_> {
             let v = self.read_operand(op)?;
             match (a, v) {
                 (ArgAbi::Zst, _) => {}
-                (ArgAbi::Direct(1), Val::S(x)) => params.push(x),
-                (ArgAbi::Direct(2), Val::P(x, y)) => {
+                (ArgAbi::Direct(1), Val::Immediate(x)) => params.push(x),
+                (ArgAbi::Direct(2), Val::Pair(x, y)) => {
                     params.push(x);
                     params.push(y);
                 }
-                (ArgAbi::ByRef, Val::M(src)) => {
+                (ArgAbi::ByRef, Val::ByRef(src)) => {
                     let ty = self.operand_ty(op)?;
                     let l = self.sh.layouts.of(&ty).map_err(|e| self.unsupported(e))?;
                     let copy = self.call_slot()?;
                     self.memcpy(copy, src, l.size, l.align);
                     params.push(copy);
                 }
-                (a, v) => return Err(self.unsupported(format!("argument {v:?} for {a:?}"))),
+                (a, v) => return Err(self.internal(&format!("argument {v:?} for {a:?}"))),
             }
         }
         let r = self.b.call(f, &params);
         Ok(match (&abi.ret, sret_slot) {
             (RetAbi::Void, _) => Some(Val::Zst),
-            (RetAbi::Direct, _) => r.map(Val::S),
+            (RetAbi::Direct, _) => r.map(Val::Immediate),
             (RetAbi::Sret(Repr::Mem { .. }), Some(slot)) => match self.place(dest)? {
                 PlaceRef::Mem { addr, .. } if addr == slot => None,
-                _ => Some(Val::M(slot)),
+                _ => Some(Val::ByRef(slot)),
             },
             (RetAbi::Sret(Repr::Pair(s0, o0, s1, o1)), Some(slot)) => {
                 let (s0, o0, s1, o1) = (*s0, *o0, *s1, *o1);
-                Some(Val::P(
+                Some(Val::Pair(
                     self.load_scalar_at(slot, o0, s0),
                     self.load_scalar_at(slot, o1, s1),
                 ))

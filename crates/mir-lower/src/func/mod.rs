@@ -14,10 +14,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cranelift_entity::EntityRef;
 use device_ir::{Block, FuncId, FunctionBuilder, Module, Ty as DTy, Value};
+use mir_import::eval::Evaluation;
 use mir_import::eval::layout::Layouts;
-use mir_import::eval::{Evaluation, TupleLayouts};
 use mir_import::model::{
-    BasicBlock, Body, Crate, Local, Operand, PlaceElem, Rvalue, StatementKind, TerminatorKind,
+    BasicBlock, Body, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo, StatementKind,
+    TerminatorKind,
 };
 
 use crate::abi::{ArgAbi, FnAbi, RetAbi};
@@ -31,8 +32,6 @@ pub struct Shared<'a> {
     pub krate: &'a Crate,
     /// Layouts.
     pub layouts: &'a Layouts<'a>,
-    /// rustc's tuple layouts.
-    pub tuples: &'a TupleLayouts,
     /// The device function and ABI of every function being lowered, by def path.
     pub fns: &'a BTreeMap<String, (FuncId, FnAbi)>,
 }
@@ -51,7 +50,7 @@ enum Home {
 /// The lowering state of one function.
 pub struct FnLower<'a, 'm> {
     sh: &'a Shared<'a>,
-    ev: &'a mut Evaluation,
+    ev: &'a Evaluation,
     globals: &'a mut Globals,
     b: FunctionBuilder<'m>,
     body: &'a Body,
@@ -64,6 +63,9 @@ pub struct FnLower<'a, 'm> {
     blocks: Vec<Block>,
     sret: Option<Value>,
     loc: String,
+    /// The kernel span of the statement or terminator being lowered, for
+    /// diagnostics (see [`Body::span_in`]).
+    span: Option<mir_import::model::Span>,
     /// Stack slots for call results and by-reference arguments, made in the
     /// entry block (so a call in a loop never grows the stack), by MIR block.
     call_slots: std::collections::BTreeMap<BasicBlock, Vec<Value>>,
@@ -73,7 +75,7 @@ pub struct FnLower<'a, 'm> {
 /// Lowers `body` into the already declared `func`.
 pub fn lower_fn(
     sh: &Shared,
-    ev: &mut Evaluation,
+    ev: &Evaluation,
     globals: &mut Globals,
     m: &mut Module,
     func: FuncId,
@@ -97,6 +99,7 @@ pub fn lower_fn(
         blocks: Vec::new(),
         sret: None,
         loc: "entry".into(),
+        span: None,
         call_slots: std::collections::BTreeMap::new(),
         cur_bb: None,
     };
@@ -124,11 +127,21 @@ fn borrowed_locals(body: &Body) -> BTreeSet<Local> {
 
 impl<'a, 'm> FnLower<'a, 'm> {
     fn err(&self, rule: Rule, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(rule, self.item.clone(), msg).at(self.loc.clone())
+        Diagnostic::new(rule, self.item.clone(), msg)
+            .at(self.loc.clone())
+            .with_span(self.span.clone())
     }
 
-    fn unsupported(&self, msg: impl Into<String>) -> Diagnostic {
-        self.err(Rule::Unsupported, msg)
+    /// The kernel span of `source`, if it leads into the kernel's file.
+    fn kernel_span(&self, source: Option<&SourceInfo>) -> Option<mir_import::model::Span> {
+        let file = self.sh.krate.source_file.as_deref()?;
+        self.body.span_in(source?, file).cloned()
+    }
+
+    /// An unsupported-construct refusal here; `msg` is a message or a typed
+    /// error (a layout, a representation), shown by its `Display`.
+    fn unsupported(&self, msg: impl std::fmt::Display) -> Diagnostic {
+        self.err(Rule::Unsupported, msg.to_string())
     }
 
     fn setup(&mut self) -> Result<(), Diagnostic> {
@@ -180,7 +193,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 Home::Ssa(start)
             } else {
                 let (Repr::Mem { .. } | Repr::Scalar(_) | Repr::Pair(..)) = &repr else {
-                    return Err(self.unsupported("unreachable representation"));
+                    return Err(self.internal("unreachable representation"));
                 };
                 Home::Mem(self.stack_slot_or_param(idx, decl.is_arg, &repr, &arg_values)?)
             };
@@ -283,7 +296,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
             return args
                 .get(&idx)
                 .and_then(|v| v.first().copied())
-                .ok_or_else(|| self.unsupported("missing by-reference parameter"));
+                .ok_or_else(|| self.internal("missing by-reference parameter"));
         }
         if idx == 0
             && let Some(p) = self.sret
@@ -302,7 +315,8 @@ impl<'a, 'm> FnLower<'a, 'm> {
             match (repr, self.abi.args.get(idx - 1)) {
                 (_, Some(ArgAbi::Disjoint)) => {
                     self.store_scalar_at(slot, 0, crate::repr::Scalar::Ptr, vals[0]);
-                    self.store_scalar_at(slot, 8, crate::repr::Scalar::Int(64), vals[1]);
+                    let len_at = device_ir::layout::POINTER_SIZE;
+                    self.store_scalar_at(slot, len_at, crate::repr::Scalar::Int(64), vals[1]);
                 }
                 (Repr::Scalar(s), _) => self.store_scalar_at(slot, 0, *s, vals[0]),
                 (Repr::Pair(s0, o0, s1, o1), _) => {
@@ -333,10 +347,27 @@ impl<'a, 'm> FnLower<'a, 'm> {
         let data = &self.body.blocks[bb];
         for (i, st) in data.statements.iter().enumerate() {
             self.loc = format!("{bb}[{i}]");
-            self.lower_statement(&st.kind)?;
+            self.span = self.kernel_span(st.source.as_ref());
+            self.lower_statement(&st.kind).map_err(|d| self.locate(d))?;
         }
         self.loc = format!("{bb}[{}]", data.statements.len());
+        self.span = self.kernel_span(data.terminator.source.as_ref());
         self.lower_terminator(&data.terminator.kind)
+            .map_err(|d| self.locate(d))
+    }
+
+    /// Places at the current statement a diagnostic about this function
+    /// that a helper (globals, views) raised without a location. One about
+    /// another item, such as a static the function reads, keeps that
+    /// item's own place.
+    fn locate(&self, mut d: Diagnostic) -> Diagnostic {
+        if d.item == self.item && d.location.is_none() {
+            d.location = Some(self.loc.clone());
+            if d.span.is_none() {
+                d.span = self.span.clone();
+            }
+        }
+        d
     }
 
     fn lower_statement(&mut self, st: &StatementKind) -> Result<(), Diagnostic> {
@@ -446,7 +477,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
             RetAbi::Sret(_) => {
                 let sret = self
                     .sret
-                    .ok_or_else(|| self.unsupported("missing return slot"))?;
+                    .ok_or_else(|| self.internal("missing return slot"))?;
                 if let Home::Ssa(_) = self.homes[0] {
                     let val = self.read_operand(&Operand::Copy(
                         mir_import::model::Place::local(Local::new(0)),
@@ -458,43 +489,5 @@ impl<'a, 'm> FnLower<'a, 'm> {
             }
         }
         Ok(())
-    }
-}
-
-impl FnLower<'_, '_> {
-    /// The item being lowered.
-    pub(crate) fn item_name(&self) -> String {
-        self.item.clone()
-    }
-
-    /// The crate being lowered.
-    pub(crate) fn krate(&self) -> &mir_import::Crate {
-        self.sh.krate
-    }
-
-    /// The layouts in use.
-    pub(crate) fn layouts(&self) -> &Layouts<'_> {
-        self.sh.layouts
-    }
-
-    /// The size of an evaluated allocation.
-    pub(crate) fn alloc_size(&self, a: mir_import::eval::EvalAlloc) -> u64 {
-        self.ev.memory.allocs[a].size()
-    }
-
-    /// Offsets of the relocations of `a` inside `[offset, offset + size)`,
-    /// relative to `offset`.
-    pub(crate) fn relocs_in(
-        &self,
-        a: mir_import::eval::EvalAlloc,
-        offset: u64,
-        size: u64,
-    ) -> Vec<u64> {
-        self.ev.memory.allocs[a]
-            .relocs
-            .keys()
-            .filter(|o| **o >= offset && **o < offset + size)
-            .map(|o| o - offset)
-            .collect()
     }
 }

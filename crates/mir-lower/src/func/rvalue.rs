@@ -70,8 +70,8 @@ impl FnLower<'_, '_> {
                     addr,
                     meta: Some(n),
                     ..
-                } => Ok(Val::P(addr, n)),
-                PlaceRef::Mem { addr, .. } => Ok(Val::S(addr)),
+                } => Ok(Val::Pair(addr, n)),
+                PlaceRef::Mem { addr, .. } => Ok(Val::Immediate(addr)),
                 PlaceRef::Ssa(..) => Err(self.internal("borrow of an SSA local")),
             },
             Rvalue::Cast(kind, op, ty) => self.cast(kind, op, ty),
@@ -94,7 +94,7 @@ impl FnLower<'_, '_> {
                     ("UbChecks" | "ContractChecks", _) => 0,
                     (n, _) => return Err(self.unsupported(format!("nullary op `{n}`"))),
                 };
-                Ok(Val::S(self.iconst(bits, v as i128)))
+                Ok(Val::Immediate(self.iconst(bits, v as i128)))
             }
             Rvalue::Aggregate(..) | Rvalue::Repeat(..) => Err(self.internal("aggregate in rvalue")),
         }
@@ -105,13 +105,13 @@ impl FnLower<'_, '_> {
         let v = self.read_operand(op)?;
         match kind {
             CastKind::IntToInt => {
-                let Val::S(x) = v else {
+                let Val::Immediate(x) = v else {
                     return Err(self.unsupported("int cast of a non-scalar"));
                 };
                 let (fb, signed) = int_bits(&from).ok_or_else(|| self.unsupported("int cast"))?;
                 let (tb, _) = int_bits(to).ok_or_else(|| self.unsupported("int cast"))?;
                 let t = self.b.types().int(tb);
-                Ok(Val::S(if tb == fb {
+                Ok(Val::Immediate(if tb == fb {
                     x
                 } else if tb < fb {
                     self.b.cast(CastOp::Trunc, x, t)
@@ -122,7 +122,7 @@ impl FnLower<'_, '_> {
                 }))
             }
             CastKind::IntToFloat | CastKind::FloatToInt | CastKind::FloatToFloat => {
-                let Val::S(x) = v else {
+                let Val::Immediate(x) = v else {
                     return Err(self.unsupported("float cast of a non-scalar"));
                 };
                 let Repr::Scalar(ts) = self.repr(to)? else {
@@ -136,7 +136,7 @@ impl FnLower<'_, '_> {
                         return Err(self.unsupported("float to 128-bit integer casts"));
                     }
                     let f32_src = matches!(from, Ty::Float(mir_import::model::FloatTy::F32));
-                    return Ok(Val::S(
+                    return Ok(Val::Immediate(
                         self.saturating_float_to_int(x, f32_src, bits, signed),
                     ));
                 }
@@ -149,41 +149,41 @@ impl FnLower<'_, '_> {
                         let fs = matches!(from, Ty::Float(mir_import::model::FloatTy::F32));
                         let ts32 = matches!(to, Ty::Float(mir_import::model::FloatTy::F32));
                         if fs == ts32 {
-                            return Ok(Val::S(x));
+                            return Ok(Val::Immediate(x));
                         }
                         if fs { CastOp::FpExt } else { CastOp::FpTrunc }
                     }
                 };
-                Ok(Val::S(self.b.cast(op, x, t)))
+                Ok(Val::Immediate(self.b.cast(op, x, t)))
             }
             CastKind::PtrToPtr | CastKind::FnPtrToPtr => Ok(match (v, self.repr(to)?) {
-                (Val::P(a, _), Repr::Scalar(_)) => Val::S(a),
+                (Val::Pair(a, _), Repr::Scalar(_)) => Val::Immediate(a),
                 (v, _) => v,
             }),
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
-                let Val::S(p) = v else {
+                let Val::Immediate(p) = v else {
                     return Err(self.unsupported("unsize of a fat pointer"));
                 };
                 let n = match from.pointee() {
                     Some(Ty::Array(_, mir_import::model::ArrayLen::Known(n))) => *n,
                     _ => return Err(self.unsupported(format!("unsizing `{from}`"))),
                 };
-                Ok(Val::P(p, self.iconst(64, n as i128)))
+                Ok(Val::Pair(p, self.iconst(64, n as i128)))
             }
             CastKind::PointerCoercion(_) => Ok(v),
             CastKind::PointerExposeProvenance => {
-                let (Val::S(p) | Val::P(p, _)) = v else {
+                let (Val::Immediate(p) | Val::Pair(p, _)) = v else {
                     return Err(self.unsupported("ptr cast"));
                 };
                 let t = self.b.types().i64();
-                Ok(Val::S(self.b.cast(CastOp::PtrToInt, p, t)))
+                Ok(Val::Immediate(self.b.cast(CastOp::PtrToInt, p, t)))
             }
             CastKind::PointerWithExposedProvenance => {
-                let Val::S(x) = v else {
+                let Val::Immediate(x) = v else {
                     return Err(self.unsupported("int to ptr cast"));
                 };
                 let t = generic_i8_ptr(self.b.module());
-                Ok(Val::S(self.b.cast(CastOp::IntToPtr, x, t)))
+                Ok(Val::Immediate(self.b.cast(CastOp::IntToPtr, x, t)))
             }
             CastKind::Transmute => self.transmute(v, &from, to),
         }
@@ -245,25 +245,29 @@ impl FnLower<'_, '_> {
 
     fn transmute(&mut self, v: Val, from: &Ty, to: &Ty) -> Result<Val, Diagnostic> {
         match (v, self.repr(from)?, self.repr(to)?) {
-            (Val::S(x), Repr::Scalar(a), Repr::Scalar(b)) if a == b => Ok(Val::S(x)),
-            (Val::P(x, y), Repr::Pair(a0, o0, a1, o1), Repr::Pair(b0, p0, b1, p1))
+            (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b)) if a == b => {
+                Ok(Val::Immediate(x))
+            }
+            (Val::Pair(x, y), Repr::Pair(a0, o0, a1, o1), Repr::Pair(b0, p0, b1, p1))
                 if (a0, o0, a1, o1) == (b0, p0, b1, p1) =>
             {
-                Ok(Val::P(x, y))
+                Ok(Val::Pair(x, y))
             }
-            (Val::S(x), Repr::Scalar(Scalar::Ptr), Repr::Scalar(Scalar::Int(64))) => {
+            (Val::Immediate(x), Repr::Scalar(Scalar::Ptr), Repr::Scalar(Scalar::Int(64))) => {
                 let t = self.b.types().i64();
-                Ok(Val::S(self.b.cast(CastOp::PtrToInt, x, t)))
+                Ok(Val::Immediate(self.b.cast(CastOp::PtrToInt, x, t)))
             }
-            (Val::S(x), Repr::Scalar(Scalar::Int(64)), Repr::Scalar(Scalar::Ptr)) => {
+            (Val::Immediate(x), Repr::Scalar(Scalar::Int(64)), Repr::Scalar(Scalar::Ptr)) => {
                 let t = generic_i8_ptr(self.b.module());
-                Ok(Val::S(self.b.cast(CastOp::IntToPtr, x, t)))
+                Ok(Val::Immediate(self.b.cast(CastOp::IntToPtr, x, t)))
             }
-            (Val::S(x), Repr::Scalar(a), Repr::Scalar(b)) if a.size() == b.size() => {
+            (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b)) if a.size() == b.size() => {
                 let t = b.ssa_ty(self.b.module());
-                Ok(Val::S(self.b.cast(CastOp::Bitcast, x, t)))
+                Ok(Val::Immediate(self.b.cast(CastOp::Bitcast, x, t)))
             }
-            (v, ..) => Err(self.unsupported(format!("transmute `{from}` to `{to}` ({v:?})"))),
+            (..) => Err(self.unsupported(format!(
+                "`transmute` from `{from}` to `{to}` is not supported"
+            ))),
         }
     }
 
@@ -272,7 +276,7 @@ impl FnLower<'_, '_> {
         let x = self.read_operand(a)?;
         let y = self.read_operand(b)?;
         if op == BinOp::Offset {
-            let (Val::S(p), Val::S(n)) = (x, y) else {
+            let (Val::Immediate(p), Val::Immediate(n)) = (x, y) else {
                 return Err(self.unsupported("offset"));
             };
             let pointee = ty
@@ -287,10 +291,10 @@ impl FnLower<'_, '_> {
                 .size;
             let s = self.iconst(64, size as i128);
             let off = self.b.imul(n, s);
-            return Ok(Val::S(self.b.byte_offset(p, off)));
+            return Ok(Val::Immediate(self.b.byte_offset(p, off)));
         }
-        let (Val::S(mut x), Val::S(mut y)) = (x, y) else {
-            return Err(self.unsupported(format!("{op:?} on non-scalars")));
+        let (Val::Immediate(mut x), Val::Immediate(mut y)) = (x, y) else {
+            return Err(self.internal(&format!("{op:?} on non-scalars")));
         };
         if matches!(ty, Ty::Float(_)) {
             return self.float_binary(op, x, y);
@@ -363,9 +367,14 @@ impl FnLower<'_, '_> {
             BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow => {
                 return self.checked(op, x, y, bits, signed);
             }
-            BinOp::Cmp | BinOp::Offset => return Err(self.unsupported(format!("{op:?}"))),
+            BinOp::Cmp => {
+                return Err(self.unsupported(
+                    "a three-way comparison (`Ord::cmp` of integers) is not supported",
+                ));
+            }
+            BinOp::Offset => return Err(self.internal("`Offset` of a non-pointer")),
         };
-        Ok(Val::S(v))
+        Ok(Val::Immediate(v))
     }
 
     /// `(result, overflowed)` for checked arithmetic, computed in twice the width.
@@ -394,7 +403,7 @@ impl FnLower<'_, '_> {
         let r = self.b.cast(CastOp::Trunc, wr, narrow);
         let back = self.b.cast(ext, r, wide);
         let ovf = self.b.icmp(IntCC::Ne, back, wr);
-        Ok(Val::P(r, ovf))
+        Ok(Val::Pair(r, ovf))
     }
 
     fn float_binary(&mut self, op: BinOp, x: Value, y: Value) -> Result<Val, Diagnostic> {
@@ -410,31 +419,31 @@ impl FnLower<'_, '_> {
             BinOp::Le => self.b.fcmp(FloatCC::Ole, x, y),
             BinOp::Gt => self.b.fcmp(FloatCC::Ogt, x, y),
             BinOp::Ge => self.b.fcmp(FloatCC::Oge, x, y),
-            other => return Err(self.unsupported(format!("float {other:?}"))),
+            other => return Err(self.internal(&format!("float {other:?}"))),
         };
-        Ok(Val::S(v))
+        Ok(Val::Immediate(v))
     }
 
     fn unary(&mut self, op: UnOp, a: &Operand) -> Result<Val, Diagnostic> {
         let ty = self.operand_ty(a)?;
         let v = self.read_operand(a)?;
         match (op, v) {
-            (UnOp::PtrMetadata, Val::P(_, n)) => Ok(Val::S(n)),
+            (UnOp::PtrMetadata, Val::Pair(_, n)) => Ok(Val::Immediate(n)),
             (UnOp::PtrMetadata, _) => Ok(Val::Zst),
-            (UnOp::Not, Val::S(x)) => {
+            (UnOp::Not, Val::Immediate(x)) => {
                 let (bits, _) = int_bits(&ty).ok_or_else(|| self.unsupported("not"))?;
                 let ones = self.iconst(bits, -1);
-                Ok(Val::S(self.b.binary(BinaryOp::Xor, x, ones)))
+                Ok(Val::Immediate(self.b.binary(BinaryOp::Xor, x, ones)))
             }
-            (UnOp::Neg, Val::S(x)) if matches!(ty, Ty::Float(_)) => {
-                Ok(Val::S(self.b.unary(UnaryOp::FNeg, x)))
+            (UnOp::Neg, Val::Immediate(x)) if matches!(ty, Ty::Float(_)) => {
+                Ok(Val::Immediate(self.b.unary(UnaryOp::FNeg, x)))
             }
-            (UnOp::Neg, Val::S(x)) => {
+            (UnOp::Neg, Val::Immediate(x)) => {
                 let (bits, _) = int_bits(&ty).ok_or_else(|| self.unsupported("neg"))?;
                 let zero = self.iconst(bits, 0);
-                Ok(Val::S(self.b.binary(BinaryOp::Sub, zero, x)))
+                Ok(Val::Immediate(self.b.binary(BinaryOp::Sub, zero, x)))
             }
-            (op, v) => Err(self.unsupported(format!("{op:?} of {v:?}"))),
+            (op, v) => Err(self.internal(&format!("{op:?} of {v:?}"))),
         }
     }
 
@@ -464,7 +473,7 @@ impl FnLower<'_, '_> {
                 let tag = self.load_scalar_at(addr, offset, Scalar::Int((size * 8) as u16));
                 let t = self.b.types().int(bits);
                 let tb = (size * 8) as u16;
-                Ok(Val::S(match tb.cmp(&bits) {
+                Ok(Val::Immediate(match tb.cmp(&bits) {
                     std::cmp::Ordering::Less => self.b.cast(CastOp::ZExt, tag, t),
                     std::cmp::Ordering::Greater => self.b.cast(CastOp::Trunc, tag, t),
                     std::cmp::Ordering::Equal => tag,
@@ -472,8 +481,8 @@ impl FnLower<'_, '_> {
             }
             Encoding::NullNiche { zero_variant } => {
                 let word = match self.read_place(&r)? {
-                    Val::S(w) => w,
-                    Val::M(a) => self.load_scalar_at(a, 0, Scalar::Ptr),
+                    Val::Immediate(w) => w,
+                    Val::ByRef(a) => self.load_scalar_at(a, 0, Scalar::Ptr),
                     _ => return Err(self.internal("niche word")),
                 };
                 let other = variants
@@ -495,7 +504,7 @@ impl FnLower<'_, '_> {
                 let zero = self.b.iconst(wt, 0);
                 let is_zero = self.b.icmp(IntCC::Eq, word, zero);
                 let (zv, ov) = (self.iconst(bits, zd), self.iconst(bits, od));
-                Ok(Val::S(self.b.select(is_zero, zv, ov)))
+                Ok(Val::Immediate(self.b.select(is_zero, zv, ov)))
             }
         }
     }
@@ -604,13 +613,15 @@ impl FnLower<'_, '_> {
             .map(|o| self.read_operand(o))
             .collect::<Result<_, _>>()?;
         match (self.repr(ty)?, kind, vals.as_slice()) {
-            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, [Val::S(p)]) => Ok(Val::S(*p)),
-            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, []) => {
-                Ok(Val::S(self.null_ptr()))
+            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, [Val::Immediate(p)]) => {
+                Ok(Val::Immediate(*p))
             }
-            (Repr::Pair(..), _, [Val::S(a), Val::S(b)]) => Ok(Val::P(*a, *b)),
+            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, []) => {
+                Ok(Val::Immediate(self.null_ptr()))
+            }
+            (Repr::Pair(..), _, [Val::Immediate(a), Val::Immediate(b)]) => Ok(Val::Pair(*a, *b)),
             (Repr::Zst, ..) => Ok(Val::Zst),
-            (r, k, v) => Err(self.unsupported(format!("aggregate {k:?} of {v:?} as {r:?}"))),
+            (r, k, v) => Err(self.internal(&format!("aggregate {k:?} of {v:?} as {r:?}"))),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Places, operands and constants: reading and writing MIR values.
 
 use cranelift_entity::EntityRef;
+use device_ir::layout::POINTER_SIZE;
 use device_ir::{AddressSpace, CastOp, IntCC, Value};
 use mir_import::eval::layout::{Encoding, Shape};
 use mir_import::eval::{EvalAlloc, Target};
@@ -11,17 +12,18 @@ use crate::diag::{Diagnostic, Rule};
 use crate::repr::{Repr, Scalar, generic_i8_ptr, repr_of};
 use crate::views;
 
-/// A MIR value on the device.
+/// A MIR value on the device, in rustc codegen's three forms (its
+/// `OperandValue::{Immediate, Pair, Ref}`).
 #[derive(Clone, Copy, Debug)]
 pub enum Val {
-    /// Zero-sized.
+    /// Zero-sized: nothing to carry.
     Zst,
-    /// One scalar.
-    S(Value),
-    /// A scalar pair.
-    P(Value, Value),
-    /// An aggregate, by the address of its bytes.
-    M(Value),
+    /// One scalar, carried as an SSA value.
+    Immediate(Value),
+    /// A scalar pair (a fat pointer, `(T, bool)`), as two SSA values.
+    Pair(Value, Value),
+    /// An aggregate, by reference: the address of its bytes in memory.
+    ByRef(Value),
 }
 
 /// A resolved place.
@@ -139,13 +141,13 @@ impl FnLower<'_, '_> {
                     .ok_or_else(|| self.unsupported("deref"))?;
                 let v = self.read_operand(&Operand::Copy(Place::local(l)))?;
                 Ok(match v {
-                    Val::S(a) => PlaceRef::Mem {
+                    Val::Immediate(a) => PlaceRef::Mem {
                         addr: a,
                         ty: pointee,
                         meta: None,
                         variant: None,
                     },
-                    Val::P(a, n) => PlaceRef::Mem {
+                    Val::Pair(a, n) => PlaceRef::Mem {
                         addr: a,
                         ty: pointee,
                         meta: Some(n),
@@ -165,7 +167,7 @@ impl FnLower<'_, '_> {
                 Ok(PlaceRef::Ssa(l, None))
             }
             (PlaceRef::Ssa(..), e) => {
-                Err(self.unsupported(format!("projection {e:?} of an SSA local")))
+                Err(self.internal(&format!("projection {e:?} of an SSA local")))
             }
             (
                 PlaceRef::Mem {
@@ -195,7 +197,7 @@ impl FnLower<'_, '_> {
                     .ok_or_else(|| self.unsupported("deref"))?;
                 let a = self.load_scalar_at(addr, 0, Scalar::Ptr);
                 let m = if pointee.is_unsized() {
-                    Some(self.load_scalar_at(addr, 8, Scalar::Int(64)))
+                    Some(self.load_scalar_at(addr, POINTER_SIZE, Scalar::Int(64)))
                 } else {
                     None
                 };
@@ -337,7 +339,7 @@ impl FnLower<'_, '_> {
                 .and_then(|x| x.fields.get(name).copied()),
             (Shape::FatPointer, None) => match name {
                 "0" => Some(0),
-                "1" => Some(8),
+                "1" => Some(POINTER_SIZE),
                 _ => None,
             },
             (Shape::Zst, _) => Some(0),
@@ -348,15 +350,15 @@ impl FnLower<'_, '_> {
 
     pub(super) fn read_local_scalar(&mut self, l: Local) -> Result<Value, Diagnostic> {
         match self.read_operand(&Operand::Copy(Place::local(l)))? {
-            Val::S(v) => Ok(v),
+            Val::Immediate(v) => Ok(v),
             _ => Err(self.unsupported(format!("{l} is not a scalar"))),
         }
     }
 
     pub(super) fn scalar_operand(&mut self, op: &Operand) -> Result<Value, Diagnostic> {
         match self.read_operand(op)? {
-            Val::S(v) => Ok(v),
-            v => Err(self.unsupported(format!("expected a scalar operand, got {v:?}"))),
+            Val::Immediate(v) => Ok(v),
+            v => Err(self.internal(&format!("expected a scalar operand, got {v:?}"))),
         }
     }
 
@@ -383,37 +385,17 @@ impl FnLower<'_, '_> {
         Ok(ty)
     }
 
+    /// The type of a constant operand, as mir-import's evaluator keys its
+    /// value ([`mir_import::Crate::const_ty`]).
     fn const_ty(&self, c: &ConstOperand) -> Result<Ty, Diagnostic> {
-        let k = self.sh.krate;
-        Ok(match c {
-            ConstOperand::Scalar(MirScalar::Int { ty, .. }) => Ty::Int(*ty),
-            ConstOperand::Scalar(MirScalar::Bool(_)) => Ty::Bool,
-            ConstOperand::Scalar(MirScalar::Char(_)) => Ty::Char,
-            ConstOperand::Scalar(MirScalar::Float { ty, .. }) => Ty::Float(*ty),
-            ConstOperand::Unit => Ty::unit(),
-            ConstOperand::Alloc { ty, .. }
-            | ConstOperand::Indirect { ty, .. }
-            | ConstOperand::ZeroSized(ty)
-            | ConstOperand::Transmuted { ty, .. } => ty.clone(),
-            ConstOperand::Item(p) if p.int_limit_type().is_some() => {
-                p.int_limit_type().map_or_else(Ty::unit, Ty::Int)
-            }
-            ConstOperand::Item(p) => match k.item_body(&p.def_path()) {
-                Some(b) => k.bodies[b].return_ty.clone(),
-                // A unit struct value (`PhantomData::<&u32>`) is its own type.
-                None => Ty::Adt(p.clone()),
-            },
+        if let Some(ty) = self.sh.krate.const_ty(c) {
+            return Ok(ty);
+        }
+        Err(match c {
             ConstOperand::Promoted { owner, index } => {
-                match k.promoted(&owner.def_path(), *index) {
-                    Some(b) => k.bodies[b].return_ty.clone(),
-                    None => {
-                        return Err(
-                            self.unsupported(format!("no body for {owner}::promoted[{index}]"))
-                        );
-                    }
-                }
+                self.unsupported(format!("no body for {owner}::promoted[{index}]"))
             }
-            other => return Err(self.unsupported(format!("the type of {other:?} is unknown here"))),
+            other => self.internal(&format!("the type of {other:?} is unknown here")),
         })
     }
 
@@ -434,25 +416,25 @@ impl FnLower<'_, '_> {
         match r {
             PlaceRef::Ssa(l, part) => {
                 let Home::Ssa(s) = self.homes[l.index()] else {
-                    return Err(self.unsupported("SSA place without SSA home"));
+                    return Err(self.internal("SSA place without SSA home"));
                 };
                 Ok(match (&self.reprs[l.index()], part) {
-                    (Repr::Scalar(_), _) => Val::S(self.cur[s]),
-                    (Repr::Pair(..), None) => Val::P(self.cur[s], self.cur[s + 1]),
-                    (Repr::Pair(..), Some(k)) if *k < 2 => Val::S(self.cur[s + k]),
-                    _ => return Err(self.unsupported("bad SSA projection")),
+                    (Repr::Scalar(_), _) => Val::Immediate(self.cur[s]),
+                    (Repr::Pair(..), None) => Val::Pair(self.cur[s], self.cur[s + 1]),
+                    (Repr::Pair(..), Some(k)) if *k < 2 => Val::Immediate(self.cur[s + k]),
+                    _ => return Err(self.internal("bad SSA projection")),
                 })
             }
             PlaceRef::Mem { addr, ty, .. } => {
                 let repr = self.repr(ty)?;
                 Ok(match repr {
                     Repr::Zst => Val::Zst,
-                    Repr::Scalar(s) => Val::S(self.load_scalar_at(*addr, 0, s)),
-                    Repr::Pair(s0, o0, s1, o1) => Val::P(
+                    Repr::Scalar(s) => Val::Immediate(self.load_scalar_at(*addr, 0, s)),
+                    Repr::Pair(s0, o0, s1, o1) => Val::Pair(
                         self.load_scalar_at(*addr, o0, s0),
                         self.load_scalar_at(*addr, o1, s1),
                     ),
-                    Repr::Mem { .. } => Val::M(*addr),
+                    Repr::Mem { .. } => Val::ByRef(*addr),
                 })
             }
         }
@@ -462,17 +444,17 @@ impl FnLower<'_, '_> {
     pub(super) fn write_mem(&mut self, addr: Value, ty: &Ty, v: Val) -> Result<(), Diagnostic> {
         match (self.repr(ty)?, v) {
             (Repr::Zst, _) => {}
-            (Repr::Scalar(s), Val::S(x)) => self.store_scalar_at(addr, 0, s, x),
-            (Repr::Pair(s0, o0, s1, o1), Val::P(a, b)) => {
+            (Repr::Scalar(s), Val::Immediate(x)) => self.store_scalar_at(addr, 0, s, x),
+            (Repr::Pair(s0, o0, s1, o1), Val::Pair(a, b)) => {
                 self.store_scalar_at(addr, o0, s0, a);
                 self.store_scalar_at(addr, o1, s1, b);
             }
-            (Repr::Mem { size, align }, Val::M(src)) => self.memcpy(addr, src, size, align),
-            (Repr::Scalar(s), Val::M(src)) => {
+            (Repr::Mem { size, align }, Val::ByRef(src)) => self.memcpy(addr, src, size, align),
+            (Repr::Scalar(s), Val::ByRef(src)) => {
                 let x = self.load_scalar_at(src, 0, s);
                 self.store_scalar_at(addr, 0, s, x);
             }
-            (r, v) => return Err(self.unsupported(format!("cannot store {v:?} as {r:?} (`{ty}`)"))),
+            (r, v) => return Err(self.internal(&format!("cannot store {v:?} as {r:?} (`{ty}`)"))),
         }
         Ok(())
     }
@@ -481,15 +463,15 @@ impl FnLower<'_, '_> {
         match r {
             PlaceRef::Ssa(l, part) => {
                 let Home::Ssa(s) = self.homes[l.index()] else {
-                    return Err(self.unsupported("SSA place without SSA home"));
+                    return Err(self.internal("SSA place without SSA home"));
                 };
                 match (part, v) {
-                    (None, Val::S(x)) => self.cur[s] = x,
-                    (None, Val::P(a, b)) => {
+                    (None, Val::Immediate(x)) => self.cur[s] = x,
+                    (None, Val::Pair(a, b)) => {
                         self.cur[s] = a;
                         self.cur[s + 1] = b;
                     }
-                    (None, Val::M(src)) => {
+                    (None, Val::ByRef(src)) => {
                         let ty = self.local_ty(*l);
                         let v = self.read_place(&PlaceRef::Mem {
                             addr: src,
@@ -499,10 +481,10 @@ impl FnLower<'_, '_> {
                         })?;
                         return self.write_place(r, v);
                     }
-                    (Some(k), Val::S(x)) if *k < 2 => self.cur[s + k] = x,
+                    (Some(k), Val::Immediate(x)) if *k < 2 => self.cur[s + k] = x,
                     (_, Val::Zst) => {}
                     (p, v) => {
-                        return Err(self.unsupported(format!("cannot write {v:?} to part {p:?}")));
+                        return Err(self.internal(&format!("cannot write {v:?} to part {p:?}")));
                     }
                 }
                 Ok(())
@@ -525,18 +507,29 @@ impl FnLower<'_, '_> {
         if repr == Repr::Zst {
             return Ok(Val::Zst);
         }
-        let v = self
-            .ev
-            .constant(self.sh.krate, self.sh.tuples, c, ty)
-            .map_err(|e| self.err(Rule::ConstEval, format!("constant `{c:?}`: {e}")))?;
+        let v = match self.ev.operand(c, ty) {
+            Some(Ok(v)) => *v,
+            Some(Err(e)) => {
+                return Err(self.err(Rule::ConstEval, format!("constant `{c:?}`: {e}")));
+            }
+            // mir-import evaluates every constant operand of a reachable body
+            // at the type it is read at; a miss is a disagreement between the
+            // two about that type.
+            None => {
+                return Err(self.err(
+                    Rule::Internal,
+                    format!("constant `{c:?}` of type `{ty}` was not evaluated up front"),
+                ));
+            }
+        };
         self.check_named_constant(c, v)?;
         match repr {
             Repr::Zst => Ok(Val::Zst),
-            Repr::Scalar(s) => Ok(Val::S(self.scalar_from_mem(v, 0, s, ty)?)),
+            Repr::Scalar(s) => Ok(Val::Immediate(self.scalar_from_mem(v, 0, s, ty)?)),
             Repr::Pair(s0, o0, s1, o1) => {
                 let a = self.scalar_from_mem(v, o0, s0, ty)?;
                 let b = self.scalar_from_mem(v, o1, s1, &Ty::unit())?;
-                Ok(Val::P(a, b))
+                Ok(Val::Pair(a, b))
             }
             Repr::Mem { .. } => {
                 let item = self.item.clone();
@@ -548,7 +541,7 @@ impl FnLower<'_, '_> {
                 let g = self
                     .globals
                     .alloc_global(self.b.module(), &cx, self.ev, v, &item, None)?;
-                Ok(Val::M(self.global_ptr(g, 0)))
+                Ok(Val::ByRef(self.global_ptr(g, 0)))
             }
         }
     }
@@ -575,15 +568,15 @@ impl FnLower<'_, '_> {
     fn scalar_const(&mut self, s: &MirScalar) -> Val {
         match s {
             MirScalar::Int { bits, ty } => {
-                Val::S(self.iconst((ty.size() * 8) as u16, *bits as i128))
+                Val::Immediate(self.iconst((ty.size() * 8) as u16, *bits as i128))
             }
-            MirScalar::Bool(b) => Val::S(self.iconst(1, i128::from(*b))),
-            MirScalar::Char(c) => Val::S(self.iconst(32, i128::from(u32::from(*c)))),
+            MirScalar::Bool(b) => Val::Immediate(self.iconst(1, i128::from(*b))),
+            MirScalar::Char(c) => Val::Immediate(self.iconst(32, i128::from(u32::from(*c)))),
             MirScalar::Float { bits, ty } => match ty {
                 mir_import::model::FloatTy::F32 => {
-                    Val::S(self.b.f32const(f32::from_bits(*bits as u32)))
+                    Val::Immediate(self.b.f32const(f32::from_bits(*bits as u32)))
                 }
-                _ => Val::S(self.b.f64const(f64::from_bits(*bits as u64))),
+                _ => Val::Immediate(self.b.f64const(f64::from_bits(*bits as u64))),
             },
         }
     }
@@ -667,7 +660,7 @@ impl FnLower<'_, '_> {
         };
         let g = match target {
             Target::Alloc(a) => {
-                let view = views::view_layout(self, *a, addend, ty)?;
+                let view = views::view_layout(&cx, &self.ev.memory, *a, addend, ty, &item)?;
                 let view = view.as_ref().map(|l| (addend, l));
                 self.globals
                     .alloc_global(self.b.module(), &cx, self.ev, *a, &item, view)?
@@ -679,8 +672,12 @@ impl FnLower<'_, '_> {
         Ok(self.global_ptr(g, addend))
     }
 
+    /// A failure of the lowering's own invariants (a bug here, not in the
+    /// kernel): [`Rule::Internal`], so that it never reads as the user's
+    /// unsupported code. The message may show internal values in their
+    /// `Debug` form, for whoever fixes it.
     pub(super) fn internal(&self, msg: &str) -> Diagnostic {
-        self.err(Rule::Unsupported, msg.to_string())
+        self.err(Rule::Internal, msg.to_string())
     }
 
     /// The discriminant-value and tag encoding of an enum type, if proven.

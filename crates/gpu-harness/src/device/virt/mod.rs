@@ -107,6 +107,7 @@ pub struct VirtualDevice {
     mem: Memory,
     modules: Vec<Loaded>,
     buffers: Vec<(AllocId, u64)>,
+    barriers: u64,
 }
 
 impl VirtualDevice {
@@ -121,6 +122,13 @@ impl VirtualDevice {
             limits,
             ..Self::default()
         }
+    }
+
+    /// The barriers each thread of block 0 passed, summed over every launch
+    /// that completed on this device: what a thread executes, loops unrolled,
+    /// which the `ptx-forms` shape check compares with optimized PTX.
+    pub fn barriers_passed(&self) -> u64 {
+        self.barriers
     }
 
     fn buffer(&self, buffer: Buffer) -> Result<(AllocId, u64), DeviceError> {
@@ -320,6 +328,7 @@ impl Device for VirtualDevice {
         for id in shared {
             self.mem.kill(id);
         }
-        result
+        self.barriers += result?;
+        Ok(())
     }
 }

@@ -38,16 +38,19 @@ enum State {
 struct BlockState {
     arrived: u32,
     exited: u32,
+    /// Barriers the block completed: every thread of it passed each one.
+    completed: u64,
 }
 
-/// Runs `kernel` with `args` on every thread of the launch.
+/// Runs `kernel` with `args` on every thread of the launch. Returns the
+/// barriers that every thread of block 0 passed.
 pub(crate) fn run(
     ctx: &mut Ctx<'_>,
     kernel: FuncId,
     kernel_name: &str,
     args: &[Val],
     limits: &Limits,
-) -> Result<(), DeviceError> {
+) -> Result<u64, DeviceError> {
     let (g, b) = (ctx.config.grid, ctx.config.block);
     let per_block = (b.x * b.y * b.z) as usize;
     let n_blocks = (g.x * g.y * g.z) as usize;
@@ -82,7 +85,7 @@ fn schedule(
     kernel_name: &str,
     args: &[Val],
     limits: &Limits,
-) -> Result<(), DeviceError> {
+) -> Result<u64, DeviceError> {
     let b = ctx.config.block;
     let per_block = (b.x * b.y * b.z) as usize;
     let n_blocks = threads.len() / per_block.max(1);
@@ -135,6 +138,7 @@ fn schedule(
                         states[i] = State::Waiting;
                         if bs.arrived as usize == per_block {
                             bs.arrived = 0;
+                            bs.completed += 1;
                             if let Some(r) = ctx.race.as_mut() {
                                 r.barrier(blk as u32);
                             }
@@ -166,7 +170,7 @@ fn schedule(
             }
         }
         if states.iter().all(|&s| s == State::Done) {
-            return Ok(());
+            return Ok(blocks.first().map_or(0, |b| b.completed));
         }
         if !ran {
             let i = states

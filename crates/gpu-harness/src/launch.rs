@@ -1,0 +1,211 @@
+//! A fixture's launches on a device: its manifest's buffers allocated and
+//! filled, each launch's arguments laid out in the flat ABI of the lowering,
+//! the kernels run, the buffers read back. The pipeline's device stage runs
+//! it on the chosen device; the `ptx-forms` shape check runs it on the
+//! virtual device to count the barriers a thread executes.
+
+use mir_lower::Lowered;
+
+use crate::device::virt::{Limits, RaceAccess, RaceMemory, RaceReport, VirtualDevice};
+use crate::device::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, Program};
+use crate::fixture::{Arg, ElemTy, Fixture};
+use crate::host::Readback;
+
+/// Why the launches failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The manifest's launch does not fit the module: a missing kernel, a
+    /// wrong argument count, an unknown buffer, a malformed argument.
+    #[error("{0}")]
+    Mismatch(String),
+    /// The device refused or faulted.
+    #[error(transparent)]
+    Device(DeviceError),
+    /// The device found a data race; the message names both accesses by the
+    /// manifest's buffer names and element indices.
+    #[error("{message}")]
+    Race {
+        /// The report, with the places in the manifest's words.
+        message: String,
+    },
+}
+
+impl From<DeviceError> for LaunchError {
+    fn from(e: DeviceError) -> Self {
+        LaunchError::Device(e)
+    }
+}
+
+/// A manifest buffer on the device.
+#[derive(Clone, Debug)]
+pub struct DeviceBuffer {
+    /// The manifest's name.
+    pub name: String,
+    /// Its element type.
+    pub ty: ElemTy,
+    /// The device's handle.
+    pub buffer: Buffer,
+    /// Its length in elements.
+    pub len: usize,
+}
+
+/// The argument of a scalar parameter, from its bit pattern.
+fn scalar_arg(t: ElemTy, bits: u64) -> KernelArg {
+    match t {
+        ElemTy::U8 => KernelArg::U8(bits as u8),
+        ElemTy::U16 => KernelArg::U16(bits as u16),
+        ElemTy::U32 => KernelArg::U32(bits as u32),
+        ElemTy::U64 => KernelArg::U64(bits),
+        ElemTy::I8 => KernelArg::I8(bits as u8 as i8),
+        ElemTy::I16 => KernelArg::I16(bits as u16 as i16),
+        ElemTy::I32 => KernelArg::I32(bits as u32 as i32),
+        ElemTy::I64 => KernelArg::I64(bits as i64),
+        ElemTy::F32 => KernelArg::F32(f32::from_bits(bits as u32)),
+        ElemTy::F64 => KernelArg::F64(f64::from_bits(bits)),
+        ElemTy::Usize => KernelArg::U64(bits),
+        ElemTy::Isize => KernelArg::I64(bits as i64),
+        ElemTy::Bool => KernelArg::Bool(bits != 0),
+    }
+}
+
+/// Loads `program`, allocates and fills the manifest's buffers and runs every
+/// launch of `f`, in order. Returns the buffers, in manifest order.
+pub fn launch_fixture(
+    f: &Fixture,
+    l: &Lowered,
+    dev: &mut dyn Device,
+    program: &Program<'_>,
+) -> Result<Vec<DeviceBuffer>, LaunchError> {
+    let module = dev.load(program)?;
+    let mut bufs = Vec::new();
+    for b in &f.manifest.buffer {
+        let bytes = b.initial_bytes();
+        let buffer = dev.alloc(bytes.len().max(1))?;
+        dev.write(buffer, 0, &bytes)?;
+        bufs.push(DeviceBuffer {
+            name: b.name.clone(),
+            ty: b.ty,
+            buffer,
+            len: b.len,
+        });
+    }
+    let mismatch = LaunchError::Mismatch;
+    for launch in &f.manifest.launch {
+        let params = l
+            .kernel_params
+            .get(&launch.kernel)
+            .ok_or_else(|| mismatch(format!("no kernel `{}` in the module", launch.kernel)))?;
+        if params.len() != launch.args.len() {
+            return Err(mismatch(format!(
+                "kernel `{}` takes {} parameters, the manifest gives {} arguments",
+                launch.kernel,
+                params.len(),
+                launch.args.len()
+            )));
+        }
+        let mut args = Vec::new();
+        for (p, a) in params.iter().zip(&launch.args) {
+            match (a.resolve().map_err(mismatch)?, p.slots) {
+                (_, 0) => {}
+                (Arg::Scalar(t, bits), 1) => args.push(scalar_arg(t, bits)),
+                (Arg::Buffer(name), slots) => {
+                    let b = bufs
+                        .iter()
+                        .find(|b| b.name == name)
+                        .ok_or_else(|| mismatch(format!("unknown buffer `{name}`")))?;
+                    args.push(KernelArg::Buffer(b.buffer));
+                    if slots == 2 {
+                        args.push(KernelArg::U64(b.len as u64));
+                    }
+                }
+                (a, s) => {
+                    return Err(mismatch(format!(
+                        "argument {a:?} for a parameter of {s} slots"
+                    )));
+                }
+            }
+        }
+        let cfg = LaunchConfig::xy(
+            (launch.grid[0], launch.grid[1]),
+            (launch.block[0], launch.block[1]),
+        );
+        if let Err(e) = dev.launch(module, &launch.kernel, cfg, &args) {
+            if let Some(r) = e.race() {
+                return Err(LaunchError::Race {
+                    message: race_message(f, &bufs, r),
+                });
+            }
+            return Err(e.into());
+        }
+    }
+    Ok(bufs)
+}
+
+/// The first `readback` elements of every buffer that has one, as bit patterns.
+pub fn read_back(
+    f: &Fixture,
+    dev: &mut dyn Device,
+    bufs: &[DeviceBuffer],
+) -> Result<Readback, LaunchError> {
+    let mut out = Vec::new();
+    for (b, spec) in bufs.iter().zip(&f.manifest.buffer) {
+        if spec.readback == 0 {
+            continue;
+        }
+        let bytes = dev.read(b.buffer)?;
+        let n = b.ty.size();
+        let vals = bytes
+            .chunks(n)
+            .take(spec.readback)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..n].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        out.push((b.name.clone(), vals));
+    }
+    Ok(out)
+}
+
+/// The barriers each thread of block 0 passes over every launch of `f`, run
+/// on the virtual device from the device IR (race detection off: a racy
+/// kernel's barriers still count).
+pub fn barriers_per_thread(f: &Fixture, l: &Lowered) -> Result<u64, LaunchError> {
+    let mut limits = Limits {
+        detect_races: false,
+        ..Limits::default()
+    };
+    if let Some(steps) = f.manifest.step_limit {
+        limits.max_steps = steps;
+    }
+    let mut dev = VirtualDevice::with_limits(limits);
+    launch_fixture(f, l, &mut dev, &Program::ir(&l.module))?;
+    Ok(dev.barriers_passed())
+}
+
+/// The device's race report, with each access's buffer and element index
+/// named as the manifest names them.
+fn race_message(f: &Fixture, bufs: &[DeviceBuffer], r: &RaceReport) -> String {
+    let place = |a: &RaceAccess| match &a.memory {
+        RaceMemory::Buffer { buffer } => bufs
+            .iter()
+            .find(|b| b.buffer == *buffer)
+            .map(|b| {
+                format!(
+                    "buffer `{}`, element {} ({})",
+                    b.name,
+                    a.offset / b.ty.size() as u64,
+                    b.ty.rust()
+                )
+            })
+            .unwrap_or_else(|| format!("buffer #{}", buffer.index())),
+        other => other.to_string(),
+    };
+    format!(
+        "fixture {}: {r}\n  first access:  {}\n  second access: {}",
+        f.name,
+        place(&r.first),
+        place(&r.second)
+    )
+}

@@ -1,0 +1,361 @@
+//! The one classifier of calls whose meaning is fixed although rustc prints no
+//! body for them: std/core intrinsics and hints, panics, and the device
+//! prelude's primitives.
+//!
+//! Every stage that meets such a call (the evaluator, lowering, extraction
+//! into the memory model) asks [`classify`], so that they cannot drift apart
+//! on which paths they accept. rustc prints the same item as `core::…` or
+//! `std::…` depending on how the source named it, so both spellings are
+//! accepted everywhere.
+
+use crate::model::{GenericArg, Path, Ty};
+use crate::prelude::{self, Intrinsic};
+
+/// A call with a known meaning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnownCall {
+    /// A call that only panics (`core::panicking::*`, `unwrap_failed`, the
+    /// slice-index failures): it never returns.
+    Panic,
+    /// `intrinsics::cold_path()`: a hint with no effect on values.
+    ColdPath,
+    /// `<T as Ord>::min` or `max`; only integers have a fixed meaning, so the
+    /// caller checks the operand type.
+    MinMax(MinMax),
+    /// `intrinsics::arith_offset(p, n)`: `p.wrapping_offset(n)`, `n` elements.
+    ArithOffset,
+    /// `intrinsics::ptr_offset_from(a, b)` (or `_unsigned`): the distance in
+    /// elements.
+    OffsetFrom {
+        /// Whether it is `ptr_offset_from_unsigned`.
+        unsigned: bool,
+    },
+    /// `ptr::null()` or `ptr::null_mut()`: address 0.
+    NullPtr,
+    /// A device-prelude primitive (`gpu::thread_idx_x`, `gpu::sync_threads`).
+    Device(Intrinsic),
+    /// An atomic intrinsic (`intrinsics::atomic_xadd`, `sync::atomic::atomic_load`).
+    Atomic {
+        /// The operation.
+        op: AtomicOp,
+        /// Where its memory ordering comes from.
+        ordering: OrderingArg,
+    },
+}
+
+/// `Ord::min` or `Ord::max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinMax {
+    /// `min`
+    Min,
+    /// `max`
+    Max,
+}
+
+/// An atomic intrinsic's operation, by the intrinsic's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomic_load`
+    Load,
+    /// `atomic_store`
+    Store,
+    /// `atomic_cxchg` (strong) or `atomic_cxchgweak`.
+    CompareExchange {
+        /// Whether it is the weak form.
+        weak: bool,
+    },
+    /// `atomic_xsub`: an add of the negated value.
+    Sub,
+    /// A read-modify-write with a direct device form.
+    Rmw(RmwKind),
+    /// Another `atomic_*` intrinsic (`atomic_nand`, `atomic_fence`): known to
+    /// be atomic, with no lowering. The full name, for the diagnostic.
+    Other(String),
+}
+
+/// The read-modify-writes with a direct device form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwKind {
+    /// `atomic_xadd`
+    Add,
+    /// `atomic_xchg`
+    Xchg,
+    /// `atomic_and`
+    And,
+    /// `atomic_or`
+    Or,
+    /// `atomic_xor`
+    Xor,
+    /// `atomic_max` (signed)
+    Max,
+    /// `atomic_min` (signed)
+    Min,
+    /// `atomic_umax`
+    UMax,
+    /// `atomic_umin`
+    UMin,
+}
+
+impl AtomicOp {
+    /// The operation of the intrinsic named `name` (`atomic_xadd`), if the
+    /// name starts with `atomic_`.
+    pub fn from_name(name: &str) -> Option<AtomicOp> {
+        let rest = name.strip_prefix("atomic_")?;
+        Some(match rest {
+            "load" => AtomicOp::Load,
+            "store" => AtomicOp::Store,
+            "cxchg" => AtomicOp::CompareExchange { weak: false },
+            "cxchgweak" => AtomicOp::CompareExchange { weak: true },
+            "xsub" => AtomicOp::Sub,
+            "xadd" => AtomicOp::Rmw(RmwKind::Add),
+            "xchg" => AtomicOp::Rmw(RmwKind::Xchg),
+            "and" => AtomicOp::Rmw(RmwKind::And),
+            "or" => AtomicOp::Rmw(RmwKind::Or),
+            "xor" => AtomicOp::Rmw(RmwKind::Xor),
+            "max" => AtomicOp::Rmw(RmwKind::Max),
+            "min" => AtomicOp::Rmw(RmwKind::Min),
+            "umax" => AtomicOp::Rmw(RmwKind::UMax),
+            "umin" => AtomicOp::Rmw(RmwKind::UMin),
+            _ => AtomicOp::Other(name.to_string()),
+        })
+    }
+
+    /// The intrinsic's name (`atomic_xadd`), for diagnostics.
+    pub fn name(&self) -> &str {
+        match self {
+            AtomicOp::Load => "atomic_load",
+            AtomicOp::Store => "atomic_store",
+            AtomicOp::CompareExchange { weak: false } => "atomic_cxchg",
+            AtomicOp::CompareExchange { weak: true } => "atomic_cxchgweak",
+            AtomicOp::Sub => "atomic_xsub",
+            AtomicOp::Rmw(RmwKind::Add) => "atomic_xadd",
+            AtomicOp::Rmw(RmwKind::Xchg) => "atomic_xchg",
+            AtomicOp::Rmw(RmwKind::And) => "atomic_and",
+            AtomicOp::Rmw(RmwKind::Or) => "atomic_or",
+            AtomicOp::Rmw(RmwKind::Xor) => "atomic_xor",
+            AtomicOp::Rmw(RmwKind::Max) => "atomic_max",
+            AtomicOp::Rmw(RmwKind::Min) => "atomic_min",
+            AtomicOp::Rmw(RmwKind::UMax) => "atomic_umax",
+            AtomicOp::Rmw(RmwKind::UMin) => "atomic_umin",
+            AtomicOp::Other(name) => name,
+        }
+    }
+}
+
+/// Where an atomic intrinsic's ordering comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderingArg {
+    /// The trailing arguments (`atomic_load(p, Ordering::Acquire)`; a
+    /// compare-exchange takes two, success then failure).
+    Arguments,
+    /// A generic argument (`atomic_xadd::<u32, u32, AtomicOrdering::Relaxed>`),
+    /// which stands for every ordering the operation takes.
+    Generic(AtomicOrdering),
+}
+
+/// A memory ordering, as `core::sync::atomic::Ordering` and the intrinsics'
+/// `AtomicOrdering` both name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOrdering {
+    /// `Relaxed`
+    Relaxed,
+    /// `Acquire`
+    Acquire,
+    /// `Release`
+    Release,
+    /// `AcqRel`
+    AcqRel,
+    /// `SeqCst`
+    SeqCst,
+}
+
+impl AtomicOrdering {
+    /// The ordering a variant name (`Relaxed`, the last segment of
+    /// `Ordering::Relaxed`) stands for.
+    pub fn from_name(name: &str) -> Option<AtomicOrdering> {
+        Some(match name {
+            "Relaxed" => AtomicOrdering::Relaxed,
+            "Acquire" => AtomicOrdering::Acquire,
+            "Release" => AtomicOrdering::Release,
+            "AcqRel" => AtomicOrdering::AcqRel,
+            "SeqCst" => AtomicOrdering::SeqCst,
+            _ => return None,
+        })
+    }
+}
+
+/// `path` without a leading `core::` or `std::`, if it has one.
+fn std_relative(def: &str) -> Option<&str> {
+    def.strip_prefix("core::")
+        .or_else(|| def.strip_prefix("std::"))
+}
+
+/// Calls that only panic: the panic machinery, `Option`/`Result`'s
+/// `unwrap_failed`/`expect_failed`, and the slice-index failures.
+fn is_panic(def: &str) -> bool {
+    if def.ends_with("unwrap_failed") || def.ends_with("expect_failed") {
+        return true;
+    }
+    let Some(rest) = std_relative(def) else {
+        return false;
+    };
+    rest.starts_with("panicking::")
+        || rest.starts_with("rt::panic")
+        || rest.starts_with("slice::index::slice_")
+        || rest.starts_with("slice::index::")
+            && (rest.ends_with("_fail") || rest.ends_with("_fail_rt"))
+}
+
+/// The ordering named by a generic argument of `path`: a type
+/// `AtomicOrdering::X` or a const `AtomicOrdering::X`.
+fn generic_ordering(path: &Path) -> Option<AtomicOrdering> {
+    path.generic_args().iter().find_map(|a| match a {
+        GenericArg::Type(Ty::Adt(p)) if p.def_path().contains("AtomicOrdering") => {
+            AtomicOrdering::from_name(p.last_name())
+        }
+        GenericArg::Const(c) if c.contains("AtomicOrdering::") => {
+            c.rsplit("::").next().and_then(AtomicOrdering::from_name)
+        }
+        _ => None,
+    })
+}
+
+/// What the call to `path` is, if its meaning is fixed.
+pub fn classify(path: &Path) -> Option<KnownCall> {
+    let def = path.def_path();
+    if is_panic(&def) {
+        return Some(KnownCall::Panic);
+    }
+    if let Some(i) = prelude::intrinsic(&def) {
+        return Some(KnownCall::Device(i));
+    }
+    // `<u32 as std::cmp::Ord>::min`: the trait path is in the first segment.
+    let first = path.segments.first().map_or("", |s| s.name.as_str());
+    let ord_impl = first.starts_with('<')
+        && (first.contains(" as std::cmp::Ord>") || first.contains(" as core::cmp::Ord>"));
+    if ord_impl {
+        match path.last_name() {
+            "min" => return Some(KnownCall::MinMax(MinMax::Min)),
+            "max" => return Some(KnownCall::MinMax(MinMax::Max)),
+            _ => {}
+        }
+    }
+    let rest = std_relative(&def)?;
+    if let Some(name) = rest.strip_prefix("intrinsics::") {
+        match name {
+            "cold_path" => return Some(KnownCall::ColdPath),
+            "arith_offset" => return Some(KnownCall::ArithOffset),
+            "ptr_offset_from" => return Some(KnownCall::OffsetFrom { unsigned: false }),
+            "ptr_offset_from_unsigned" => {
+                return Some(KnownCall::OffsetFrom { unsigned: true });
+            }
+            _ => {}
+        }
+    }
+    if matches!(rest, "ptr::null" | "ptr::null_mut") {
+        return Some(KnownCall::NullPtr);
+    }
+    let name = rest
+        .strip_prefix("intrinsics::")
+        .or_else(|| rest.strip_prefix("sync::atomic::"))?;
+    let op = AtomicOp::from_name(name)?;
+    let ordering = generic_ordering(path).map_or(OrderingArg::Arguments, OrderingArg::Generic);
+    Some(KnownCall::Atomic { op, ordering })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PathSegment;
+
+    fn path(s: &str, args: Vec<GenericArg>) -> Path {
+        let mut segments: Vec<PathSegment> = s
+            .split("::")
+            .map(|n| PathSegment {
+                name: n.to_string(),
+                args: Vec::new(),
+            })
+            .collect();
+        if let Some(last) = segments.last_mut() {
+            last.args = args;
+        }
+        Path { segments }
+    }
+
+    #[test]
+    fn both_spellings_of_atomics_are_atomics() {
+        for p in [
+            "core::sync::atomic::atomic_load",
+            "std::sync::atomic::atomic_load",
+            "core::intrinsics::atomic_load",
+            "std::intrinsics::atomic_load",
+        ] {
+            assert_eq!(
+                classify(&path(p, Vec::new())),
+                Some(KnownCall::Atomic {
+                    op: AtomicOp::Load,
+                    ordering: OrderingArg::Arguments
+                }),
+                "{p}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_generic_ordering_is_read() {
+        let ord = GenericArg::Const("AtomicOrdering::Relaxed".into());
+        let p = path("core::intrinsics::atomic_xadd", vec![ord]);
+        assert_eq!(
+            classify(&p),
+            Some(KnownCall::Atomic {
+                op: AtomicOp::Rmw(RmwKind::Add),
+                ordering: OrderingArg::Generic(AtomicOrdering::Relaxed)
+            })
+        );
+    }
+
+    #[test]
+    fn hints_offsets_panics_and_the_prelude() {
+        let c = |s: &str| classify(&path(s, Vec::new()));
+        assert_eq!(c("std::intrinsics::cold_path"), Some(KnownCall::ColdPath));
+        assert_eq!(
+            c("core::intrinsics::arith_offset"),
+            Some(KnownCall::ArithOffset)
+        );
+        assert_eq!(
+            c("core::intrinsics::ptr_offset_from_unsigned"),
+            Some(KnownCall::OffsetFrom { unsigned: true })
+        );
+        assert_eq!(c("core::ptr::null_mut"), Some(KnownCall::NullPtr));
+        assert_eq!(c("core::panicking::panic"), Some(KnownCall::Panic));
+        assert_eq!(
+            c("core::slice::index::slice_end_index_len_fail"),
+            Some(KnownCall::Panic)
+        );
+        assert_eq!(
+            c("gpu::thread_idx_x"),
+            Some(KnownCall::Device(Intrinsic::ThreadIdx(0)))
+        );
+        assert_eq!(c("kernel::helper"), None);
+        assert_eq!(c("core::intrinsics::transmute"), None);
+    }
+
+    #[test]
+    fn ord_min_and_max_in_either_spelling() {
+        for first in ["<u32 as std::cmp::Ord>", "<i64 as core::cmp::Ord>"] {
+            let p = Path {
+                segments: vec![
+                    PathSegment {
+                        name: first.into(),
+                        args: Vec::new(),
+                    },
+                    PathSegment {
+                        name: "max".into(),
+                        args: Vec::new(),
+                    },
+                ],
+            };
+            assert_eq!(classify(&p), Some(KnownCall::MinMax(MinMax::Max)));
+        }
+    }
+}

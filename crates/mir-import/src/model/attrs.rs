@@ -1,0 +1,38 @@
+//! The attributes of items that rustc's MIR text drops, as data. The
+//! [`crate::attrs`] module recovers them from the source with syn; the model
+//! only holds them, so it depends on no reader.
+
+use serde::Serialize;
+
+/// `#[inline]` hints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum InlineHint {
+    /// `#[inline(never)]`
+    Never,
+    /// `#[inline(always)]`
+    Always,
+    /// `#[inline]`
+    Hint,
+}
+
+/// The attributes of one item.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ItemAttrs {
+    /// Its `#[inline]` hint, if any.
+    pub inline: Option<InlineHint>,
+    /// Whether it is `#[no_mangle]` / `#[unsafe(no_mangle)]`.
+    pub no_mangle: bool,
+    /// Its ABI string for `extern "X" fn`, if any.
+    pub abi: Option<String>,
+    /// Whether it is a kernel entry point: a public `#[no_mangle] extern "C" fn`.
+    pub kernel: bool,
+    /// For an enum: each variant's discriminant value, in declaration order.
+    pub discriminants: Option<Vec<(String, i128)>>,
+    /// For a struct with named fields: the names in declaration order. MIR
+    /// projects fields by index, rustc's layout report lists them by name.
+    pub field_names: Option<Vec<String>>,
+    /// For a struct: each field's type as written in the source, in
+    /// declaration order (see [`crate::attrs::resolve_source_type`]). rustc's
+    /// layout report gives field offsets and sizes but not types.
+    pub field_types: Option<Vec<String>>,
+}

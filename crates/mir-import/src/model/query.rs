@@ -1,0 +1,185 @@
+//! Questions that later stages ask of the model: the type of a place, the type
+//! of a constant operand, the functions a kernel reaches, and every constant
+//! operand a body uses.
+//!
+//! They live here, once, because two stages must answer them identically: the
+//! evaluator computes every constant operand's value up front, keyed by the
+//! operand and its type, and lowering looks the value up by the same key.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::body::{
+    Body, Callee, ConstOperand, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
+    TerminatorKind,
+};
+use super::ty::{IntTy, Ty};
+use super::{BodyId, BodyKind, Crate};
+
+impl Body {
+    /// The type of `p`: the local's declared type through each projection.
+    /// `None` when a projection does not fit (a deref of a non-pointer, an
+    /// index into a non-array) or the local is not declared.
+    pub fn place_ty(&self, p: &Place) -> Option<Ty> {
+        let mut ty = self.locals.get(p.local)?.ty.clone();
+        for e in &p.projection {
+            ty = match e {
+                PlaceElem::Deref => ty.pointee()?.clone(),
+                PlaceElem::Field(_, t) => t.clone(),
+                PlaceElem::Downcast(_) | PlaceElem::Subslice { .. } => ty,
+                PlaceElem::Index(_) | PlaceElem::ConstantIndex { .. } => match ty {
+                    Ty::Array(e, _) | Ty::Slice(e) => *e,
+                    Ty::Str => Ty::Int(IntTy::U8),
+                    _ => return None,
+                },
+            };
+        }
+        Some(ty)
+    }
+
+    /// Every constant operand the body's code uses, with the type its value
+    /// is read at: the destination's type for `place = const C` (the printer
+    /// leaves `const Option::<&u32>::None` untyped), otherwise
+    /// [`Crate::const_ty`]. Scalars, `()` and zero-sized constants are left
+    /// out: their values need no memory. An operand whose type is unknown is
+    /// left out too; whoever reads it reports that.
+    pub fn const_operands<'b>(&'b self, krate: &Crate) -> Vec<(&'b ConstOperand, Ty)> {
+        let mut out = Vec::new();
+        let mut push = |op: &'b Operand, at: Option<Ty>| {
+            let Operand::Const(c) = op else { return };
+            if matches!(
+                c,
+                ConstOperand::Scalar(_) | ConstOperand::Unit | ConstOperand::ZeroSized(_)
+            ) {
+                return;
+            }
+            if let Some(ty) = at.or_else(|| krate.const_ty(c)) {
+                out.push((c, ty));
+            }
+        };
+        for bb in self.blocks.values() {
+            for st in &bb.statements {
+                let StatementKind::Assign(place, rv) = &st.kind else {
+                    continue;
+                };
+                match rv {
+                    Rvalue::Use(op @ Operand::Const(_)) => push(op, self.place_ty(place)),
+                    Rvalue::Use(op)
+                    | Rvalue::Repeat(op, _)
+                    | Rvalue::Cast(_, op, _)
+                    | Rvalue::UnaryOp(_, op) => push(op, None),
+                    Rvalue::BinaryOp(_, a, b) => {
+                        push(a, None);
+                        push(b, None);
+                    }
+                    Rvalue::Aggregate(_, ops) => ops.iter().for_each(|op| push(op, None)),
+                    Rvalue::Ref(..)
+                    | Rvalue::RawPtr(..)
+                    | Rvalue::Discriminant(_)
+                    | Rvalue::CopyForDeref(_)
+                    | Rvalue::Nullary(..) => {}
+                }
+            }
+            match &bb.terminator.kind {
+                TerminatorKind::SwitchInt { discr, .. } => push(discr, None),
+                TerminatorKind::Assert { cond, .. } => push(cond, None),
+                TerminatorKind::Call { func, args, .. } => {
+                    if let Callee::Operand(op) = func {
+                        push(op, None);
+                    }
+                    args.iter().for_each(|op| push(op, None));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+impl Crate {
+    /// The type of a constant operand as it is written: a literal's own type,
+    /// the declared type of the const item or promoted it names, or, for a
+    /// path that names no item (`PhantomData::<&u32>`, a unit variant), the
+    /// path as a type. `None` for printed values and function items, whose
+    /// type the operand does not say, and for a promoted with no body.
+    pub fn const_ty(&self, c: &ConstOperand) -> Option<Ty> {
+        Some(match c {
+            ConstOperand::Scalar(Scalar::Int { ty, .. }) => Ty::Int(*ty),
+            ConstOperand::Scalar(Scalar::Bool(_)) => Ty::Bool,
+            ConstOperand::Scalar(Scalar::Char(_)) => Ty::Char,
+            ConstOperand::Scalar(Scalar::Float { ty, .. }) => Ty::Float(*ty),
+            ConstOperand::Unit => Ty::unit(),
+            ConstOperand::Alloc { ty, .. }
+            | ConstOperand::Indirect { ty, .. }
+            | ConstOperand::ZeroSized(ty)
+            | ConstOperand::Transmuted { ty, .. } => ty.clone(),
+            ConstOperand::Item(p) => match (p.int_limit_type(), self.item_body(&p.def_path())) {
+                (Some(it), _) => Ty::Int(it),
+                (None, Some(b)) => self.bodies[b].return_ty.clone(),
+                // A unit struct value (`PhantomData::<&u32>`) is its own type.
+                (None, None) => Ty::Adt(p.clone()),
+            },
+            ConstOperand::Promoted { owner, index } => {
+                let b = self.promoted(&owner.def_path(), *index)?;
+                self.bodies[b].return_ty.clone()
+            }
+            ConstOperand::Str(_)
+            | ConstOperand::ByteStr(_)
+            | ConstOperand::Value(_)
+            | ConstOperand::FnItem(_) => return None,
+        })
+    }
+
+    /// The functions lowering translates: every kernel entry point and every
+    /// function with a body that they call, transitively, by def path.
+    /// Prelude intrinsics are calls by path, not functions to translate.
+    pub fn reachable_functions(&self) -> Vec<String> {
+        self.reachable_function_bodies().into_keys().collect()
+    }
+
+    /// The bodies of [`Crate::reachable_functions`], in the same order.
+    pub fn reachable_bodies(&self) -> impl Iterator<Item = &Body> {
+        self.reachable_function_bodies()
+            .into_values()
+            .map(|id| &self.bodies[id])
+    }
+
+    /// [`Crate::reachable_functions`] with each one's body (as
+    /// [`Crate::fn_body`] finds it). Each body's path is spelled once; a
+    /// lookup by `fn_body` per call would spell every body's path per call.
+    pub fn reachable_function_bodies(&self) -> BTreeMap<String, BodyId> {
+        let mut by_path: HashMap<String, BodyId> = HashMap::new();
+        for (id, b) in self.bodies.iter() {
+            if matches!(b.kind, BodyKind::Fn { ctfe: false }) {
+                // The first body printed for a path, as `fn_body` finds it.
+                by_path.entry(b.path.def_path()).or_insert(id);
+            }
+        }
+        let mut todo: Vec<String> = self
+            .attrs
+            .iter()
+            .filter(|(_, a)| a.kernel)
+            .map(|(p, _)| p.clone())
+            .collect();
+        let mut seen: BTreeMap<String, BodyId> = BTreeMap::new();
+        while let Some(p) = todo.pop() {
+            let Some(&id) = by_path.get(&p) else { continue };
+            if seen.contains_key(&p) {
+                continue;
+            }
+            seen.insert(p, id);
+            for bb in self.bodies[id].blocks.values() {
+                if let TerminatorKind::Call {
+                    func: Callee::Item(c),
+                    ..
+                } = &bb.terminator.kind
+                {
+                    let d = c.def_path();
+                    if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
+                        todo.push(d);
+                    }
+                }
+            }
+        }
+        seen
+    }
+}
