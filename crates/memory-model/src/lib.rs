@@ -1,42 +1,38 @@
-//! An executable memory model for the kernels this compiler emits, checked by
-//! exhaustive enumeration.
+//! The reference development's small memory model for the kernels this
+//! compiler emits, checked by exhaustive enumeration.
 //!
 //! **What this crate owns:** a small Rust-like kernel language ([`lang`]) with an
 //! executable step function ([`thread`]) and a relational semantics
 //! ([`relation`]); the interleaving machine ([`machine`]) and the relaxed
 //! candidate machine with its canonical scheduler and explorers ([`relaxed`]);
-//! the PTX-style event layer and its consistency predicate ([`model`]); the
+//! the PTX-style event layer and its consistency predicate
+//! ([`consistency`], a subset of PTX: one CTA, no scopes, fences or RMW); the
 //! litmus and reduction programs ([`litmus`]) and a reader for a subset of
-//! herd's PTX litmus format ([`herd`]); extraction of real kernels from
-//! `mir-import`'s model into [`lang::Program`] ([`extract`]); the
-//! theorems of the reference development, each a named check over a
-//! complete, finite candidate space ([`checks`]); a syntactic check of
-//! the PTX forms our own pipeline emits for two fixtures ([`ptx_forms`]);
-//! and a litmus checker for the full PTX memory model ([`ptx`]), with scopes,
-//! fences, RMWs and named barriers, separate from the small model above.
+//! herd's PTX litmus format ([`herd`]); and the theorems of the reference
+//! development over hand-written programs, each a named check over a
+//! complete, finite candidate space ([`checks`]).
 //!
-//! **What it does not own:** reading real kernels (that is `mir-import`'s
-//! parser, used only by [`extract`]), and emitting PTX (the lowering and
-//! `nvvm-emit`, which [`ptx_forms`] only calls).
+//! **What it does not own:** extraction of real kernels (the
+//! `kernel-extract` crate, which builds [`lang::Program`]s from
+//! `mir-import`'s model and runs its checks with [`checks::Outcome`]), and the
+//! full PTX memory model (the `ptx-litmus` crate, which shares nothing with
+//! this one). This crate depends on no crate of the workspace.
 //!
 //! **The border:** [`lang::Program`]. Anything that can build one, by hand or
 //! by extraction, gets the machines, the explorers and the consistency
-//! predicate; nothing else in the crate looks at where a program came from.
+//! predicate; nothing here looks at where a program came from.
 //!
 //! The crate README states what is and is not modelled.
 
 #![deny(missing_docs)]
 
 pub mod checks;
+pub mod consistency;
 pub mod event;
-pub mod extract;
 pub mod herd;
 pub mod lang;
 pub mod litmus;
 pub mod machine;
-pub mod model;
-pub mod ptx;
-pub mod ptx_forms;
 pub mod relation;
 pub mod relaxed;
 pub mod thread;

@@ -25,15 +25,15 @@
 //!   placed (and final) when the load is, so a rejected choice is inconsistent
 //!   in every completion, and a completion of accepted choices is consistent.
 //!   The check `reduction.pruned_equals_naive` confirms it against the
-//!   reference predicate of [`crate::model`].
+//!   reference predicate of [`crate::consistency`].
 //! - [`Search::Latest`]: only the latest earlier store (the sequentially
 //!   consistent choice).
 
 use std::collections::HashMap;
 
+use crate::consistency::{BarrierLegs, Variant};
 use crate::event::{Action, EventId, Execution, Who};
 use crate::lang::{Access, BarrierKind, Loc, Program, Ty};
-use crate::model::{BarrierLegs, Model};
 use crate::thread::{self, Pending, ThreadState};
 
 /// Which reads-from choices the explorer follows.
@@ -42,7 +42,7 @@ pub enum Search {
     /// Every choice.
     Naive,
     /// The choices that keep the execution consistent under the model.
-    Pruned(Model),
+    Pruned(Variant),
     /// The latest earlier store only.
     Latest,
 }
@@ -115,7 +115,7 @@ fn union(bits: &mut Vec<u64>, other: &[u64]) {
 impl IncHb {
     /// With [`BarrierLegs::WithEndpoints`] the order keeps strict legs: such
     /// a candidate is rejected whole when its first round is released.
-    fn new(threads: u32, model: &Model) -> IncHb {
+    fn new(threads: u32, model: &Variant) -> IncHb {
         IncHb {
             synchronizes_with: model.synchronizes_with,
             barrier_edges: model.barrier_legs != BarrierLegs::None,
@@ -381,22 +381,28 @@ fn run(
                             .into_iter()
                             .collect()
                     }
-                    Search::Pruned(_) => {
-                        let hb = node.hb.as_ref().expect("pruning keeps happens-before");
-                        let base = hb.base(who);
-                        let stores = node.stores.get(&loc).map(Vec::as_slice).unwrap_or(&[]);
-                        let mut kept = Vec::new();
-                        for &w in &all {
-                            let mut bits = base.clone();
-                            hb.with_sw(&mut bits, &shape, w, &node.exec);
-                            if hb.overwritten(&bits, w, stores) {
-                                stats.rejected += 1;
-                            } else {
-                                kept.push((w, Some(bits)));
+                    // A pruned search's nodes always carry happens-before
+                    // (`IncHb::new` at the root, cloned on every branch);
+                    // were one missing, every store is kept, as the naive
+                    // search does: never a wrong rejection, never a panic.
+                    Search::Pruned(_) => match node.hb.as_ref() {
+                        None => all.iter().map(|&w| (w, None)).collect(),
+                        Some(hb) => {
+                            let base = hb.base(who);
+                            let stores = node.stores.get(&loc).map(Vec::as_slice).unwrap_or(&[]);
+                            let mut kept = Vec::new();
+                            for &w in &all {
+                                let mut bits = base.clone();
+                                hb.with_sw(&mut bits, &shape, w, &node.exec);
+                                if hb.overwritten(&bits, w, stores) {
+                                    stats.rejected += 1;
+                                } else {
+                                    kept.push((w, Some(bits)));
+                                }
                             }
+                            kept
                         }
-                        kept
-                    }
+                    },
                 };
                 if choices.is_empty() {
                     return Outcome::Stuck;

@@ -4,19 +4,19 @@
 use memory_model::checks::reduction::compare_searches;
 use memory_model::checks::semantics::{agreement, agreement_with};
 use memory_model::checks::{mp, reduction};
+use memory_model::consistency::{BarrierLegs, Variant};
 use memory_model::event::{Event, Who};
 use memory_model::lang::Program;
 use memory_model::litmus::{self, DATA, FLAG, MpReader, MpSync};
 use memory_model::machine::ScState;
-use memory_model::model::{BarrierLegs, Model};
 use memory_model::relaxed::{self, Search};
 use memory_model::thread;
 
 #[test]
 fn removing_synchronizes_with_breaks_acquire_release_message_passing() {
-    let sound = mp::acq_rel_forbids_weak(&Model::PTX);
+    let sound = mp::acq_rel_forbids_weak(&Variant::REFERENCE_SUBSET);
     assert!(sound.holds, "{:?}", sound.details);
-    let broken = mp::acq_rel_forbids_weak(&Model::NO_SW);
+    let broken = mp::acq_rel_forbids_weak(&Variant::NO_SW);
     assert!(
         !broken.holds,
         "without synchronizes-with the weak outcome must be consistent: {:?}",
@@ -34,22 +34,22 @@ fn removing_synchronizes_with_breaks_acquire_release_message_passing() {
 #[test]
 fn pruned_search_under_the_broken_model_finds_the_weak_outcome() {
     let program = litmus::message_passing(MpSync::AcquireRelease, MpReader::Conditional);
-    let weak = |model: Model| {
+    let weak = |model: Variant| {
         let (cands, _) = relaxed::candidates(&program, Search::Pruned(model));
         cands.iter().any(|c| {
             c.exec.reads(Who::Thread(1), FLAG) == [1] && c.exec.reads(Who::Thread(1), DATA) == [0]
         })
     };
-    assert!(!weak(Model::PTX));
-    assert!(weak(Model::NO_SW));
+    assert!(!weak(Variant::REFERENCE_SUBSET));
+    assert!(weak(Variant::NO_SW));
 }
 
 #[test]
 fn removing_barrier_edges_breaks_the_reduction() {
     let program = litmus::tree_reduction(8);
-    let no_bar = Model {
+    let no_bar = Variant {
         barrier_legs: BarrierLegs::None,
-        ..Model::PTX
+        ..Variant::REFERENCE_SUBSET
     };
     let (cands, _) = relaxed::candidates(&program, Search::Pruned(no_bar));
     let sums: std::collections::BTreeSet<Option<u32>> = cands
@@ -74,9 +74,9 @@ fn comparing_searches_detects_a_different_set() {
     let (all, _) = relaxed::candidates(&program, Search::Naive);
     let filtered = all
         .iter()
-        .filter(|c| memory_model::model::consistent(&c.exec, &Model::NO_SW))
+        .filter(|c| memory_model::consistency::consistent(&c.exec, &Variant::NO_SW))
         .count();
-    let (pruned, _) = relaxed::candidates(&program, Search::Pruned(Model::PTX));
+    let (pruned, _) = relaxed::candidates(&program, Search::Pruned(Variant::REFERENCE_SUBSET));
     assert_ne!(filtered, pruned.len());
 }
 
@@ -124,7 +124,7 @@ fn inclusive_legs_reject_every_reduction() {
     for n in [2, 4, 8] {
         let (cands, stats) = relaxed::candidates(
             &litmus::tree_reduction(n),
-            Search::Pruned(Model::INCLUSIVE_BARRIERS),
+            Search::Pruned(Variant::INCLUSIVE_BARRIERS),
         );
         assert!(cands.is_empty() && stats.rejected > 0, "N = {n}");
     }

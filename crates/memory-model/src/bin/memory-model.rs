@@ -1,4 +1,7 @@
-//! `memory-model`: runs the checked theorems of the memory model.
+//! `memory-model`: runs the checked theorems of the reference's small model
+//! (`theorems`) and the tree reduction at any thread count (`reduction`).
+//! Extraction from real kernels is `kernel-extract`; the full PTX litmus
+//! checker is `ptx-litmus`.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -24,53 +27,6 @@ enum Command {
         /// Run only the checks whose name contains this text.
         #[arg(long)]
         only: Option<String>,
-    },
-    /// Extract fixtures through mir-import (runs rustc) and check them.
-    Extract {
-        /// Fixture names (default: saxpy, atomic_flag, shared_reduction).
-        fixtures: Vec<String>,
-        /// The fixture directory (default: this checkout's `fixtures/`).
-        #[arg(long)]
-        dir: Option<std::path::PathBuf>,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
-    /// The PTX forms (item 7): compile atomic_flag and shared_reduction through
-    /// our pipeline and libNVVM, and check the PTX syntactically.
-    Ptx {
-        /// The fixture directory (default: this checkout's `fixtures/`).
-        #[arg(long)]
-        dir: Option<std::path::PathBuf>,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Check PTX litmus tests against the full PTX memory model.
-    Litmus {
-        /// `.litmus` files, or folders to search for them.
-        #[arg(required = true)]
-        paths: Vec<std::path::PathBuf>,
-        /// Recorded verdicts (Dat3M's `PTXv6_0-expected.csv`); exit non-zero
-        /// when a test disagrees.
-        #[arg(long)]
-        expect: Option<std::path::PathBuf>,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Print each test's witness, or its closest rejected candidate.
-        #[arg(long)]
-        explain: bool,
-        /// Each loop body runs at most this many times (Dat3M's bound).
-        #[arg(long, default_value_t = 1)]
-        bound: u32,
-        /// Drop an axiom from the model (repeatable), to see what it forbids.
-        #[arg(long = "without", value_name = "AXIOM")]
-        without: Vec<String>,
-        /// The time bound per test, in seconds: a test past it is reported
-        /// as `timeout` (never a verdict) and the run goes on to the next.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-        timeout: f64,
     },
     /// The tree reduction for N threads, with the pruned search.
     Reduction {
@@ -128,54 +84,6 @@ fn main() -> ExitCode {
                 .collect();
             print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
         }
-        Command::Extract {
-            fixtures,
-            dir,
-            json,
-        } => {
-            let names: Vec<String> = if fixtures.is_empty() {
-                memory_model::extract::fixtures::FIXTURES
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
-            } else {
-                fixtures
-            };
-            let dir = dir.unwrap_or_else(memory_model::extract::fixtures::default_dir);
-            let reports = checks::extract::reports(&dir, &names);
-            print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
-        }
-        Command::Ptx { dir, json } => {
-            let nvvm = match nvvm_emit::Libnvvm::shared() {
-                Ok(n) => n,
-                Err(e) => {
-                    eprintln!("error: the PTX check needs libNVVM: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let dir = dir.unwrap_or_else(memory_model::extract::fixtures::default_dir);
-            let reports = memory_model::ptx_forms::reports(&dir, nvvm);
-            print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
-        }
-        Command::Litmus {
-            paths,
-            expect,
-            json,
-            explain,
-            bound,
-            without,
-            timeout,
-        } => litmus(
-            &paths,
-            expect.as_deref(),
-            &LitmusFlags {
-                json,
-                explain,
-                bound,
-                without,
-                timeout,
-            },
-        ),
         Command::Reduction { threads, json } => {
             if !threads.is_power_of_two() || threads > 1024 {
                 eprintln!(
@@ -199,132 +107,5 @@ fn main() -> ExitCode {
             );
             print(&[report], json, millis)
         }
-    }
-}
-
-/// The `litmus` flags that shape the run and its printing.
-struct LitmusFlags {
-    json: bool,
-    explain: bool,
-    bound: u32,
-    without: Vec<String>,
-    timeout: f64,
-}
-
-fn litmus(
-    paths: &[std::path::PathBuf],
-    expect: Option<&std::path::Path>,
-    flags: &LitmusFlags,
-) -> ExitCode {
-    use memory_model::ptx::{Axiom, Axioms, NoVerdict, Options, corpus, expect::Expected};
-    let &LitmusFlags {
-        json,
-        explain,
-        bound,
-        ref without,
-        timeout,
-    } = flags;
-    if bound == 0 {
-        eprintln!("error: --bound 0: a loop body runs at least once");
-        return ExitCode::from(2);
-    }
-    let limit = match std::time::Duration::try_from_secs_f64(timeout) {
-        Ok(limit) if !limit.is_zero() => limit,
-        _ => {
-            eprintln!("error: --timeout {timeout}: the bound is a positive number of seconds");
-            return ExitCode::from(2);
-        }
-    };
-    let mut axioms = Axioms::all();
-    for name in without.iter() {
-        let Some(axiom) = Axiom::from_name(name) else {
-            let names: Vec<&str> = Axiom::ALL.iter().map(|a| a.name()).collect();
-            eprintln!(
-                "error: --without {name}: no such axiom (one of {})",
-                names.join(", ")
-            );
-            return ExitCode::from(2);
-        };
-        axioms = axioms.without(axiom);
-    }
-    let expected = match expect.map(|p| {
-        std::fs::read_to_string(p)
-            .map_err(|e| format!("{}: {e}", p.display()))
-            .and_then(|t| Expected::parse(&t).map_err(|e| format!("{}: {e}", p.display())))
-    }) {
-        None => None,
-        Some(Ok(e)) => Some(e),
-        Some(Err(e)) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let files = match corpus::collect(paths) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let options = Options { bound, axioms };
-    let results = corpus::run_within(&files, &options, Some(limit), expected.as_ref());
-    let summary = corpus::Summary::of(&results, expected.is_some());
-    if json {
-        let doc = serde_json::json!({ "tests": results, "summary": summary });
-        match serde_json::to_string_pretty(&doc) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("error: cannot print JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        for r in &results {
-            match &r.outcome {
-                Ok(o) => {
-                    let text = if explain {
-                        o.explain()
-                    } else {
-                        format!("{}\n", o.line())
-                    };
-                    let mark = match r.expected {
-                        Some(e) if o.verdict.dat3m_pass() != e => {
-                            format!("  DISAGREES: Dat3M records {}\n", u8::from(e))
-                        }
-                        _ => String::new(),
-                    };
-                    print!("{text}{mark}");
-                }
-                Err(NoVerdict::Timeout(t)) => {
-                    let mark = match r.expected {
-                        Some(e) => {
-                            format!("  DISAGREES: no verdict, Dat3M records {}\n", u8::from(e))
-                        }
-                        None => String::new(),
-                    };
-                    print!("{}\n  {t}\n{mark}", t.line());
-                }
-                Err(NoVerdict::Error(e)) => println!("{}: error: {e}", r.path.display()),
-            }
-        }
-        let slowest = summary
-            .slowest
-            .as_ref()
-            .map_or_else(String::new, |(n, ms)| format!(", slowest {n} ({ms:.1} ms)"));
-        println!(
-            "{} tests checked, {} errors, {} timed out (bound {timeout} s); {} agree and {} disagree with the recorded verdicts, {} unrecorded; {:.1} ms in total{slowest}",
-            summary.checked,
-            summary.errors,
-            summary.timed_out,
-            summary.agree,
-            summary.disagree,
-            summary.unrecorded,
-            summary.total_millis
-        );
-    }
-    if summary.disagree > 0 || summary.errors > 0 || summary.timed_out > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
     }
 }

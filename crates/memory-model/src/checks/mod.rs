@@ -11,14 +11,15 @@
 //!   consistent run against the relaxed run that picks the latest stores.
 //! - [`mp`]: message passing.
 //! - [`reduction`]: the tree reduction, at N = 8 and beyond.
-//! - [`extract`]: kernels extracted from the fixtures; these run rustc, so
-//!   they are not in [`all`] (`memory-model extract` runs them).
+//!
+//! The checks over kernels extracted from the fixtures live in the
+//! `kernel-extract` crate (they run rustc), and use [`Outcome`] and
+//! [`report`] from here.
 
 use std::time::Instant;
 
 use serde::Serialize;
 
-pub mod extract;
 pub mod mp;
 pub mod reduction;
 pub mod semantics;
@@ -45,8 +46,10 @@ impl Outcome {
         }
     }
 
-    /// Records an assertion.
-    pub fn expect(&mut self, ok: bool, what: impl Into<String>) {
+    /// Records an assertion: the check fails (but goes on, to record the
+    /// rest) when `ok` is false. It never panics, which is why it is not
+    /// called `expect`.
+    pub fn require(&mut self, ok: bool, what: impl Into<String>) {
         let what = what.into();
         if ok {
             self.details.push(format!("ok: {what}"));

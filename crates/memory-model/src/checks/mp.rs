@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 
 use super::{Check, Outcome};
+use crate::consistency::{self, Variant};
 use crate::event::{Action, Event, Execution, Who};
 use crate::lang::{Access, BarrierKind, Program, Ty};
 use crate::litmus::{self, DATA, FLAG, MpReader, MpSync};
 use crate::machine;
-use crate::model::{self, Model};
 use crate::relaxed::{self, Candidate, Search};
 
 /// The checks of this group.
@@ -17,7 +17,7 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "mp.acq_rel_forbids_weak",
             statement: "acquire/release: no consistent execution has flag = 1, data = 0",
-            run: || acq_rel_forbids_weak(&Model::PTX),
+            run: || acq_rel_forbids_weak(&Variant::REFERENCE_SUBSET),
         },
         Check {
             name: "mp.relaxed_permits_weak",
@@ -131,26 +131,26 @@ fn is_weak(exec: &Execution) -> bool {
 }
 
 /// Check 1, under any model: the tests run it under a broken one too.
-pub fn acq_rel_forbids_weak(model: &Model) -> Outcome {
+pub fn acq_rel_forbids_weak(model: &Variant) -> Outcome {
     let mut o = Outcome::new();
     let program = mp();
     let (cands, stats) = relaxed::candidates(&program, Search::Naive);
     o.explored(stats.complete);
     let consistent: Vec<&Candidate> = cands
         .iter()
-        .filter(|c| model::consistent(&c.exec, model))
+        .filter(|c| consistency::consistent(&c.exec, model))
         .collect();
     o.note(format!(
         "{} candidates, {} consistent",
         cands.len(),
         consistent.len()
     ));
-    o.expect(
+    o.require(
         !consistent.is_empty(),
         "some execution is consistent (the statement is not vacuous)",
     );
     let weak: Vec<&&Candidate> = consistent.iter().filter(|c| is_weak(&c.exec)).collect();
-    o.expect(
+    o.require(
         weak.is_empty(),
         "no consistent execution reads flag = 1, data = 0",
     );
@@ -170,13 +170,13 @@ fn relaxed_permits_weak() -> Outcome {
     o.explored(stats.complete);
     let found = cands
         .iter()
-        .find(|c| is_weak(&c.exec) && model::consistent(&c.exec, &Model::PTX));
-    o.expect(
+        .find(|c| is_weak(&c.exec) && consistency::consistent(&c.exec, &Variant::REFERENCE_SUBSET));
+    o.require(
         found.is_some(),
         "a consistent execution reads flag = 1, data = 0",
     );
     if let Some(c) = found {
-        let graph = model::EventGraph::build(&c.exec, &Model::PTX);
+        let graph = consistency::EventGraph::build(&c.exec, &Variant::REFERENCE_SUBSET);
         let sw = graph.sw.len();
         o.witness(format!(
             "consistent execution with flag = 1, data = 0 (no synchronizes-with edge: {sw}; #0 is not \
@@ -205,15 +205,15 @@ fn six_step_schedule() -> Outcome {
     o.explored(1);
     match run {
         Some(run) => {
-            o.expect(
+            o.require(
                 run.exec.events == good_trace(),
                 "the schedule's trace is the good trace",
             );
-            o.expect(
+            o.require(
                 run.state.finished(&program),
                 "every thread has finished after six steps",
             );
-            o.expect(
+            o.require(
                 run.state.threads[1].regs == vec![1, 1],
                 format!(
                     "the reader ends with r1 = 1, r2 = 1 (got {:?})",
@@ -222,7 +222,7 @@ fn six_step_schedule() -> Outcome {
             );
             o.witness(run.exec.render(&program, ""));
         }
-        None => o.expect(false, "the schedule runs to its end"),
+        None => o.require(false, "the schedule runs to its end"),
     }
     o
 }
@@ -240,14 +240,14 @@ fn good_weak_differ_at_5() -> Outcome {
         .find(|c| is_weak(&c.exec))
         .map(|c| c.exec.events.clone());
     let (Some(good), Some(weak)) = (good, weak) else {
-        o.expect(false, "both traces exist");
+        o.require(false, "both traces exist");
         return o;
     };
-    o.expect(
+    o.require(
         good == good_trace() && weak == weak_trace(),
         "the machines produce the reference's two traces",
     );
-    o.expect(
+    o.require(
         good.len() == weak.len(),
         format!("same length ({})", good.len()),
     );
@@ -255,17 +255,17 @@ fn good_weak_differ_at_5() -> Outcome {
         .iter()
         .zip(&weak)
         .all(|(a, b)| a.who == b.who && a.action.shape() == b.action.shape());
-    o.expect(
+    o.require(
         same_actions,
         "same program actions (thread, kind, location, type, ordering), in the same order",
     );
     let differ: Vec<usize> = (0..good.len()).filter(|&i| good[i] != weak[i]).collect();
-    o.expect(
+    o.require(
         differ == vec![5],
         format!("they differ exactly at events {differ:?}"),
     );
     let at5 = (good.get(5).map(|e| e.action), weak.get(5).map(|e| e.action));
-    o.expect(
+    o.require(
         matches!(
             at5,
             (
@@ -293,14 +293,14 @@ fn four_raw_candidates() -> Outcome {
     o.explored(stats.complete);
     let outcomes: BTreeSet<String> = cands.iter().map(|c| outcome(&c.exec)).collect();
     let expected: BTreeSet<String> = ["0/0", "0/1", "1/0", "1/1"].map(String::from).into();
-    o.expect(
+    o.require(
         cands.len() == 4,
         format!(
             "reader `r1 := flag; r2 := data`: {} raw completed candidates",
             cands.len()
         ),
     );
-    o.expect(
+    o.require(
         outcomes == expected,
         format!("flag/data outcomes {outcomes:?}"),
     );
@@ -310,7 +310,7 @@ fn four_raw_candidates() -> Outcome {
     o.explored(stats.complete);
     let outcomes: BTreeSet<String> = cands.iter().map(|c| outcome(&c.exec)).collect();
     let expected: BTreeSet<String> = ["0/-", "1/0", "1/1"].map(String::from).into();
-    o.expect(
+    o.require(
         cands.len() == 3 && outcomes == expected,
         format!(
             "reader `if r1 = 1 {{ r2 := data }}`: {} raw candidates, outcomes {outcomes:?} (no data load when \
@@ -342,7 +342,7 @@ fn conditioned_good_and_weak() -> Outcome {
     let program = mp();
     let (cands, stats) = relaxed::candidates(&program, Search::Naive);
     o.explored(stats.complete);
-    o.expect(
+    o.require(
         cands
             .first()
             .is_some_and(|c| c.exec.events[RELEASE_STORE as usize] == good_trace()[3]),
@@ -351,21 +351,21 @@ fn conditioned_good_and_weak() -> Outcome {
     let conditioned: Vec<&Candidate> = cands.iter().filter(|c| reads_release(c)).collect();
     let traces: Vec<&Vec<Event>> = conditioned.iter().map(|c| &c.exec.events).collect();
     let (good, weak) = (good_trace(), weak_trace());
-    o.expect(
+    o.require(
         traces.len() == 2,
         format!("{} candidates read the release store", traces.len()),
     );
-    o.expect(traces.contains(&&good), "the good trace is reachable");
-    o.expect(traces.contains(&&weak), "the weak trace is reachable");
-    o.expect(
+    o.require(traces.contains(&&good), "the good trace is reachable");
+    o.require(traces.contains(&&weak), "the weak trace is reachable");
+    o.require(
         traces.iter().all(|t| **t == good || **t == weak),
         "no other trace remains",
     );
     let consistent: Vec<&&Candidate> = conditioned
         .iter()
-        .filter(|c| model::consistent(&c.exec, &Model::PTX))
+        .filter(|c| consistency::consistent(&c.exec, &Variant::REFERENCE_SUBSET))
         .collect();
-    o.expect(
+    o.require(
         consistent.len() == 1 && consistent[0].exec.events == good,
         format!(
             "consistency leaves {} candidate(s): only the good one",
@@ -373,11 +373,11 @@ fn conditioned_good_and_weak() -> Outcome {
         ),
     );
     if let Some(w) = conditioned.iter().find(|c| c.exec.events == weak) {
-        let verdict = model::check(&w.exec, &Model::PTX);
+        let verdict = consistency::check(&w.exec, &Variant::REFERENCE_SUBSET);
         let why: Vec<String> = verdict
             .violations
             .iter()
-            .map(|v| model::explain(&program, &w.exec, &verdict.graph, v))
+            .map(|v| consistency::explain(&program, &w.exec, &verdict.graph, v))
             .collect();
         o.witness(format!(
             "the weak candidate is inconsistent:\n{}{}",
@@ -398,9 +398,11 @@ fn condition_necessary() -> Outcome {
     // consistency leaves only the good one. A consistent candidate with another
     // trace refutes both halves.
     let counter = cands.iter().find(|c| {
-        c.exec.events != good && c.exec.events != weak && model::consistent(&c.exec, &Model::PTX)
+        c.exec.events != good
+            && c.exec.events != weak
+            && consistency::consistent(&c.exec, &Variant::REFERENCE_SUBSET)
     });
-    o.expect(
+    o.require(
         counter.is_some(),
         "a consistent candidate that is neither good nor weak exists",
     );
@@ -424,16 +426,16 @@ fn sc_is_latest() -> Outcome {
     let sc = machine::run_canonical(&program);
     let (latest, stats) = relaxed::candidates(&program, Search::Latest);
     o.explored(stats.complete + 1);
-    o.expect(
+    o.require(
         latest.len() == 1,
         format!("{} latest-store candidate(s)", latest.len()),
     );
     match (sc, latest.first()) {
         (Some(run), Some(c)) => {
-            o.expect(run.exec == c.exec, "same trace and same reads-from");
-            o.expect(run.exec.events == good_trace(), "and it is the good trace");
+            o.require(run.exec == c.exec, "same trace and same reads-from");
+            o.require(run.exec.events == good_trace(), "and it is the good trace");
         }
-        _ => o.expect(false, "both runs complete"),
+        _ => o.require(false, "both runs complete"),
     }
     o
 }
@@ -446,7 +448,7 @@ fn legacy_barrier_inert() -> Outcome {
         o.explored(stats.complete);
         let consistent: Vec<Candidate> = cands
             .into_iter()
-            .filter(|c| model::consistent(&c.exec, &Model::PTX))
+            .filter(|c| consistency::consistent(&c.exec, &Variant::REFERENCE_SUBSET))
             .collect();
         let values: BTreeSet<u32> = consistent
             .iter()
@@ -456,11 +458,11 @@ fn legacy_barrier_inert() -> Outcome {
     };
     let (_, _, shared) = reads(BarrierKind::Shared);
     let (legacy_program, legacy, legacy_values) = reads(BarrierKind::LegacyGlobal);
-    o.expect(
+    o.require(
         shared == BTreeSet::from([1]),
         format!("through bar.sync, data reads {shared:?}"),
     );
-    o.expect(
+    o.require(
         legacy_values == BTreeSet::from([0, 1]),
         format!("through the legacy barrier, data reads {legacy_values:?}"),
     );

@@ -5,11 +5,11 @@
 use std::collections::BTreeSet;
 
 use super::{Check, Outcome};
+use crate::consistency::{self, Variant};
 use crate::event::{Action, EventId, Execution, Who};
 use crate::lang::{BarrierKind, Loc, Program, Space, Stmt, StmtId, Ty};
 use crate::litmus;
 use crate::machine;
-use crate::model::{self, Model};
 use crate::relaxed::{self, Candidate, Search};
 
 /// The reference's thread count.
@@ -88,7 +88,7 @@ fn naive(n: u32) -> (Program, Vec<Candidate>, u64) {
 fn consistent_of(cands: &[Candidate]) -> Vec<&Candidate> {
     cands
         .iter()
-        .filter(|c| model::consistent(&c.exec, &Model::PTX))
+        .filter(|c| consistency::consistent(&c.exec, &Variant::REFERENCE_SUBSET))
         .collect()
 }
 
@@ -110,7 +110,7 @@ fn unique_trace() -> Outcome {
         cands.len(),
         consistent.len()
     ));
-    o.expect(
+    o.require(
         !consistent.is_empty() && traces.len() == 1,
         format!("{} distinct consistent trace(s)", traces.len()),
     );
@@ -123,8 +123,8 @@ fn unique_trace() -> Outcome {
             .take_while(|ev| ev.action.is_store())
             .count();
         let rounds = e.len() - barriers - payload;
-        o.expect(e.len() == 61, format!("{} events", e.len()));
-        o.expect(
+        o.require(e.len() == 61, format!("{} events", e.len()));
+        o.require(
             payload == 8 && rounds == 21 && barriers == 32,
             format!("{payload} + {rounds} + {barriers} barrier events"),
         );
@@ -140,12 +140,12 @@ fn sum_is_36() -> Outcome {
         .iter()
         .map(|c| c.exec.final_value(SH0))
         .collect();
-    o.expect(
+    o.require(
         sums == BTreeSet::from([Some(36)]),
         format!("sh[0] in every consistent execution: {sums:?}"),
     );
     let sc = machine::run_canonical(&program).and_then(|r| r.state.value(SH0));
-    o.expect(
+    o.require(
         sc == Some(36),
         format!("the interleaving machine's memory agrees: sh[0] = {sc:?}"),
     );
@@ -160,7 +160,7 @@ fn stale_read() -> Outcome {
     let good = consistent_of(&cands).first().map(|c| c.exec.clone());
     let stale: Vec<&Candidate> = cands
         .iter()
-        .filter(|c| !model::consistent(&c.exec, &Model::PTX))
+        .filter(|c| !consistency::consistent(&c.exec, &Variant::REFERENCE_SUBSET))
         .collect();
     o.note(format!(
         "{} of {} completed candidates are inconsistent",
@@ -168,23 +168,23 @@ fn stale_read() -> Outcome {
         cands.len()
     ));
     let Some(good) = good else {
-        o.expect(false, "a consistent execution exists");
+        o.require(false, "a consistent execution exists");
         return o;
     };
     let different = stale
         .iter()
         .find(|c| c.exec.events != good.events && c.exec.final_value(SH0) != good.final_value(SH0));
-    o.expect(
+    o.require(
         different.is_some(),
         "a completed stale-read execution has a different trace and a different sh[0]",
     );
     if let Some(c) = different {
-        let verdict = model::check(&c.exec, &Model::PTX);
+        let verdict = consistency::check(&c.exec, &Variant::REFERENCE_SUBSET);
         let why: Vec<String> = verdict
             .violations
             .iter()
             .take(3)
-            .map(|v| model::explain(&program, &c.exec, &verdict.graph, v))
+            .map(|v| consistency::explain(&program, &c.exec, &verdict.graph, v))
             .collect();
         o.note(format!(
             "stale execution: sh[0] = {:?} instead of 36",
@@ -253,7 +253,11 @@ pub fn round_structure(exec: &Execution, n: u32) -> Vec<String> {
                     ks.push(k);
                     phases.push(Vec::new());
                 }
-                other => phases.last_mut().expect("never empty").push(other),
+                other => {
+                    if let Some(phase) = phases.last_mut() {
+                        phase.push(other);
+                    }
+                }
             }
         }
         let expected_ks: Vec<u32> = (1..=rounds + 1).collect();
@@ -322,7 +326,7 @@ fn barrier_structure() -> Outcome {
     let (program, cands, explored) = naive(N);
     o.explored(explored);
     let under_if = barriers_under_if(&program);
-    o.expect(
+    o.require(
         under_if.is_empty(),
         format!("no shared barrier under a conditional (found {under_if:?})"),
     );
@@ -331,11 +335,11 @@ fn barrier_structure() -> Outcome {
     for c in &consistent {
         problems.extend(round_structure(&c.exec, N));
     }
-    o.expect(
+    o.require(
         !consistent.is_empty(),
         "there is a consistent execution to inspect",
     );
-    o.expect(
+    o.require(
         problems.is_empty(),
         "every thread passes barriers 1..=4; phase 0 is its payload store; round r (stride 8 >> r) is \
          load sh[tid], load sh[tid + stride], store sh[tid] for tid < stride and nothing otherwise",
@@ -346,7 +350,7 @@ fn barrier_structure() -> Outcome {
     // Also on every completed candidate, consistent or not: the shape does not
     // depend on what loads read.
     let all_ok = cands.iter().all(|c| round_structure(&c.exec, N).is_empty());
-    o.expect(
+    o.require(
         all_ok,
         "the same structure holds in every completed candidate",
     );
@@ -358,15 +362,15 @@ fn inclusive_legs_self_edge() -> Outcome {
     let (program, cands, explored) = naive(N);
     o.explored(explored);
     let Some(c) = consistent_of(&cands).first().map(|c| (*c).clone()) else {
-        o.expect(false, "a consistent execution exists");
+        o.require(false, "a consistent execution exists");
         return o;
     };
-    let strict = model::EventGraph::build(&c.exec, &Model::PTX);
-    o.expect(
+    let strict = consistency::EventGraph::build(&c.exec, &Variant::REFERENCE_SUBSET);
+    o.require(
         strict.self_edges().is_empty(),
         "with strict legs, happens-before is irreflexive",
     );
-    let inclusive = model::EventGraph::build(&c.exec, &Model::INCLUSIVE_BARRIERS);
+    let inclusive = consistency::EventGraph::build(&c.exec, &Variant::INCLUSIVE_BARRIERS);
     let looped = inclusive.self_edges();
     let mut lines = Vec::new();
     for round in &inclusive.rounds {
@@ -377,7 +381,7 @@ fn inclusive_legs_self_edge() -> Outcome {
             .copied()
             .filter(|b| looped.contains(b))
             .collect();
-        o.expect(
+        o.require(
             complete && hit.len() == round.barriers.len(),
             format!(
                 "round {}: complete, and all {} barrier events have a self-edge",
@@ -386,20 +390,20 @@ fn inclusive_legs_self_edge() -> Outcome {
             ),
         );
         if let Some(&b) = hit.first() {
-            let v = model::Violation::HbCycle { event: b };
+            let v = consistency::Violation::HbCycle { event: b };
             lines.push(format!(
                 "round {}: {}",
                 round.k,
-                model::explain(&program, &c.exec, &inclusive, &v)
+                consistency::explain(&program, &c.exec, &inclusive, &v)
             ));
         }
     }
-    o.expect(
+    o.require(
         inclusive.rounds.len() == 4,
         format!("{} complete rounds", inclusive.rounds.len()),
     );
-    o.expect(
-        !model::consistent(&c.exec, &Model::INCLUSIVE_BARRIERS),
+    o.require(
+        !consistency::consistent(&c.exec, &Variant::INCLUSIVE_BARRIERS),
         "so the execution is inconsistent there",
     );
     o.witness(lines.join("\n"));
@@ -415,15 +419,17 @@ fn same_set(a: &[Candidate], b: &[Candidate]) -> bool {
 
 /// Compares the pruned search with naive enumeration filtered by the reference
 /// predicate on `program`, under `model`.
-pub fn compare_searches(program: &Program, model: &Model) -> (bool, usize, usize, u64) {
+pub fn compare_searches(program: &Program, model: &Variant) -> (bool, usize, usize, u64) {
     let (all, naive_stats) = relaxed::candidates(program, Search::Naive);
     let filtered: Vec<Candidate> = all
         .into_iter()
-        .filter(|c| model::consistent(&c.exec, model))
+        .filter(|c| consistency::consistent(&c.exec, model))
         .collect();
     let (pruned, pruned_stats) = relaxed::candidates(program, Search::Pruned(*model));
-    let ok =
-        same_set(&filtered, &pruned) && pruned.iter().all(|c| model::consistent(&c.exec, model));
+    let ok = same_set(&filtered, &pruned)
+        && pruned
+            .iter()
+            .all(|c| consistency::consistent(&c.exec, model));
     (
         ok,
         filtered.len(),
@@ -444,17 +450,21 @@ fn pruned_equals_naive() -> Outcome {
             .filter(|p| !p.name.starts_with("reduction")),
     );
     for program in &programs {
-        for model in [Model::PTX, Model::NO_SW, Model::INCLUSIVE_BARRIERS] {
+        for model in [
+            Variant::REFERENCE_SUBSET,
+            Variant::NO_SW,
+            Variant::INCLUSIVE_BARRIERS,
+        ] {
             let (ok, naive, pruned, explored) = compare_searches(program, &model);
             o.explored(explored);
-            let which = if model == Model::PTX {
+            let which = if model == Variant::REFERENCE_SUBSET {
                 "model".to_string()
-            } else if model == Model::NO_SW {
+            } else if model == Variant::NO_SW {
                 "no sw".to_string()
             } else {
                 "inclusive legs".to_string()
             };
-            o.expect(
+            o.require(
                 ok,
                 format!(
                     "{} ({which}): naive-then-filter {naive}, pruned {pruned}",
@@ -466,13 +476,13 @@ fn pruned_equals_naive() -> Outcome {
     o
 }
 
-/// Item 5 for one `n`: the pruned search finds a unique consistent execution,
+/// The scaling theorem for one `n`: the pruned search finds a unique consistent execution,
 /// with the expected size and sum, and the reference predicate accepts it.
 pub fn scaling(n: u32) -> Outcome {
     let mut o = Outcome::new();
     let program = litmus::tree_reduction(n);
     let start = std::time::Instant::now();
-    let (cands, stats) = relaxed::candidates(&program, Search::Pruned(Model::PTX));
+    let (cands, stats) = relaxed::candidates(&program, Search::Pruned(Variant::REFERENCE_SUBSET));
     o.explored(stats.complete);
     o.note(format!(
         "pruned search: {} completed, {} choices rejected, {} loads, {:.1} ms; the naive space is 10^{:.1} \
@@ -483,29 +493,29 @@ pub fn scaling(n: u32) -> Outcome {
         start.elapsed().as_secs_f64() * 1e3,
         stats.log10_naive_space
     ));
-    o.expect(
+    o.require(
         cands.len() == 1,
         format!("N = {n}: {} consistent execution(s)", cands.len()),
     );
     if let Some(c) = cands.first() {
         let events = c.exec.len();
-        o.expect(
+        o.require(
             events == expected_events(n),
             format!("{events} events (expected {})", expected_events(n)),
         );
         let sum = c.exec.final_value(SH0);
-        o.expect(
+        o.require(
             sum == Some(expected_sum(n)),
             format!("sh[0] = {sum:?} (expected {})", expected_sum(n)),
         );
         let problems = round_structure(&c.exec, n);
-        o.expect(
+        o.require(
             problems.is_empty(),
             "round structure and barrier uniformity",
         );
         let start = std::time::Instant::now();
-        let verdict = model::check(&c.exec, &Model::PTX);
-        o.expect(
+        let verdict = consistency::check(&c.exec, &Variant::REFERENCE_SUBSET);
+        o.require(
             verdict.consistent(),
             format!(
                 "the reference consistency predicate accepts it ({:.1} ms)",
@@ -522,7 +532,7 @@ fn scaling_all() -> Outcome {
     while n <= 1024 {
         let one = scaling(n);
         o.explored(one.explored);
-        o.expect(
+        o.require(
             one.holds,
             format!(
                 "N = {n}: {} events, sh[0] = {}",

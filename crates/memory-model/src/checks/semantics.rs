@@ -82,7 +82,7 @@ fn step_agrees_with_relation() -> Outcome {
     for program in litmus::corpus() {
         let (stats, disagreement) = agreement(&program);
         o.explored(stats.states);
-        o.expect(
+        o.require(
             disagreement.is_none(),
             format!(
                 "{}: {} states, {} transitions, {} finished, {} stuck",
@@ -103,7 +103,7 @@ fn sc_is_latest_relaxed() -> Outcome {
         let (latest, stats) = relaxed::candidates(&program, Search::Latest);
         o.explored(stats.complete + 1);
         match (sc, latest.as_slice()) {
-            (Some(run), [one]) => o.expect(
+            (Some(run), [one]) => o.require(
                 run.exec == one.exec,
                 format!(
                     "{}: one run of {} events, same trace and reads-from",
@@ -111,14 +111,14 @@ fn sc_is_latest_relaxed() -> Outcome {
                     run.exec.len()
                 ),
             ),
-            (None, []) => o.expect(
+            (None, []) => o.require(
                 true,
                 format!(
                     "{}: both stuck (a deadlock or a load with nothing to read)",
                     program.name
                 ),
             ),
-            (sc, latest) => o.expect(
+            (sc, latest) => o.require(
                 false,
                 format!(
                     "{}: SC run {}, {} latest-store candidate(s)",

@@ -1,0 +1,300 @@
+//! Calls that are not inlined (device intrinsics, atomics, panics) and the
+//! kernel's memory: its buffer arguments and its `SharedArray` statics.
+//!
+//! Which call is which comes from `mir_import::calls::classify`, the one
+//! classifier the lowering uses too, so that the two cannot drift apart on
+//! the paths they accept (`core::` and `std::` spellings alike). The model
+//! has one one-dimensional CTA: `threadIdx.x` is the thread id, `blockDim.x`
+//! the launch's thread count, and `blockIdx`/`gridDim` are block 0 of a grid
+//! of 1, with a warning. Atomics are the loads and stores that
+//! `core::sync::atomic` bottoms out in (`atomic_load::<u32>` and
+//! `atomic_store`, under `sync::atomic::` or `intrinsics::`), with their
+//! ordering (an `Ordering` operand or a generic argument). A call that only
+//! panics, and the `cold_path` hint, have no memory action.
+
+use std::collections::BTreeMap;
+
+use mir_import::calls::{AtomicOp, AtomicOrdering, KnownCall, OrderingArg, classify};
+use mir_import::model::{Callee, ConstOperand, Local, Operand, Place, Ty as MirTy};
+use mir_import::prelude::Intrinsic;
+
+use crate::structure::Extractor;
+use crate::value::{Sym, elem_ty};
+use crate::{ExtractError, WarningKind};
+use memory_model::lang::{
+    Access, BarrierKind, Expr, InitStore, Loc, Ordering, Space, Stmt, StmtId, Ty, Value,
+};
+
+impl Extractor<'_, '_> {
+    /// The `SharedArray` static an allocation pointer names, laid out in
+    /// shared memory on first use.
+    pub(super) fn shared_static(
+        &mut self,
+        alloc: mir_import::model::AllocId,
+        ty: &MirTy,
+    ) -> Option<Sym> {
+        if let Some(s) = self.shared.get(&alloc) {
+            return Some(s.clone());
+        }
+        let krate = self.flat.krate;
+        let path = krate
+            .allocs
+            .get(&alloc)
+            .and_then(|a| a.static_path.clone())
+            .or_else(|| krate.static_names.get(&alloc).cloned())?;
+        let MirTy::Adt(adt) = ty.pointee()? else {
+            return None;
+        };
+        if !mir_import::prelude::is_shared_type(&adt.def_path()) {
+            return None;
+        }
+        let args = adt.generic_args();
+        let elem = args.iter().find_map(|a| match a {
+            mir_import::model::GenericArg::Type(t) => elem_ty(t),
+            _ => None,
+        })?;
+        let len = args.iter().find_map(|a| match a {
+            mir_import::model::GenericArg::Const(c) => c.parse::<Value>().ok(),
+            _ => None,
+        })?;
+        let sym = Sym::Buffer {
+            space: Space::Shared,
+            base: self.next_shared,
+            len,
+            elem,
+        };
+        self.notes.push(format!(
+            "static {path}: sh[{}..{}] ({len} × {elem:?})",
+            self.next_shared,
+            self.next_shared + len
+        ));
+        self.next_shared += len;
+        self.shared.insert(alloc, sym.clone());
+        Some(sym)
+    }
+
+    /// Lays out the kernel's buffer arguments in global memory, in order.
+    pub(super) fn params(&mut self) -> Result<(), ExtractError> {
+        let body = self.flat.body(0);
+        let mut names: BTreeMap<Local, String> = BTreeMap::new();
+        for d in &body.debug {
+            if let mir_import::model::DebugValue::Place(p) = &d.value
+                && p.projection.is_empty()
+            {
+                names.insert(p.local, d.name.clone());
+            }
+        }
+        let mut next: Value = 0;
+        for i in 1..=body.arg_count as usize {
+            let local = Local::from_u32(i as u32);
+            let name = names
+                .get(&local)
+                .cloned()
+                .unwrap_or_else(|| format!("{local}"));
+            let ty = &body.locals[local].ty;
+            let buffer = |elem: Option<Ty>, len: Value| elem.map(|elem| (elem, len));
+            let len_of = |n: &str| self.launch.lens.get(n).copied();
+            let shape = match ty {
+                MirTy::Ref(_, inner) => match &**inner {
+                    MirTy::Slice(t) => buffer(elem_ty(t), len_of(&name).unwrap_or(0)),
+                    t @ MirTy::Adt(_) => buffer(elem_ty(t), 1),
+                    _ => None,
+                },
+                MirTy::Adt(p) if p.def_path() == mir_import::prelude::DISJOINT_SLICE => {
+                    let elem = p.generic_args().iter().find_map(|a| match a {
+                        mir_import::model::GenericArg::Type(t) => elem_ty(t),
+                        _ => None,
+                    });
+                    buffer(elem, len_of(&name).unwrap_or(0))
+                }
+                _ => None,
+            };
+            let sym = match shape {
+                Some((elem, len)) => {
+                    if len == 0 {
+                        self.warn(
+                            WarningKind::Value,
+                            &format!("argument {name}"),
+                            "no length in the launch; taken as 0",
+                        );
+                    }
+                    self.names.insert(next, name.clone());
+                    if self.launch.zero_init.contains(&name) {
+                        for a in next..next + len {
+                            self.init.push(InitStore {
+                                loc: Loc {
+                                    space: Space::Global,
+                                    addr: a,
+                                },
+                                ty: elem,
+                                val: 0,
+                            });
+                        }
+                    }
+                    let s = Sym::Buffer {
+                        space: Space::Global,
+                        base: next,
+                        len,
+                        elem,
+                    };
+                    next += len.max(1);
+                    s
+                }
+                None if matches!(ty, MirTy::Int(_) | MirTy::Float(_) | MirTy::Bool) => self.opaque(
+                    WarningKind::Value,
+                    &format!("argument {name}: {ty}"),
+                    "a scalar argument is not tracked; an unconstrained value",
+                ),
+                None => {
+                    return Err(ExtractError::Unsupported {
+                        function: self.flat.frames[0].name.clone(),
+                        block: "arguments".into(),
+                        message: format!("argument {name}: {ty} has no memory model counterpart"),
+                    });
+                }
+            };
+            self.env[self.flat.local(0, local)] = Some(sym);
+        }
+        Ok(())
+    }
+
+    /// A call that is not inlined: an intrinsic, an atomic, a panic, or unknown.
+    pub(super) fn call(
+        &mut self,
+        frame: usize,
+        func: &Callee,
+        args: &[Operand],
+        dest: &Place,
+        out: &mut Vec<StmtId>,
+    ) {
+        let Callee::Item(path) = func else {
+            self.warn(
+                WarningKind::Action,
+                "indirect call",
+                "not modelled; dropped",
+            );
+            return;
+        };
+        let def = path.def_path();
+        let known = classify(path);
+        if let Some(KnownCall::Device(i)) = known {
+            let sym = match i {
+                Intrinsic::ThreadIdx(0) => Some(Sym::Val(Expr::Tid)),
+                Intrinsic::BlockDim(0) => Some(Sym::Val(Expr::Const(self.launch.threads))),
+                Intrinsic::ThreadIdx(_) | Intrinsic::BlockDim(_) => {
+                    self.warn(
+                        WarningKind::Value,
+                        &def,
+                        "the model's CTA is one-dimensional; taken as its y value in a (N, 1) block",
+                    );
+                    Some(Sym::Val(Expr::Const(
+                        if matches!(i, Intrinsic::BlockDim(_)) {
+                            1
+                        } else {
+                            0
+                        },
+                    )))
+                }
+                Intrinsic::BlockIdx(_) | Intrinsic::GridDim(_) => {
+                    self.warn(
+                        WarningKind::Value,
+                        &def,
+                        "the model has one CTA; taken as block 0 of a grid of 1",
+                    );
+                    Some(Sym::Val(Expr::Const(u32::from(matches!(
+                        i,
+                        Intrinsic::GridDim(_)
+                    )))))
+                }
+                Intrinsic::SyncThreads | Intrinsic::BarrierWait => {
+                    out.push(self.push(Stmt::Barrier(BarrierKind::Shared)));
+                    Some(Sym::Unit)
+                }
+            };
+            if let Some(s) = sym {
+                self.assign(frame, dest, s, out);
+            }
+            return;
+        }
+        if let Some(KnownCall::Atomic { op, ordering }) = &known {
+            let ordering = match ordering {
+                OrderingArg::Generic(o) => Some(*o),
+                OrderingArg::Arguments => match args.last() {
+                    Some(Operand::Const(ConstOperand::Item(p))) => {
+                        AtomicOrdering::from_name(p.last_name())
+                    }
+                    _ => None,
+                },
+            };
+            let ord = match (op, ordering) {
+                (AtomicOp::Load | AtomicOp::Store, Some(AtomicOrdering::Relaxed)) => {
+                    Some(Ordering::Relaxed)
+                }
+                (AtomicOp::Load, Some(AtomicOrdering::Acquire)) => Some(Ordering::Acquire),
+                (AtomicOp::Store, Some(AtomicOrdering::Release)) => Some(Ordering::Release),
+                _ => None,
+            };
+            let ptr = args
+                .first()
+                .map(|a| self.operand(frame, a, out))
+                .unwrap_or(Sym::Unit);
+            match (op, ord, ptr) {
+                (AtomicOp::Load, Some(ord), Sym::Ptr { space, addr, elem }) => {
+                    let name = self.load_name();
+                    let dst = self.fresh_reg(&name);
+                    out.push(self.push(Stmt::Load {
+                        dst,
+                        space,
+                        addr,
+                        ty: elem,
+                        access: Access::Atomic(ord),
+                    }));
+                    self.assign(frame, dest, Sym::Val(Expr::Reg(dst)), out);
+                }
+                (AtomicOp::Store, Some(ord), Sym::Ptr { space, addr, elem }) => {
+                    let v = match args.get(1) {
+                        Some(a) => self.operand(frame, a, out),
+                        None => Sym::Unit,
+                    };
+                    let val = self.value_expr(v, "atomic store value");
+                    out.push(self.push(Stmt::Store {
+                        space,
+                        addr,
+                        ty: elem,
+                        val,
+                        access: Access::Atomic(ord),
+                    }));
+                    self.assign(frame, dest, Sym::Unit, out);
+                }
+                _ => {
+                    let named = ordering.map_or_else(String::new, |o| format!("{o:?}"));
+                    let s = self.opaque(
+                        WarningKind::Action,
+                        &format!("{def} ({named})"),
+                        "RMW, SeqCst and AcqRel atomics are not modelled: no memory action; the \
+                         result is",
+                    );
+                    self.assign(frame, dest, s, out);
+                }
+            }
+            return;
+        }
+        match known {
+            // A call that only panics never returns: the block it ends is
+            // cut off (see `structure`), and it has no memory action.
+            Some(KnownCall::Panic) => return,
+            // A hint: no value, no memory action.
+            Some(KnownCall::ColdPath) => {
+                self.assign(frame, dest, Sym::Unit, out);
+                return;
+            }
+            _ => {}
+        }
+        let s = self.opaque(
+            WarningKind::Action,
+            &format!("call {def}"),
+            "no body in the crate and not a known primitive: no memory action; the result is",
+        );
+        self.assign(frame, dest, s, out);
+    }
+}
