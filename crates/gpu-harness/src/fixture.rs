@@ -232,7 +232,7 @@ pub enum Arg {
 
 impl ArgSpec {
     /// The argument it describes, or why it is malformed.
-    pub fn resolve(&self) -> Result<Arg, String> {
+    pub fn resolve(&self) -> Result<Arg, ManifestError> {
         let scalars = [
             (ElemTy::U8, self.u8),
             (ElemTy::U16, self.u16),
@@ -257,8 +257,8 @@ impl ArgSpec {
         }
         match found.len() {
             1 => Ok(found.remove(0)),
-            0 => Err("an argument needs `buffer` or one scalar type key".into()),
-            _ => Err("an argument has more than one of `buffer` and the scalar keys".into()),
+            0 => Err(ManifestError::ArgumentWithoutKind),
+            _ => Err(ManifestError::ArgumentWithManyKinds),
         }
     }
 }
@@ -311,56 +311,41 @@ pub struct Manifest {
 impl Manifest {
     /// Names are identifiers and distinct, buffers fit in
     /// [`MAX_BUFFER_BYTES`], launches have at least one thread.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ManifestError> {
         let mut seen = std::collections::BTreeSet::new();
         let mut total: u64 = 0;
         for b in &self.buffer {
             if b.ty == ElemTy::Bool {
-                return Err(format!(
-                    "buffer `{}`: `bool` is for scalar arguments; use `u8` buffers",
-                    b.name
-                ));
+                return Err(ManifestError::BoolBuffer(b.name.clone()));
             }
             if !is_identifier(&b.name) {
-                return Err(format!(
-                    "buffer name {:?} is not an identifier (ASCII letters, digits and `_`)",
-                    b.name
-                ));
+                return Err(ManifestError::BufferName(b.name.clone()));
             }
             if !seen.insert(b.name.as_str()) {
-                return Err(format!("two buffers are named `{}`", b.name));
+                return Err(ManifestError::DuplicateBuffer(b.name.clone()));
             }
             total = b
                 .bytes()
                 .and_then(|n| total.checked_add(n))
                 .filter(|t| *t <= MAX_BUFFER_BYTES)
-                .ok_or_else(|| {
-                    format!(
-                        "buffer `{}` ({} elements of {}) takes the fixture past its limit of {} bytes of buffers",
-                        b.name,
-                        b.len,
-                        b.ty.rust(),
-                        MAX_BUFFER_BYTES
-                    )
+                .ok_or_else(|| ManifestError::TooManyBytes {
+                    buffer: b.name.clone(),
+                    len: b.len,
+                    ty: b.ty,
                 })?;
         }
         for l in &self.launch {
             if !is_identifier(&l.kernel) {
-                return Err(format!("kernel name {:?} is not an identifier", l.kernel));
+                return Err(ManifestError::KernelName(l.kernel.clone()));
             }
             if l.grid.iter().chain(&l.block).any(|d| *d == 0) {
-                return Err(format!(
-                    "launch of `{}` has a zero grid or block dimension",
-                    l.kernel
-                ));
+                return Err(ManifestError::ZeroDimension(l.kernel.clone()));
             }
         }
         if let Some(rule) = &self.expect_error
             && self.expect_race
         {
-            return Err(format!(
-                "a fixture expects either the error `{rule}` or a race, not both"
-            ));
+            return Err(ManifestError::ErrorAndRace(rule.clone()));
         }
         Ok(())
     }
@@ -395,14 +380,75 @@ pub enum FixtureError {
         /// The error.
         source: std::io::Error,
     },
-    /// The manifest is malformed.
+    /// The manifest is not TOML of the manifest's shape.
     #[error("{path}: {message}")]
+    Toml {
+        /// The manifest.
+        path: PathBuf,
+        /// The TOML reader's message.
+        message: String,
+    },
+    /// The manifest breaks a rule of its own.
+    #[error("{path}: {source}")]
     Manifest {
         /// The manifest.
         path: PathBuf,
         /// What is wrong.
-        message: String,
+        source: ManifestError,
     },
+}
+
+/// What makes a manifest unusable, found before anything runs.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ManifestError {
+    /// An argument names neither a buffer nor a scalar type.
+    #[error("an argument needs `buffer` or one scalar type key")]
+    ArgumentWithoutKind,
+    /// An argument names several.
+    #[error("an argument has more than one of `buffer` and the scalar keys")]
+    ArgumentWithManyKinds,
+    /// A buffer of `bool`.
+    #[error("buffer `{0}`: `bool` is for scalar arguments; use `u8` buffers")]
+    BoolBuffer(String),
+    /// A buffer name that is not an identifier.
+    #[error("buffer name {0:?} is not an identifier (ASCII letters, digits and `_`)")]
+    BufferName(String),
+    /// Two buffers with one name.
+    #[error("two buffers are named `{0}`")]
+    DuplicateBuffer(String),
+    /// The buffers take more than [`MAX_BUFFER_BYTES`].
+    #[error(
+        "buffer `{buffer}` ({len} elements of {}) takes the fixture past its limit of {MAX_BUFFER_BYTES} bytes of buffers",
+        ty.rust()
+    )]
+    TooManyBytes {
+        /// The buffer that crosses the limit.
+        buffer: String,
+        /// Its element count.
+        len: usize,
+        /// Its element type.
+        ty: ElemTy,
+    },
+    /// A kernel name that is not an identifier.
+    #[error("kernel name {0:?} is not an identifier")]
+    KernelName(String),
+    /// A launch with a zero dimension.
+    #[error("launch of `{0}` has a zero grid or block dimension")]
+    ZeroDimension(String),
+    /// Both a refusal and a race expected.
+    #[error("a fixture expects either the error `{0}` or a race, not both")]
+    ErrorAndRace(String),
+    /// A launch names a buffer the manifest does not declare.
+    #[error("launch of `{kernel}` names unknown buffer `{buffer}`")]
+    UnknownBuffer {
+        /// The kernel.
+        kernel: String,
+        /// The buffer name.
+        buffer: String,
+    },
+    /// A buffer reads back more elements than it has.
+    #[error("buffer `{0}` reads back more than its length")]
+    ReadbackTooLong(String),
 }
 
 impl Fixture {
@@ -420,22 +466,22 @@ impl Fixture {
             path: mpath.clone(),
             source,
         })?;
-        let manifest: Manifest = toml::from_str(&text).map_err(|e| FixtureError::Manifest {
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| FixtureError::Toml {
             path: mpath.clone(),
             message: e.to_string(),
         })?;
-        let bad = |m: String| FixtureError::Manifest {
+        let bad = |source: ManifestError| FixtureError::Manifest {
             path: mpath.clone(),
-            message: m,
+            source,
         };
         for l in &manifest.launch {
             for a in &l.args {
                 match a.resolve().map_err(&bad)? {
                     Arg::Buffer(b) if !manifest.buffer.iter().any(|x| x.name == b) => {
-                        return Err(bad(format!(
-                            "launch of `{}` names unknown buffer `{b}`",
-                            l.kernel
-                        )));
+                        return Err(bad(ManifestError::UnknownBuffer {
+                            kernel: l.kernel.clone(),
+                            buffer: b,
+                        }));
                     }
                     _ => {}
                 }
@@ -444,10 +490,7 @@ impl Fixture {
         manifest.validate().map_err(&bad)?;
         for b in &manifest.buffer {
             if b.readback > b.len {
-                return Err(bad(format!(
-                    "buffer `{}` reads back more than its length",
-                    b.name
-                )));
+                return Err(bad(ManifestError::ReadbackTooLong(b.name.clone())));
             }
         }
         let name = dir

@@ -213,7 +213,7 @@ pub fn program(
         s.push_str("    {\n");
         let mut names = Vec::new();
         for (i, (ty, a)) in tys.iter().zip(&l.args).enumerate() {
-            let arg = a.resolve().map_err(gen_err)?;
+            let arg = a.resolve().map_err(|e| gen_err(e.to_string()))?;
             let (expr, shared) = arg_expr(f, ty, &arg)
                 .map_err(|m| gen_err(format!("kernel `{}`, argument {i}: {m}", l.kernel)))?;
             let _ = writeln!(s, "        let a{i} = {expr};");

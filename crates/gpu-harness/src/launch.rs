@@ -105,7 +105,7 @@ pub fn launch_fixture(
         }
         let mut args = Vec::new();
         for (p, a) in params.iter().zip(&launch.args) {
-            match (a.resolve().map_err(mismatch)?, p.slots) {
+            match (a.resolve().map_err(|e| mismatch(e.to_string()))?, p.slots) {
                 (_, 0) => {}
                 (Arg::Scalar(t, bits), 1) => args.push(scalar_arg(t, bits)),
                 (Arg::Buffer(name), slots) => {
