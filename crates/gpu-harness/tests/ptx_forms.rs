@@ -169,7 +169,7 @@ fn forms_match_by_modifiers_in_any_state_space() {
         scope: "sys",
         bits: 32,
     };
-    let i = |s: &str| gpu_harness::shape::ptx::Instruction::parse(s).unwrap();
+    let i = |s: &str| ptx_reader::parse_instruction(s).unwrap();
     assert_eq!(form.to_string(), ACQUIRE_LOAD);
     assert!(form.matches(&i("ld.acquire.sys.u32 %r1, [%rd1]")));
     assert!(form.matches(&i("ld.acquire.sys.global.u32 %r1, [%rd1]")));

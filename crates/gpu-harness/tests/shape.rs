@@ -67,7 +67,7 @@ fn helpers_missing_from_the_ptx_fail_the_alloca_check() {
     let Some(a) = build("promoted_ref_return") else {
         return;
     };
-    let ptx = shape::ptx::parse(&a.ptx_o3).unwrap();
+    let ptx = ptx_reader::parse(&a.ptx_o3).unwrap();
     assert!(
         ptx.definition("kernel__named").is_none(),
         "the fact this test relies on"

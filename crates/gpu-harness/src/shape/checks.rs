@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use device_ir::{AddressSpace, FunctionKind, GlobalId, InstData, Module};
 use mir_lower::GlobalOrigin;
 
-use super::ptx::{self, StateSpace};
 use super::{ShapeCheck, ShapeFailure, ShapeInput};
+use ptx_reader::StateSpace;
 
 /// The prefix of a content-key symbol (const-alloc's `SYMBOL_PREFIX`).
 pub const CONST_PREFIX: &str = "__const_";
@@ -45,7 +45,7 @@ pub fn no_helper_alloca(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
             }
         }
     }
-    let ptx = match ptx::parse(input.ptx_o0) {
+    let ptx = match ptx_reader::parse(input.ptx_o0) {
         Ok(p) => p,
         Err(e) => {
             failures.push(fail(format!("the -opt=0 PTX: {e}")));
@@ -189,18 +189,18 @@ pub fn constants_read_only(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
             Some(_) => {}
         }
     }
-    match ptx::parse(input.ptx_o0) {
+    match ptx_reader::parse(input.ptx_o0) {
         Err(e) => failures.push(fail(format!("the -opt=0 PTX: {e}"))),
         Ok(p) => {
             for &id in &constants {
                 let s = &module.globals[id].symbol;
-                match p.var(s) {
+                match p.global(s) {
                     None => failures.push(fail(format!(
                         "constant global {s} is not declared in the -opt=0 PTX"
                     ))),
                     Some(v) if v.space != StateSpace::Global => failures.push(fail(format!(
                         "constant global {s} is declared {} in the -opt=0 PTX, not .global",
-                        v.space
+                        v.space.directive()
                     ))),
                     Some(_) => {}
                 }

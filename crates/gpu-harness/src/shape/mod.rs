@@ -2,8 +2,8 @@
 //! PTX libNVVM makes of it at `-opt=3` and `-opt=0`.
 //!
 //! Each check is structural, never a text search over a whole file: the device
-//! IR is walked as a [`device_ir::Module`], and PTX is split into functions and
-//! declarations by [`ptx`], a small reader.
+//! IR is walked as a [`device_ir::Module`], and PTX is read into a typed module
+//! by [`ptx_reader`], the workspace's one PTX reader.
 //!
 //! - [`ShapeCheck::NoHelperAlloca`]: no helper keeps an alloca or a `.local`
 //!   depot ([`checks::no_helper_alloca`]).
@@ -32,7 +32,6 @@ use mir_lower::Lowered;
 
 pub mod artifacts;
 pub mod checks;
-pub mod ptx;
 pub mod ptx_forms;
 pub mod stable;
 

@@ -2,7 +2,7 @@
 //! instruction forms the memory model (`memory-model`) assumes, as many as the
 //! kernel implies. It used to live in the memory model as its "item 7"; it is a
 //! property of the compiled code, so it is a shape check here, read with the
-//! oracle's one PTX reader ([`super::ptx`]).
+//! workspace's one PTX reader ([`ptx_reader`]).
 //!
 //! - **Ordered accesses.** Every acquire (or seq_cst) atomic load of the device
 //!   IR stands for the model's `ld.acquire`, and must appear in the PTX as
@@ -29,8 +29,8 @@ use device_ir::{InstData, Module, Ordering};
 use mir_import::model::{Callee, TerminatorKind};
 use mir_import::prelude::Intrinsic;
 
-use super::ptx::{self, Instruction, PtxModule};
 use super::{ShapeCheck, ShapeFailure, ShapeInput};
+use ptx_reader::{Instruction, Module as PtxModule};
 
 /// The words every failure of this check carries.
 pub const SYNTACTIC: &str = "a syntactic check of the PTX (opcodes and modifiers), not a semantics";
@@ -186,7 +186,7 @@ fn mir_barrier_calls(krate: &mir_import::Crate, lowered: &mir_lower::Lowered) ->
 fn bar_syncs(m: &PtxModule) -> usize {
     m.functions
         .iter()
-        .filter(|f| f.defined)
+        .filter(|f| f.defined())
         .map(|f| f.instructions_with_opcode(BAR_SYNC).count())
         .sum()
 }
@@ -194,14 +194,14 @@ fn bar_syncs(m: &PtxModule) -> usize {
 /// Measures the kernel: its device IR, its MIR and both PTX files.
 pub fn findings(input: &ShapeInput<'_>) -> Result<Findings, ShapeFailure> {
     let module = &input.lowered.module;
-    let o3 = ptx::parse(input.ptx_o3).map_err(|e| fail(format!("the -opt=3 PTX: {e}")))?;
-    let o0 = ptx::parse(input.ptx_o0).map_err(|e| fail(format!("the -opt=0 PTX: {e}")))?;
+    let o3 = ptx_reader::parse(input.ptx_o3).map_err(|e| fail(format!("the -opt=3 PTX: {e}")))?;
+    let o0 = ptx_reader::parse(input.ptx_o0).map_err(|e| fail(format!("the -opt=0 PTX: {e}")))?;
     let mut forms = Vec::new();
     let mut forms_o3 = BTreeMap::new();
     for ((form, function), ir) in ir_forms(module) {
         let ptx_o0 = o0
             .definition(&function)
-            .map(|f| f.instructions.iter().filter(|i| form.matches(i)).count());
+            .map(|f| f.instructions().filter(|i| form.matches(i)).count());
         let in_o3 = o3.instructions().filter(|(_, i)| form.matches(i)).count();
         forms_o3.insert(form.clone(), in_o3);
         forms.push(FormCount {
