@@ -1,7 +1,8 @@
 //! `gpu-harness`: the test oracle's command line.
 //!
 //! - `gpu-harness run [DIR...]`: every fixture (default: the workspace's
-//!   `fixtures/`) through the whole pipeline; a table, or JSON with `--json`.
+//!   `fixtures/`) through the whole pipeline; a table, or JSON with `--json`;
+//!   `--report FILE` also writes the JSON to FILE.
 //! - `gpu-harness compile <kernel.rs> --emit mir|ir|nvvm|ptx|ltoir`.
 //! - `gpu-harness check`: the compile-only lane (shape checks, libNVVM verify
 //!   and LTOIR for every fixture; no kernel runs).
@@ -37,6 +38,10 @@ enum Cmd {
         /// Worker threads (default: the number of cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Also write the JSON report to FILE (the table, or `--json`, still
+        /// goes to stdout): one run gives both, as the GPU lane needs.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
         #[command(flatten)]
         confinement: Confinement,
     },
@@ -138,6 +143,7 @@ fn main() -> anyhow::Result<()> {
             json,
             device,
             threads,
+            report: report_file,
             confinement,
         } => {
             let dirs = fixture_dirs(dirs)?;
@@ -148,6 +154,12 @@ fn main() -> anyhow::Result<()> {
                 ..Options::default()
             })?;
             let report = gpu_harness::run::run_all(&dirs, &opts, threads, !json);
+            if let Some(path) = &report_file {
+                let text = serde_json::to_string_pretty(&report)?;
+                std::fs::write(path, text + "\n").map_err(|e| {
+                    anyhow::anyhow!("cannot write the report to {}: {e}", path.display())
+                })?;
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -1,6 +1,8 @@
 //! Choosing a device: the GPU when one is usable, else the virtual device, with
 //! the reason there is no GPU.
 
+use std::time::Duration;
+
 use super::Device;
 use super::cuda::{self, NoGpu, Probe};
 use super::virt::{Limits, VirtualDevice};
@@ -21,13 +23,23 @@ impl AutoDevice {
 }
 
 /// Uses the GPU when the driver loads and sees one; otherwise the virtual device
-/// with `limits`, together with the reason ("no GPU: ...").
+/// with `limits`, together with the reason ("no GPU: ..."). A GPU launch may run
+/// for [`cuda::DEFAULT_KERNEL_TIMEOUT`].
 pub fn auto(limits: Limits) -> AutoDevice {
+    auto_with_timeout(limits, cuda::DEFAULT_KERNEL_TIMEOUT)
+}
+
+/// [`auto`], with the time a GPU launch may run before it is reported as a
+/// hang (the virtual device has its own step limit in `limits`).
+pub fn auto_with_timeout(limits: Limits, kernel_timeout: Duration) -> AutoDevice {
     match cuda::probe() {
-        Probe::Gpu(gpu) => AutoDevice {
-            device: Box::new(gpu),
-            no_gpu: None,
-        },
+        Probe::Gpu(mut gpu) => {
+            gpu.set_kernel_timeout(kernel_timeout);
+            AutoDevice {
+                device: Box::new(gpu),
+                no_gpu: None,
+            }
+        }
         Probe::NoGpu(reason) => AutoDevice {
             device: Box::new(VirtualDevice::with_limits(limits)),
             no_gpu: Some(reason),

@@ -87,6 +87,52 @@ pub enum DeviceError {
         /// The driver's message.
         message: String,
     },
+    /// The GPU is older than the architecture the PTX targets, so no module of
+    /// ours can run on it.
+    #[error(
+        "CUDA: the GPU is {device}, older than {target}, which our PTX targets: it cannot run these kernels"
+    )]
+    ArchTooOld {
+        /// The GPU's architecture (`sm_86`).
+        device: String,
+        /// The PTX's target (`compute_90`).
+        target: String,
+    },
+    /// A module did not load: `ptxas` refused the PTX, or the driver refused
+    /// the cubin or the PTX. The log says why.
+    #[error("CUDA: loading the module through {via} failed: {error}\n{log}")]
+    CudaLoad {
+        /// How the image was made and loaded (`ptxas … -arch=sm_90`, the JIT).
+        via: String,
+        /// The CUDA error name and description, or `ptxas`'s exit status.
+        error: String,
+        /// `ptxas`'s output, or the driver's JIT error and info logs.
+        log: String,
+    },
+    /// A kernel faulted on the GPU (a trap, an illegal address, …). The
+    /// context holds the error for good, so the device refuses further work.
+    #[error("CUDA: kernel `{kernel}` faulted: {error}: {message}")]
+    KernelFault {
+        /// The kernel.
+        kernel: String,
+        /// The CUDA error name (`CUDA_ERROR_ILLEGAL_ADDRESS`).
+        error: String,
+        /// The driver's description.
+        message: String,
+    },
+    /// A kernel was still running at the deadline: reported as a hang, its
+    /// context abandoned.
+    #[error("CUDA: kernel `{kernel}` hung: still running after {timeout:?}")]
+    KernelHang {
+        /// The kernel.
+        kernel: String,
+        /// The deadline it passed.
+        timeout: std::time::Duration,
+    },
+    /// The device's context died earlier (a fault or a hang); nothing more
+    /// runs on it.
+    #[error("CUDA: the context is lost: {0}")]
+    ContextLost(String),
 }
 
 impl From<ExecError> for DeviceError {
