@@ -33,6 +33,14 @@ unsafe extern "C" {
     pub safe fn grid_dim_x() -> u32;
     /// `gridDim.y`.
     pub safe fn grid_dim_y() -> u32;
+    /// `threadIdx.z`.
+    pub safe fn thread_idx_z() -> u32;
+    /// `blockIdx.z`.
+    pub safe fn block_idx_z() -> u32;
+    /// `blockDim.z`.
+    pub safe fn block_dim_z() -> u32;
+    /// `gridDim.z`.
+    pub safe fn grid_dim_z() -> u32;
     /// `__syncthreads()`: a CTA-wide barrier.
     pub safe fn sync_threads();
     /// The barrier behind [`Barrier::wait`]; `bar` is the barrier's shared word.
@@ -41,8 +49,8 @@ unsafe extern "C" {
 
 #[cfg(not(gpu_device))]
 pub use host::{
-    barrier_wait, block_dim_x, block_dim_y, block_idx_x, block_idx_y, grid_dim_x, grid_dim_y,
-    sync_threads, thread_idx_x, thread_idx_y,
+    barrier_wait, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
+    grid_dim_x, grid_dim_y, grid_dim_z, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
 };
 
 /// The global index along x: `blockIdx.x * blockDim.x + threadIdx.x`.
@@ -183,10 +191,29 @@ pub mod host {
 
     #[derive(Clone, Copy, Default)]
     struct Ids {
-        thread: (u32, u32),
-        block: (u32, u32),
-        block_dim: (u32, u32),
-        grid_dim: (u32, u32),
+        thread: (u32, u32, u32),
+        block: (u32, u32, u32),
+        block_dim: (u32, u32, u32),
+        grid_dim: (u32, u32, u32),
+    }
+
+    /// A launch dimension: `(x, y)` (z = 1) or `(x, y, z)`, so that launches
+    /// written for two dimensions keep working.
+    pub trait Dims: Copy {
+        /// The extents `(x, y, z)`.
+        fn xyz(self) -> (u32, u32, u32);
+    }
+
+    impl Dims for (u32, u32) {
+        fn xyz(self) -> (u32, u32, u32) {
+            (self.0, self.1, 1)
+        }
+    }
+
+    impl Dims for (u32, u32, u32) {
+        fn xyz(self) -> (u32, u32, u32) {
+            self
+        }
     }
 
     thread_local! {
@@ -230,6 +257,22 @@ pub mod host {
     pub fn grid_dim_y() -> u32 {
         ids().grid_dim.1
     }
+    /// `threadIdx.z` of the simulated thread.
+    pub fn thread_idx_z() -> u32 {
+        ids().thread.2
+    }
+    /// `blockIdx.z` of the simulated thread.
+    pub fn block_idx_z() -> u32 {
+        ids().block.2
+    }
+    /// `blockDim.z` of the launch.
+    pub fn block_dim_z() -> u32 {
+        ids().block_dim.2
+    }
+    /// `gridDim.z` of the launch.
+    pub fn grid_dim_z() -> u32 {
+        ids().grid_dim.2
+    }
 
     /// A real barrier across the simulated threads of the current block.
     pub fn sync_threads() {
@@ -244,35 +287,42 @@ pub mod host {
         sync_threads()
     }
 
-    /// Runs `kernel` on a `grid` of `block`-sized blocks (x, y). Blocks run one
-    /// after the other, so `SharedArray` statics are per-block memory; the threads
-    /// of a block run concurrently, one OS thread each, with a real barrier.
-    pub fn launch<F: Fn() + Sync>(grid: (u32, u32), block: (u32, u32), kernel: F) {
-        let threads = (block.0 * block.1) as usize;
-        for by in 0..grid.1 {
-            for bx in 0..grid.0 {
-                let barrier = StdBarrier::new(threads);
-                std::thread::scope(|scope| {
-                    for ty in 0..block.1 {
-                        for tx in 0..block.0 {
-                            let barrier = &barrier;
-                            let kernel = &kernel;
-                            scope.spawn(move || {
-                                IDS.with(|ids| {
-                                    ids.set(Ids {
-                                        thread: (tx, ty),
-                                        block: (bx, by),
-                                        block_dim: block,
-                                        grid_dim: grid,
-                                    })
-                                });
-                                BLOCK_BARRIER.with(|b| b.set(barrier as *const StdBarrier));
-                                kernel();
-                                BLOCK_BARRIER.with(|b| b.set(std::ptr::null()));
-                            });
+    /// Runs `kernel` on a `grid` of `block`-sized blocks, each `(x, y)` or
+    /// `(x, y, z)`. Blocks run one after the other (x fastest, then y, then
+    /// z, as the virtual device numbers them), so `SharedArray` statics are
+    /// per-block memory; the threads of a block run concurrently, one OS
+    /// thread each, with a real barrier.
+    pub fn launch<F: Fn() + Sync>(grid: impl Dims, block: impl Dims, kernel: F) {
+        let (grid, block) = (grid.xyz(), block.xyz());
+        let threads = (block.0 * block.1 * block.2) as usize;
+        for bz in 0..grid.2 {
+            for by in 0..grid.1 {
+                for bx in 0..grid.0 {
+                    let barrier = StdBarrier::new(threads);
+                    std::thread::scope(|scope| {
+                        for tz in 0..block.2 {
+                            for ty in 0..block.1 {
+                                for tx in 0..block.0 {
+                                    let barrier = &barrier;
+                                    let kernel = &kernel;
+                                    scope.spawn(move || {
+                                        IDS.with(|ids| {
+                                            ids.set(Ids {
+                                                thread: (tx, ty, tz),
+                                                block: (bx, by, bz),
+                                                block_dim: block,
+                                                grid_dim: grid,
+                                            })
+                                        });
+                                        BLOCK_BARRIER.with(|b| b.set(barrier as *const StdBarrier));
+                                        kernel();
+                                        BLOCK_BARRIER.with(|b| b.set(std::ptr::null()));
+                                    });
+                                }
+                            }
                         }
-                    }
-                });
+                    });
+                }
             }
         }
     }

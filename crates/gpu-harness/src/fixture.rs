@@ -15,8 +15,8 @@
 //!
 //! [[launch]]
 //! kernel = "saxpy"
-//! grid = [2, 1]
-//! block = [128, 1]
+//! grid = [2, 1]                                    # or [x, y, z]; z defaults to 1
+//! block = [128, 1]                                 # or [x, y, z]
 //! args = [{ f32 = 2.0 }, { buffer = "x" }, { buffer = "y" }]
 //!
 //! [expected]                                       # optional second check
@@ -269,13 +269,39 @@ impl ArgSpec {
 pub struct LaunchSpec {
     /// The kernel's name (its `#[no_mangle]` name).
     pub kernel: String,
-    /// Grid size (x, y).
-    pub grid: [u32; 2],
-    /// Block size (x, y).
-    pub block: [u32; 2],
+    /// Grid size (x, y, z), in blocks; the manifest may give `[x, y]`, and z
+    /// is then 1.
+    #[serde(deserialize_with = "dims")]
+    pub grid: [u32; 3],
+    /// Block size (x, y, z), in threads; `[x, y]` means z = 1.
+    #[serde(deserialize_with = "dims")]
+    pub block: [u32; 3],
     /// Arguments, one per MIR parameter.
     #[serde(default)]
     pub args: Vec<ArgSpec>,
+}
+
+impl LaunchSpec {
+    /// The launch's shape, as the devices take it.
+    pub fn config(&self) -> crate::device::LaunchConfig {
+        let [gx, gy, gz] = self.grid;
+        let [bx, by, bz] = self.block;
+        crate::device::LaunchConfig::xyz((gx, gy, gz), (bx, by, bz))
+    }
+}
+
+/// Reads a launch dimension: `[x, y]` (the two-dimensional form every manifest
+/// used first, z = 1) or `[x, y, z]`.
+fn dims<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[u32; 3], D::Error> {
+    let v = Vec::<u32>::deserialize(d)?;
+    match v[..] {
+        [x, y] => Ok([x, y, 1]),
+        [x, y, z] => Ok([x, y, z]),
+        _ => Err(serde::de::Error::invalid_length(
+            v.len(),
+            &"a dimension of 2 or 3 extents, [x, y] or [x, y, z]",
+        )),
+    }
 }
 
 /// A fixture's manifest.
@@ -517,5 +543,45 @@ impl Fixture {
             .collect();
         dirs.sort();
         Ok(dirs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(dims: &str) -> Result<LaunchSpec, toml::de::Error> {
+        toml::from_str(&format!("kernel = \"k\"\n{dims}"))
+    }
+
+    #[test]
+    fn two_dimensional_launches_default_z_to_one() {
+        let l = launch("grid = [2, 3]\nblock = [4, 5]").expect("2-D launch");
+        assert_eq!((l.grid, l.block), ([2, 3, 1], [4, 5, 1]));
+        let cfg = l.config();
+        assert_eq!((cfg.grid.z, cfg.block.z), (1, 1));
+    }
+
+    #[test]
+    fn three_dimensional_launches_keep_z() {
+        let l = launch("grid = [2, 2, 4]\nblock = [4, 4, 2]").expect("3-D launch");
+        assert_eq!((l.grid, l.block), ([2, 2, 4], [4, 4, 2]));
+        assert_eq!(l.config().grid.count(), 16);
+        assert_eq!(l.config().block.count(), 32);
+    }
+
+    #[test]
+    fn other_lengths_are_refused() {
+        assert!(launch("grid = [2]\nblock = [4, 4]").is_err());
+        assert!(launch("grid = [2, 1, 1, 1]\nblock = [4, 4]").is_err());
+    }
+
+    #[test]
+    fn a_zero_z_is_a_zero_dimension() {
+        let m = Manifest {
+            launch: vec![launch("grid = [1, 1, 0]\nblock = [1, 1]").expect("parses")],
+            ..Manifest::default()
+        };
+        assert_eq!(m.validate(), Err(ManifestError::ZeroDimension("k".into())));
     }
 }

@@ -226,11 +226,13 @@ pub fn program(
         // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
         let _ = writeln!(
             s,
-            "        gpu::host::launch(({}, {}), ({}, {}), || unsafe {{ kernel::{}({}) }});",
+            "        gpu::host::launch(({}, {}, {}), ({}, {}, {}), || unsafe {{ kernel::{}({}) }});",
             l.grid[0],
             l.grid[1],
+            l.grid[2],
             l.block[0],
             l.block[1],
+            l.block[2],
             l.kernel,
             names.join(", ")
         );

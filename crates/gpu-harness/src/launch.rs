@@ -7,7 +7,7 @@
 use mir_lower::Lowered;
 
 use crate::device::virt::{Limits, RaceAccess, RaceMemory, RaceReport, VirtualDevice};
-use crate::device::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, Program};
+use crate::device::{Buffer, Device, DeviceError, KernelArg, Program};
 use crate::fixture::{Arg, ElemTy, Fixture};
 use crate::host::Readback;
 
@@ -125,10 +125,7 @@ pub fn launch_fixture(
                 }
             }
         }
-        let cfg = LaunchConfig::xy(
-            (launch.grid[0], launch.grid[1]),
-            (launch.block[0], launch.block[1]),
-        );
+        let cfg = launch.config();
         if let Err(e) = dev.launch(module, &launch.kernel, cfg, &args) {
             if let Some(r) = e.race() {
                 return Err(LaunchError::Race {

@@ -406,15 +406,20 @@ fn kernel_param_types(
     Ok(out)
 }
 
-/// The device the options choose, and its description for the report.
-fn device_for(opts: &Options, limits: Limits) -> Result<(Box<dyn Device>, String), StageError> {
+/// The device the options choose, and its description for the report. A GPU
+/// reports a launch still running after `kernel_timeout` as a hang.
+fn device_for(
+    opts: &Options,
+    limits: Limits,
+    kernel_timeout: Duration,
+) -> Result<(Box<dyn Device>, String), StageError> {
     match opts.device {
         DeviceChoice::Virtual => Ok((
             Box::new(VirtualDevice::with_limits(limits)),
             "virtual device".into(),
         )),
         DeviceChoice::Auto => {
-            let a = crate::device::auto(limits);
+            let a = crate::device::cuda::auto_with_timeout(limits, kernel_timeout);
             let why = a
                 .no_gpu
                 .as_ref()
@@ -423,7 +428,8 @@ fn device_for(opts: &Options, limits: Limits) -> Result<(Box<dyn Device>, String
             Ok((a.device, format!("{why}: {d}")))
         }
         DeviceChoice::Cuda => match crate::device::cuda::probe() {
-            crate::device::cuda::Probe::Gpu(g) => {
+            crate::device::cuda::Probe::Gpu(mut g) => {
+                g.set_kernel_timeout(kernel_timeout);
                 let d = g.describe();
                 Ok((Box::new(g), d))
             }
@@ -444,7 +450,7 @@ fn device_stage(
     if let Some(steps) = f.manifest.step_limit {
         limits.max_steps = steps;
     }
-    let (mut dev, which) = device_for(opts, limits)?;
+    let (mut dev, which) = device_for(opts, limits, f.manifest.host_timeout())?;
     let program = match ptx {
         Some(p) => Program::with_ptx(&l.module, p),
         None => Program::ir(&l.module),

@@ -16,13 +16,13 @@ pub const DEVICE_CFG: &str = "gpu_device";
 /// A prelude function that lowering replaces with a device primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Intrinsic {
-    /// `threadIdx.{x,y}`: axis 0 or 1.
+    /// `threadIdx.{x,y,z}`: axis 0, 1 or 2.
     ThreadIdx(u8),
-    /// `blockIdx.{x,y}`.
+    /// `blockIdx.{x,y,z}`.
     BlockIdx(u8),
-    /// `blockDim.{x,y}`.
+    /// `blockDim.{x,y,z}`.
     BlockDim(u8),
-    /// `gridDim.{x,y}`.
+    /// `gridDim.{x,y,z}`.
     GridDim(u8),
     /// `__syncthreads()`.
     SyncThreads,
@@ -40,6 +40,10 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("gpu::block_dim_y", Intrinsic::BlockDim(1)),
     ("gpu::grid_dim_x", Intrinsic::GridDim(0)),
     ("gpu::grid_dim_y", Intrinsic::GridDim(1)),
+    ("gpu::thread_idx_z", Intrinsic::ThreadIdx(2)),
+    ("gpu::block_idx_z", Intrinsic::BlockIdx(2)),
+    ("gpu::block_dim_z", Intrinsic::BlockDim(2)),
+    ("gpu::grid_dim_z", Intrinsic::GridDim(2)),
     ("gpu::sync_threads", Intrinsic::SyncThreads),
     ("gpu::barrier_wait", Intrinsic::BarrierWait),
 ];

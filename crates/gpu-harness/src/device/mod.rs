@@ -60,6 +60,11 @@ impl Dim3 {
         Dim3 { x, y, z: 1 }
     }
 
+    /// `(x, y, z)`.
+    pub fn xyz(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+
     /// The number of points, `x * y * z`.
     pub fn count(self) -> u64 {
         u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
@@ -95,6 +100,14 @@ impl LaunchConfig {
         LaunchConfig {
             grid: Dim3::xy(grid.0, grid.1),
             block: Dim3::xy(block.0, block.1),
+        }
+    }
+
+    /// A three-dimensional launch.
+    pub fn xyz(grid: (u32, u32, u32), block: (u32, u32, u32)) -> Self {
+        LaunchConfig {
+            grid: Dim3::xyz(grid.0, grid.1, grid.2),
+            block: Dim3::xyz(block.0, block.1, block.2),
         }
     }
 }

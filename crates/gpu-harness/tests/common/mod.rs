@@ -180,10 +180,7 @@ pub fn run_fixture(
                 (a, s) => panic!("argument {a:?} for a parameter of {s} slots"),
             }
         }
-        let cfg = LaunchConfig::xy(
-            (launch.grid[0], launch.grid[1]),
-            (launch.block[0], launch.block[1]),
-        );
+        let cfg = launch.config();
         dev.launch(h, &launch.kernel, cfg, &args)?;
     }
     let buffers = buffers.into_iter().map(|(n, b, _)| (n, b)).collect();

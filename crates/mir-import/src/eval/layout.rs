@@ -136,12 +136,20 @@ pub struct Layouts<'a> {
 
 /// Discriminants of standard enums that constants use, in declaration order
 /// (`core::option::Option` declares `None` then `Some`).
-const STD_DISCRIMINANTS: &[(&str, &[&str])] = &[
-    ("std::option::Option", &["None", "Some"]),
-    ("core::option::Option", &["None", "Some"]),
-    ("std::result::Result", &["Ok", "Err"]),
-    ("core::result::Result", &["Ok", "Err"]),
-    ("std::cmp::Ordering", &["Less", "Equal", "Greater"]),
+const STD_DISCRIMINANTS: &[(&str, &[(&str, i128)])] = &[
+    ("std::option::Option", &[("None", 0), ("Some", 1)]),
+    ("core::option::Option", &[("None", 0), ("Some", 1)]),
+    ("std::result::Result", &[("Ok", 0), ("Err", 1)]),
+    ("core::result::Result", &[("Ok", 0), ("Err", 1)]),
+    // `#[repr(i8)]` with explicit discriminants: not their positions.
+    (
+        "std::cmp::Ordering",
+        &[("Less", -1), ("Equal", 0), ("Greater", 1)],
+    ),
+    (
+        "core::cmp::Ordering",
+        &[("Less", -1), ("Equal", 0), ("Greater", 1)],
+    ),
 ];
 
 impl Layouts<'_> {
@@ -309,13 +317,7 @@ impl Layouts<'_> {
         STD_DISCRIMINANTS
             .iter()
             .find(|(p, _)| *p == def_path)
-            .map(|(_, names)| {
-                names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| (n.to_string(), i as i128))
-                    .collect()
-            })
+            .map(|(_, variants)| variants.iter().map(|(n, v)| (n.to_string(), *v)).collect())
     }
 }
 

@@ -284,6 +284,21 @@ impl<'a> Lexer<'a> {
             digits.push_str(&self.take_while(|c| c.is_ascii_alphanumeric() || c == '_'));
             is_float = true;
         }
+        // An exponent: rustc prints floats outside [1e-4, 1e16) in scientific
+        // form, `9.99999974E-6f32`, `1.0E+4f32`. The mantissa's alphanumeric run
+        // stops at the exponent's `E` because its sign is punctuation; a sign
+        // followed by a digit right after `E` can only be an exponent (a hex
+        // integer such as `0x1E` is never followed by a digit after `-`).
+        if !digits.starts_with("0x") && digits.ends_with(['E', 'e']) {
+            let rest = self.rest();
+            if rest.starts_with(['+', '-']) && rest[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                if let Some(sign) = self.bump() {
+                    digits.push(sign);
+                }
+                digits.push_str(&self.take_while(|c| c.is_ascii_alphanumeric() || c == '_'));
+                is_float = true;
+            }
+        }
         for sfx in ["f16", "f32", "f64", "f128"] {
             if let Some(text) = digits.strip_suffix(sfx)
                 && !digits.starts_with("0x")
@@ -420,6 +435,39 @@ mod tests {
                     digits: "5".into(),
                     suffix: Some("i32".into())
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn scientific_floats_are_one_token() {
+        let float = |text: &str, suffix: &str| Tok::Float {
+            text: text.into(),
+            suffix: suffix.into(),
+        };
+        assert_eq!(
+            kinds("9.99999974E-6f32 1.0E+4f64 4.9406564584124654E-324f64 0x1E - 5_u8"),
+            vec![
+                float("9.99999974E-6", "f32"),
+                float("1.0E+4", "f64"),
+                float("4.9406564584124654E-324", "f64"),
+                Tok::Int {
+                    digits: "0x1E".into(),
+                    suffix: None
+                },
+                Tok::Punct("-"),
+                Tok::Int {
+                    digits: "5".into(),
+                    suffix: Some("u8".into())
+                },
+            ]
+        );
+        assert_eq!(
+            kinds("+Inf_f32 NaN_f64"),
+            vec![
+                Tok::Punct("+"),
+                Tok::Ident("Inf_f32".into()),
+                Tok::Ident("NaN_f64".into())
             ]
         );
     }

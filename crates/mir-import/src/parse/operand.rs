@@ -217,10 +217,15 @@ fn parse_indirect(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
     Ok(ConstOperand::Indirect { alloc, offset, ty })
 }
 
-/// A scalar literal, if one is next: `3_u32`, `-5_i32`, `1.5f32`, `true`, `'x'`.
+/// A scalar literal, if one is next: `3_u32`, `-5_i32`, `1.5f32`,
+/// `9.99999974E-6f32`, `+Inf_f32`, `NaN_f64`, `true`, `'x'`.
+///
+/// rustc prints an infinity with an explicit sign (`+Inf_f32`, `-Inf_f32`);
+/// a `+` is taken as a sign only before a float, so nothing else changes.
 fn try_scalar(c: &mut Cursor) -> Result<Option<Scalar>, ParseError> {
     let neg = c.is_punct("-");
-    let at = if neg { 1 } else { 0 };
+    let plus = !neg && c.is_punct("+") && is_float_token(c.peek_nth(1));
+    let at = if neg || plus { 1 } else { 0 };
     let scalar = match c.peek_nth(at).cloned() {
         Some(Tok::Int { digits, suffix }) => {
             let ty = suffix
@@ -245,8 +250,8 @@ fn try_scalar(c: &mut Cursor) -> Result<Option<Scalar>, ParseError> {
             float_scalar(c, &text, ty, neg)?
         }
         Some(Tok::Ident(w)) if float_special(&w).is_some() => {
-            let (text, ty) = float_special(&w).ok_or_else(|| c.err("bad float"))?;
-            float_scalar(c, text, ty, neg)?
+            let (special, ty) = float_special(&w).ok_or_else(|| c.err("bad float"))?;
+            special_scalar(c, special, ty, neg)?
         }
         Some(Tok::Ident(w)) if !neg && (w == "true" || w == "false") => Scalar::Bool(w == "true"),
         Some(Tok::Char(ch)) if !neg => Scalar::Char(ch),
@@ -274,16 +279,40 @@ fn truncate(bits: u128, size: u64) -> u128 {
     }
 }
 
-fn float_special(word: &str) -> Option<(&'static str, FloatTy)> {
+/// A float that rustc prints as a word rather than digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FloatSpecial {
+    /// `+Inf_f32` / `-Inf_f32` (the sign is a separate token).
+    Inf,
+    /// `NaN_f32`.
+    NaN,
+}
+
+/// Whether `tok` is a float literal or a float word, i.e. what may follow a
+/// sign in a float constant.
+fn is_float_token(tok: Option<&Tok>) -> bool {
+    match tok {
+        Some(Tok::Float { .. }) => true,
+        Some(Tok::Ident(w)) => float_special(w).is_some(),
+        _ => false,
+    }
+}
+
+/// Reads rustc's float words. rustc's printer (rustc_apfloat's `Display`,
+/// then `_` and the type for a non-finite value) writes `+Inf_f32`,
+/// `-Inf_f32` and `NaN_f32`; the unseparated `inff32`/`NaNf32` forms are
+/// accepted too.
+fn float_special(word: &str) -> Option<(FloatSpecial, FloatTy)> {
     for (sfx, ty) in [
         ("f16", FloatTy::F16),
         ("f32", FloatTy::F32),
         ("f64", FloatTy::F64),
+        ("f128", FloatTy::F128),
     ] {
         if let Some(stem) = word.strip_suffix(sfx) {
-            return match stem {
-                "inf" => Some(("inf", ty)),
-                "NaN" => Some(("NaN", ty)),
+            return match stem.strip_suffix('_').unwrap_or(stem) {
+                "inf" | "Inf" => Some((FloatSpecial::Inf, ty)),
+                "NaN" => Some((FloatSpecial::NaN, ty)),
                 _ => None,
             };
         }
@@ -291,6 +320,42 @@ fn float_special(word: &str) -> Option<(&'static str, FloatTy)> {
     None
 }
 
+/// The bits of a float word. rustc prints every NaN as `NaN_f32`, whatever
+/// its sign and payload, so the text cannot say which NaN it was; the parse
+/// gives the one `f32::NAN` / `f64::NAN` is (the positive quiet NaN), which
+/// is what a kernel's `NAN` constant is. A `-` before `NaN` (which rustc does
+/// not print) flips the sign bit, as negation does.
+fn special_scalar(
+    c: &Cursor,
+    special: FloatSpecial,
+    ty: FloatTy,
+    neg: bool,
+) -> Result<Scalar, ParseError> {
+    let bits = match (ty, special) {
+        (FloatTy::F32, FloatSpecial::Inf) => u128::from(f32::INFINITY.to_bits()),
+        (FloatTy::F32, FloatSpecial::NaN) => u128::from(f32::NAN.to_bits()),
+        (FloatTy::F64, FloatSpecial::Inf) => u128::from(f64::INFINITY.to_bits()),
+        (FloatTy::F64, FloatSpecial::NaN) => u128::from(f64::NAN.to_bits()),
+        (FloatTy::F16 | FloatTy::F128, _) => {
+            return Err(c.err(format!("{ty:?} constants are not supported")));
+        }
+    };
+    let sign = match ty {
+        FloatTy::F32 => 1u128 << 31,
+        _ => 1u128 << 63,
+    };
+    Ok(Scalar::Float {
+        bits: if neg { bits | sign } else { bits },
+        ty,
+    })
+}
+
+/// The bits of a float literal's digits: plain (`0.100000001`, `123456792`,
+/// `0`) or scientific (`9.99999974E-6`, `1.0E+4`). rustc prints the shortest
+/// digits that round-trip (9 significant for f32, 17 for f64), so the nearest
+/// value, which `str::parse` gives, is bit-exactly the constant, subnormals
+/// included. A leading `-` is a separate token; negating after the parse is
+/// exact and gives `-0f32` its sign.
 fn float_scalar(c: &Cursor, text: &str, ty: FloatTy, neg: bool) -> Result<Scalar, ParseError> {
     let bad = || c.err(format!("bad float literal `{text}`"));
     let bits = match ty {

@@ -161,12 +161,19 @@ impl FnLower<'_, '_> {
     }
 
     fn intrinsic(&mut self, i: Intrinsic) -> Option<Val> {
-        let reg = |axis: u8, x: SpecialReg, y: SpecialReg| if axis == 0 { x } else { y };
+        // The axis is 0, 1 or 2 (`INTRINSICS` lists no other); anything past
+        // y is z.
+        let reg = |axis: u8, [x, y, z]: [SpecialReg; 3]| match axis {
+            0 => x,
+            1 => y,
+            _ => z,
+        };
+        use SpecialReg as S;
         let r = match i {
-            Intrinsic::ThreadIdx(a) => reg(a, SpecialReg::TidX, SpecialReg::TidY),
-            Intrinsic::BlockIdx(a) => reg(a, SpecialReg::CtaidX, SpecialReg::CtaidY),
-            Intrinsic::BlockDim(a) => reg(a, SpecialReg::NtidX, SpecialReg::NtidY),
-            Intrinsic::GridDim(a) => reg(a, SpecialReg::NctaidX, SpecialReg::NctaidY),
+            Intrinsic::ThreadIdx(a) => reg(a, [S::TidX, S::TidY, S::TidZ]),
+            Intrinsic::BlockIdx(a) => reg(a, [S::CtaidX, S::CtaidY, S::CtaidZ]),
+            Intrinsic::BlockDim(a) => reg(a, [S::NtidX, S::NtidY, S::NtidZ]),
+            Intrinsic::GridDim(a) => reg(a, [S::NctaidX, S::NctaidY, S::NctaidZ]),
             Intrinsic::SyncThreads | Intrinsic::BarrierWait => {
                 self.b.barrier();
                 return Some(Val::Zst);

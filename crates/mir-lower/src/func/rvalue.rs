@@ -368,9 +368,18 @@ impl FnLower<'_, '_> {
                 return self.checked(op, x, y, bits, signed);
             }
             BinOp::Cmp => {
-                return Err(self.unsupported(
-                    "a three-way comparison (`Ord::cmp` of integers) is not supported",
-                ));
+                // MIR's three-way comparison (`Ord::cmp` of integers, `char`s,
+                // `bool`s) yields `core::cmp::Ordering`, a `#[repr(i8)]` enum
+                // whose discriminants are the values: Less = -1, Equal = 0,
+                // Greater = 1. Two compares of the operands' signedness and two
+                // selects give that `i8` without a branch.
+                let lt = self.b.icmp(cmp(IntCC::Slt, IntCC::Ult), x, y);
+                let gt = self.b.icmp(cmp(IntCC::Sgt, IntCC::Ugt), x, y);
+                let less = self.iconst(8, -1);
+                let equal = self.iconst(8, 0);
+                let greater = self.iconst(8, 1);
+                let not_less = self.b.select(gt, greater, equal);
+                self.b.select(lt, less, not_less)
             }
             BinOp::Offset => return Err(self.internal("`Offset` of a non-pointer")),
         };

@@ -440,6 +440,15 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The width of `x` when it is an integer of exactly `size` bytes.
+    fn int_of_size(&mut self, x: Value, size: u64) -> Option<u16> {
+        let t = self.b.value_ty(x);
+        self.b
+            .types()
+            .int_bits(t)
+            .filter(|&bits| u64::from(bits) == size * 8)
+    }
+
     /// Stores `v` of MIR type `ty` at `addr`.
     pub(super) fn write_mem(&mut self, addr: Value, ty: &Ty, v: Val) -> Result<(), Diagnostic> {
         match (self.repr(ty)?, v) {
@@ -454,6 +463,17 @@ impl FnLower<'_, '_> {
                 let x = self.load_scalar_at(src, 0, s);
                 self.store_scalar_at(addr, 0, s, x);
             }
+            // A fieldless enum lives in memory, but some rvalues compute it as
+            // an integer of exactly its size: `Cmp` gives `Ordering` as its
+            // `i8` tag. Those bits are the enum's bytes.
+            (r @ Repr::Mem { size, .. }, Val::Immediate(x)) => match self.int_of_size(x, size) {
+                Some(bits) => self.store_scalar_at(addr, 0, crate::repr::Scalar::Int(bits), x),
+                None => {
+                    return Err(
+                        self.internal(&format!("cannot store Immediate({x:?}) as {r:?} (`{ty}`)"))
+                    );
+                }
+            },
             (r, v) => return Err(self.internal(&format!("cannot store {v:?} as {r:?} (`{ty}`)"))),
         }
         Ok(())
