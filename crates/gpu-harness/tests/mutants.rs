@@ -1,7 +1,8 @@
 //! Each mutant makes its check fail: the old alloca lowering of reference
 //! constants fails `promoted_ref_return` on the virtual device with a
 //! stale-frame error naming a helper, and each shape check has a mutant that
-//! it catches.
+//! it catches (for `no-constant-stack-copy`, the old lowering that copied a
+//! by-value constant table to the stack, `LowerOptions::copy_constant_aggregates`).
 
 #![allow(clippy::unwrap_used)]
 
@@ -199,4 +200,55 @@ fn the_perturbation_is_real() {
     let first_item = p.find("pub const ZZ_PERTURB_PAIR").unwrap();
     assert!(first_item < p.find("extern \"C\" fn saxpy").unwrap());
     assert!(p.find("use crate::gpu::*;").unwrap() < first_item);
+}
+
+#[test]
+fn the_copying_lowering_of_constant_tables_fails_no_constant_stack_copy() {
+    let Some(clean) = artifacts(lower("lookup_table"), "lookup_table") else {
+        return;
+    };
+    assert_eq!(shape::no_constant_stack_copy(&clean.input()), vec![]);
+    // The old lowering: each by-value table copied into a stack array.
+    let imported = compile_driver::import(&kernel("lookup_table"), &Default::default()).unwrap();
+    let old = mir_lower::lower_with(
+        &imported,
+        mir_lower::LowerOptions {
+            copy_constant_aggregates: true,
+        },
+    )
+    .unwrap();
+    let Some(bad) = artifacts(old, "lookup_table") else {
+        return;
+    };
+    let failures = shape::no_constant_stack_copy(&bad.input());
+    assert!(
+        failures
+            .iter()
+            .all(|f| f.check == ShapeCheck::NoConstantStackCopy),
+        "{failures:?}"
+    );
+    // At -opt=3 crc_step is inlined into crc32_word, so the -opt=0 PTX shows
+    // both helpers' depots.
+    for helper in ["kernel__crc_step", "kernel__lut_sum"] {
+        for what in [
+            "-byte alloca with 256 stores in its device IR",
+            "bytes of .local storage (__local_depot",
+        ] {
+            assert!(
+                failures
+                    .iter()
+                    .any(|f| f.message.starts_with(helper) && f.message.contains(what)),
+                "{helper}, {what}: {failures:?}"
+            );
+        }
+    }
+    // The PTX half on its own: the clean device IR with the old -opt=0 PTX.
+    let mut input = clean.input();
+    input.ptx_o0 = &bad.ptx_o0;
+    assert!(
+        shape::no_constant_stack_copy(&input)
+            .iter()
+            .any(|f| f.message.contains("in the -opt=0 PTX")),
+        "the -opt=0 PTX of the old lowering"
+    );
 }

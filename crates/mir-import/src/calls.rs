@@ -32,6 +32,10 @@ pub enum KnownCall {
     },
     /// `ptr::null()` or `ptr::null_mut()`: address 0.
     NullPtr,
+    /// `intrinsics::typed_swap_nonoverlapping(a, b)`, which is what
+    /// `mem::swap` leaves after inlining (and `mem::swap(a, b)` itself, when
+    /// rustc keeps the call): exchange the two pointees.
+    Swap,
     /// A device-prelude primitive (`gpu::thread_idx_x`, `gpu::sync_threads`).
     Device(Intrinsic),
     /// An atomic intrinsic (`intrinsics::atomic_xadd`, `sync::atomic::atomic_load`).
@@ -106,6 +110,11 @@ impl AtomicOp {
             "store" => AtomicOp::Store,
             "cxchg" => AtomicOp::CompareExchange { weak: false },
             "cxchgweak" => AtomicOp::CompareExchange { weak: true },
+            // `core::sync::atomic::atomic_compare_exchange(_weak)`, which the
+            // `Atomic*::compare_exchange(_weak)` methods leave after inlining:
+            // the orderings are arguments and the result is `Result<T, T>`.
+            "compare_exchange" => AtomicOp::CompareExchange { weak: false },
+            "compare_exchange_weak" => AtomicOp::CompareExchange { weak: true },
             "xsub" => AtomicOp::Sub,
             "xadd" => AtomicOp::Rmw(RmwKind::Add),
             "xchg" => AtomicOp::Rmw(RmwKind::Xchg),
@@ -249,11 +258,15 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             "ptr_offset_from_unsigned" => {
                 return Some(KnownCall::OffsetFrom { unsigned: true });
             }
+            "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
             _ => {}
         }
     }
     if matches!(rest, "ptr::null" | "ptr::null_mut") {
         return Some(KnownCall::NullPtr);
+    }
+    if rest == "mem::swap" {
+        return Some(KnownCall::Swap);
     }
     let name = rest
         .strip_prefix("intrinsics::")
@@ -266,7 +279,7 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::PathSegment;
+    use crate::model::{IntTy, PathSegment};
 
     fn path(s: &str, args: Vec<GenericArg>) -> Path {
         let mut segments: Vec<PathSegment> = s
@@ -338,6 +351,34 @@ mod tests {
         );
         assert_eq!(c("kernel::helper"), None);
         assert_eq!(c("core::intrinsics::transmute"), None);
+    }
+
+    /// What `AtomicU32::compare_exchange(_weak)` and `mem::swap` leave in
+    /// rustc's optimized MIR (measured on the pinned toolchain).
+    #[test]
+    fn compare_exchange_and_swap_as_rustc_leaves_them() {
+        let c = |s: &str| classify(&path(s, vec![GenericArg::Type(Ty::Int(IntTy::U32))]));
+        for (p, weak) in [
+            ("std::sync::atomic::atomic_compare_exchange", false),
+            ("core::sync::atomic::atomic_compare_exchange_weak", true),
+            ("core::intrinsics::atomic_cxchg", false),
+            ("std::intrinsics::atomic_cxchgweak", true),
+        ] {
+            assert_eq!(
+                c(p),
+                Some(KnownCall::Atomic {
+                    op: AtomicOp::CompareExchange { weak },
+                    ordering: OrderingArg::Arguments
+                }),
+                "{p}"
+            );
+        }
+        assert_eq!(
+            c("std::intrinsics::typed_swap_nonoverlapping"),
+            Some(KnownCall::Swap)
+        );
+        assert_eq!(c("core::mem::swap"), Some(KnownCall::Swap));
+        assert_eq!(c("core::mem::replace"), None);
     }
 
     #[test]

@@ -75,12 +75,30 @@ fn device_name(path: &str, kernel: bool) -> String {
     }
 }
 
+/// Choices of [`lower_with`]. [`Default`] is the real lowering; the other
+/// settings bring back an old lowering, so that a test can prove the check
+/// that guards against it fails on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// Copy a by-value constant aggregate (`_5 = const LUT`) into its local's
+    /// own stack slot, as the old lowering did, instead of making the
+    /// constant's interned read-only global the local's home. A dynamically
+    /// indexed table then costs a stack array and a copy in every call; the
+    /// gpu-harness check `no-constant-stack-copy` fails on it.
+    pub copy_constant_aggregates: bool,
+}
+
 /// Lowers a kernel crate. Every refusal is collected; any refusal fails the
 /// lowering with all of them.
 ///
 /// The import is only read: mir-import evaluated every constant the code
 /// uses up front, so lowering the same import twice gives the same module.
 pub fn lower(imp: &Imported) -> Result<Lowered, Diagnostics> {
+    lower_with(imp, LowerOptions::default())
+}
+
+/// [`lower`], with `options` (see [`LowerOptions`]).
+pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diagnostics> {
     let discriminants = discriminant_map(&imp.krate);
     let field_names = field_name_map(&imp.krate);
     let krate = &imp.krate;
@@ -131,6 +149,7 @@ pub fn lower(imp: &Imported) -> Result<Lowered, Diagnostics> {
         krate,
         layouts: &layouts,
         fns: &fns,
+        options,
     };
     let mut globals = globals::Globals::default();
     for (path, (f, abi)) in &fns {

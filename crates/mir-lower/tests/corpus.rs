@@ -23,19 +23,18 @@ fn corpus() -> Vec<PathBuf> {
 /// the reason (the test prints the diagnostic). A kernel leaving this list is
 /// progress; one joining it is a regression.
 const OUTSIDE_SUBSET: &[&str] = &[
-    "atomics_params", // `AtomicU32::compare_exchange_weak` stays a call with no MIR
-    "casts_all",      // transmute of an array to an integer
-    "consts_naming_consts", // `Iterator::fold` with a closure, no MIR printed
+    "casts_all",                  // transmute of an array to an integer
+    "consts_naming_consts",       // `Iterator::fold` with a closure, no MIR printed
     "coroutine_set_discriminant", // async fn state machine
-    "enum_consts_niches", // `Option::map_or` with a closure, no MIR printed
-    "enum_set_discriminant", // struct-variant field offsets by index
-    "generics_traits_closures", // generic closure parameter
-    "loops_while_for", // `RangeInclusive` iteration, no MIR printed
-    "pointer_fields_aggregates", // niche of a two-reference enum is not proven
-    "repeat_array",   // niche of `Option<(usize, &u8)>` is not proven
-    "saxpy_kernel",   // `f32::mul_add` (fma): no fused op in the device IR yet
-    "slices_bounds",  // `Chunks` iteration, no MIR printed
-    "static_slice",   // field names of `std::slice::Iter` are not in the source
+    "enum_consts_niches",         // `Option::map_or` with a closure, no MIR printed
+    "enum_set_discriminant",      // struct-variant field offsets by index
+    "generics_traits_closures",   // generic closure parameter
+    "loops_while_for",            // `RangeInclusive` iteration, no MIR printed
+    "pointer_fields_aggregates",  // niche of a two-reference enum is not proven
+    "repeat_array",               // niche of `Option<(usize, &u8)>` is not proven
+    "saxpy_kernel",               // `f32::mul_add` (fma): no fused op in the device IR yet
+    "slices_bounds",              // `Chunks` iteration, no MIR printed
+    "static_slice",               // field names of `std::slice::Iter` are not in the source
 ];
 
 #[test]

@@ -1,5 +1,6 @@
-//! The two checks that read one build: no helper alloca or `.local` depot, and
-//! reference constants in read-only `addrspace(1)` globals.
+//! The checks that read one build: no helper alloca or `.local` depot,
+//! reference constants in read-only `addrspace(1)` globals, and no constant
+//! aggregate copied to the stack.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +8,7 @@ use device_ir::{AddressSpace, FunctionKind, GlobalId, InstData, Module};
 use mir_lower::GlobalOrigin;
 
 use super::{ShapeCheck, ShapeFailure, ShapeInput};
-use ptx_reader::StateSpace;
+use ptx_reader::{StateSpace, Type};
 
 /// The prefix of a content-key symbol (const-alloc's `SYMBOL_PREFIX`).
 pub const CONST_PREFIX: &str = "__const_";
@@ -70,6 +71,230 @@ pub fn no_helper_alloca(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
             failures.push(fail(format!(
                 "helper {name} accesses .local memory in the -opt=0 PTX: `{access}`"
             )));
+        }
+    }
+    failures
+}
+
+/// The smallest constant the `no-constant-stack-copy` check calls a table:
+/// 64 bytes, eight 8-byte words. A smaller constant aggregate (a pair, a small
+/// struct) may well be copied into a local that is then written; a table
+/// that large is only ever read, and copying it is the cost the check exists
+/// to catch.
+pub const TABLE_BYTES: u64 = 64;
+
+/// The smallest constant table (a constant global of at least
+/// [`TABLE_BYTES`]) that `func` takes the address of, if any.
+pub fn smallest_constant_table<'m>(
+    module: &'m Module,
+    origins: &BTreeMap<GlobalId, GlobalOrigin>,
+    func: device_ir::FuncId,
+) -> Option<(u64, &'m str)> {
+    let body = module.functions[func].body.as_ref()?;
+    body.insts
+        .values()
+        .filter_map(|i| match i {
+            InstData::GlobalAddr { global, .. }
+                if origins.get(global) == Some(&GlobalOrigin::Constant) =>
+            {
+                module.globals.get(*global)
+            }
+            _ => None,
+        })
+        .filter(|g| g.size >= TABLE_BYTES)
+        .map(|g| (g.size, g.symbol.as_str()))
+        .min()
+}
+
+/// What an address is derived from, through byte offsets, GEPs and casts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Root {
+    /// A stack slot (the `Alloca`).
+    Slot(device_ir::Inst),
+    /// A constant table.
+    Table,
+}
+
+/// For each stack slot of `body`, how many stores write it a value that is an
+/// immediate or was loaded from a constant table: the stores that copy a
+/// constant into the slot, in whatever chunks.
+fn constant_stores_per_slot(
+    body: &device_ir::Body,
+    origins: &BTreeMap<GlobalId, GlobalOrigin>,
+    module: &Module,
+) -> BTreeMap<device_ir::Inst, u64> {
+    let mut roots: BTreeMap<device_ir::Value, Root> = BTreeMap::new();
+    let mut constant_values: std::collections::BTreeSet<device_ir::Value> = Default::default();
+    let mut stores = BTreeMap::new();
+    for block in body.blocks.values() {
+        for &inst in &block.insts {
+            let result = body.result(inst);
+            match &body.insts[inst] {
+                InstData::Alloca { .. } => {
+                    if let Some(v) = result {
+                        roots.insert(v, Root::Slot(inst));
+                    }
+                }
+                InstData::GlobalAddr { global, .. }
+                    if origins.get(global) == Some(&GlobalOrigin::Constant)
+                        && module
+                            .globals
+                            .get(*global)
+                            .is_some_and(|g| g.size >= TABLE_BYTES) =>
+                {
+                    if let Some(v) = result {
+                        roots.insert(v, Root::Table);
+                    }
+                }
+                InstData::ByteOffset { base, .. } | InstData::Gep { base, .. } => {
+                    if let (Some(v), Some(r)) = (result, roots.get(base).copied()) {
+                        roots.insert(v, r);
+                    }
+                }
+                InstData::Cast { value, .. } => {
+                    if let (Some(v), Some(r)) = (result, roots.get(value).copied()) {
+                        roots.insert(v, r);
+                    }
+                }
+                InstData::Iconst { .. } | InstData::Fconst { .. } => {
+                    if let Some(v) = result {
+                        constant_values.insert(v);
+                    }
+                }
+                InstData::Load { ptr, .. } if roots.get(ptr) == Some(&Root::Table) => {
+                    if let Some(v) = result {
+                        constant_values.insert(v);
+                    }
+                }
+                InstData::Store { ptr, value, .. } => {
+                    if let Some(Root::Slot(slot)) = roots.get(ptr)
+                        && constant_values.contains(value)
+                    {
+                        *stores.entry(*slot).or_insert(0) += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    stores
+}
+
+/// The bytes of one element of PTX type `t`.
+fn ptx_type_bytes(t: Type) -> u64 {
+    match t {
+        Type::B8 | Type::U8 | Type::S8 | Type::Pred => 1,
+        Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 2,
+        Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 4,
+        Type::B64 | Type::U64 | Type::S64 | Type::F64 => 8,
+        Type::B128 => 16,
+    }
+}
+
+/// The bytes of a PTX variable (an unsized dimension counts as zero).
+fn ptx_var_bytes(v: &ptx_reader::Variable) -> u64 {
+    v.dims.iter().fold(ptx_type_bytes(v.ty), |n, d| {
+        n.saturating_mul(d.unwrap_or(0))
+    })
+}
+
+/// No function copies a constant table it reads to the stack.
+///
+/// A by-value `const` table (`const LUT: [f32; 256]`, indexed at run time)
+/// must be read from its one read-only global; the old lowering copied it
+/// into a stack array in every call, which costs a 1 KiB `.local` depot, a
+/// copy per call and, in libNVVM, seconds of optimization. A copy of an
+/// `n`-byte table takes at least `n / 8` stores (8 bytes is the widest
+/// scalar), so, for a function whose smallest table read is `n` bytes
+/// ([`TABLE_BYTES`] at least):
+///
+/// - in the device IR, no alloca of `n` bytes or more receives `n / 8` or
+///   more stores of immediates or of values loaded from a table;
+/// - in the `-opt=0` PTX, where every function survives, the function is
+///   defined and has no `.local` variable of `n` bytes or more together with
+///   `n / 8` or more stores to `.local` or generic addresses (the stack slot
+///   is written through its generic address there);
+/// - in the `-opt=3` PTX, where helpers are inlined into their callers, no
+///   defined function has that, for the smallest table any function reads.
+pub fn no_constant_stack_copy(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
+    let fail = |m: String| ShapeFailure::new(ShapeCheck::NoConstantStackCopy, m);
+    let module = &input.lowered.module;
+    let origins = &input.lowered.origins;
+    let mut failures = Vec::new();
+    let mut readers = Vec::new();
+    for (id, f) in module.functions.iter() {
+        let Some(body) = &f.body else {
+            continue;
+        };
+        let Some((size, symbol)) = smallest_constant_table(module, origins, id) else {
+            continue;
+        };
+        readers.push((f.name.as_str(), size, symbol));
+        for (slot, stores) in constant_stores_per_slot(body, origins, module) {
+            let InstData::Alloca { ty, .. } = &body.insts[slot] else {
+                continue;
+            };
+            let bytes = device_ir::layout::size_of(&module.types, *ty);
+            if bytes >= size && stores >= size / 8 {
+                failures.push(fail(format!(
+                    "{} reads the {size}-byte constant {symbol} and copies constants into a {bytes}-byte alloca with {stores} stores in its device IR: {}",
+                    f.name,
+                    device_ir::display::display_inst(module, body, slot)
+                )));
+            }
+        }
+    }
+    for (level, text) in [("-opt=0", input.ptx_o0), ("-opt=3", input.ptx_o3)] {
+        let ptx = match ptx_reader::parse(text) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(fail(format!("the {level} PTX: {e}")));
+                continue;
+            }
+        };
+        let checked: Vec<(&str, u64, &str)> = if level == "-opt=0" {
+            readers.clone()
+        } else {
+            let Some(&(_, size, symbol)) = readers.iter().min_by_key(|r| r.1) else {
+                continue;
+            };
+            ptx.functions
+                .iter()
+                .filter(|f| f.defined())
+                .map(|f| (f.name.as_str(), size, symbol))
+                .collect()
+        };
+        for (name, size, symbol) in checked {
+            let Some(f) = ptx.definition(name) else {
+                failures.push(fail(format!(
+                    "{name} is not defined in the {level} PTX, so its .local storage cannot be checked"
+                )));
+                continue;
+            };
+            // At `-opt=0` a stack slot is written through its generic
+            // address (`st.u32 [%rd1]`), so a store counts unless it names
+            // another state space than `.local`.
+            let local_stores = f
+                .instructions()
+                .filter(|i| {
+                    i.opcode == "st"
+                        && i.modifiers.iter().all(|m| {
+                            !matches!(m, ptx_reader::Modifier::Space(s) if *s != StateSpace::Local)
+                        })
+                })
+                .count() as u64;
+            if local_stores < size / 8 {
+                continue;
+            }
+            for v in f.locals() {
+                let bytes = ptx_var_bytes(v);
+                if bytes >= size {
+                    failures.push(fail(format!(
+                        "{name} declares {bytes} bytes of .local storage ({}) and makes {local_stores} stores to .local or generic addresses in the {level} PTX, enough to copy the {size}-byte constant {symbol}",
+                        v.name
+                    )));
+                }
+            }
         }
     }
     failures

@@ -17,6 +17,10 @@
 //!   model assumes: acquire loads and release stores as `ld.acquire.sys.u32` /
 //!   `st.release.sys.u32`, and as many `bar.sync` as the kernel's barriers
 //!   ([`ptx_forms`]).
+//! - [`ShapeCheck::NoConstantStackCopy`]: no function copies a constant
+//!   table it reads (a by-value `const` table of 64 bytes or more) to the
+//!   stack: no stack slot that large filled by stores of constants, in the
+//!   device IR or either PTX ([`checks::no_constant_stack_copy`]).
 //! - A fixture's own `verify-code-shape.sh`, run with the artifact paths
 //!   ([`run_verify_script`]).
 //!
@@ -36,7 +40,7 @@ pub mod ptx_forms;
 pub mod stable;
 
 pub use artifacts::Artifacts;
-pub use checks::{constants_read_only, no_helper_alloca};
+pub use checks::{constants_read_only, no_constant_stack_copy, no_helper_alloca};
 pub use stable::{compare_keys, stable_keys, stable_keys_for, stable_keys_with};
 
 /// A shape check, as a fixture manifest names it.
@@ -56,18 +60,25 @@ pub enum ShapeCheck {
     /// `ptx-forms`: the PTX holds the acquire, release and barrier forms the
     /// memory model assumes, as many as the kernel implies.
     PtxForms,
+    /// `no-constant-stack-copy`: a function that reads a constant table (64
+    /// bytes or more) does not copy it to the stack: no alloca as large,
+    /// filled by stores of immediates or of values loaded from a table, and
+    /// no `.local` variable as large with as many `st.local`s in its PTX at
+    /// `-opt=0` or `-opt=3`. The table is read from its global.
+    NoConstantStackCopy,
     /// `verify-code-shape`: the fixture's own `verify-code-shape.sh`. It runs
     /// whenever the file exists, listed or not.
     VerifyCodeShape,
 }
 
 impl ShapeCheck {
-    /// The four built-in checks, in the order [`check_all`] runs them.
-    pub const BUILT_IN: [ShapeCheck; 4] = [
+    /// The five built-in checks, in the order [`check_all`] runs them.
+    pub const BUILT_IN: [ShapeCheck; 5] = [
         ShapeCheck::NoHelperAlloca,
         ShapeCheck::ConstantsReadOnly,
         ShapeCheck::StableKeys,
         ShapeCheck::PtxForms,
+        ShapeCheck::NoConstantStackCopy,
     ];
 
     /// The manifest name.
@@ -77,6 +88,7 @@ impl ShapeCheck {
             ShapeCheck::ConstantsReadOnly => "constants-read-only",
             ShapeCheck::StableKeys => "stable-keys",
             ShapeCheck::PtxForms => "ptx-forms",
+            ShapeCheck::NoConstantStackCopy => "no-constant-stack-copy",
             ShapeCheck::VerifyCodeShape => "verify-code-shape",
         }
     }
@@ -148,6 +160,7 @@ pub fn check_all(input: &ShapeInput<'_>, which: &[ShapeCheck]) -> Vec<ShapeFailu
                 }
             }
             ShapeCheck::PtxForms => failures.extend(ptx_forms::ptx_forms(input)),
+            ShapeCheck::NoConstantStackCopy => failures.extend(no_constant_stack_copy(input)),
             ShapeCheck::VerifyCodeShape => {}
         }
     }

@@ -11,7 +11,7 @@ use super::FnLower;
 use super::values::{PlaceRef, Val};
 use crate::abi::{ArgAbi, RetAbi};
 use crate::diag::Diagnostic;
-use crate::repr::{Repr, Scalar};
+use crate::repr::Repr;
 
 fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
     match ty {
@@ -27,7 +27,8 @@ enum OrdFrom<'o> {
     Operand(&'o Operand),
 }
 
-fn device_ordering(o: AtomicOrdering) -> DOrd {
+/// The device ordering of a Rust ordering.
+pub(super) fn device_ordering(o: AtomicOrdering) -> DOrd {
     match o {
         AtomicOrdering::Relaxed => DOrd::Relaxed,
         AtomicOrdering::Acquire => DOrd::Acquire,
@@ -55,10 +56,10 @@ impl FnLower<'_, '_> {
         }
         let def = path.def_path();
         let result = if let Some(v) = match known {
-            Some(k) => self.known_call(k, args)?,
+            Some(k) => self.known_call(k, args, dest)?,
             None => None,
         } {
-            Some(v)
+            v
         } else if let Some((f, abi)) = self.sh.fns.get(&def).cloned() {
             self.device_call(f, &abi, args, dest)?
         } else {
@@ -84,7 +85,30 @@ impl FnLower<'_, '_> {
     /// integers, pointer offsets, atomics and the prelude's primitives.
     /// `Ok(None)` when the call is not one this lowering gives a meaning to
     /// after all (`min` on a non-integer): it is then an ordinary call.
-    fn known_call(&mut self, k: KnownCall, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
+    /// `Ok(Some(None))` when the call wrote its result into `dest` itself (a
+    /// compare-exchange's `Result<T, T>`, which lives in memory).
+    fn known_call(
+        &mut self,
+        k: KnownCall,
+        args: &[Operand],
+        dest: &Place,
+    ) -> Result<Option<Option<Val>>, Diagnostic> {
+        let v = match k {
+            KnownCall::Atomic {
+                op: op @ AtomicOp::CompareExchange { .. },
+                ordering,
+            } => return self.compare_exchange(&op, ordering, args, dest),
+            KnownCall::Swap => {
+                self.swap(args)?;
+                Some(Val::Zst)
+            }
+            k => self.known_value(k, args)?,
+        };
+        Ok(v.map(Some))
+    }
+
+    /// A known call whose result is one value (see [`Self::known_call`]).
+    fn known_value(&mut self, k: KnownCall, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
         match k {
             KnownCall::ColdPath => Ok(Some(Val::Zst)),
             KnownCall::Device(i) => Ok(self.intrinsic(i)),
@@ -140,6 +164,7 @@ impl FnLower<'_, '_> {
             KnownCall::MinMax(_)
             | KnownCall::ArithOffset
             | KnownCall::NullPtr
+            | KnownCall::Swap
             | KnownCall::Panic => Ok(None),
         }
     }
@@ -184,7 +209,7 @@ impl FnLower<'_, '_> {
 
     /// The ordering an argument names (`Ordering::Acquire`, printed as a
     /// path or a value).
-    fn ordering(&self, op: &Operand) -> Result<DOrd, Diagnostic> {
+    pub(super) fn ordering(&self, op: &Operand) -> Result<DOrd, Diagnostic> {
         let name = match op {
             Operand::Const(ConstOperand::Item(p)) => p.last_name().to_string(),
             Operand::Const(ConstOperand::Value(ValTree::Path(p))) => p.last_name().to_string(),
@@ -211,33 +236,17 @@ impl FnLower<'_, '_> {
         let ptr_op = args
             .first()
             .ok_or_else(|| self.unsupported("atomic without a pointer"))?;
-        let elem = self
-            .operand_ty(ptr_op)?
-            .pointee()
-            .cloned()
-            .ok_or_else(|| self.unsupported("atomic on a non-pointer"))?;
-        let Repr::Scalar(s @ Scalar::Int(_)) = self.repr(&elem)? else {
-            return Err(self.unsupported(format!("atomic on `{elem}`")));
-        };
-        let t = s.ssa_ty(self.b.module());
-        let p = self.scalar_operand(ptr_op)?;
-        let typed = self.b.ptr_bitcast(p, t);
+        let (typed, t, _) = self.atomic_ptr(ptr_op)?;
         let scope = Scope::Sys;
         let unknown = || format!("atomic intrinsic `{}`", op.name());
-        // The value operands, and the ordering (a compare-exchange's
-        // failure ordering is implied by its success ordering on the device).
+        // The value operands, and the ordering (compare-exchange, with its
+        // two orderings, is `compare_exchange` in atomics.rs).
         let (values, ord) = match ordering {
             OrderingArg::Generic(o) => (&args[1..], OrdFrom::Known(device_ordering(o))),
-            OrderingArg::Arguments => {
-                let n = match op {
-                    AtomicOp::CompareExchange { .. } => 2,
-                    _ => 1,
-                };
-                match args.len().checked_sub(n) {
-                    Some(k) if k >= 1 => (&args[1..k], OrdFrom::Operand(&args[k])),
-                    _ => return Err(self.unsupported(unknown())),
-                }
-            }
+            OrderingArg::Arguments => match args.len().checked_sub(1) {
+                Some(k) if k >= 1 => (&args[1..k], OrdFrom::Operand(&args[k])),
+                _ => return Err(self.unsupported(unknown())),
+            },
         };
         let v = match (op, values) {
             (AtomicOp::Load, []) => {
@@ -249,13 +258,6 @@ impl FnLower<'_, '_> {
                 let x = self.scalar_operand(val)?;
                 self.b.atomic_store(x, typed, o, scope);
                 Val::Zst
-            }
-            (AtomicOp::CompareExchange { .. }, [old, new]) => {
-                let o = self.ord(ord)?;
-                let (e, n) = (self.scalar_operand(old)?, self.scalar_operand(new)?);
-                let prev = self.b.atomic_cas(typed, e, n, o, scope);
-                let ok = self.b.icmp(device_ir::IntCC::Eq, prev, e);
-                Val::Pair(prev, ok)
             }
             (AtomicOp::Sub, [val]) => {
                 let o = self.ord(ord)?;

@@ -4,8 +4,14 @@
 //! scalar pair become SSA values, carried between blocks as block parameters
 //! (every MIR block takes one parameter per SSA slot). Only the other locals
 //! get stack slots: a borrowed local, or an aggregate. A reference constant is
-//! never one of them: it is the address of its module-level global.
+//! never one of them: it is the address of its module-level global. Nor is a
+//! local that only ever holds one by-value constant aggregate and is only read
+//! (`_5 = const LUT; _6 = _5[_i]`): its home is that constant's interned,
+//! read-only global, so a dynamically indexed `const` table is never copied to
+//! the stack (rustc's own backend gets the same from a private global and a
+//! memcpy that LLVM forwards).
 
+mod atomics;
 mod call;
 mod rvalue;
 mod values;
@@ -17,8 +23,8 @@ use device_ir::{Block, FuncId, FunctionBuilder, Module, Ty as DTy, Value};
 use mir_import::eval::Evaluation;
 use mir_import::eval::layout::Layouts;
 use mir_import::model::{
-    BasicBlock, Body, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo, StatementKind,
-    TerminatorKind,
+    BasicBlock, Body, ConstOperand, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo,
+    StatementKind, TerminatorKind,
 };
 
 use crate::abi::{ArgAbi, FnAbi, RetAbi};
@@ -34,6 +40,8 @@ pub struct Shared<'a> {
     pub layouts: &'a Layouts<'a>,
     /// The device function and ABI of every function being lowered, by def path.
     pub fns: &'a BTreeMap<String, (FuncId, FnAbi)>,
+    /// How to lower.
+    pub options: crate::LowerOptions,
 }
 
 /// Where a local lives.
@@ -70,6 +78,9 @@ pub struct FnLower<'a, 'm> {
     /// entry block (so a call in a loop never grows the stack), by MIR block.
     call_slots: std::collections::BTreeMap<BasicBlock, Vec<Value>>,
     cur_bb: Option<BasicBlock>,
+    /// Locals whose home is a constant's global ([`constant_homed_locals`]):
+    /// their one assignment writes nothing.
+    constant_homed: BTreeSet<Local>,
 }
 
 /// Lowers `body` into the already declared `func`.
@@ -102,6 +113,7 @@ pub fn lower_fn(
         span: None,
         call_slots: std::collections::BTreeMap::new(),
         cur_bb: None,
+        constant_homed: BTreeSet::new(),
     };
     fl.setup()?;
     for (bb, _) in body.blocks.iter() {
@@ -123,6 +135,80 @@ fn borrowed_locals(body: &Body) -> BTreeSet<Local> {
         }
     }
     out
+}
+
+/// Where a local that can live in a constant's global is assigned: the
+/// statement's block and index, and the constant.
+struct ConstantAssign<'b> {
+    bb: BasicBlock,
+    index: usize,
+    constant: &'b ConstOperand,
+}
+
+/// The locals that may take a constant's read-only global as their home:
+/// neither the return place nor an argument, assigned exactly once, whole,
+/// from a named or promoted constant (`_5 = const LUT`), and never written
+/// otherwise, borrowed or made a call's destination. Such a local is only
+/// read (indexed, projected, copied or moved whole), so every read may go to
+/// the global; MIR never reads a local before assigning it, so the global
+/// holds its value wherever it is read. Whether the constant is an aggregate
+/// is decided by the caller, from the local's representation.
+fn constant_homed_locals(body: &Body) -> BTreeMap<Local, ConstantAssign<'_>> {
+    let mut assigns: BTreeMap<Local, Vec<ConstantAssign<'_>>> = BTreeMap::new();
+    let mut written: BTreeSet<Local> = BTreeSet::new();
+    for (bb, data) in body.blocks.iter() {
+        for (index, st) in data.statements.iter().enumerate() {
+            match &st.kind {
+                StatementKind::Assign(place, rv) => {
+                    if let Rvalue::Ref(_, p) | Rvalue::RawPtr(_, p) = rv {
+                        written.insert(p.local);
+                    }
+                    match rv {
+                        Rvalue::Use(Operand::Const(constant))
+                            if place.projection.is_empty()
+                                && !matches!(
+                                    constant,
+                                    ConstOperand::Scalar(_)
+                                        | ConstOperand::Unit
+                                        | ConstOperand::ZeroSized(_)
+                                        | ConstOperand::FnItem(_)
+                                ) =>
+                        {
+                            assigns
+                                .entry(place.local)
+                                .or_default()
+                                .push(ConstantAssign {
+                                    bb,
+                                    index,
+                                    constant,
+                                });
+                        }
+                        _ => {
+                            written.insert(place.local);
+                        }
+                    }
+                }
+                StatementKind::SetDiscriminant(place, _) | StatementKind::Deinit(place) => {
+                    written.insert(place.local);
+                }
+                StatementKind::CopyNonOverlapping { .. } => {
+                    // Refused when lowered; nothing is homed in a global then.
+                    return BTreeMap::new();
+                }
+                _ => {}
+            }
+        }
+        if let TerminatorKind::Call { destination, .. } = &data.terminator.kind {
+            written.insert(destination.local);
+        }
+    }
+    assigns
+        .into_iter()
+        .filter(|(l, a)| {
+            a.len() == 1 && !written.contains(l) && l.index() != 0 && !body.locals[*l].is_arg
+        })
+        .filter_map(|(l, mut a)| a.pop().map(|a| (l, a)))
+        .collect()
 }
 
 impl<'a, 'm> FnLower<'a, 'm> {
@@ -168,6 +254,11 @@ impl<'a, 'm> FnLower<'a, 'm> {
             let vals: Vec<Value> = (0..n).filter_map(|_| param_iter.next()).collect();
             arg_values.insert(i + 1, vals);
         }
+        let constant_homed = if self.sh.options.copy_constant_aggregates {
+            BTreeMap::new()
+        } else {
+            constant_homed_locals(self.body)
+        };
         for (local, decl) in self.body.locals.iter() {
             let idx = local.index();
             let repr = repr_of(self.sh.layouts, &decl.ty)
@@ -191,6 +282,8 @@ impl<'a, 'm> FnLower<'a, 'm> {
                     _ => {}
                 }
                 Home::Ssa(start)
+            } else if let (Repr::Mem { .. }, Some(a)) = (&repr, constant_homed.get(&local)) {
+                Home::Mem(self.constant_home(local, a)?)
             } else {
                 let (Repr::Mem { .. } | Repr::Scalar(_) | Repr::Pair(..)) = &repr else {
                     return Err(self.internal("unreachable representation"));
@@ -225,6 +318,29 @@ impl<'a, 'm> FnLower<'a, 'm> {
         let args = self.cur.clone();
         self.b.jump(first, &args);
         Ok(())
+    }
+
+    /// The address of the read-only global that holds constant-homed
+    /// `local`'s one value, made in the entry block. A refusal of the
+    /// constant points at its assignment.
+    fn constant_home(&mut self, local: Local, a: &ConstantAssign<'_>) -> Result<Value, Diagnostic> {
+        let saved = (self.loc.clone(), self.span.take());
+        self.loc = format!("{}[{}]", a.bb, a.index);
+        let source = self.body.blocks[a.bb].statements[a.index].source.as_ref();
+        self.span = self.kernel_span(source);
+        let ty = self.local_ty(local);
+        let v = self.const_val(a.constant, &ty);
+        (self.loc, self.span) = saved;
+        match v? {
+            values::Val::ByRef(addr) => {
+                self.constant_homed.insert(local);
+                Ok(addr)
+            }
+            other => Err(self.internal(&format!(
+                "constant aggregate {:?} of `{ty}` lowered to {other:?}",
+                a.constant
+            ))),
+        }
     }
 
     /// Whether a call returning `repr` through a return slot can write

@@ -20,6 +20,10 @@ fn int_bits(ty: &Ty) -> Option<(u16, bool)> {
 
 impl FnLower<'_, '_> {
     pub(super) fn assign(&mut self, place: &Place, rv: &Rvalue) -> Result<(), Diagnostic> {
+        // A constant-homed local's home is the constant's global already.
+        if place.projection.is_empty() && self.constant_homed.contains(&place.local) {
+            return Ok(());
+        }
         let dest_ty = self.place_ty(place)?;
         // Aggregates into memory are written field by field in place.
         if let Rvalue::Aggregate(kind, ops) = rv {
