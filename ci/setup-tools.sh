@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs bubblewrap (the oracle's sandbox) with apt-get where missing, and
 # libNVVM and ptxas into the git-ignored tools folder (`tools/cuda`),
-# from the PyPI wheel `nvidia-cuda-nvcc-cu12`, unless they are already there.
+# from the PyPI wheel `nvidia-cuda-nvcc-cu12`, unless they are already there;
+# and NVRTC (`tools/nvrtc/lib/libnvrtc.so.12` with its builtins, from
+# `nvidia-cuda-nvrtc-cu12`), which the `nvrtc` crate loads to compile the CUDA
+# C++ twins of our kernels (bench/cuda) for the code-quality comparison.
 # Both README commands run this first. Idempotent and quiet when done.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,10 +25,46 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+py="${PYTHON:-python3}"
+
+# NVRTC has its own folder and marker, so machines that already have
+# tools/cuda get it too, and reinstalling one never removes the other.
+# libnvrtc.so.12 finds libnvrtc-builtins beside it (RUNPATH $ORIGIN); the
+# builtins carry the device headers, so no CUDA runtime headers are needed.
+install_nvrtc() {
+  local ndest="$root/tools/nvrtc"
+  local nmarker="$ndest/.installed"
+  if [[ -f "$nmarker" ]]; then
+    return 0
+  fi
+  if ! command -v "$py" >/dev/null 2>&1; then
+    echo "setup-tools: python3 is needed to install NVRTC from PyPI" >&2
+    exit 1
+  fi
+  rm -rf "$ndest.tmp"
+  mkdir -p "$ndest.tmp"
+  echo "setup-tools: installing nvidia-cuda-nvrtc-cu12 (NVRTC) into $ndest" >&2
+  "$py" -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target "$ndest.tmp/site" "nvidia-cuda-nvrtc-cu12==12.9.*"
+  local nvrtc_dir
+  nvrtc_dir="$(find "$ndest.tmp/site" -type d -path '*nvidia/cuda_nvrtc' | head -n 1)"
+  if [[ -z "$nvrtc_dir" || ! -f "$nvrtc_dir/lib/libnvrtc.so.12" ]]; then
+    echo "setup-tools: the wheel did not contain nvidia/cuda_nvrtc/lib/libnvrtc.so.12" >&2
+    exit 1
+  fi
+  rm -rf "$ndest"
+  mkdir -p "$ndest"
+  # lib/libnvrtc.so.12, lib/libnvrtc-builtins.so.12.9, include/nvrtc.h.
+  cp -r "$nvrtc_dir"/. "$ndest"/
+  rm -rf "$ndest.tmp"
+  touch "$nmarker"
+  echo "setup-tools: NVRTC at $ndest/lib/libnvrtc.so.12" >&2
+}
+
 if [[ -f "$marker" ]]; then
+  install_nvrtc
   exit 0
 fi
-py="${PYTHON:-python3}"
 if ! command -v "$py" >/dev/null 2>&1; then
   echo "setup-tools: python3 is needed to install libNVVM from PyPI" >&2
   exit 1
@@ -52,3 +91,4 @@ if [[ -z "$libnvvm" ]]; then
 fi
 touch "$marker"
 echo "setup-tools: libNVVM at $libnvvm" >&2
+install_nvrtc

@@ -8,6 +8,8 @@ bash ci/setup-tools.sh
 export REQUIRE_LIBNVVM=1
 # The sandbox is part of the oracle: missing, it fails the run.
 export REQUIRE_SANDBOX=1
+# NVRTC (CUDA C++, the reference for code quality) likewise.
+export REQUIRE_NVRTC=1
 # The memory model's Dat3M PTX corpus is read in place from ../shared. Where
 # that folder exists, a missing corpus is a failure; elsewhere the test says
 # loudly that it did not run.

@@ -1,0 +1,371 @@
+//! Code quality against NVIDIA's own compiler: each fixture in [`PAIRS`] is
+//! compiled by our path (`compile_driver`, libNVVM at `-opt=3`) and its CUDA
+//! C++ twin in `bench/cuda` by NVRTC (plain pointers and `__restrict__`), and
+//! each kernel's PTX is measured: the static instruction count of its entry
+//! (read with `ptx_reader`) and `ptxas -v`'s figures for `sm_90` (registers,
+//! spills, stack frame, local memory).
+//!
+//! Static counts and register figures are no run-time measurement, but a
+//! kernel that needs twice NVRTC's instructions or registers, or spills where
+//! NVRTC does not, is worth a look; a gap between the plain and restrict
+//! columns shows what aliasing information buys.
+//!
+//! **Border:** reads our compile path and NVRTC; changes neither.
+
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// NVRTC's options: our `compute_90`, and Rust's float semantics (no
+/// contraction, subnormals kept, IEEE division and square root), the same
+/// four choices our libNVVM path passes, so neither side wins by being less
+/// exact.
+pub const NVRTC_OPTIONS: [&str; 5] = [
+    nvrtc::ARCH_OPTION,
+    "--fmad=false",
+    "--ftz=false",
+    "--prec-div=true",
+    "--prec-sqrt=true",
+];
+
+/// One fixture and its CUDA C++ twin.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// The fixture folder under `fixtures/`.
+    pub fixture: &'static str,
+    /// The Rust entry's name.
+    pub rust_entry: &'static str,
+    /// The `.cu` file under `bench/cuda/`.
+    pub cuda_file: &'static str,
+    /// The plain-pointer CUDA entry.
+    pub plain: &'static str,
+    /// The `__restrict__` CUDA entry, where aliasing can matter.
+    pub restrict: Option<&'static str>,
+}
+
+/// The kernels written twice.
+pub const PAIRS: [Pair; 4] = [
+    Pair {
+        fixture: "saxpy",
+        rust_entry: "saxpy",
+        cuda_file: "saxpy.cu",
+        plain: "saxpy_plain",
+        restrict: Some("saxpy_restrict"),
+    },
+    Pair {
+        fixture: "shared_reduction",
+        rust_entry: "shared_reduction",
+        cuda_file: "shared_reduction.cu",
+        plain: "shared_reduction_plain",
+        restrict: None,
+    },
+    Pair {
+        fixture: "atomic_slice_histogram",
+        rust_entry: "histogram",
+        cuda_file: "atomic_slice_histogram.cu",
+        plain: "histogram_plain",
+        restrict: Some("histogram_restrict"),
+    },
+    Pair {
+        fixture: "stencil_3d",
+        rust_entry: "stencil_3d",
+        cuda_file: "stencil_3d.cu",
+        plain: "stencil_3d_plain",
+        restrict: Some("stencil_3d_restrict"),
+    },
+];
+
+/// Why a comparison could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// Our compile path failed.
+    #[error(transparent)]
+    Ours(#[from] compile_driver::CompileError),
+    /// NVRTC could not be loaded.
+    #[error(transparent)]
+    NvrtcLoad(#[from] nvrtc::LoadError),
+    /// NVRTC refused the CUDA twin (the log is in the message).
+    #[error(transparent)]
+    Nvrtc(#[from] nvrtc::NvrtcError),
+    /// A `.cu` file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `ptx_reader` could not read a PTX.
+    #[error("reading the PTX of {what}: {source}")]
+    Parse {
+        /// Which compile.
+        what: String,
+        /// Where and why.
+        #[source]
+        source: ptx_reader::ParseError,
+    },
+    /// `ptxas -v` failed or printed what we cannot read.
+    #[error("ptxas -v on {what}: {source}")]
+    Stats {
+        /// Which compile.
+        what: String,
+        /// Why.
+        #[source]
+        source: nvrtc::stats::StatsError,
+    },
+    /// A kernel the table expects is not in its PTX.
+    #[error("{what}: no entry `{entry}` in the PTX or in ptxas's figures")]
+    MissingEntry {
+        /// Which compile.
+        what: String,
+        /// The entry.
+        entry: String,
+    },
+}
+
+/// The figures of one kernel as one compiler made it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KernelFigures {
+    /// The entry's name in its PTX.
+    pub entry: String,
+    /// Instructions in the entry's body (static, not executed).
+    pub instructions: usize,
+    /// `.func` definitions left in the module (called, not inlined).
+    pub funcs: usize,
+    /// Instructions in those `.func` bodies.
+    pub func_instructions: usize,
+    /// `ptxas -v`: registers per thread.
+    pub registers: u32,
+    /// `ptxas -v`: spill store bytes (entry plus surviving functions).
+    pub spill_stores: u64,
+    /// `ptxas -v`: spill load bytes (entry plus surviving functions).
+    pub spill_loads: u64,
+    /// `ptxas -v`: the entry's stack frame bytes.
+    pub stack_frame: u64,
+    /// `ptxas -v`: stack including callees ("cumulative stack size").
+    pub cumulative_stack: u64,
+    /// `ptxas -v`: local memory bytes (older ptxas releases only).
+    pub lmem: u64,
+    /// `ptxas -v`: static shared memory bytes.
+    pub smem: u64,
+}
+
+/// One row of the table: a fixture, ours against NVRTC's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// The fixture.
+    pub fixture: String,
+    /// Our compile (libNVVM `-opt=3`).
+    pub ours: KernelFigures,
+    /// NVRTC, plain pointers.
+    pub nvrtc_plain: KernelFigures,
+    /// NVRTC, `__restrict__` pointers (where aliasing can matter).
+    pub nvrtc_restrict: Option<KernelFigures>,
+}
+
+/// The workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .map_or_else(|| manifest.to_path_buf(), Path::to_path_buf)
+}
+
+/// Measures `entry` in `ptx`, which `what` names in errors.
+///
+/// # Errors
+/// [`CompareError::Parse`], [`CompareError::Stats`],
+/// [`CompareError::MissingEntry`].
+pub fn measure(ptx: &str, entry: &str, what: &str) -> Result<KernelFigures, CompareError> {
+    let module = ptx_reader::parse(ptx).map_err(|source| CompareError::Parse {
+        what: what.to_owned(),
+        source,
+    })?;
+    let missing = || CompareError::MissingEntry {
+        what: what.to_owned(),
+        entry: entry.to_owned(),
+    };
+    let function = module.definition(entry).ok_or_else(missing)?;
+    let funcs: Vec<_> = module
+        .functions
+        .iter()
+        .filter(|f| f.defined() && !f.is_entry())
+        .collect();
+    let stats = nvrtc::stats::ptxas_stats(ptx).map_err(|source| CompareError::Stats {
+        what: what.to_owned(),
+        source,
+    })?;
+    let e = stats.function(entry).ok_or_else(missing)?;
+    let func_stats = stats
+        .functions
+        .iter()
+        .filter(|f| f.kind == Some(nvrtc::stats::FunctionKind::Func));
+    let (mut spill_stores, mut spill_loads) = (e.spill_stores, e.spill_loads);
+    for f in func_stats {
+        spill_stores += f.spill_stores;
+        spill_loads += f.spill_loads;
+    }
+    Ok(KernelFigures {
+        entry: entry.to_owned(),
+        instructions: function.instructions().count(),
+        funcs: funcs.len(),
+        func_instructions: funcs.iter().map(|f| f.instructions().count()).sum(),
+        registers: e.registers,
+        spill_stores,
+        spill_loads,
+        stack_frame: e.stack_frame,
+        cumulative_stack: e.cumulative_stack,
+        lmem: e.lmem,
+        smem: e.smem,
+    })
+}
+
+/// Our PTX (libNVVM `-opt=3`) for `fixtures/<fixture>/kernel.rs` under `root`.
+///
+/// # Errors
+/// [`CompareError::Ours`].
+pub fn our_ptx(root: &Path, fixture: &str) -> Result<String, CompareError> {
+    let kernel = root.join("fixtures").join(fixture).join("kernel.rs");
+    let nvvm = compile_driver::libnvvm()?;
+    let compiled =
+        compile_driver::compile(&kernel, &compile_driver::RustcOptions::default(), nvvm)?;
+    Ok(compiled.artifacts.ptx_o3)
+}
+
+/// NVRTC's PTX for `bench/cuda/<file>` under `root`, with [`NVRTC_OPTIONS`].
+///
+/// # Errors
+/// [`CompareError::Read`], [`CompareError::NvrtcLoad`], [`CompareError::Nvrtc`].
+pub fn nvrtc_ptx(root: &Path, file: &str) -> Result<String, CompareError> {
+    let path = root.join("bench/cuda").join(file);
+    let source = std::fs::read_to_string(&path).map_err(|source| CompareError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let nvrtc = nvrtc::Nvrtc::shared()?;
+    Ok(nvrtc.compile(&source, file, &NVRTC_OPTIONS)?.text)
+}
+
+/// Compiles and measures one pair.
+///
+/// # Errors
+/// Any [`CompareError`].
+pub fn compare(root: &Path, pair: &Pair) -> Result<Row, CompareError> {
+    let ours_ptx = our_ptx(root, pair.fixture)?;
+    let ours = measure(
+        &ours_ptx,
+        pair.rust_entry,
+        &format!("fixtures/{}", pair.fixture),
+    )?;
+    let cu_ptx = nvrtc_ptx(root, pair.cuda_file)?;
+    let what = format!("bench/cuda/{}", pair.cuda_file);
+    let nvrtc_plain = measure(&cu_ptx, pair.plain, &what)?;
+    let nvrtc_restrict = pair
+        .restrict
+        .map(|entry| measure(&cu_ptx, entry, &what))
+        .transpose()?;
+    Ok(Row {
+        fixture: pair.fixture.to_owned(),
+        ours,
+        nvrtc_plain,
+        nvrtc_restrict,
+    })
+}
+
+/// The table for people: one line per fixture and compiler.
+pub fn render_table(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:<24} {:<16} {:>6} {:>7} {:>6} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
+        "fixture",
+        "compiler",
+        "insts",
+        "funcs",
+        "total",
+        "regs",
+        "spill-s",
+        "spill-l",
+        "stack",
+        "lmem",
+        "smem"
+    );
+    for row in rows {
+        let mut line = |who: &str, k: &KernelFigures| {
+            let funcs = if k.funcs == 0 {
+                "-".to_owned()
+            } else {
+                format!("{}+{}", k.funcs, k.func_instructions)
+            };
+            out.push_str(&format!(
+                "{:<24} {:<16} {:>6} {:>7} {:>6} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
+                row.fixture,
+                who,
+                k.instructions,
+                funcs,
+                k.instructions + k.func_instructions,
+                k.registers,
+                k.spill_stores,
+                k.spill_loads,
+                k.stack_frame,
+                k.lmem,
+                k.smem
+            ));
+        };
+        line("ours (libNVVM)", &row.ours);
+        line("nvrtc plain", &row.nvrtc_plain);
+        if let Some(r) = &row.nvrtc_restrict {
+            line("nvrtc restrict", r);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pair_has_its_files() {
+        let root = workspace_root();
+        for p in PAIRS {
+            assert!(
+                root.join("fixtures")
+                    .join(p.fixture)
+                    .join("kernel.rs")
+                    .is_file(),
+                "{p:?}"
+            );
+            let cu = std::fs::read_to_string(root.join("bench/cuda").join(p.cuda_file))
+                .unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            for entry in std::iter::once(p.plain).chain(p.restrict) {
+                assert!(
+                    cu.contains(&format!("void {entry}(")),
+                    "{} lacks {entry}",
+                    p.cuda_file
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_has_a_line_per_compile() {
+        let k = KernelFigures {
+            entry: "k".to_owned(),
+            instructions: 12,
+            registers: 8,
+            ..Default::default()
+        };
+        let rows = [Row {
+            fixture: "saxpy".to_owned(),
+            ours: k.clone(),
+            nvrtc_plain: k.clone(),
+            nvrtc_restrict: None,
+        }];
+        let t = render_table(&rows);
+        assert_eq!(t.lines().count(), 3, "{t}");
+        assert!(t.contains("ours (libNVVM)"), "{t}");
+    }
+}
