@@ -259,3 +259,28 @@ fn a_refusal_points_at_the_kernel_line() {
     assert!(lower.detail.contains('^'), "{}", lower.detail);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A race-free kernel whose manifest expects a race fails with the kind
+/// `race-missing`, and its values are still compared.
+#[test]
+fn a_missing_expected_race_fails() {
+    let tmp = std::env::temp_dir().join(format!("oracle-no-race-{}", std::process::id()));
+    let dir = tmp.join("calm");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/saxpy");
+    std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
+    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
+    std::fs::write(
+        dir.join("manifest.toml"),
+        format!("expect_race = true\n{manifest}"),
+    )
+    .expect("manifest");
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
+    let race = serde_json::to_value(f.stage("race").expect("a race stage")).expect("json");
+    assert_eq!(race["kind"], "race-missing");
+    assert_eq!(f.stage("device").map(|s| s.status), Some(StageStatus::Ok));
+    assert_eq!(f.stage("compare").map(|s| s.status), Some(StageStatus::Ok));
+    let _ = std::fs::remove_dir_all(&tmp);
+}
