@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use clap::Parser;
 use kernel_extract::{checks, fixtures};
-use memory_model::checks::Report;
 
 /// Extract fixtures through mir-import (runs rustc) and check them.
 #[derive(Debug, Parser)]
@@ -24,39 +23,6 @@ struct Cli {
     json: bool,
 }
 
-fn print(reports: &[Report], json: bool, total_ms: f64) -> ExitCode {
-    let failed = reports.iter().filter(|r| !r.holds).count();
-    if json {
-        let doc = serde_json::json!({
-            "checks": reports,
-            "passed": reports.len() - failed,
-            "failed": failed,
-            "total_millis": total_ms,
-        });
-        match serde_json::to_string_pretty(&doc) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("error: cannot print JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        for r in reports {
-            println!("{r}");
-        }
-        println!(
-            "{} passed, {} failed ({total_ms:.1} ms)",
-            reports.len() - failed,
-            failed
-        );
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let start = Instant::now();
@@ -67,5 +33,5 @@ fn main() -> ExitCode {
     };
     let dir = cli.dir.unwrap_or_else(fixtures::default_dir);
     let reports = checks::reports(&dir, &names);
-    print(&reports, cli.json, start.elapsed().as_secs_f64() * 1e3)
+    memory_model::checks::print_reports(&reports, cli.json, start.elapsed().as_secs_f64() * 1e3)
 }

@@ -39,39 +39,6 @@ enum Command {
     },
 }
 
-fn print(reports: &[Report], json: bool, total_ms: f64) -> ExitCode {
-    let failed = reports.iter().filter(|r| !r.holds).count();
-    if json {
-        let doc = serde_json::json!({
-            "checks": reports,
-            "passed": reports.len() - failed,
-            "failed": failed,
-            "total_millis": total_ms,
-        });
-        match serde_json::to_string_pretty(&doc) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("error: cannot print JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        for r in reports {
-            println!("{r}");
-        }
-        println!(
-            "{} passed, {} failed ({total_ms:.1} ms)",
-            reports.len() - failed,
-            failed
-        );
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let start = Instant::now();
@@ -82,7 +49,7 @@ fn main() -> ExitCode {
                 .filter(|c| only.as_deref().is_none_or(|o| c.name.contains(o)))
                 .map(checks::run)
                 .collect();
-            print(&reports, json, start.elapsed().as_secs_f64() * 1e3)
+            checks::print_reports(&reports, json, start.elapsed().as_secs_f64() * 1e3)
         }
         Command::Reduction { threads, json } => {
             if !threads.is_power_of_two() || threads > 1024 {
@@ -105,7 +72,7 @@ fn main() -> ExitCode {
                 outcome,
                 millis,
             );
-            print(&[report], json, millis)
+            checks::print_reports(&[report], json, millis)
         }
     }
 }

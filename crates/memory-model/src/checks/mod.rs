@@ -171,3 +171,39 @@ impl std::fmt::Display for Report {
         Ok(())
     }
 }
+
+/// Prints check reports as the command lines do (one line each and a
+/// summary, or JSON with `--json`), and the exit code they call for: failure
+/// if any check fails.
+pub fn print_reports(reports: &[Report], json: bool, total_ms: f64) -> std::process::ExitCode {
+    let failed = reports.iter().filter(|r| !r.holds).count();
+    if json {
+        let doc = serde_json::json!({
+            "checks": reports,
+            "passed": reports.len() - failed,
+            "failed": failed,
+            "total_millis": total_ms,
+        });
+        match serde_json::to_string_pretty(&doc) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: cannot print JSON: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    } else {
+        for r in reports {
+            println!("{r}");
+        }
+        println!(
+            "{} passed, {} failed ({total_ms:.1} ms)",
+            reports.len() - failed,
+            failed
+        );
+    }
+    if failed == 0 {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
