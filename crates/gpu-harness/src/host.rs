@@ -28,10 +28,6 @@ use sandbox::{Job, Sandbox};
 
 use crate::fixture::{Arg, ElemTy, Fixture};
 
-/// Where the fixture's folder appears to the host build.
-const SOURCE_MOUNT: &str = "/src";
-/// Where the work folder appears to the host build and run.
-const WORK_MOUNT: &str = "/work";
 /// How long rustc may take to build a host program.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -330,9 +326,7 @@ pub fn run(
     std::fs::create_dir_all(work)?;
     let folder = std::path::absolute(&f.dir)?;
     let kernel = std::path::absolute(&f.kernel)?;
-    let mut build = Job::new(sandbox.rustc())
-        .read_only(&folder, SOURCE_MOUNT)
-        .read_write(work, WORK_MOUNT);
+    let mut build = Job::in_folders(sandbox.rustc(), &folder, work);
     let seen = |p: &Path| sandbox.path_in(&build, p);
     let prelude = work.join("gpu.rs");
     std::fs::write(&prelude, mir_import::rustc::PRELUDE_SOURCE)?;
@@ -366,9 +360,7 @@ pub fn run(
             stderr: built.stderr_text(),
         });
     }
-    let mut job = Job::new(bin_in)
-        .read_only(&folder, SOURCE_MOUNT)
-        .read_write(work, WORK_MOUNT);
+    let mut job = Job::in_folders(bin_in, &folder, work);
     job.args = vec![data_in.into_os_string(), readback_in.into_os_string()];
     job.cwd = Some(work.to_path_buf());
     job.timeout = timeout;

@@ -23,18 +23,13 @@ use crate::prelude::{DEVICE_CFG, KERNEL_MODULE, PRELUDE_MODULE};
 /// The prelude's source, embedded so that an installed binary needs no checkout.
 pub const PRELUDE_SOURCE: &str = include_str!("../../../prelude/gpu.rs");
 
-/// Where the kernel's folder appears to a confined rustc (read-only).
-const SOURCE_MOUNT: &str = "/src";
-/// Where the scratch folder appears to a confined rustc (writable).
-const WORK_MOUNT: &str = "/work";
-
 /// The name the printed MIR's spans give the kernel file `kernel`: rustc
 /// sees the kernel's folder at `/src` (confined, or through its path
 /// remapping unconfined), so `fixtures/saxpy/kernel.rs` is
 /// `/src/kernel.rs`. The import maps it back to the file it read.
 pub fn printed_kernel_path(kernel: &Path) -> String {
     let name = kernel.file_name().unwrap_or(kernel.as_os_str());
-    format!("{SOURCE_MOUNT}/{}", name.to_string_lossy())
+    format!("{}/{}", sandbox::SOURCE_DIR, name.to_string_lossy())
 }
 
 /// How to call rustc.
@@ -171,9 +166,7 @@ pub fn run_rustc_with_module(
         None => Sandbox::unconfined()?,
     };
     let scratch = Scratch::new("rustc").map_err(RustcError::Scratch)?;
-    let mut job = Job::new(sandbox.rustc())
-        .read_only(&folder, SOURCE_MOUNT)
-        .read_write(&scratch.0, WORK_MOUNT);
+    let mut job = Job::in_folders(sandbox.rustc(), &folder, &scratch.0);
     let seen = |p: &Path| sandbox.path_in(&job, p);
     let prelude = scratch.0.join("gpu.rs");
     std::fs::write(&prelude, PRELUDE_SOURCE).map_err(RustcError::Scratch)?;
@@ -204,7 +197,10 @@ pub fn run_rustc_with_module(
     .to_vec();
     // Unconfined, the same fixed names through rustc's own path remapping,
     // so that the printed MIR is the same in every run either way.
-    for (host, inside) in [(&scratch.0, WORK_MOUNT), (&folder, SOURCE_MOUNT)] {
+    for (host, inside) in [
+        (&scratch.0, sandbox::WORK_DIR),
+        (&folder, sandbox::SOURCE_DIR),
+    ] {
         let mut remap = std::ffi::OsString::from("--remap-path-prefix=");
         remap.push(host.as_os_str());
         remap.push("=");

@@ -11,6 +11,11 @@ use std::time::{Duration, Instant};
 
 use crate::SandboxError;
 
+/// Where [`Job::in_folders`] shows the source folder (read-only).
+pub const SOURCE_DIR: &str = "/src";
+/// Where [`Job::in_folders`] shows the work folder (writable).
+pub const WORK_DIR: &str = "/work";
+
 /// Whether a job may write to a mount.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -94,6 +99,16 @@ impl Job {
             timeout: Duration::from_secs(120),
             output_cap: 16 << 20,
         }
+    }
+
+    /// A job running `program` that sees `source` read-only at
+    /// [`SOURCE_DIR`] and `work` writable at [`WORK_DIR`]: the layout every
+    /// job of the oracle uses, so that the paths rustc prints are the same
+    /// in every run and on every machine.
+    pub fn in_folders(program: impl Into<PathBuf>, source: &Path, work: &Path) -> Job {
+        Job::new(program)
+            .read_only(source, SOURCE_DIR)
+            .read_write(work, WORK_DIR)
     }
 
     /// Adds a read-only mount.

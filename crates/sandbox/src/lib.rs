@@ -40,7 +40,7 @@ mod job;
 mod unconfined;
 
 pub use confined::Confinement;
-pub use job::{Access, Finished, Job, Limits, Mount};
+pub use job::{Access, Finished, Job, Limits, Mount, SOURCE_DIR, WORK_DIR};
 
 use std::path::{Path, PathBuf};
 

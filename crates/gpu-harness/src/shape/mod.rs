@@ -226,9 +226,7 @@ pub fn run_verify_script(
     );
     let folder = script.parent().unwrap_or(Path::new("/"));
     let artifacts = nvvm_ir.parent().unwrap_or(Path::new("/"));
-    let mut job = sandbox::Job::new("/bin/bash")
-        .read_only(folder, "/src")
-        .read_write(artifacts, "/work");
+    let mut job = sandbox::Job::in_folders("/bin/bash", folder, artifacts);
     job.args = [script, nvvm_ir, ptx_o3, ptx_o0]
         .iter()
         .map(|p| sandbox.path_in(&job, p).into_os_string())
