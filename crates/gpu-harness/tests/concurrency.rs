@@ -130,7 +130,12 @@ fn emit_mir_is_the_same_in_every_run() {
     assert!(!a.is_empty());
     assert!(a == b, "two runs of --emit mir differ");
     let text = String::from_utf8_lossy(&a);
-    assert!(!text.contains("/tmp/"), "a temporary path in the MIR model");
+    // Scratch folders are named `mir-import-<what>-<pid>-<n>`; none may show
+    // (the kernel's own path may: spans name the file the user gave).
+    assert!(
+        !text.contains("mir-import-"),
+        "a scratch path in the MIR model"
+    );
 }
 
 /// Without a working sandbox the oracle refuses, says why and how to opt
