@@ -7,8 +7,8 @@
 use crate::entities::{Block, FuncId, GlobalId, Inst, Ty, Value};
 use crate::function::{BlockData, Body, FuncAttrs, ValueData, ValueDef};
 use crate::instructions::{
-    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, MemFlags, Ordering, RmwOp,
-    Scope, SpecialReg, UnaryOp,
+    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, MathFn, MemFlags, Ordering,
+    RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
 };
 use crate::layout;
 use crate::module::Module;
@@ -472,6 +472,55 @@ impl<'m> FunctionBuilder<'m> {
     /// A block-wide barrier (`__syncthreads`).
     pub fn barrier(&mut self) -> Inst {
         self.ins_effect(InstData::Barrier)
+    }
+
+    /// A float math function; yields a value of its first operand's type.
+    pub fn math(&mut self, func: MathFn, args: &[Value]) -> Value {
+        let ty = match args.first() {
+            Some(&a) => self.value_ty(a),
+            None => self.module.types.f32(),
+        };
+        self.ins_value(
+            InstData::Math {
+                func,
+                args: args.to_vec(),
+            },
+            ty,
+        )
+    }
+
+    /// A warp shuffle of the `i32` `value`; yields an `i32`.
+    pub fn shuffle(&mut self, mode: ShuffleMode, mask: Value, value: Value, lane: Value) -> Value {
+        let ty = self.module.types.i32();
+        self.ins_value(
+            InstData::Shuffle {
+                mode,
+                mask,
+                value,
+                lane,
+            },
+            ty,
+        )
+    }
+
+    /// A warp vote on the `i1` `pred`: an `i1` for all/any, an `i32` ballot.
+    pub fn vote(&mut self, mode: VoteMode, mask: Value, pred: Value) -> Value {
+        let ty = match mode {
+            VoteMode::Ballot => self.module.types.i32(),
+            VoteMode::All | VoteMode::Any => self.module.types.i1(),
+        };
+        self.ins_value(InstData::Vote { mode, mask, pred }, ty)
+    }
+
+    /// `__syncwarp(mask)`.
+    pub fn warp_sync(&mut self, mask: Value) -> Inst {
+        self.ins_effect(InstData::WarpSync { mask })
+    }
+
+    /// `__activemask()`; yields an `i32`.
+    pub fn active_mask(&mut self) -> Value {
+        let ty = self.module.types.i32();
+        self.ins_value(InstData::ActiveMask, ty)
     }
 
     /// An atomic load of `ty`.

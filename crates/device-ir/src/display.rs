@@ -300,6 +300,19 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
         InstData::Unreachable => write!(s, "unreachable"),
         InstData::SpecialReg { reg } => write!(s, "sreg {}", reg.name()),
         InstData::Barrier => write!(s, "barrier"),
+        InstData::Math { func, args } => {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            write!(s, "math {} {}", func.name(), args.join(", "))
+        }
+        InstData::Shuffle {
+            mode,
+            mask,
+            value,
+            lane,
+        } => write!(s, "shuffle {} {mask}, {value}, {lane}", mode.name()),
+        InstData::Vote { mode, mask, pred } => write!(s, "vote {} {mask}, {pred}", mode.name()),
+        InstData::WarpSync { mask } => write!(s, "warp_sync {mask}"),
+        InstData::ActiveMask => write!(s, "active_mask"),
         InstData::AtomicLoad {
             ty,
             ptr,

@@ -37,12 +37,21 @@ struct Api {
     create_program: unsafe extern "C" fn(*mut Program) -> NvvmResult,
     destroy_program: unsafe extern "C" fn(*mut Program) -> NvvmResult,
     add_module: unsafe extern "C" fn(Program, *const c_char, usize, *const c_char) -> NvvmResult,
+    lazy_add_module:
+        unsafe extern "C" fn(Program, *const c_char, usize, *const c_char) -> NvvmResult,
     compile: unsafe extern "C" fn(Program, c_int, *const *const c_char) -> NvvmResult,
     verify: unsafe extern "C" fn(Program, c_int, *const *const c_char) -> NvvmResult,
     result_size: unsafe extern "C" fn(Program, *mut usize) -> NvvmResult,
     result: unsafe extern "C" fn(Program, *mut c_char) -> NvvmResult,
     log_size: unsafe extern "C" fn(Program, *mut usize) -> NvvmResult,
     log: unsafe extern "C" fn(Program, *mut c_char) -> NvvmResult,
+}
+
+/// Whether `ir` calls into libdevice: it declares a `__nv_*` function, as the
+/// printer does for every float math function it uses.
+pub fn uses_libdevice(ir: &str) -> bool {
+    ir.lines()
+        .any(|l| l.starts_with("declare") && l.contains("@__nv_"))
 }
 
 /// libNVVM's IR version pair and debug-metadata version pair.
@@ -400,6 +409,7 @@ impl Libnvvm {
             create_program: sym!("nvvmCreateProgram"),
             destroy_program: sym!("nvvmDestroyProgram"),
             add_module: sym!("nvvmAddModuleToProgram"),
+            lazy_add_module: sym!("nvvmLazyAddModuleToProgram"),
             compile: sym!("nvvmCompileProgram"),
             verify: sym!("nvvmVerifyProgram"),
             result_size: sym!("nvvmGetCompiledResultSize"),
@@ -467,7 +477,7 @@ impl Libnvvm {
             target: Target::Ptx,
             ..options.clone()
         };
-        let prog = self.program(ir)?;
+        let prog = self.program(ir, false)?;
         self.run(&prog, Stage::Verify, self.api.verify, &opts.to_args())
     }
 
@@ -488,7 +498,7 @@ impl Libnvvm {
         ir: &str,
         options: &CompileOptions,
     ) -> Result<(Vec<u8>, String), NvvmError> {
-        let prog = self.program(ir)?;
+        let prog = self.program(ir, true)?;
         self.run(&prog, Stage::Compile, self.api.compile, &options.to_args())?;
         let mut size = 0usize;
         // SAFETY: `prog` is a live program; out-pointer to a local.
@@ -506,7 +516,12 @@ impl Libnvvm {
         Ok((buf, self.log(&prog)))
     }
 
-    fn program(&self, ir: &str) -> Result<ProgramGuard<'_>, NvvmError> {
+    /// A program holding `ir` and, with `link` when `ir` calls into it,
+    /// libdevice. Verification leaves libdevice out: libNVVM's verifier
+    /// refuses the LLVM intrinsics libdevice's own bodies use
+    /// (`llvm.copysign.f32`), which its compiler accepts; the kernel's calls
+    /// are checked against their declarations either way.
+    fn program(&self, ir: &str, link: bool) -> Result<ProgramGuard<'_>, NvvmError> {
         let mut raw: Program = std::ptr::null_mut();
         // SAFETY: out-pointer to a local.
         let code = unsafe { (self.api.create_program)(&mut raw) };
@@ -519,7 +534,44 @@ impl Libnvvm {
         let code =
             unsafe { (self.api.add_module)(prog.0, ir.as_ptr().cast(), ir.len(), name.as_ptr()) };
         self.check(&prog, Stage::AddModule, code)?;
+        if link && uses_libdevice(ir) {
+            let bitcode = self.libdevice()?;
+            let name = c"libdevice";
+            // SAFETY: `bitcode` is valid for its length; the name is
+            // NUL-terminated. Added lazily, as NVIDIA recommends for
+            // libdevice: only the functions the module calls are linked.
+            let code = unsafe {
+                (self.api.lazy_add_module)(
+                    prog.0,
+                    bitcode.as_ptr().cast(),
+                    bitcode.len(),
+                    name.as_ptr(),
+                )
+            };
+            self.check(&prog, Stage::AddModule, code)?;
+        }
         Ok(prog)
+    }
+
+    /// The path of libdevice (`libdevice.10.bc`), which NVIDIA ships beside
+    /// libNVVM: `nvvm/libdevice/` next to `nvvm/lib64/libnvvm.so`.
+    pub fn libdevice_path(&self) -> PathBuf {
+        let nvvm = self
+            .path
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."));
+        nvvm.join("libdevice").join("libdevice.10.bc")
+    }
+
+    fn libdevice(&self) -> Result<Vec<u8>, NvvmError> {
+        let path = self.libdevice_path();
+        std::fs::read(&path).map_err(|e| NvvmError {
+            stage: Stage::AddModule,
+            code: -1,
+            status: format!("cannot read libdevice at {}: {e}", path.display()),
+            log: String::new(),
+        })
     }
 
     fn run(

@@ -59,6 +59,8 @@ snapshot_tests!(
     atomics,
     message_passing,
     inline_asm,
+    warp_collectives,
+    math_functions,
 );
 
 #[test]
@@ -231,12 +233,17 @@ fn modules_cover_every_instruction_kind() {
                     InstData::AtomicCas { .. } => "atomic_cas",
                     InstData::Fence { .. } => "fence",
                     InstData::InlineAsm { .. } => "inline_asm",
+                    InstData::Shuffle { .. } => "shuffle",
+                    InstData::Vote { .. } => "vote",
+                    InstData::WarpSync { .. } => "warp_sync",
+                    InstData::ActiveMask => "active_mask",
+                    InstData::Math { .. } => "math",
                 };
                 kinds.insert(name);
             }
         }
     }
-    assert_eq!(kinds.len(), 30, "instruction kinds used: {kinds:?}");
+    assert_eq!(kinds.len(), 35, "instruction kinds used: {kinds:?}");
     assert_eq!(
         casts.len(),
         device_ir::CastOp::ALL.len(),

@@ -272,6 +272,46 @@ pub enum InstData {
         /// The scope.
         scope: Scope,
     },
+    /// A float math function of `f32`s or `f64`s (see [`MathFn`]): as many
+    /// operands as [`MathFn::arity`], all of the result's type except the
+    /// `i32` exponent of `powi`.
+    Math {
+        /// The function.
+        func: MathFn,
+        /// The operands.
+        args: Vec<Value>,
+    },
+    /// A warp shuffle of an `i32`: every lane of the warp named in `mask`
+    /// executes it together and gets `value` from the lane that `mode` picks
+    /// with `lane`; yields an `i32`.
+    Shuffle {
+        /// How the source lane is chosen.
+        mode: ShuffleMode,
+        /// The participating lanes (`i32`).
+        mask: Value,
+        /// The value sent (`i32`).
+        value: Value,
+        /// The lane operand: index, delta or xor mask (`i32`).
+        lane: Value,
+    },
+    /// A warp vote over an `i1` predicate, taken together by the lanes of `mask`.
+    Vote {
+        /// What is computed.
+        mode: VoteMode,
+        /// The participating lanes (`i32`).
+        mask: Value,
+        /// The predicate (`i1`).
+        pred: Value,
+    },
+    /// `__syncwarp(mask)`: the lanes of `mask` wait for each other, and their
+    /// memory accesses are ordered around it.
+    WarpSync {
+        /// The participating lanes (`i32`).
+        mask: Value,
+    },
+    /// `__activemask()`: the lanes of the warp executing it together; yields
+    /// an `i32`.
+    ActiveMask,
     /// Inline PTX, as an LLVM inline-asm call: `$0`, `$1`, ... in `template` name the
     /// output (if any) and then the inputs, as `constraints` declares them
     /// (`"=r,l,~{memory}"`). An interpreter cannot run arbitrary PTX: prefer the
@@ -351,7 +391,20 @@ impl InstData {
             | InstData::Unreachable
             | InstData::SpecialReg { .. }
             | InstData::Barrier
+            | InstData::ActiveMask
             | InstData::Fence { .. } => {}
+            InstData::Shuffle {
+                mask, value, lane, ..
+            } => {
+                f(*mask);
+                f(*value);
+                f(*lane);
+            }
+            InstData::Vote { mask, pred, .. } => {
+                f(*mask);
+                f(*pred);
+            }
+            InstData::WarpSync { mask } => f(*mask),
             InstData::Load { ptr, .. } | InstData::AtomicLoad { ptr, .. } => f(*ptr),
             InstData::Store { ptr, value, .. }
             | InstData::AtomicStore { ptr, value, .. }
@@ -394,9 +447,9 @@ impl InstData {
                 f(*if_true);
                 f(*if_false);
             }
-            InstData::Call { args, .. } | InstData::InlineAsm { args, .. } => {
-                args.iter().copied().for_each(f)
-            }
+            InstData::Call { args, .. }
+            | InstData::InlineAsm { args, .. }
+            | InstData::Math { args, .. } => args.iter().copied().for_each(f),
             InstData::Jump { dest } => dest.args.iter().copied().for_each(f),
             InstData::Brif {
                 cond,

@@ -5,7 +5,9 @@ use super::casts::{check_asm, check_cast};
 use super::{Location, Rule, Sink};
 use crate::entities::{Block, FuncId, GlobalId, Inst, Ty, Value};
 use crate::function::{Body, FunctionKind};
-use crate::instructions::{BinaryOp, CastOp, GepIndex, InstData, Ordering, RmwOp};
+use crate::instructions::{
+    BinaryOp, CastOp, GepIndex, InstData, MathFn, Ordering, RmwOp, VoteMode,
+};
 use crate::layout;
 use crate::types::{AddressSpace, TyKind, Types};
 
@@ -34,6 +36,15 @@ impl Check<'_> {
                 "{what} {v} has type {}, expected {}",
                 self.show(got),
                 self.show(want)
+            );
+            self.err(Rule::Type, msg);
+        }
+    }
+    pub(super) fn expect_i32(&mut self, what: &str, v: Value) {
+        if self.t.int_bits(self.ty(v)) != Some(32) {
+            let msg = format!(
+                "{what} {v} has type {}, expected i32",
+                self.show(self.ty(v))
             );
             self.err(Rule::Type, msg);
         }
@@ -397,6 +408,54 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
             }
         }
         InstData::Barrier => expected = Some(None),
+        InstData::Math { func, args } => {
+            if args.len() != func.arity() {
+                c.err(
+                    Rule::Type,
+                    format!(
+                        "math {} takes {} operands, not {}",
+                        func.name(),
+                        func.arity(),
+                        args.len()
+                    ),
+                );
+            } else {
+                let ft = c.ty(args[0]);
+                if !t.is_float(ft) {
+                    c.err(
+                        Rule::Type,
+                        format!("math {} needs f32 or f64, not {}", func.name(), c.show(ft)),
+                    );
+                }
+                for (i, &a) in args.iter().enumerate().skip(1) {
+                    if *func == MathFn::Powi {
+                        c.expect_i32("the exponent of powi", a);
+                    } else {
+                        c.expect(&format!("operand {i} of math {}", func.name()), a, ft);
+                    }
+                }
+                expected = Some(Some(ft));
+            }
+        }
+        InstData::Shuffle {
+            mask, value, lane, ..
+        } => {
+            c.expect_i32("the shuffle mask", *mask);
+            c.expect_i32("the shuffled value", *value);
+            c.expect_i32("the shuffle lane", *lane);
+            result_bits(&mut c, result_ty, 32, "a shuffle");
+        }
+        InstData::Vote { mode, mask, pred } => {
+            c.expect_i32("the vote mask", *mask);
+            c.expect_i1("the vote predicate", *pred);
+            let bits = if *mode == VoteMode::Ballot { 32 } else { 1 };
+            result_bits(&mut c, result_ty, bits, "a vote");
+        }
+        InstData::WarpSync { mask } => {
+            expected = Some(None);
+            c.expect_i32("the warp mask", *mask);
+        }
+        InstData::ActiveMask => result_bits(&mut c, result_ty, 32, "an active mask"),
         InstData::AtomicLoad {
             ty, ptr, ordering, ..
         } => {
@@ -488,6 +547,13 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
     }
     for (rule, msg) in c.errs {
         sink.report(Location::Inst(fid, inst), rule, msg);
+    }
+}
+
+/// The result must be an integer of `bits` bits.
+fn result_bits(c: &mut Check<'_>, result_ty: Option<Ty>, bits: u16, what: &str) {
+    if result_ty.and_then(|r| c.t.int_bits(r)) != Some(bits) {
+        c.err(Rule::Type, format!("{what} yields an i{bits}"));
     }
 }
 

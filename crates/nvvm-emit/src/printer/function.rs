@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use cranelift_entity::SecondaryMap;
 use device_ir::display::signed_imm;
 use device_ir::{
-    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, Linkage, MemFlags, Ty, TyKind, UnaryOp,
-    Value, ValueDef,
+    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, Linkage, MemFlags, ShuffleMode, Ty, TyKind,
+    UnaryOp, Value, ValueDef, VoteMode,
 };
 
 use super::{Printer, atomics, text};
@@ -322,6 +322,60 @@ impl Printer<'_> {
                 self.intrinsic("declare void @llvm.nvvm.barrier0()".to_owned());
                 "call void @llvm.nvvm.barrier0()".to_owned()
             }
+            // The verifier guarantees at least one operand.
+            InstData::Math { args, .. } if args.is_empty() => "unreachable".to_owned(),
+            InstData::Math { func, args } => {
+                let ty = vty(args[0]);
+                let fty = self.ty(ty).to_owned();
+                let name = func.libdevice(self.bits(ty) == 64);
+                let params: Vec<String> =
+                    args.iter().map(|&a| self.ty(vty(a)).to_owned()).collect();
+                self.intrinsic(format!("declare {fty} @{name}({})", params.join(", ")));
+                let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
+                format!("call {fty} @{name}({})", args.join(", "))
+            }
+            InstData::Shuffle {
+                mode,
+                mask,
+                value,
+                lane,
+            } => {
+                // CUDA's `__shfl_*_sync` at the full warp width: clamp 0 for
+                // `up`, 31 otherwise (`ShuffleMode::source` is the same rule).
+                let clamp = if *mode == ShuffleMode::Up { 0 } else { 31 };
+                let name = format!("llvm.nvvm.shfl.sync.{}.i32", mode.name());
+                self.intrinsic(format!("declare i32 @{name}(i32, i32, i32, i32)"));
+                format!(
+                    "call i32 @{name}({}, {}, {}, i32 {clamp})",
+                    self.typed(fx, *mask),
+                    self.typed(fx, *value),
+                    self.typed(fx, *lane)
+                )
+            }
+            InstData::Vote { mode, mask, pred } => {
+                let ret = if *mode == VoteMode::Ballot {
+                    "i32"
+                } else {
+                    "i1"
+                };
+                let name = format!("llvm.nvvm.vote.{}.sync", mode.name());
+                self.intrinsic(format!("declare {ret} @{name}(i32, i1)"));
+                format!(
+                    "call {ret} @{name}({}, {})",
+                    self.typed(fx, *mask),
+                    self.typed(fx, *pred)
+                )
+            }
+            InstData::WarpSync { mask } => {
+                self.intrinsic("declare void @llvm.nvvm.bar.warp.sync(i32)".to_owned());
+                format!(
+                    "call void @llvm.nvvm.bar.warp.sync({})",
+                    self.typed(fx, *mask)
+                )
+            }
+            // Inline PTX with effects, so that LLVM neither hoists nor merges
+            // it across branches: its value depends on where it runs.
+            InstData::ActiveMask => asm_call("i32", "activemask.b32 $0;", "=r", &[]),
             InstData::AtomicLoad {
                 ty,
                 ptr,

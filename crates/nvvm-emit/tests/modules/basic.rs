@@ -262,3 +262,30 @@ pub fn casts() -> Module {
     b.ret(None);
     m
 }
+
+/// Every float math function, in `f32` and `f64`, through libdevice: a device
+/// function per width that folds all of them into one value.
+pub fn math_functions() -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    for wide in [false, true] {
+        let t = if wide { m.types.f64() } else { m.types.f32() };
+        let name = if wide { "math_f64" } else { "math_f32" };
+        let f = device(&mut m, name, Linkage::External, &[t, t, i32t], Some(t));
+        let mut b = FunctionBuilder::new(&mut m, f);
+        let ps = params(&b);
+        let (x, y, n) = (ps[0], ps[1], ps[2]);
+        let mut acc = x;
+        for func in MathFn::ALL {
+            let args: Vec<Value> = match func.arity() {
+                1 => vec![acc],
+                2 if func == MathFn::Powi => vec![acc, n],
+                2 => vec![acc, y],
+                _ => vec![acc, y, x],
+            };
+            acc = b.math(func, &args);
+        }
+        b.ret(Some(acc));
+    }
+    m
+}

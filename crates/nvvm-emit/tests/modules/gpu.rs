@@ -264,3 +264,43 @@ pub fn inline_asm() -> Module {
     b.ret(None);
     m
 }
+
+/// Every warp collective: the four shuffles, the three votes, `__syncwarp`
+/// and `__activemask`, each result stored to `out[k]` by lane order.
+pub fn warp_collectives() -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let i64t = m.types.i64();
+    let gp = out_i32(&mut m);
+    let k = kernel(&mut m, "warp", &[gp]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = params(&b)[0];
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let full = b.iconst(i32t, 0xffff_ffff);
+    let one = b.iconst(i32t, 1);
+    let mut results = Vec::new();
+    for mode in ShuffleMode::ALL {
+        results.push(b.shuffle(mode, full, lane, one));
+    }
+    let odd = b.binary(BinaryOp::And, lane, one);
+    let zero = b.iconst(i32t, 0);
+    let pred = b.icmp(IntCC::Ne, odd, zero);
+    for mode in VoteMode::ALL {
+        let v = b.vote(mode, full, pred);
+        let v = if mode == VoteMode::Ballot {
+            v
+        } else {
+            b.cast(CastOp::ZExt, v, i32t)
+        };
+        results.push(v);
+    }
+    b.warp_sync(full);
+    results.push(b.active_mask());
+    for (i, v) in results.into_iter().enumerate() {
+        let at = b.iconst(i64t, i as i128);
+        let dst = b.gep(out, &[GepIndex::Value(at)]);
+        b.store(v, dst);
+    }
+    b.ret(None);
+    m
+}
