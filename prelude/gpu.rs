@@ -45,13 +45,179 @@ unsafe extern "C" {
     pub safe fn sync_threads();
     /// The barrier behind [`Barrier::wait`]; `bar` is the barrier's shared word.
     pub safe fn barrier_wait(bar: *const u64);
+    /// `%laneid`: the thread's lane in its warp of 32.
+    pub safe fn lane_id() -> u32;
+    /// `__shfl_sync(mask, value, src)`: `value` of lane `src % 32`.
+    pub safe fn shfl_sync(mask: u32, value: u32, src_lane: u32) -> u32;
+    /// `__shfl_up_sync`: `value` of lane `lane - delta`, or its own below 0.
+    pub safe fn shfl_up_sync(mask: u32, value: u32, delta: u32) -> u32;
+    /// `__shfl_down_sync`: `value` of lane `lane + delta`, or its own past 31.
+    pub safe fn shfl_down_sync(mask: u32, value: u32, delta: u32) -> u32;
+    /// `__shfl_xor_sync`: `value` of lane `lane ^ lane_mask`.
+    pub safe fn shfl_xor_sync(mask: u32, value: u32, lane_mask: u32) -> u32;
+    /// `__ballot_sync`: the lanes of `mask` whose `pred` holds.
+    pub safe fn ballot_sync(mask: u32, pred: bool) -> u32;
+    /// `__all_sync`: whether `pred` holds on every lane of `mask`.
+    pub safe fn all_sync(mask: u32, pred: bool) -> bool;
+    /// `__any_sync`: whether `pred` holds on some lane of `mask`.
+    pub safe fn any_sync(mask: u32, pred: bool) -> bool;
+    /// `__activemask()`: the lanes of the warp executing together.
+    pub safe fn active_mask() -> u32;
+    /// `__syncwarp(mask)`: the lanes of `mask` wait for each other.
+    pub safe fn sync_warp(mask: u32);
+    /// `atomicAdd` on an `f32` (relaxed, device scope); returns the old value.
+    pub fn atomic_add_f32(ptr: *mut f32, value: f32) -> f32;
+    /// `atomicAdd` on an `f64` (relaxed, device scope); returns the old value.
+    pub fn atomic_add_f64(ptr: *mut f64, value: f64) -> f64;
 }
 
 #[cfg(not(gpu_device))]
 pub use host::{
-    barrier_wait, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
-    grid_dim_x, grid_dim_y, grid_dim_z, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
+    active_mask, all_sync, any_sync, atomic_add_f32, atomic_add_f64, ballot_sync, barrier_wait,
+    block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, grid_dim_x,
+    grid_dim_y, grid_dim_z, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
+    sync_threads, sync_warp, thread_idx_x, thread_idx_y, thread_idx_z,
 };
+
+/// Every lane of a full warp, for the `mask` of the `*_sync` functions.
+pub const FULL_MASK: u32 = 0xffff_ffff;
+
+/// The warp size.
+pub const WARP_SIZE: u32 = 32;
+
+/// Values that warp shuffles move: 32-bit ones in one shuffle, 64-bit ones
+/// in two (as CUDA's overloads do).
+pub trait WarpValue: Copy {
+    /// Shuffles `self` with `shuffle`, a 32-bit shuffle of one kind.
+    fn shuffle_with<F: Fn(u32) -> u32>(self, shuffle: F) -> Self;
+}
+
+impl WarpValue for u32 {
+    #[inline(always)]
+    fn shuffle_with<F: Fn(u32) -> u32>(self, shuffle: F) -> Self {
+        shuffle(self)
+    }
+}
+
+impl WarpValue for i32 {
+    #[inline(always)]
+    fn shuffle_with<F: Fn(u32) -> u32>(self, shuffle: F) -> Self {
+        shuffle(self as u32) as i32
+    }
+}
+
+impl WarpValue for f32 {
+    #[inline(always)]
+    fn shuffle_with<F: Fn(u32) -> u32>(self, shuffle: F) -> Self {
+        f32::from_bits(shuffle(self.to_bits()))
+    }
+}
+
+impl WarpValue for u64 {
+    #[inline(always)]
+    fn shuffle_with<F: Fn(u32) -> u32>(self, shuffle: F) -> Self {
+        let lo = shuffle(self as u32);
+        let hi = shuffle((self >> 32) as u32);
+        (u64::from(hi) << 32) | u64::from(lo)
+    }
+}
+
+impl WarpValue for f64 {
+    #[inline(always)]
+    fn shuffle_with<F: Fn(u32) -> u32>(self, shuffle: F) -> Self {
+        f64::from_bits(self.to_bits().shuffle_with(shuffle))
+    }
+}
+
+/// `__shfl_sync` for any [`WarpValue`].
+#[inline(always)]
+pub fn shfl<T: WarpValue>(mask: u32, value: T, src_lane: u32) -> T {
+    value.shuffle_with(|v| shfl_sync(mask, v, src_lane))
+}
+
+/// `__shfl_up_sync` for any [`WarpValue`].
+#[inline(always)]
+pub fn shfl_up<T: WarpValue>(mask: u32, value: T, delta: u32) -> T {
+    value.shuffle_with(|v| shfl_up_sync(mask, v, delta))
+}
+
+/// `__shfl_down_sync` for any [`WarpValue`].
+#[inline(always)]
+pub fn shfl_down<T: WarpValue>(mask: u32, value: T, delta: u32) -> T {
+    value.shuffle_with(|v| shfl_down_sync(mask, v, delta))
+}
+
+/// `__shfl_xor_sync` for any [`WarpValue`].
+#[inline(always)]
+pub fn shfl_xor<T: WarpValue>(mask: u32, value: T, lane_mask: u32) -> T {
+    value.shuffle_with(|v| shfl_xor_sync(mask, v, lane_mask))
+}
+
+/// An `f32` that threads add to atomically: CUDA's `atomicAdd(float*, float)`.
+/// In memory it is the float's bits, so an `f32` buffer can be viewed as
+/// `&[AtomicF32]`.
+#[repr(transparent)]
+pub struct AtomicF32 {
+    bits: AtomicU32,
+}
+
+impl AtomicF32 {
+    /// A new atomic float.
+    pub const fn new(value: f32) -> Self {
+        AtomicF32 { bits: AtomicU32::new(value.to_bits()) }
+    }
+
+    /// Loads the value.
+    #[inline(always)]
+    pub fn load(&self, order: Ordering) -> f32 {
+        f32::from_bits(self.bits.load(order))
+    }
+
+    /// Stores a value.
+    #[inline(always)]
+    pub fn store(&self, value: f32, order: Ordering) {
+        self.bits.store(value.to_bits(), order)
+    }
+
+    /// Adds `value` atomically (relaxed, as `atomicAdd`); returns the old value.
+    #[inline(always)]
+    pub fn fetch_add(&self, value: f32) -> f32 {
+        // SAFETY: `self` is a valid, aligned f32 location shared by atomics only.
+        unsafe { atomic_add_f32(self as *const Self as *mut f32, value) }
+    }
+}
+
+/// An `f64` that threads add to atomically: CUDA's `atomicAdd(double*, double)`.
+#[repr(transparent)]
+pub struct AtomicF64 {
+    bits: AtomicU64,
+}
+
+impl AtomicF64 {
+    /// A new atomic float.
+    pub const fn new(value: f64) -> Self {
+        AtomicF64 { bits: AtomicU64::new(value.to_bits()) }
+    }
+
+    /// Loads the value.
+    #[inline(always)]
+    pub fn load(&self, order: Ordering) -> f64 {
+        f64::from_bits(self.bits.load(order))
+    }
+
+    /// Stores a value.
+    #[inline(always)]
+    pub fn store(&self, value: f64, order: Ordering) {
+        self.bits.store(value.to_bits(), order)
+    }
+
+    /// Adds `value` atomically (relaxed, as `atomicAdd`); returns the old value.
+    #[inline(always)]
+    pub fn fetch_add(&self, value: f64) -> f64 {
+        // SAFETY: `self` is a valid, aligned f64 location shared by atomics only.
+        unsafe { atomic_add_f64(self as *const Self as *mut f64, value) }
+    }
+}
 
 /// The global index along x: `blockIdx.x * blockDim.x + threadIdx.x`.
 #[inline(always)]
@@ -219,6 +385,197 @@ pub mod host {
     thread_local! {
         static IDS: Cell<Ids> = Cell::new(Ids::default());
         static BLOCK_BARRIER: Cell<*const StdBarrier> = const { Cell::new(std::ptr::null()) };
+        static WARP: Cell<*const Warp> = const { Cell::new(std::ptr::null()) };
+    }
+
+    /// One warp's meeting point for the `*_sync` collectives: the lanes named
+    /// in a collective's mask wait for each other and see each other's values,
+    /// as lanes executing one warp instruction in lockstep do.
+    pub struct Warp {
+        state: std::sync::Mutex<WarpState>,
+        turn: std::sync::Condvar,
+    }
+
+    struct WarpState {
+        /// The lanes this warp has (a block's last warp may be partial).
+        present: u32,
+        /// Lanes that have returned from the kernel.
+        exited: u32,
+        /// Lanes waiting in the collective being gathered, with their values.
+        arrived: u32,
+        values: [u64; 32],
+        /// Per lane: the values of a completed collective, not yet taken.
+        done: [Option<Box<[u64; 32]>>; 32],
+    }
+
+    impl Warp {
+        fn new(present: u32) -> Self {
+            Warp {
+                state: std::sync::Mutex::new(WarpState {
+                    present,
+                    exited: 0,
+                    arrived: 0,
+                    values: [0; 32],
+                    done: std::array::from_fn(|_| None),
+                }),
+                turn: std::sync::Condvar::new(),
+            }
+        }
+
+        /// Lane `lane` offers `value` to the collective over `mask`, waits for
+        /// every lane of `mask`, and gets every lane's value.
+        fn exchange(&self, lane: u32, mask: u32, value: u64) -> Box<[u64; 32]> {
+            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            assert!(mask & (1 << lane) != 0, "lane {lane} is not in its own mask {mask:#x}");
+            assert!(
+                mask & !s.present == 0,
+                "mask {mask:#x} names lanes this warp does not have ({:#x})",
+                s.present
+            );
+            s.values[lane as usize] = value;
+            s.arrived |= 1 << lane;
+            if s.arrived & mask == mask {
+                let values = Box::new(s.values);
+                for l in 0..32 {
+                    if mask & (1 << l) != 0 {
+                        s.done[l] = Some(values.clone());
+                    }
+                }
+                s.arrived &= !mask;
+                self.turn.notify_all();
+            }
+            loop {
+                if let Some(v) = s.done[lane as usize].take() {
+                    return v;
+                }
+                assert!(
+                    s.exited & mask == 0,
+                    "deadlock: lanes {:#x} of the mask exited before the warp collective",
+                    s.exited & mask
+                );
+                s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+
+        fn exit(&self, lane: u32) {
+            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            s.exited |= 1 << lane;
+            self.turn.notify_all();
+        }
+
+        fn live(&self) -> u32 {
+            let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            s.present & !s.exited
+        }
+    }
+
+    /// Marks the lane exited when the kernel returns or panics, so that lanes
+    /// waiting for it fail instead of hanging.
+    struct ExitGuard<'a>(&'a Warp, u32);
+
+    impl Drop for ExitGuard<'_> {
+        fn drop(&mut self) {
+            self.0.exit(self.1);
+        }
+    }
+
+    fn warp() -> &'static Warp {
+        let w = WARP.with(Cell::get);
+        assert!(!w.is_null(), "a warp function called outside a launch");
+        // SAFETY: `launch` keeps the warps alive until every thread has joined.
+        unsafe { &*w }
+    }
+
+    /// The thread's lane in its warp of 32 (threads numbered x fastest).
+    pub fn lane_id() -> u32 {
+        let i = ids();
+        let linear = i.thread.0 + i.block_dim.0 * (i.thread.1 + i.block_dim.1 * i.thread.2);
+        linear % 32
+    }
+
+    fn shuffle(mask: u32, value: u32, source: impl Fn(u32) -> Option<u32>) -> u32 {
+        let lane = lane_id();
+        let all = warp().exchange(lane, mask, u64::from(value));
+        match source(lane) {
+            None => value,
+            Some(j) => {
+                assert!(mask & (1 << j) != 0, "lane {lane} shuffles from lane {j}, which is not in the mask {mask:#x}");
+                all[j as usize] as u32
+            }
+        }
+    }
+
+    /// `__shfl_sync` over the simulated warp.
+    pub fn shfl_sync(mask: u32, value: u32, src_lane: u32) -> u32 {
+        shuffle(mask, value, |_| Some(src_lane & 31))
+    }
+    /// `__shfl_up_sync` over the simulated warp.
+    pub fn shfl_up_sync(mask: u32, value: u32, delta: u32) -> u32 {
+        shuffle(mask, value, |l| l.checked_sub(delta))
+    }
+    /// `__shfl_down_sync` over the simulated warp.
+    pub fn shfl_down_sync(mask: u32, value: u32, delta: u32) -> u32 {
+        shuffle(mask, value, |l| l.checked_add(delta).filter(|&j| j <= 31))
+    }
+    /// `__shfl_xor_sync` over the simulated warp.
+    pub fn shfl_xor_sync(mask: u32, value: u32, lane_mask: u32) -> u32 {
+        shuffle(mask, value, |l| Some(l ^ lane_mask).filter(|&j| j <= 31))
+    }
+    /// `__ballot_sync` over the simulated warp.
+    pub fn ballot_sync(mask: u32, pred: bool) -> u32 {
+        let all = warp().exchange(lane_id(), mask, u64::from(pred));
+        (0..32).filter(|&l| mask & (1 << l) != 0 && all[l] != 0).fold(0, |b, l| b | (1 << l))
+    }
+    /// `__all_sync` over the simulated warp.
+    pub fn all_sync(mask: u32, pred: bool) -> bool {
+        ballot_sync(mask, pred) == mask
+    }
+    /// `__any_sync` over the simulated warp.
+    pub fn any_sync(mask: u32, pred: bool) -> bool {
+        ballot_sync(mask, pred) != 0
+    }
+    /// `__activemask()`: the warp's live lanes, gathered as the virtual device
+    /// does (a collective of every lane that has not exited).
+    pub fn active_mask() -> u32 {
+        let live = warp().live();
+        warp().exchange(lane_id(), live, 0);
+        live
+    }
+    /// `__syncwarp(mask)` over the simulated warp.
+    pub fn sync_warp(mask: u32) {
+        warp().exchange(lane_id(), mask, 0);
+    }
+
+    /// `atomicAdd` on an `f32`, as a compare-exchange loop on its bits.
+    ///
+    /// # Safety
+    /// `ptr` must be valid and aligned, and accessed only atomically.
+    pub unsafe fn atomic_add_f32(ptr: *mut f32, value: f32) -> f32 {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        // SAFETY: the caller's contract; f32 and AtomicU32 share size and alignment.
+        let a = unsafe { &*(ptr as *const AtomicU32) };
+        let old = a
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+                Some((f32::from_bits(b) + value).to_bits())
+            })
+            .unwrap_or_else(|b| b);
+        f32::from_bits(old)
+    }
+
+    /// `atomicAdd` on an `f64`, as a compare-exchange loop on its bits.
+    ///
+    /// # Safety
+    /// `ptr` must be valid and aligned, and accessed only atomically.
+    pub unsafe fn atomic_add_f64(ptr: *mut f64, value: f64) -> f64 {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        // SAFETY: the caller's contract; f64 and AtomicU64 share size and alignment.
+        let a = unsafe { &*(ptr as *const AtomicU64) };
+        let old = a
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+                Some((f64::from_bits(b) + value).to_bits())
+            })
+            .unwrap_or_else(|b| b);
+        f64::from_bits(old)
     }
 
     fn ids() -> Ids {
@@ -299,6 +656,13 @@ pub mod host {
             for by in 0..grid.1 {
                 for bx in 0..grid.0 {
                     let barrier = StdBarrier::new(threads);
+                    let warps: Vec<Warp> = (0..threads.div_ceil(32))
+                        .map(|w| {
+                            let lanes = (threads - w * 32).min(32);
+                            Warp::new(if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 })
+                        })
+                        .collect();
+                    let warps = &warps;
                     std::thread::scope(|scope| {
                         for tz in 0..block.2 {
                             for ty in 0..block.1 {
@@ -315,7 +679,13 @@ pub mod host {
                                             })
                                         });
                                         BLOCK_BARRIER.with(|b| b.set(barrier as *const StdBarrier));
+                                        let linear = tx + block.0 * (ty + block.1 * tz);
+                                        let warp = &warps[(linear / 32) as usize];
+                                        WARP.with(|w| w.set(warp as *const Warp));
+                                        let exit = ExitGuard(warp, linear % 32);
                                         kernel();
+                                        drop(exit);
+                                        WARP.with(|w| w.set(std::ptr::null()));
                                         BLOCK_BARRIER.with(|b| b.set(std::ptr::null()));
                                     });
                                 }

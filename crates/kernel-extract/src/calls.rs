@@ -210,6 +210,28 @@ impl Extractor<'_, '_> {
                     out.push(self.push(Stmt::Barrier(BarrierKind::Shared)));
                     Some(Sym::Unit)
                 }
+                // The model has no warps: a collective's value is unconstrained.
+                Intrinsic::LaneId
+                | Intrinsic::Shuffle(_)
+                | Intrinsic::Vote(_)
+                | Intrinsic::ActiveMask => Some(self.opaque(
+                    WarningKind::Value,
+                    &def,
+                    "the model has no warps; an unconstrained value",
+                )),
+                Intrinsic::SyncWarp => {
+                    self.warn(
+                        WarningKind::Action,
+                        &def,
+                        "the model has no warps; `__syncwarp` is dropped",
+                    );
+                    Some(Sym::Unit)
+                }
+                Intrinsic::AtomicFAdd => Some(self.opaque(
+                    WarningKind::Action,
+                    &def,
+                    "float atomics are not modelled; the add is dropped and its old value unconstrained",
+                )),
             };
             if let Some(s) = sym {
                 self.assign(frame, dest, s, out);

@@ -9,6 +9,8 @@
 //! accepted everywhere.
 
 use crate::model::{GenericArg, Path, Ty};
+use device_ir::MathFn;
+
 use crate::prelude::{self, Intrinsic};
 
 /// A call with a known meaning.
@@ -38,6 +40,9 @@ pub enum KnownCall {
     Swap,
     /// A device-prelude primitive (`gpu::thread_idx_x`, `gpu::sync_threads`).
     Device(Intrinsic),
+    /// A float math intrinsic (`intrinsics::sinf32`) or std's libm shim
+    /// (`sys::cmath::tanhf`, `num::libm::cbrtf`); the width is the operand's.
+    Math(MathFn),
     /// An atomic intrinsic (`intrinsics::atomic_xadd`, `sync::atomic::atomic_load`).
     Atomic {
         /// The operation.
@@ -193,6 +198,63 @@ impl AtomicOrdering {
     }
 }
 
+/// The float math function a std-relative path names: a float intrinsic
+/// (`intrinsics::sqrtf32`, `intrinsics::round_ties_even_f64`) or one of the
+/// C libm functions std calls for the rest (`sys::cmath::tanhf`,
+/// `num::libm::cbrt`), with or without the `f` of the `f32` version.
+fn math_fn(rest: &str) -> Option<MathFn> {
+    if let Some(name) = rest.strip_prefix("intrinsics::") {
+        let base = name
+            .strip_suffix("f32")
+            .or_else(|| name.strip_suffix("f64"))?;
+        let base = base.strip_suffix('_').unwrap_or(base);
+        return Some(match base {
+            "sqrt" => MathFn::Sqrt,
+            "floor" => MathFn::Floor,
+            "ceil" => MathFn::Ceil,
+            "trunc" => MathFn::Trunc,
+            "round" => MathFn::Round,
+            "round_ties_even" | "rint" | "nearbyint" => MathFn::RoundEven,
+            "fabs" => MathFn::Abs,
+            "copysign" => MathFn::CopySign,
+            "minnum" => MathFn::Min,
+            "maxnum" => MathFn::Max,
+            "fma" => MathFn::Fma,
+            "sin" => MathFn::Sin,
+            "cos" => MathFn::Cos,
+            "exp" => MathFn::Exp,
+            "exp2" => MathFn::Exp2,
+            "log" => MathFn::Ln,
+            "log2" => MathFn::Log2,
+            "log10" => MathFn::Log10,
+            "pow" => MathFn::Pow,
+            "powi" => MathFn::Powi,
+            _ => return None,
+        });
+    }
+    let name = rest
+        .strip_prefix("sys::cmath::")
+        .or_else(|| rest.strip_prefix("num::libm::"))?;
+    let known = |n: &str| {
+        Some(match n {
+            "acos" => MathFn::Acos,
+            "asin" => MathFn::Asin,
+            "atan" => MathFn::Atan,
+            "atan2" => MathFn::Atan2,
+            "cosh" => MathFn::Cosh,
+            "sinh" => MathFn::Sinh,
+            "tan" => MathFn::Tan,
+            "tanh" => MathFn::Tanh,
+            "expm1" => MathFn::ExpM1,
+            "log1p" => MathFn::Ln1p,
+            "hypot" => MathFn::Hypot,
+            "cbrt" => MathFn::Cbrt,
+            _ => return None,
+        })
+    };
+    known(name).or_else(|| known(name.strip_suffix('f')?))
+}
+
 /// `path` without a leading `core::` or `std::`, if it has one.
 fn std_relative(def: &str) -> Option<&str> {
     def.strip_prefix("core::")
@@ -215,18 +277,38 @@ fn is_panic(def: &str) -> bool {
             && (rest.ends_with("_fail") || rest.ends_with("_fail_rt"))
 }
 
-/// The ordering named by a generic argument of `path`: a type
-/// `AtomicOrdering::X` or a const `AtomicOrdering::X`.
+impl AtomicOrdering {
+    /// The weakest ordering at least as strong as both: what one instruction
+    /// must carry to honour a compare-exchange's success and failure
+    /// orderings (`Release` with `Acquire` is `AcqRel`).
+    pub fn join(self, other: AtomicOrdering) -> AtomicOrdering {
+        use AtomicOrdering::*;
+        match (self, other) {
+            (SeqCst, _) | (_, SeqCst) => SeqCst,
+            (Relaxed, o) | (o, Relaxed) => o,
+            (a, b) if a == b => a,
+            _ => AcqRel,
+        }
+    }
+}
+
+/// The ordering named by the generic arguments of `path` (a type or a const
+/// `AtomicOrdering::X`): with two (`atomic_cxchg::<T, Release, Acquire>`,
+/// success then failure), their [join](AtomicOrdering::join), since the one
+/// instruction must honour both.
 fn generic_ordering(path: &Path) -> Option<AtomicOrdering> {
-    path.generic_args().iter().find_map(|a| match a {
-        GenericArg::Type(Ty::Adt(p)) if p.def_path().contains("AtomicOrdering") => {
-            AtomicOrdering::from_name(p.last_name())
-        }
-        GenericArg::Const(c) if c.contains("AtomicOrdering::") => {
-            c.rsplit("::").next().and_then(AtomicOrdering::from_name)
-        }
-        _ => None,
-    })
+    path.generic_args()
+        .iter()
+        .filter_map(|a| match a {
+            GenericArg::Type(Ty::Adt(p)) if p.def_path().contains("AtomicOrdering") => {
+                AtomicOrdering::from_name(p.last_name())
+            }
+            GenericArg::Const(c) if c.contains("AtomicOrdering::") => {
+                c.rsplit("::").next().and_then(AtomicOrdering::from_name)
+            }
+            _ => None,
+        })
+        .reduce(AtomicOrdering::join)
 }
 
 /// What the call to `path` is, if its meaning is fixed.
@@ -261,6 +343,9 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
             _ => {}
         }
+    }
+    if let Some(f) = math_fn(rest) {
+        return Some(KnownCall::Math(f));
     }
     if matches!(rest, "ptr::null" | "ptr::null_mut") {
         return Some(KnownCall::NullPtr);
@@ -325,6 +410,46 @@ mod tests {
                 ordering: OrderingArg::Generic(AtomicOrdering::Relaxed)
             })
         );
+    }
+
+    #[test]
+    fn float_math_paths_name_their_function() {
+        let c = |s: &str| classify(&path(s, Vec::new()));
+        for (p, f) in [
+            ("std::intrinsics::sqrtf32", MathFn::Sqrt),
+            ("core::intrinsics::sinf64", MathFn::Sin),
+            ("std::intrinsics::round_ties_even_f32", MathFn::RoundEven),
+            ("std::intrinsics::maxnumf64", MathFn::Max),
+            ("std::intrinsics::powif32", MathFn::Powi),
+            ("std::sys::cmath::tanhf", MathFn::Tanh),
+            ("std::sys::cmath::atan2", MathFn::Atan2),
+            ("core::num::libm::cbrtf", MathFn::Cbrt),
+        ] {
+            assert_eq!(c(p), Some(KnownCall::Math(f)), "{p}");
+        }
+        // Not float math: an integer intrinsic and an unknown libm name.
+        assert_eq!(c("std::intrinsics::ctpop"), None);
+        assert_eq!(c("std::sys::cmath::lgammaf_r"), None);
+    }
+
+    #[test]
+    fn two_generic_orderings_join() {
+        let ords = vec![
+            GenericArg::Type(Ty::Int(IntTy::I32)),
+            GenericArg::Const("std::intrinsics::AtomicOrdering::Release".into()),
+            GenericArg::Const("std::intrinsics::AtomicOrdering::Acquire".into()),
+        ];
+        let p = path("std::intrinsics::atomic_cxchg", ords);
+        assert_eq!(
+            generic_ordering(&p),
+            Some(AtomicOrdering::AcqRel),
+            "a release-acquire compare-exchange needs both halves"
+        );
+        use AtomicOrdering::*;
+        assert_eq!(Relaxed.join(Acquire), Acquire);
+        assert_eq!(Acquire.join(SeqCst), SeqCst);
+        assert_eq!(Acquire.join(Acquire), Acquire);
+        assert_eq!(AcqRel.join(Release), AcqRel);
     }
 
     #[test]

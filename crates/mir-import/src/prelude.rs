@@ -28,6 +28,42 @@ pub enum Intrinsic {
     SyncThreads,
     /// `Barrier::wait`'s primitive: a CTA barrier on a shared barrier object.
     BarrierWait,
+    /// `%laneid`.
+    LaneId,
+    /// `__shfl_*_sync` on a `u32`: mask, value, lane operand.
+    Shuffle(ShuffleKind),
+    /// `__ballot_sync`, `__all_sync`, `__any_sync`: mask, predicate.
+    Vote(VoteKind),
+    /// `__activemask()`.
+    ActiveMask,
+    /// `__syncwarp(mask)`.
+    SyncWarp,
+    /// `atomicAdd` on an `f32` or `f64` (relaxed, device scope): pointer, value.
+    AtomicFAdd,
+}
+
+/// Which lane a warp shuffle reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ShuffleKind {
+    /// `__shfl_sync`: a lane index.
+    Idx,
+    /// `__shfl_up_sync`: `lane - delta`.
+    Up,
+    /// `__shfl_down_sync`: `lane + delta`.
+    Down,
+    /// `__shfl_xor_sync`: `lane ^ mask`.
+    Xor,
+}
+
+/// What a warp vote computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum VoteKind {
+    /// `__all_sync`.
+    All,
+    /// `__any_sync`.
+    Any,
+    /// `__ballot_sync`.
+    Ballot,
 }
 
 /// Every recognised function path and what it is.
@@ -46,6 +82,18 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("gpu::grid_dim_z", Intrinsic::GridDim(2)),
     ("gpu::sync_threads", Intrinsic::SyncThreads),
     ("gpu::barrier_wait", Intrinsic::BarrierWait),
+    ("gpu::lane_id", Intrinsic::LaneId),
+    ("gpu::shfl_sync", Intrinsic::Shuffle(ShuffleKind::Idx)),
+    ("gpu::shfl_up_sync", Intrinsic::Shuffle(ShuffleKind::Up)),
+    ("gpu::shfl_down_sync", Intrinsic::Shuffle(ShuffleKind::Down)),
+    ("gpu::shfl_xor_sync", Intrinsic::Shuffle(ShuffleKind::Xor)),
+    ("gpu::ballot_sync", Intrinsic::Vote(VoteKind::Ballot)),
+    ("gpu::all_sync", Intrinsic::Vote(VoteKind::All)),
+    ("gpu::any_sync", Intrinsic::Vote(VoteKind::Any)),
+    ("gpu::active_mask", Intrinsic::ActiveMask),
+    ("gpu::sync_warp", Intrinsic::SyncWarp),
+    ("gpu::atomic_add_f32", Intrinsic::AtomicFAdd),
+    ("gpu::atomic_add_f64", Intrinsic::AtomicFAdd),
 ];
 
 /// Types whose statics live in CTA-shared memory (`addrspace(3)`).

@@ -192,6 +192,10 @@ pub fn run_rustc_with_module(
         "-Zprint-type-sizes",
         "-Ztrim-diagnostic-paths=false",
         "-Zmir-include-spans",
+        "-Zinline-mir-threshold=1000",
+        "-Zinline-mir-hint-threshold=1000",
+        "-Zinline-mir-forwarder-threshold=1000",
+        "-Zcross-crate-inline-threshold=always",
     ]
     .map(Into::into)
     .to_vec();

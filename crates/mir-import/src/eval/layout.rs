@@ -53,10 +53,23 @@ pub enum Encoding {
     /// non-null pointer or non-zero integer at offset 0 filling the type, and
     /// the one field-less variant is all-zero bytes. Rust guarantees this
     /// representation for `Option<&T>`, `Option<NonNull<T>>` and
-    /// `Option<NonZero*>`.
+    /// `Option<NonZero*>`. The layout probe proves the same encoding at
+    /// another offset for enums Rust gives no guarantee about (an
+    /// `Option<(usize, &T)>`): rustc printed their field-less variant as
+    /// zero bytes at `offset` and nothing else initialized.
     NullNiche {
         /// The variant stored as zero.
         zero_variant: String,
+        /// Where the niche field starts.
+        offset: u64,
+        /// The niche field's size in bytes.
+        size: u64,
+    },
+    /// No tag and one printed variant: every other variant is uninhabited
+    /// (`Option<Infallible>` is always `None`), so the variant is a constant.
+    Single {
+        /// The one inhabited variant.
+        variant: String,
     },
 }
 
@@ -114,11 +127,16 @@ pub struct Layout {
     pub shape: Shape,
 }
 
-/// Tuple layouts from the probe: size, alignment and each field's offset.
+/// What the layout probe measured: tuple layouts (size, alignment and each
+/// field's offset), and the zero niches of enums rustc printed no tag for.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TupleLayouts {
     /// By the tuple type as printed.
     pub by_type: BTreeMap<String, (u64, u64, Vec<u64>)>,
+    /// By the enum type as printed: the (offset, size) of the zero bytes that
+    /// store its field-less variant.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub niches: BTreeMap<String, (u64, u64)>,
 }
 
 /// Where layouts come from.
@@ -284,7 +302,11 @@ impl Layouts<'_> {
                         offset: *offset,
                         size: *size,
                     },
+                    TagLayout::Unknown if variants.len() == 1 => Encoding::Single {
+                        variant: variants[0].name.clone(),
+                    },
                     TagLayout::Unknown => null_niche(ty, l.size, variants)
+                        .or_else(|| self.probed_niche(&key, l.size, variants))
                         .ok_or_else(|| UnknownLayout::NicheUnproven(ty.clone()))?,
                 };
                 Shape::Enum {
@@ -297,6 +319,30 @@ impl Layouts<'_> {
             size: l.size,
             align: l.align,
             shape,
+        })
+    }
+
+    /// The zero niche the probe measured for the enum printed as `key`: two
+    /// variants, one field-less, stored as zero bytes inside the other's
+    /// payload. Its value is outside the niche field's valid range, so no
+    /// value of the other variant has those bytes all zero.
+    fn probed_niche(
+        &self,
+        key: &str,
+        size: u64,
+        variants: &[crate::layout::VariantLayout],
+    ) -> Option<Encoding> {
+        let &(offset, niche_size) = self.tuples.niches.get(key)?;
+        let [a, b] = variants else { return None };
+        let empty = if a.fields.is_empty() { a } else { b };
+        let data = if a.fields.is_empty() { b } else { a };
+        let fits = offset
+            .checked_add(niche_size)
+            .is_some_and(|end| end <= size);
+        (empty.fields.is_empty() && !data.fields.is_empty() && fits).then(|| Encoding::NullNiche {
+            zero_variant: empty.name.clone(),
+            offset,
+            size: niche_size,
         })
     }
 
@@ -353,6 +399,8 @@ fn null_niche(ty: &Ty, size: u64, variants: &[crate::layout::VariantLayout]) -> 
     let fills = data.fields.len() == 1 && data.fields[0].offset == 0 && data.fields[0].size == size;
     (empty.fields.is_empty() && empty.name == "None" && fills).then(|| Encoding::NullNiche {
         zero_variant: empty.name.clone(),
+        offset: 0,
+        size: size.min(PTR_SIZE),
     })
 }
 

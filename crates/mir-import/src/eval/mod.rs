@@ -31,7 +31,7 @@ pub use layout::TupleLayouts;
 pub use layout::UnknownLayout;
 pub use memory::{Alloc, EvalAlloc, MemError, Memory, Reloc, Target};
 
-use crate::model::{BodyKind, ConstOperand, Crate, Ty};
+use crate::model::{AggregateKind, BodyKind, ConstOperand, Crate, Rvalue, StatementKind, Ty};
 
 /// Which path produced an item's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -168,13 +168,35 @@ impl Evaluation {
     }
 }
 
-/// Field names of the crate's own structs (from the source), by def path.
+/// Field names in declaration order, by def path: the crate's own structs
+/// (from the source), and every other struct that some body builds with a
+/// named aggregate (`std::iter::Enumerate::<..> { iter: .., count: .. }`),
+/// since rustc prints an aggregate's fields in declaration order. MIR
+/// projects fields by index, and `-Zprint-type-sizes` names them.
 pub fn field_name_map(krate: &Crate) -> BTreeMap<String, Vec<String>> {
-    krate
+    let mut map: BTreeMap<String, Vec<String>> = krate
         .attrs
         .iter()
         .filter_map(|(k, a)| a.field_names.clone().map(|d| (k.clone(), d)))
-        .collect()
+        .collect();
+    for (_, body) in krate.bodies.iter() {
+        for bb in body.blocks.values() {
+            for st in &bb.statements {
+                let StatementKind::Assign(
+                    _,
+                    Rvalue::Aggregate(AggregateKind::Adt { path, field_names }, _),
+                ) = &st.kind
+                else {
+                    continue;
+                };
+                if !field_names.is_empty() {
+                    map.entry(path.def_path())
+                        .or_insert_with(|| field_names.clone());
+                }
+            }
+        }
+    }
+    map
 }
 
 /// Discriminant values of the crate's own enums (from the source), by def path.

@@ -359,11 +359,19 @@ impl Interp<'_> {
                     &uint_bytes(value, *size),
                 )
             }
-            Encoding::NullNiche { zero_variant } if zero_variant == name => {
-                let n = layout.size.min(PTR_SIZE);
-                self.write(dest, &Bytes::plain(vec![0; n as usize]))
-            }
+            Encoding::NullNiche {
+                zero_variant,
+                offset,
+                size,
+            } if zero_variant == name => self.write(
+                &self.at(dest, *offset, Ty::unit()),
+                &Bytes::plain(vec![0; *size as usize]),
+            ),
             Encoding::NullNiche { .. } => Ok(()),
+            Encoding::Single { variant } if variant == name => Ok(()),
+            Encoding::Single { variant } => {
+                Err(format!("`{}` has only variant `{variant}`, not `{name}`", dest.ty).into())
+            }
         }
     }
 
@@ -382,8 +390,12 @@ impl Interp<'_> {
                     .and_then(|v| v.tag_value)
                     .ok_or_else(|| format!("tag {tag} names no variant of `{}`", src.ty).into());
             }
-            Encoding::NullNiche { zero_variant } => {
-                let word = self.read(src, layout.size.min(PTR_SIZE))?;
+            Encoding::NullNiche {
+                zero_variant,
+                offset,
+                size,
+            } => {
+                let word = self.read(&self.at(src, *offset, Ty::unit()), *size)?;
                 let is_zero = word.relocs.is_empty() && word.to_uint()? == 0;
                 let data = variants.iter().find(|v| v.name != *zero_variant);
                 if is_zero {
@@ -392,6 +404,7 @@ impl Interp<'_> {
                     data.map(|v| v.name.clone()).unwrap_or_default()
                 }
             }
+            Encoding::Single { variant } => variant.clone(),
         };
         let decl = self.layouts.discriminant_of(&src.ty, &name);
         decl.ok_or_else(|| format!("the discriminant of `{}::{name}` is unknown", src.ty).into())

@@ -6,11 +6,18 @@
 //! with one extra module holding a static per tuple:
 //! `[size_of::<T>(), align_of::<T>(), offset_of!(T, 0), ...]`, and reads the
 //! numbers back from the static's printed bytes. Nothing is guessed.
+//!
+//! Enums that rustc lays out with a niche but Rust gives no guarantee about
+//! (`Option<(usize, &T)>`, which `enumerate` yields) are probed the same way:
+//! a static holding the field-less variant, whose printed bytes show exactly
+//! which bytes store it. Where they are zeros in one place and everything
+//! else is uninitialized, that place is the niche.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::layout::TupleLayouts;
+use crate::layout::{TagLayout, TypeShape};
 use crate::model::{Body, BodyKind, Crate, GenericArg, PlaceElem, StatementKind, Ty};
 use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
 
@@ -32,6 +39,54 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
     }
     out.retain(nameable);
     out
+}
+
+/// Every two-variant enum with a field-less variant that kernel functions use
+/// and rustc printed without a tag, except those whose encoding Rust
+/// guarantees: the niche probe measures these.
+pub fn niche_enum_types(krate: &Crate) -> BTreeSet<Ty> {
+    let mut all = BTreeSet::new();
+    for (_, b) in krate.bodies.iter() {
+        let kernel_fn = b.path.segments.first().is_some_and(|s| s.name == "kernel");
+        if matches!(b.kind, BodyKind::Fn { .. }) && kernel_fn {
+            for (_, l) in b.locals.iter() {
+                collect_adts(&l.ty, &mut all);
+            }
+        }
+    }
+    all.into_iter()
+        .filter(|t| {
+            let Some(l) = krate.layouts.get(&t.to_string()) else {
+                return false;
+            };
+            let TypeShape::Enum {
+                tag: TagLayout::Unknown,
+                variants,
+            } = &l.shape
+            else {
+                return false;
+            };
+            variants.len() == 2 && variants.iter().any(|v| v.fields.is_empty()) && nameable(t)
+        })
+        .collect()
+}
+
+fn collect_adts(ty: &Ty, out: &mut BTreeSet<Ty>) {
+    match ty {
+        Ty::Tuple(e) => e.iter().for_each(|e| collect_adts(e, out)),
+        Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => collect_adts(e, out),
+        Ty::Adt(p) => {
+            out.insert(ty.clone());
+            for seg in &p.segments {
+                for a in &seg.args {
+                    if let GenericArg::Type(t) = a {
+                        collect_adts(t, out);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether the probe can name `ty` in the crate: no type parameters (a
@@ -96,8 +151,9 @@ fn collect(ty: &Ty, out: &mut BTreeSet<Ty>) {
     }
 }
 
-/// The probe module's source for `tuples`.
-pub fn probe_source(tuples: &[Ty]) -> String {
+/// The probe module's source for `tuples` and, for each of `niche_enums`
+/// with its field-less variant's name, a static holding that variant.
+pub fn probe_source(tuples: &[Ty], niche_enums: &[(Ty, String)]) -> String {
     let mut s = String::from(
         "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::{align_of, offset_of, size_of};\n",
     );
@@ -115,9 +171,18 @@ pub fn probe_source(tuples: &[Ty]) -> String {
             items.join(", ")
         ));
     }
+    for (i, (t, variant)) in niche_enums.iter().enumerate() {
+        let src = t.to_rust_source();
+        s.push_str(&format!(
+            "pub static NICHE_{i}: {src} = <{src}>::{variant};\n"
+        ));
+    }
     s.push_str("#[inline(never)]\npub fn touch() -> usize {\n    0");
     for i in 0..tuples.len() {
         s.push_str(&format!(" + (&raw const PROBE_{i} as usize)"));
+    }
+    for i in 0..niche_enums.len() {
+        s.push_str(&format!(" + (&raw const NICHE_{i} as usize)"));
     }
     s.push_str("\n}\n");
     s
@@ -151,11 +216,22 @@ pub fn probe_tuples(
     opts: &RustcOptions,
 ) -> Result<TupleLayouts, ProbeError> {
     let tuples: Vec<Ty> = tuple_types(krate).into_iter().collect();
+    let niche_enums: Vec<(Ty, String)> = niche_enum_types(krate)
+        .into_iter()
+        .filter_map(|t| {
+            let l = krate.layouts.get(&t.to_string())?;
+            let TypeShape::Enum { variants, .. } = &l.shape else {
+                return None;
+            };
+            let empty = variants.iter().find(|v| v.fields.is_empty())?;
+            Some((t, empty.name.clone()))
+        })
+        .collect();
     let mut out = TupleLayouts::default();
-    if tuples.is_empty() {
+    if tuples.is_empty() && niche_enums.is_empty() {
         return Ok(out);
     }
-    let src = probe_source(&tuples);
+    let src = probe_source(&tuples, &niche_enums);
     let res = run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src)))?;
     let parsed = crate::parse::parse_mir(&res.mir).map_err(ProbeError::Parse)?;
     for (i, t) in tuples.iter().enumerate() {
@@ -180,5 +256,28 @@ pub fn probe_tuples(
         out.by_type
             .insert(t.to_string(), (*size, *align, offsets.to_vec()));
     }
+    for (i, (t, _)) in niche_enums.iter().enumerate() {
+        let name = format!("{PROBE_MODULE}::NICHE_{i}");
+        let dump = parsed
+            .allocs
+            .values()
+            .find(|a| a.static_path.as_deref() == Some(name.as_str()))
+            .ok_or_else(|| ProbeError::Missing(name.clone()))?;
+        if let Some(niche) = zero_niche(&dump.bytes) {
+            out.niches.insert(t.to_string(), niche);
+        }
+    }
     Ok(out)
+}
+
+/// The (offset, size) of the one run of initialized bytes in a static's
+/// printed bytes, when they are all zero and the run is 1, 2, 4 or 8 bytes:
+/// the niche that stores a field-less variant. `None` for anything else,
+/// which leaves the enum's encoding unproven.
+pub fn zero_niche(bytes: &[Option<u8>]) -> Option<(u64, u64)> {
+    let start = bytes.iter().position(Option::is_some)?;
+    let len = bytes[start..].iter().take_while(|b| b.is_some()).count();
+    let rest_uninit = bytes[start + len..].iter().all(Option::is_none);
+    let zeros = bytes[start..start + len].iter().all(|b| *b == Some(0));
+    (rest_uninit && zeros && matches!(len, 1 | 2 | 4 | 8)).then_some((start as u64, len as u64))
 }

@@ -4,7 +4,6 @@
 //@ field kernel::MulN .0 @ 0
 //@ local kernel::twice _1: &O
 //@ local kernel::fold_with _2: F
-//@ size std::ops::Range<u32> = 8
 //@ body promoted kernel::generics_traits_closures
 //@ local kernel::generics_traits_closures::{closure#1} _2: u32
 use crate::gpu::*;
