@@ -155,9 +155,12 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
             match &l.shape {
                 Shape::Zst => Repr::Zst,
                 Shape::Enum {
-                    encoding: Encoding::NullNiche { .. },
+                    encoding:
+                        Encoding::NullNiche {
+                            offset: 0, size, ..
+                        },
                     ..
-                } if l.size == POINTER_SIZE => Repr::Scalar(Scalar::Ptr),
+                } if l.size == POINTER_SIZE && *size == POINTER_SIZE => Repr::Scalar(Scalar::Ptr),
                 _ => Repr::Mem {
                     size: l.size,
                     align: l.align,

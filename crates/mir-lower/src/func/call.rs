@@ -2,10 +2,10 @@
 //! calls have a fixed meaning is mir-import's [`calls::classify`]; this
 //! module only gives each its device form.
 
-use device_ir::{CastOp, Ordering as DOrd, RmwOp, Scope, SpecialReg, Value};
+use device_ir::{CastOp, Ordering as DOrd, RmwOp, Scope, ShuffleMode, SpecialReg, Value, VoteMode};
 use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
 use mir_import::model::{BasicBlock, Callee, ConstOperand, Operand, Place, ValTree};
-use mir_import::prelude::Intrinsic;
+use mir_import::prelude::{Intrinsic, ShuffleKind, VoteKind};
 
 use super::FnLower;
 use super::values::{PlaceRef, Val};
@@ -111,7 +111,21 @@ impl FnLower<'_, '_> {
     fn known_value(&mut self, k: KnownCall, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
         match k {
             KnownCall::ColdPath => Ok(Some(Val::Zst)),
-            KnownCall::Device(i) => Ok(self.intrinsic(i)),
+            KnownCall::Device(i) => self.intrinsic(i, args),
+            KnownCall::Math(f) => {
+                if args.len() != f.arity() {
+                    return Err(self.unsupported(format!(
+                        "float function `{}` with {} operands",
+                        f.name(),
+                        args.len()
+                    )));
+                }
+                let vals = args
+                    .iter()
+                    .map(|a| self.scalar_operand(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Some(Val::Immediate(self.b.math(f, &vals))))
+            }
             KnownCall::Atomic { op, ordering } => self.atomic(&op, ordering, args),
             KnownCall::MinMax(which) if args.len() == 2 => {
                 let ty = self.operand_ty(&args[0])?;
@@ -185,7 +199,7 @@ impl FnLower<'_, '_> {
             .size)
     }
 
-    fn intrinsic(&mut self, i: Intrinsic) -> Option<Val> {
+    fn intrinsic(&mut self, i: Intrinsic, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
         // The axis is 0, 1 or 2 (`INTRINSICS` lists no other); anything past
         // y is z.
         let reg = |axis: u8, [x, y, z]: [SpecialReg; 3]| match axis {
@@ -199,12 +213,65 @@ impl FnLower<'_, '_> {
             Intrinsic::BlockIdx(a) => reg(a, [S::CtaidX, S::CtaidY, S::CtaidZ]),
             Intrinsic::BlockDim(a) => reg(a, [S::NtidX, S::NtidY, S::NtidZ]),
             Intrinsic::GridDim(a) => reg(a, [S::NctaidX, S::NctaidY, S::NctaidZ]),
+            Intrinsic::LaneId => S::LaneId,
             Intrinsic::SyncThreads | Intrinsic::BarrierWait => {
                 self.b.barrier();
-                return Some(Val::Zst);
+                return Ok(Some(Val::Zst));
+            }
+            Intrinsic::Shuffle(kind) => {
+                let [mask, value, lane] = args else {
+                    return Err(self.unsupported("a warp shuffle takes (mask, value, lane)"));
+                };
+                let mode = match kind {
+                    ShuffleKind::Idx => ShuffleMode::Idx,
+                    ShuffleKind::Up => ShuffleMode::Up,
+                    ShuffleKind::Down => ShuffleMode::Down,
+                    ShuffleKind::Xor => ShuffleMode::Bfly,
+                };
+                let (m, v, l) = (
+                    self.scalar_operand(mask)?,
+                    self.scalar_operand(value)?,
+                    self.scalar_operand(lane)?,
+                );
+                return Ok(Some(Val::Immediate(self.b.shuffle(mode, m, v, l))));
+            }
+            Intrinsic::Vote(kind) => {
+                let [mask, pred] = args else {
+                    return Err(self.unsupported("a warp vote takes (mask, predicate)"));
+                };
+                let mode = match kind {
+                    VoteKind::All => VoteMode::All,
+                    VoteKind::Any => VoteMode::Any,
+                    VoteKind::Ballot => VoteMode::Ballot,
+                };
+                let (m, p) = (self.scalar_operand(mask)?, self.scalar_operand(pred)?);
+                return Ok(Some(Val::Immediate(self.b.vote(mode, m, p))));
+            }
+            Intrinsic::SyncWarp => {
+                let [mask] = args else {
+                    return Err(self.unsupported("`sync_warp` takes a mask"));
+                };
+                let m = self.scalar_operand(mask)?;
+                self.b.warp_sync(m);
+                return Ok(Some(Val::Zst));
+            }
+            Intrinsic::ActiveMask => return Ok(Some(Val::Immediate(self.b.active_mask()))),
+            Intrinsic::AtomicFAdd => {
+                let [ptr, value] = args else {
+                    return Err(self.unsupported("a float atomic add takes (pointer, value)"));
+                };
+                let v = self.scalar_operand(value)?;
+                let vt = self.b.value_ty(v);
+                let p = self.scalar_operand(ptr)?;
+                let p = self.b.ptr_bitcast(p, vt);
+                // CUDA's `atomicAdd`: relaxed, at device scope.
+                let old = self
+                    .b
+                    .atomic_rmw(RmwOp::FAdd, p, v, DOrd::Relaxed, Scope::Gpu);
+                return Ok(Some(Val::Immediate(old)));
             }
         };
-        Some(Val::Immediate(self.b.special_reg(r)))
+        Ok(Some(Val::Immediate(self.b.special_reg(r))))
     }
 
     /// The ordering an argument names (`Ordering::Acquire`, printed as a

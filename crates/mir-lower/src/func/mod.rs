@@ -20,10 +20,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cranelift_entity::EntityRef;
 use device_ir::{Block, FuncId, FunctionBuilder, Module, Ty as DTy, Value};
+use mir_import::calls;
 use mir_import::eval::Evaluation;
 use mir_import::eval::layout::Layouts;
 use mir_import::model::{
-    BasicBlock, Body, ConstOperand, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo,
+    BasicBlock, Body, Callee, ConstOperand, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo,
     StatementKind, TerminatorKind,
 };
 
@@ -461,7 +462,21 @@ impl<'a, 'm> FnLower<'a, 'm> {
         self.cur = self.b.block_params(blk);
         self.cur_bb = Some(bb);
         let data = &self.body.blocks[bb];
-        for (i, st) in data.statements.iter().enumerate() {
+        // A block that ends in a panic only builds the panic's message (with
+        // inlining, `fmt::Arguments` and its `&str` pieces): the device traps
+        // there and the launch fails whatever the block computed, so its
+        // statements are not lowered.
+        let panics = matches!(
+            &data.terminator.kind,
+            TerminatorKind::Call { func: Callee::Item(path), .. }
+                if calls::classify(path) == Some(calls::KnownCall::Panic)
+        );
+        let statements = if panics {
+            &[][..]
+        } else {
+            &data.statements[..]
+        };
+        for (i, st) in statements.iter().enumerate() {
             self.loc = format!("{bb}[{i}]");
             self.span = self.kernel_span(st.source.as_ref());
             self.lower_statement(&st.kind).map_err(|d| self.locate(d))?;

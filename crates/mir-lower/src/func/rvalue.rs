@@ -1,5 +1,6 @@
 //! Assignments: rvalues, casts, operators, aggregates and discriminants.
 
+use device_ir::layout::POINTER_SIZE;
 use device_ir::{BinaryOp, CastOp, FloatCC, IntCC, UnaryOp, Value};
 use mir_import::eval::layout::{Encoding, Shape};
 use mir_import::model::{AggregateKind, BinOp, CastKind, Operand, Place, Rvalue, Ty, UnOp};
@@ -492,10 +493,17 @@ impl FnLower<'_, '_> {
                     std::cmp::Ordering::Equal => tag,
                 }))
             }
-            Encoding::NullNiche { zero_variant } => {
+            Encoding::NullNiche {
+                zero_variant,
+                offset,
+                size,
+            } => {
                 let word = match self.read_place(&r)? {
-                    Val::Immediate(w) => w,
-                    Val::ByRef(a) => self.load_scalar_at(a, 0, Scalar::Ptr),
+                    Val::Immediate(w) if offset == 0 => w,
+                    Val::ByRef(a) if size == POINTER_SIZE => {
+                        self.load_scalar_at(a, offset, Scalar::Ptr)
+                    }
+                    Val::ByRef(a) => self.load_scalar_at(a, offset, Scalar::Int((size * 8) as u16)),
                     _ => return Err(self.internal("niche word")),
                 };
                 let other = variants
@@ -518,6 +526,10 @@ impl FnLower<'_, '_> {
                 let is_zero = self.b.icmp(IntCC::Eq, word, zero);
                 let (zv, ov) = (self.iconst(bits, zd), self.iconst(bits, od));
                 Ok(Val::Immediate(self.b.select(is_zero, zv, ov)))
+            }
+            Encoding::Single { variant } => {
+                let d = self.discr_value(&ety, &variant)?;
+                Ok(Val::Immediate(self.iconst(bits, d)))
             }
         }
     }
@@ -550,19 +562,28 @@ impl FnLower<'_, '_> {
     }
 
     fn write_tag(&mut self, addr: Value, ety: &Ty, variant: &str) -> Result<(), Diagnostic> {
-        let (enc, _, size) = self.enum_encoding(ety)?;
+        let (enc, _, _) = self.enum_encoding(ety)?;
         match enc {
             Encoding::Direct { offset, size: ts } => {
                 let d = self.discr_value(ety, variant)?;
                 let tag = self.iconst((ts * 8) as u16, d);
                 self.store_scalar_at(addr, offset, Scalar::Int((ts * 8) as u16), tag);
             }
-            Encoding::NullNiche { zero_variant } if zero_variant == variant => {
-                let n = size.min(8);
+            Encoding::NullNiche {
+                zero_variant,
+                offset,
+                size: n,
+            } if zero_variant == variant => {
                 let z = self.iconst((n * 8) as u16, 0);
-                self.store_scalar_at(addr, 0, Scalar::Int((n * 8) as u16), z);
+                self.store_scalar_at(addr, offset, Scalar::Int((n * 8) as u16), z);
             }
             Encoding::NullNiche { .. } => {}
+            Encoding::Single { variant: only } if only == variant => {}
+            Encoding::Single { variant: only } => {
+                return Err(self.unsupported(format!(
+                    "variant `{variant}` of `{ety}`, whose only inhabited variant is `{only}`"
+                )));
+            }
         }
         Ok(())
     }

@@ -29,6 +29,11 @@ pub enum FaultKind {
     Timeout,
     /// A barrier that can never complete.
     Deadlock,
+    /// A warp collective its lanes cannot execute as one instruction: they
+    /// disagree on the mask or the operation, the mask names lanes the warp
+    /// lacks, a shuffle reads a lane outside the mask (undefined on the GPU),
+    /// or a lane of the mask exited first.
+    Warp,
     /// The kernel executed `trap`.
     Trap,
     /// The kernel reached `unreachable`.

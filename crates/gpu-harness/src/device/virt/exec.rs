@@ -14,7 +14,7 @@ use std::sync::Arc;
 use cranelift_entity::EntityRef;
 use device_ir::{
     AddressSpace, Block, BlockCall, Body, FuncId, GepIndex, GlobalId, Inst, InstData, Module,
-    SpecialReg, UnaryOp, Value, layout,
+    ShuffleMode, SpecialReg, UnaryOp, Value, VoteMode, layout,
 };
 
 use super::error::{Fault, FaultKind};
@@ -71,7 +71,51 @@ pub(crate) struct Thread {
 pub(crate) enum Step {
     Continue,
     Barrier,
+    /// Arrived at a warp collective; the scheduler completes it with
+    /// [`Thread::complete`] once every lane of its mask has arrived.
+    Warp(WarpCall),
     Exit,
+}
+
+/// One lane's arrival at a warp collective.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WarpCall {
+    pub kind: WarpKind,
+    /// The lanes named (for `ActiveMask`, 0: the scheduler fills it in).
+    pub mask: u32,
+    /// The value offered: the shuffled word, or the vote's predicate.
+    pub value: u32,
+}
+
+/// Which warp collective.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum WarpKind {
+    /// A shuffle with its lane operand.
+    Shuffle(ShuffleMode, u32),
+    Vote(VoteMode),
+    Sync,
+    ActiveMask,
+}
+
+impl WarpKind {
+    /// Whether two lanes' arrivals are at the same kind of collective (the
+    /// lane operand of a shuffle may differ between lanes).
+    pub fn same_as(self, other: WarpKind) -> bool {
+        match (self, other) {
+            (WarpKind::Shuffle(a, _), WarpKind::Shuffle(b, _)) => a == b,
+            (a, b) => a == b,
+        }
+    }
+
+    /// A name for messages.
+    pub fn describe(self) -> String {
+        match self {
+            WarpKind::Shuffle(m, _) => format!("shuffle {}", m.name()),
+            WarpKind::Vote(m) => format!("vote {}", m.name()),
+            WarpKind::Sync => "warp_sync".to_owned(),
+            WarpKind::ActiveMask => "active_mask".to_owned(),
+        }
+    }
 }
 
 fn internal(msg: impl Into<String>) -> Fault {
@@ -156,6 +200,17 @@ impl Thread {
                 Some((f.func, *inst))
             })
             .collect()
+    }
+
+    /// Gives the warp collective the thread waits at its result.
+    pub fn complete(&mut self, module: &Module, val: Option<Val>) {
+        let (func, Some(inst)) = self.loc else { return };
+        let Some(body) = module.functions[func].body.as_ref() else {
+            return;
+        };
+        if let (Some(frame), Some(v)) = (self.stack.last_mut(), val) {
+            frame.set(body.result(inst), v);
+        }
     }
 
     /// Kills every stack slot still live (after a fault or an exit).
@@ -471,6 +526,49 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
         }
         InstData::SpecialReg { reg } => Val::int(32, u128::from(regs.get(*reg))),
         InstData::Barrier => return Ok(Step::Barrier),
+        InstData::Math { func, args } => {
+            let vals = args
+                .iter()
+                .map(|&a| frame.get(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            super::math::math(*func, &vals)?
+        }
+        InstData::Shuffle {
+            mode,
+            mask,
+            value,
+            lane,
+        } => {
+            let word = |v: Value| -> Result<u32, Fault> {
+                Ok(as_int(&frame.get(v)?, "shuffle")?.1 as u32)
+            };
+            return Ok(Step::Warp(WarpCall {
+                kind: WarpKind::Shuffle(*mode, word(*lane)?),
+                mask: word(*mask)?,
+                value: word(*value)?,
+            }));
+        }
+        InstData::Vote { mode, mask, pred } => {
+            return Ok(Step::Warp(WarpCall {
+                kind: WarpKind::Vote(*mode),
+                mask: as_int(&frame.get(*mask)?, "vote")?.1 as u32,
+                value: as_int(&frame.get(*pred)?, "vote")?.1 as u32 & 1,
+            }));
+        }
+        InstData::WarpSync { mask } => {
+            return Ok(Step::Warp(WarpCall {
+                kind: WarpKind::Sync,
+                mask: as_int(&frame.get(*mask)?, "warp_sync")?.1 as u32,
+                value: 0,
+            }));
+        }
+        InstData::ActiveMask => {
+            return Ok(Step::Warp(WarpCall {
+                kind: WarpKind::ActiveMask,
+                mask: 0,
+                value: 0,
+            }));
+        }
         InstData::AtomicLoad {
             ty, ptr, ordering, ..
         } => {

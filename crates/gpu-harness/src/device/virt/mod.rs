@@ -40,6 +40,7 @@
 mod clock;
 mod error;
 mod exec;
+mod math;
 mod memory;
 mod ops;
 mod race;
@@ -47,6 +48,7 @@ mod report;
 mod sched;
 mod shadow;
 mod value;
+mod warp;
 
 use std::collections::HashMap;
 use std::sync::Arc;

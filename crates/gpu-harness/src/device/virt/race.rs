@@ -406,6 +406,19 @@ impl Detector {
         Ok(())
     }
 
+    /// A `__syncwarp` of the threads `tids` completed: each learns what all
+    /// of them did before it.
+    pub fn warp_sync(&mut self, tids: &[u32]) {
+        let mut joined = Clock::default();
+        for &t in tids {
+            joined.join(&self.snapshot(t));
+        }
+        for &t in tids {
+            self.acquire(t, &joined);
+            self.advance(t);
+        }
+    }
+
     /// The barrier of block `block` completed: every thread of the block
     /// learns what all of them knew, and everything the block did before it.
     pub fn barrier(&mut self, block: u32) {

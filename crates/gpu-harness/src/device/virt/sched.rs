@@ -24,6 +24,7 @@ use super::Limits;
 use super::error::{ExecError, Fault, FaultKind};
 use super::exec::{Ctx, Step, Thread, step};
 use super::value::Val;
+use super::warp::Warps;
 use crate::device::DeviceError;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -91,6 +92,7 @@ fn schedule(
     let n_blocks = threads.len() / per_block.max(1);
     let mut states = vec![State::NotStarted; threads.len()];
     let mut blocks: Vec<BlockState> = (0..n_blocks).map(|_| BlockState::default()).collect();
+    let mut warps = Warps::new(per_block as u32);
     loop {
         let mut ran = false;
         for i in 0..threads.len() {
@@ -149,7 +151,31 @@ fn schedule(
                         }
                         break;
                     }
+                    Ok(Step::Warp(call)) => {
+                        let (block, in_block) = (threads[i].block, threads[i].in_block);
+                        match warps.arrive(block, in_block, call) {
+                            Err(f) => return Err(fail(ctx, kernel_name, f, &mut threads[i])),
+                            Ok(None) => {
+                                states[i] = State::Waiting;
+                                break;
+                            }
+                            Ok(Some(done)) => {
+                                for (t, val) in done.results {
+                                    threads[t].complete(ctx.module, val);
+                                    states[t] = State::Ready;
+                                }
+                                if !done.synced.is_empty()
+                                    && let Some(r) = ctx.race.as_mut()
+                                {
+                                    r.warp_sync(&done.synced);
+                                }
+                            }
+                        }
+                    }
                     Ok(Step::Exit) => {
+                        if let Err(f) = warps.exit(threads[i].block, threads[i].in_block) {
+                            return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+                        }
                         let bs = &mut blocks[blk];
                         bs.exited += 1;
                         states[i] = State::Done;
@@ -177,7 +203,11 @@ fn schedule(
                 .iter()
                 .position(|&s| s == State::Waiting)
                 .unwrap_or(0);
-            let f = Fault::new(FaultKind::Deadlock, "deadlock: every thread waits");
+            let t = &threads[i];
+            let f = match warps.waiting(t.block, t.in_block) {
+                Some(w) => Fault::new(FaultKind::Deadlock, format!("deadlock: {w}")),
+                None => Fault::new(FaultKind::Deadlock, "deadlock: every thread waits"),
+            };
             return Err(fail(ctx, kernel_name, f, &mut threads[i]));
         }
     }

@@ -1,0 +1,247 @@
+//! Warp collectives on the virtual device: the values of shuffles and votes,
+//! and a fault (never a guessed value) for every use the GPU leaves undefined.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use device_ir::*;
+use gpu_harness::device::virt::FaultKind;
+use gpu_harness::device::{Device, DeviceExt, KernelArg, LaunchConfig};
+
+/// How the test kernel picks its mask.
+#[derive(Clone, Copy)]
+enum Mask {
+    /// The same constant on every lane.
+    All(u32),
+    /// `lane0` on lane 0 and `others` elsewhere.
+    Lane0(u32, u32),
+}
+
+/// `out[gid] = shuffle(mode, mask, value = gid * 10, operand)`; lanes at or
+/// past `exit_from` return first when it is set.
+fn shuffle_module(mode: ShuffleMode, mask: Mask, operand: u32, exit_from: Option<u32>) -> Module {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "shuffle", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = b.block_params(b.entry_block())[0];
+    let gid = global_index(&mut b);
+    let lane = b.special_reg(SpecialReg::LaneId);
+    if let Some(from) = exit_from {
+        let limit = b.iconst(i32t, i128::from(from));
+        let leave = b.icmp(IntCC::Uge, lane, limit);
+        let (exit, stay) = (b.create_block(), b.create_block());
+        b.brif(leave, exit, &[], stay, &[]);
+        b.switch_to_block(exit);
+        b.ret(None);
+        b.switch_to_block(stay);
+    }
+    let mask = match mask {
+        Mask::All(x) => b.iconst(i32t, i128::from(x)),
+        Mask::Lane0(first, rest) => {
+            let zero = b.iconst(i32t, 0);
+            let is0 = b.icmp(IntCC::Eq, lane, zero);
+            let (a, c) = (
+                b.iconst(i32t, i128::from(first)),
+                b.iconst(i32t, i128::from(rest)),
+            );
+            b.select(is0, a, c)
+        }
+    };
+    let ten = b.iconst(i32t, 10);
+    let value = b.imul(gid, ten);
+    let operand = b.iconst(i32t, i128::from(operand));
+    let got = b.shuffle(mode, mask, value, operand);
+    let gid64 = b.cast(CastOp::ZExt, gid, i64t);
+    let dst = b.gep(out, &[GepIndex::Value(gid64)]);
+    b.store(got, dst);
+    b.ret(None);
+    m
+}
+
+fn run_shuffle(m: &Module, threads: u32) -> Vec<u32> {
+    let (mut dev, h) = load(m);
+    let out = dev.zeroed::<u32>(threads as usize).unwrap();
+    dev.launch(
+        h,
+        "shuffle",
+        LaunchConfig::linear(1, threads),
+        &[KernelArg::Buffer(out)],
+    )
+    .unwrap();
+    dev.download(out).unwrap()
+}
+
+#[test]
+fn shuffles_read_the_lane_their_mode_names() {
+    let full = Mask::All(u32::MAX);
+    // 64 threads: two warps, each shuffling among its own lanes.
+    let down = run_shuffle(&shuffle_module(ShuffleMode::Down, full, 3, None), 64);
+    let up = run_shuffle(&shuffle_module(ShuffleMode::Up, full, 3, None), 64);
+    let bfly = run_shuffle(&shuffle_module(ShuffleMode::Bfly, full, 5, None), 64);
+    let idx = run_shuffle(&shuffle_module(ShuffleMode::Idx, full, 35, None), 64);
+    for t in 0..64u32 {
+        let (warp, lane) = (t / 32 * 32, t % 32);
+        let at = |l: u32| (warp + l) * 10;
+        let i = t as usize;
+        // Past lane 31 (down) or below lane 0 (up): the thread's own value.
+        let want_down = if lane + 3 <= 31 {
+            at(lane + 3)
+        } else {
+            at(lane)
+        };
+        let want_up = if lane >= 3 { at(lane - 3) } else { at(lane) };
+        assert_eq!(down[i], want_down, "down, thread {t}");
+        assert_eq!(up[i], want_up, "up, thread {t}");
+        assert_eq!(bfly[i], at(lane ^ 5), "bfly, thread {t}");
+        // The index is taken modulo 32: 35 is lane 3 of the same warp.
+        assert_eq!(idx[i], at(3), "idx, thread {t}");
+    }
+}
+
+#[test]
+fn lanes_that_disagree_on_the_mask_are_a_warp_fault() {
+    let m = shuffle_module(
+        ShuffleMode::Down,
+        Mask::Lane0(u32::MAX, 0xffff_fffe),
+        1,
+        None,
+    );
+    let (mut dev, h) = load(&m);
+    let out = dev.zeroed::<u32>(32).unwrap();
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "shuffle",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+        FaultKind::Warp,
+    );
+    assert!(e.message.contains("must execute the same one"), "{e}");
+}
+
+#[test]
+fn a_shuffle_from_a_lane_outside_the_mask_is_a_warp_fault() {
+    // Lanes 0..16 shuffle among themselves; lane 15 reads lane 16.
+    let m = shuffle_module(ShuffleMode::Down, Mask::All(0xffff), 1, Some(16));
+    let (mut dev, h) = load(&m);
+    let out = dev.zeroed::<u32>(32).unwrap();
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "shuffle",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+        FaultKind::Warp,
+    );
+    assert!(e.message.contains("from lane 16"), "{e}");
+}
+
+#[test]
+fn a_half_warp_mask_shuffles_within_its_half() {
+    // `up` reads below, so every source of lanes 0..16 is in the mask.
+    let m = shuffle_module(ShuffleMode::Up, Mask::All(0xffff), 1, Some(16));
+    let got = run_shuffle(&m, 32);
+    for lane in 0..16u32 {
+        let want = if lane == 0 { 0 } else { (lane - 1) * 10 };
+        assert_eq!(got[lane as usize], want, "lane {lane}");
+    }
+    assert!(
+        got[16..].iter().all(|&v| v == 0),
+        "exited lanes wrote nothing"
+    );
+}
+
+#[test]
+fn a_lane_that_exits_while_its_warp_waits_is_a_warp_fault() {
+    // Lanes 16.. exit; the rest name the full warp.
+    let m = shuffle_module(ShuffleMode::Down, Mask::All(u32::MAX), 1, Some(16));
+    let (mut dev, h) = load(&m);
+    let out = dev.zeroed::<u32>(32).unwrap();
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "shuffle",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+        FaultKind::Warp,
+    );
+    assert!(e.message.contains("exit"), "{e}");
+}
+
+#[test]
+fn a_full_mask_in_a_partial_warp_is_a_warp_fault() {
+    // 40 threads: the second warp has lanes 0..8 only.
+    let m = shuffle_module(ShuffleMode::Down, Mask::All(u32::MAX), 1, None);
+    let (mut dev, h) = load(&m);
+    let out = dev.zeroed::<u32>(40).unwrap();
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "shuffle",
+        LaunchConfig::linear(1, 40),
+        &[KernelArg::Buffer(out)],
+        FaultKind::Warp,
+    );
+    assert!(e.message.contains("does not have"), "{e}");
+    assert_eq!(e.thread, [32, 0, 0], "the first lane of the partial warp");
+}
+
+/// `out[gid] = (ballot, all, any)` of `lane % k == 0` over the full warp.
+#[test]
+fn votes_see_every_lane_of_the_mask() {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "vote", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = b.block_params(b.entry_block())[0];
+    let gid = global_index(&mut b);
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let full = b.iconst(i32t, i128::from(u32::MAX));
+    let three = b.iconst(i32t, 3);
+    let rem = b.binary(BinaryOp::URem, lane, three);
+    let zero = b.iconst(i32t, 0);
+    let pred = b.icmp(IntCC::Eq, rem, zero);
+    let ballot = b.vote(VoteMode::Ballot, full, pred);
+    let all = b.vote(VoteMode::All, full, pred);
+    let any = b.vote(VoteMode::Any, full, pred);
+    let (all, any) = (
+        b.cast(CastOp::ZExt, all, i32t),
+        b.cast(CastOp::ZExt, any, i32t),
+    );
+    let active = b.active_mask();
+    let four = b.iconst(i32t, 4);
+    let base = b.imul(gid, four);
+    for (i, v) in [ballot, all, any, active].into_iter().enumerate() {
+        let off = b.iconst(i32t, i as i128);
+        let at = b.iadd(base, off);
+        let at64 = b.cast(CastOp::ZExt, at, i64t);
+        let dst = b.gep(out, &[GepIndex::Value(at64)]);
+        b.store(v, dst);
+    }
+    b.ret(None);
+    let (mut dev, h) = load(&m);
+    let buf = dev.zeroed::<u32>(32 * 4).unwrap();
+    dev.launch(
+        h,
+        "vote",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(buf)],
+    )
+    .unwrap();
+    let got: Vec<u32> = dev.download(buf).unwrap();
+    let want_ballot = (0..32)
+        .filter(|l| l % 3 == 0)
+        .fold(0u32, |b, l| b | (1 << l));
+    for t in 0..32 {
+        assert_eq!(
+            &got[t * 4..t * 4 + 4],
+            &[want_ballot, 0, 1, u32::MAX],
+            "thread {t}"
+        );
+    }
+}
