@@ -6,6 +6,7 @@ use crate::fixture::{ElemTy, Fixture};
 use crate::host::Readback;
 use crate::report::ValueReport;
 use crate::stage::StageError;
+use crate::tolerance::Tolerance;
 
 /// The element type of the manifest's buffer `buffer` (`u64` if unknown).
 fn elem_ty(f: &Fixture, buffer: &str) -> ElemTy {
@@ -30,15 +31,18 @@ pub fn show(t: ElemTy, bits: u64) -> String {
     }
 }
 
-/// Compares every expected value with the device's, bit for bit, recording
-/// each in `values`.
+/// Compares every expected value with the device's, recording each in
+/// `values`: bit for bit, except where `tolerance` (the approximate float
+/// functions of a libdevice device) allows a difference, which the value's
+/// report then explains.
 pub fn compare(
     f: &Fixture,
     exp: &Readback,
     got: &Readback,
+    tolerance: &Tolerance,
     values: &mut Vec<ValueReport>,
 ) -> Result<((), String), StageError> {
-    let mut bad = 0;
+    let (mut bad, mut tolerated) = (0, 0);
     for (name, e) in exp {
         let t = elem_ty(f, name);
         let g = got
@@ -48,23 +52,38 @@ pub fn compare(
             .unwrap_or(&[]);
         for (i, ev) in e.iter().enumerate() {
             let gv = g.get(i).copied();
-            let ok = gv == Some(*ev);
+            let within = match gv {
+                Some(v) if v != *ev => tolerance.allows(t, *ev, v),
+                _ => None,
+            };
+            let ok = gv == Some(*ev) || within.is_some();
             bad += usize::from(!ok);
+            tolerated += usize::from(within.is_some());
             values.push(ValueReport {
                 buffer: name.clone(),
                 index: i,
                 expected: show(t, *ev),
                 got: gv.map_or_else(|| "missing".into(), |v| show(t, v)),
                 ok,
+                within,
             });
         }
     }
     let total = values.len();
-    if bad == 0 {
-        Ok(((), format!("{total} values equal to the host run")))
-    } else {
-        Err(StageError::ComparisonMismatch { bad, total })
+    if bad > 0 {
+        return Err(StageError::ComparisonMismatch { bad, total });
     }
+    Ok((
+        (),
+        if tolerated == 0 {
+            format!("{total} values equal to the host run")
+        } else {
+            format!(
+                "{total} values agree with the host run: {} bit for bit, {tolerated} within the documented error of a float function (each value says which)",
+                total - tolerated
+            )
+        },
+    ))
 }
 
 /// The manifest's hand-written values, checked against the host run: a second
@@ -89,4 +108,68 @@ pub fn hand_check(f: &Fixture, exp: &Readback) -> Result<((), String), StageErro
         }
     }
     Ok(((), "hand-written values agree with the host run".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use device_ir::MathFn;
+
+    use super::*;
+    use crate::fixture::Manifest;
+    use crate::tolerance::Bound;
+
+    fn fixture() -> Fixture {
+        let manifest: Manifest = toml::from_str(
+            "[[buffer]]\nname = \"y\"\nty = \"f32\"\nlen = 2\nreadback = 2\n\
+             [[launch]]\nkernel = \"k\"\ngrid = [1, 1]\nblock = [1, 1]\nargs = []\n",
+        )
+        .expect("a valid manifest");
+        Fixture {
+            name: "t".into(),
+            dir: "t".into(),
+            kernel: "t/kernel.rs".into(),
+            manifest,
+        }
+    }
+
+    fn readback(values: [f32; 2]) -> Readback {
+        vec![(
+            "y".into(),
+            values.iter().map(|v| u64::from(v.to_bits())).collect(),
+        )]
+    }
+
+    #[test]
+    fn a_tolerance_accepts_a_few_ulps_and_says_which_function() {
+        let f = fixture();
+        let near = f32::from_bits(0.5f32.to_bits() + 2);
+        let (exp, got) = (readback([0.5, 1.0]), readback([near, 1.0]));
+        let mut values = Vec::new();
+        let exact = compare(&f, &exp, &got, &Tolerance::default(), &mut values);
+        assert!(
+            matches!(
+                exact,
+                Err(StageError::ComparisonMismatch { bad: 1, total: 2 })
+            ),
+            "{exact:?}"
+        );
+        let sin = Tolerance {
+            f32: Some(Bound {
+                ulps: 3,
+                func: MathFn::Sin,
+                device_ulps: 2,
+            }),
+            f64: None,
+        };
+        values.clear();
+        let (_, detail) = compare(&f, &exp, &got, &sin, &mut values).expect("2 ulp of 3");
+        assert!(detail.contains("1 within"), "{detail}");
+        let why = values[0].within.as_deref().unwrap_or_default();
+        assert!(why.contains("sin") && why.contains("2 ulp apart"), "{why}");
+        assert_eq!(values[1].within, None, "equal bits need no reason");
+        // Four ulps is outside the bound.
+        let far = readback([f32::from_bits(0.5f32.to_bits() + 4), 1.0]);
+        values.clear();
+        assert!(compare(&f, &exp, &far, &sin, &mut values).is_err());
+    }
 }

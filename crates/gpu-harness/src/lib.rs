@@ -31,3 +31,4 @@ pub mod run;
 pub mod shape;
 pub mod shape_stage;
 pub mod stage;
+pub mod tolerance;

@@ -15,11 +15,12 @@ use serde::Serialize;
 
 use crate::compare::{compare, hand_check};
 use crate::device::virt::{Limits, VirtualDevice};
-use crate::device::{Device, Program};
+use crate::device::{Device, FloatMath, Program};
 use crate::fixture::Fixture;
 use crate::launch::{launch_fixture, read_back};
 use crate::report::{FailureKind, FixtureReport, Stage, StageStatus};
 use crate::stage::StageError;
+use crate::tolerance::Tolerance;
 
 pub use crate::compare::show;
 
@@ -290,8 +291,8 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
             }
             let got = device.flatten();
             match (got, &expected) {
-                (Some(got), Some(exp)) => {
-                    run.stage("compare", || compare(f, exp, &got, &mut values));
+                (Some((got, tolerance)), Some(exp)) => {
+                    run.stage("compare", || compare(f, exp, &got, &tolerance, &mut values));
                 }
                 _ => run.skip("compare", "no device readback or no expected values"),
             }
@@ -440,7 +441,7 @@ fn device_stage(
     l: &mir_lower::Lowered,
     ptx: Option<&str>,
     opts: &Options,
-) -> Result<(crate::host::Readback, String), StageError> {
+) -> Result<((crate::host::Readback, Tolerance), String), StageError> {
     let mut limits = opts.limits;
     if let Some(steps) = f.manifest.step_limit {
         limits.max_steps = steps;
@@ -452,5 +453,9 @@ fn device_stage(
     };
     let bufs = launch_fixture(f, l, dev.as_mut(), &program)?;
     let out = read_back(f, dev.as_mut(), &bufs)?;
-    Ok((out, which))
+    let tolerance = match dev.float_math() {
+        FloatMath::AsHost => Tolerance::default(),
+        FloatMath::Libdevice => Tolerance::of_module(&l.module),
+    };
+    Ok(((out, tolerance), which))
 }

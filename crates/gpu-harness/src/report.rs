@@ -100,8 +100,12 @@ pub struct ValueReport {
     pub expected: String,
     /// The device's value.
     pub got: String,
-    /// Whether they are bit-identical.
+    /// Whether they agree: bit-identical, or within `within`.
     pub ok: bool,
+    /// Why different bits were accepted: the float function and documented
+    /// error bound that allowed them (see [`crate::tolerance`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within: Option<String>,
 }
 
 /// A fixture's verdict.

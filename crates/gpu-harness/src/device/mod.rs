@@ -183,12 +183,31 @@ impl<'a> Program<'a> {
     }
 }
 
+/// Where a device's float math functions come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatMath {
+    /// The host's own `f32`/`f64` methods (the virtual device): results are
+    /// the host run's, bit for bit.
+    AsHost,
+    /// NVIDIA's libdevice, as libNVVM links it into the PTX (a GPU): each
+    /// function within the CUDA guide's documented error.
+    Libdevice,
+}
+
 /// Something that runs kernels: load a module, allocate, launch, read back.
 ///
 /// Every method reports failure as a [`DeviceError`]; none panics on bad input.
 pub trait Device: Send {
     /// Which device this is, for reports: `virtual device`, or the GPU's name.
     fn describe(&self) -> String;
+
+    /// Whose code computes the approximate float functions (`sin`, `exp`,
+    /// ...): the comparison with the host allows a libdevice device their
+    /// documented error ([`crate::tolerance`]) and holds one that computes
+    /// them as the host does to the bit.
+    fn float_math(&self) -> FloatMath {
+        FloatMath::AsHost
+    }
 
     /// Loads a program. Globals get their initial contents here and keep their
     /// values across launches of the module.

@@ -265,6 +265,10 @@ impl Device for CudaDevice {
         self.description.clone()
     }
 
+    fn float_math(&self) -> crate::device::FloatMath {
+        crate::device::FloatMath::Libdevice
+    }
+
     fn load(&mut self, program: &Program<'_>) -> Result<ModuleHandle, DeviceError> {
         let ptx = program.ptx.ok_or(DeviceError::MissingInput {
             device: "CUDA backend",
