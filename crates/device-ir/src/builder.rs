@@ -7,8 +7,8 @@
 use crate::entities::{Block, FuncId, GlobalId, Inst, Ty, Value};
 use crate::function::{BlockData, Body, FuncAttrs, ValueData, ValueDef};
 use crate::instructions::{
-    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, MathFn, MemFlags, Ordering,
-    RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
+    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MathFn, MemFlags,
+    Ordering, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
 };
 use crate::layout;
 use crate::module::Module;
@@ -482,6 +482,21 @@ impl<'m> FunctionBuilder<'m> {
         };
         self.ins_value(
             InstData::Math {
+                func,
+                args: args.to_vec(),
+            },
+            ty,
+        )
+    }
+
+    /// An integer function; yields a value of its first operand's type.
+    pub fn int_fn(&mut self, func: IntFn, args: &[Value]) -> Value {
+        let ty = match args.first() {
+            Some(&a) => self.value_ty(a),
+            None => self.module.types.i32(),
+        };
+        self.ins_value(
+            InstData::IntFn {
                 func,
                 args: args.to_vec(),
             },

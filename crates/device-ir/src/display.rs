@@ -304,6 +304,10 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
             let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
             write!(s, "math {} {}", func.name(), args.join(", "))
         }
+        InstData::IntFn { func, args } => {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            write!(s, "int {} {}", func.name(), args.join(", "))
+        }
         InstData::Shuffle {
             mode,
             mask,

@@ -9,7 +9,7 @@
 //! accepted everywhere.
 
 use crate::model::{GenericArg, Path, Ty};
-use device_ir::MathFn;
+use device_ir::{IntFn, MathFn};
 
 use crate::prelude::{self, Intrinsic};
 
@@ -43,6 +43,15 @@ pub enum KnownCall {
     /// A float math intrinsic (`intrinsics::sinf32`) or std's libm shim
     /// (`sys::cmath::tanhf`, `num::libm::cbrtf`); the width is the operand's.
     Math(MathFn),
+    /// An integer intrinsic (`intrinsics::ctpop`, `intrinsics::rotate_left`).
+    /// The bit counts return `u32` whatever the operand's width.
+    Int(IntFn),
+    /// `intrinsics::saturating_add` / `saturating_sub`, of the operands'
+    /// signedness.
+    Saturating {
+        /// Subtraction rather than addition.
+        sub: bool,
+    },
     /// An atomic intrinsic (`intrinsics::atomic_xadd`, `sync::atomic::atomic_load`).
     Atomic {
         /// The operation.
@@ -255,6 +264,22 @@ fn math_fn(rest: &str) -> Option<MathFn> {
     known(name).or_else(|| known(name.strip_suffix('f')?))
 }
 
+/// The integer function an intrinsic names (`ctpop`, `bitreverse`,
+/// `rotate_left`, ...). The `_nonzero` bit counts are the total ones: they
+/// agree wherever the intrinsic is defined.
+fn int_fn(name: &str) -> Option<IntFn> {
+    Some(match name {
+        "ctpop" => IntFn::CountOnes,
+        "ctlz" | "ctlz_nonzero" => IntFn::LeadingZeros,
+        "cttz" | "cttz_nonzero" => IntFn::TrailingZeros,
+        "bitreverse" => IntFn::ReverseBits,
+        "bswap" => IntFn::SwapBytes,
+        "rotate_left" => IntFn::RotateLeft,
+        "rotate_right" => IntFn::RotateRight,
+        _ => return None,
+    })
+}
+
 /// `path` without a leading `core::` or `std::`, if it has one.
 fn std_relative(def: &str) -> Option<&str> {
     def.strip_prefix("core::")
@@ -343,6 +368,14 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
             _ => {}
         }
+        if let Some(f) = int_fn(name) {
+            return Some(KnownCall::Int(f));
+        }
+        match name {
+            "saturating_add" => return Some(KnownCall::Saturating { sub: false }),
+            "saturating_sub" => return Some(KnownCall::Saturating { sub: true }),
+            _ => {}
+        }
     }
     if let Some(f) = math_fn(rest) {
         return Some(KnownCall::Math(f));
@@ -428,8 +461,33 @@ mod tests {
             assert_eq!(c(p), Some(KnownCall::Math(f)), "{p}");
         }
         // Not float math: an integer intrinsic and an unknown libm name.
-        assert_eq!(c("std::intrinsics::ctpop"), None);
+        assert!(!matches!(
+            c("std::intrinsics::ctpop"),
+            Some(KnownCall::Math(_))
+        ));
         assert_eq!(c("std::sys::cmath::lgammaf_r"), None);
+    }
+
+    #[test]
+    fn integer_intrinsics_name_their_function() {
+        let c = |s: &str| classify(&path(s, vec![GenericArg::Type(Ty::Int(IntTy::U16))]));
+        assert_eq!(
+            c("std::intrinsics::ctpop"),
+            Some(KnownCall::Int(IntFn::CountOnes))
+        );
+        assert_eq!(
+            c("core::intrinsics::cttz_nonzero"),
+            Some(KnownCall::Int(IntFn::TrailingZeros))
+        );
+        assert_eq!(
+            c("std::intrinsics::rotate_right"),
+            Some(KnownCall::Int(IntFn::RotateRight))
+        );
+        assert_eq!(
+            c("std::intrinsics::saturating_sub"),
+            Some(KnownCall::Saturating { sub: true })
+        );
+        assert_eq!(c("std::intrinsics::unchecked_funnel_shl"), None);
     }
 
     #[test]

@@ -61,6 +61,7 @@ snapshot_tests!(
     inline_asm,
     warp_collectives,
     math_functions,
+    int_functions,
 );
 
 #[test]
@@ -238,12 +239,13 @@ fn modules_cover_every_instruction_kind() {
                     InstData::WarpSync { .. } => "warp_sync",
                     InstData::ActiveMask => "active_mask",
                     InstData::Math { .. } => "math",
+                    InstData::IntFn { .. } => "int_fn",
                 };
                 kinds.insert(name);
             }
         }
     }
-    assert_eq!(kinds.len(), 35, "instruction kinds used: {kinds:?}");
+    assert_eq!(kinds.len(), 36, "instruction kinds used: {kinds:?}");
     assert_eq!(
         casts.len(),
         device_ir::CastOp::ALL.len(),

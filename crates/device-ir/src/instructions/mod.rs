@@ -9,8 +9,12 @@
 
 use crate::entities::{FuncId, GlobalId, Ty, Value};
 
+mod int_fn;
+mod math_fn;
 mod operands;
 
+pub use int_fn::IntFn;
+pub use math_fn::MathFn;
 pub use operands::*;
 
 /// An instruction. Instructions that produce a value have exactly one result,
@@ -281,6 +285,14 @@ pub enum InstData {
         /// The operands.
         args: Vec<Value>,
     },
+    /// An integer function (see [`IntFn`]): as many operands as
+    /// [`IntFn::arity`], all of the result's integer type.
+    IntFn {
+        /// The function.
+        func: IntFn,
+        /// The operands.
+        args: Vec<Value>,
+    },
     /// A warp shuffle of an `i32`: every lane of the warp named in `mask`
     /// executes it together and gets `value` from the lane that `mode` picks
     /// with `lane`; yields an `i32`.
@@ -449,7 +461,8 @@ impl InstData {
             }
             InstData::Call { args, .. }
             | InstData::InlineAsm { args, .. }
-            | InstData::Math { args, .. } => args.iter().copied().for_each(f),
+            | InstData::Math { args, .. }
+            | InstData::IntFn { args, .. } => args.iter().copied().for_each(f),
             InstData::Jump { dest } => dest.args.iter().copied().for_each(f),
             InstData::Brif {
                 cond,

@@ -437,6 +437,32 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
                 expected = Some(Some(ft));
             }
         }
+        InstData::IntFn { func, args } => {
+            if args.len() != func.arity() {
+                c.err(
+                    Rule::Type,
+                    format!(
+                        "int {} takes {} operands, not {}",
+                        func.name(),
+                        func.arity(),
+                        args.len()
+                    ),
+                );
+            } else {
+                let it = c.ty(args[0]);
+                match t.int_bits(it) {
+                    Some(bits) if func.accepts_width(u32::from(bits)) => {}
+                    _ => c.err(
+                        Rule::Type,
+                        format!("int {} is not defined on {}", func.name(), c.show(it)),
+                    ),
+                }
+                for (i, &a) in args.iter().enumerate().skip(1) {
+                    c.expect(&format!("operand {i} of int {}", func.name()), a, it);
+                }
+                expected = Some(Some(it));
+            }
+        }
         InstData::Shuffle {
             mask, value, lane, ..
         } => {

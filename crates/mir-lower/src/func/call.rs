@@ -2,7 +2,9 @@
 //! calls have a fixed meaning is mir-import's [`calls::classify`]; this
 //! module only gives each its device form.
 
-use device_ir::{CastOp, Ordering as DOrd, RmwOp, Scope, ShuffleMode, SpecialReg, Value, VoteMode};
+use device_ir::{
+    CastOp, IntFn, Ordering as DOrd, RmwOp, Scope, ShuffleMode, SpecialReg, Value, VoteMode,
+};
 use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
 use mir_import::model::{BasicBlock, Callee, ConstOperand, Operand, Place, ValTree};
 use mir_import::prelude::{Intrinsic, ShuffleKind, VoteKind};
@@ -126,6 +128,44 @@ impl FnLower<'_, '_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Some(Val::Immediate(self.b.math(f, &vals))))
             }
+            KnownCall::Int(f) => {
+                if args.len() != f.arity() {
+                    return Err(self.unsupported(format!(
+                        "integer function `{}` with {} operands",
+                        f.name(),
+                        args.len()
+                    )));
+                }
+                let x = self.scalar_operand(&args[0])?;
+                let ty = self.b.value_ty(x);
+                let mut vals = vec![x];
+                if let Some(n) = args.get(1) {
+                    // A rotation's count is a `u32` whatever the value's width.
+                    let n = self.scalar_operand(n)?;
+                    vals.push(self.zext_or_trunc(n, ty));
+                }
+                let v = self.b.int_fn(f, &vals);
+                Ok(Some(Val::Immediate(match f {
+                    // Rust's bit counts are `u32`s.
+                    IntFn::CountOnes | IntFn::LeadingZeros | IntFn::TrailingZeros => {
+                        let u32t = self.b.types().i32();
+                        self.zext_or_trunc(v, u32t)
+                    }
+                    _ => v,
+                })))
+            }
+            KnownCall::Saturating { sub } if args.len() == 2 => {
+                let ty = self.operand_ty(&args[0])?;
+                let Some((bits, signed)) = int_info(&ty) else {
+                    return Ok(None);
+                };
+                let (x, y) = (
+                    self.scalar_operand(&args[0])?,
+                    self.scalar_operand(&args[1])?,
+                );
+                let v = self.saturating(sub, x, y, bits, signed)?;
+                Ok(Some(Val::Immediate(v)))
+            }
             KnownCall::Atomic { op, ordering } => self.atomic(&op, ordering, args),
             KnownCall::MinMax(which) if args.len() == 2 => {
                 let ty = self.operand_ty(&args[0])?;
@@ -176,6 +216,7 @@ impl FnLower<'_, '_> {
                 ))))
             }
             KnownCall::MinMax(_)
+            | KnownCall::Saturating { .. }
             | KnownCall::ArithOffset
             | KnownCall::NullPtr
             | KnownCall::Swap

@@ -316,14 +316,8 @@ impl FnLower<'_, '_> {
             op,
             BinOp::Shl | BinOp::Shr | BinOp::ShlUnchecked | BinOp::ShrUnchecked
         ) {
-            let yt = self.b.value_ty(y);
-            let yb = self.b.types().int_bits(yt).unwrap_or(bits);
             let t = self.b.types().int(bits);
-            if yb > bits {
-                y = self.b.cast(CastOp::Trunc, y, t);
-            } else if yb < bits {
-                y = self.b.cast(CastOp::ZExt, y, t);
-            }
+            y = self.zext_or_trunc(y, t);
             let mask = self.iconst(bits, i128::from(bits - 1));
             y = self.b.binary(BinaryOp::And, y, mask);
         }
@@ -418,6 +412,43 @@ impl FnLower<'_, '_> {
         let back = self.b.cast(ext, r, wide);
         let ovf = self.b.icmp(IntCC::Ne, back, wr);
         Ok(Val::Pair(r, ovf))
+    }
+
+    /// `x + y` or `x - y` clamped to the range of their `bits`-wide type
+    /// (`saturating_add`, `saturating_sub`): computed in twice the width,
+    /// where it cannot overflow, and clamped there with signed comparisons
+    /// (the zero-extended operands of an unsigned one are non-negative
+    /// there). Written with plain instructions because libNVVM's LLVM has
+    /// no `llvm.*.sat` intrinsics.
+    pub(super) fn saturating(
+        &mut self,
+        sub: bool,
+        x: Value,
+        y: Value,
+        bits: u16,
+        signed: bool,
+    ) -> Result<Value, Diagnostic> {
+        if bits > 64 {
+            return Err(self.unsupported("saturating arithmetic on 128-bit integers"));
+        }
+        let wide = self.b.types().int(bits * 2);
+        let narrow = self.b.types().int(bits);
+        let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
+        let wx = self.b.cast(ext, x, wide);
+        let wy = self.b.cast(ext, y, wide);
+        let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+        let wr = self.b.binary(op, wx, wy);
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let (lo, hi) = (self.iconst(bits * 2, lo), self.iconst(bits * 2, hi));
+        let below = self.b.icmp(IntCC::Slt, wr, lo);
+        let above = self.b.icmp(IntCC::Sgt, wr, hi);
+        let capped = self.b.select(above, hi, wr);
+        let clamped = self.b.select(below, lo, capped);
+        Ok(self.b.cast(CastOp::Trunc, clamped, narrow))
     }
 
     fn float_binary(&mut self, op: BinOp, x: Value, y: Value) -> Result<Val, Diagnostic> {

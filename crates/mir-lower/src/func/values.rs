@@ -2,7 +2,7 @@
 
 use cranelift_entity::EntityRef;
 use device_ir::layout::POINTER_SIZE;
-use device_ir::{AddressSpace, CastOp, IntCC, Value};
+use device_ir::{AddressSpace, CastOp, IntCC, Ty as DTy, Value};
 use mir_import::eval::layout::{Encoding, Shape};
 use mir_import::eval::{EvalAlloc, Target};
 use mir_import::model::{ConstOperand, Local, Operand, Place, PlaceElem, Scalar as MirScalar, Ty};
@@ -79,6 +79,18 @@ impl FnLower<'_, '_> {
             return self.b.icmp(IntCC::Ne, v, zero);
         }
         v
+    }
+
+    /// `v`, an unsigned integer, at the width of the integer type `to`:
+    /// zero-extended or truncated (shift and rotation counts, bit counts).
+    pub(super) fn zext_or_trunc(&mut self, v: Value, to: DTy) -> Value {
+        let from = self.b.value_ty(v);
+        let (fb, tb) = (self.b.types().int_bits(from), self.b.types().int_bits(to));
+        match (fb, tb) {
+            (Some(f), Some(t)) if f > t => self.b.cast(CastOp::Trunc, v, to),
+            (Some(f), Some(t)) if f < t => self.b.cast(CastOp::ZExt, v, to),
+            _ => v,
+        }
     }
 
     pub(super) fn store_scalar_at(&mut self, addr: Value, off: u64, s: Scalar, v: Value) {

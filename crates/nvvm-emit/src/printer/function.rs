@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use cranelift_entity::SecondaryMap;
 use device_ir::display::signed_imm;
 use device_ir::{
-    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, Linkage, MemFlags, ShuffleMode, Ty, TyKind,
-    UnaryOp, Value, ValueDef, VoteMode,
+    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, IntFn, Linkage, MemFlags, ShuffleMode, Ty,
+    TyKind, UnaryOp, Value, ValueDef, VoteMode,
 };
 
 use super::{Printer, atomics, text};
@@ -333,6 +333,22 @@ impl Printer<'_> {
                 self.intrinsic(format!("declare {fty} @{name}({})", params.join(", ")));
                 let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
                 format!("call {fty} @{name}({})", args.join(", "))
+            }
+            InstData::IntFn { args, .. } if args.is_empty() => "unreachable".to_owned(),
+            InstData::IntFn { func, args } => {
+                let ty = vty(args[0]);
+                let ity = self.ty(ty).to_owned();
+                let (name, extra) = func.llvm(self.bits(ty));
+                // A rotation is a funnel shift of the value with itself.
+                let operands: Vec<Value> = match func {
+                    IntFn::RotateLeft | IntFn::RotateRight => vec![args[0], args[0], args[1]],
+                    _ => args.clone(),
+                };
+                let params = vec![ity.as_str(); operands.len()].join(", ");
+                let extra_ty = if extra.is_empty() { "" } else { ", i1" };
+                self.intrinsic(format!("declare {ity} @{name}({params}{extra_ty})"));
+                let args: Vec<String> = operands.iter().map(|&a| self.typed(fx, a)).collect();
+                format!("call {ity} @{name}({}{extra})", args.join(", "))
             }
             InstData::Shuffle {
                 mode,

@@ -289,3 +289,31 @@ pub fn math_functions() -> Module {
     }
     m
 }
+
+/// Every integer function at 8, 16, 32 and 64 bits through its LLVM
+/// intrinsic: a device function per width that folds all of them into one
+/// value (byte swaps only where the width has two bytes or more).
+pub fn int_functions() -> Module {
+    let mut m = Module::new();
+    for bits in [8u16, 16, 32, 64] {
+        let t = m.types.int(bits);
+        let name = format!("int_i{bits}");
+        let f = device(&mut m, &name, Linkage::External, &[t, t], Some(t));
+        let mut b = FunctionBuilder::new(&mut m, f);
+        let ps = params(&b);
+        let (x, y) = (ps[0], ps[1]);
+        let mut acc = x;
+        for func in IntFn::ALL {
+            if !func.accepts_width(u32::from(bits)) {
+                continue;
+            }
+            let args: Vec<Value> = match func.arity() {
+                1 => vec![acc],
+                _ => vec![acc, y],
+            };
+            acc = b.int_fn(func, &args);
+        }
+        b.ret(Some(acc));
+    }
+    m
+}

@@ -533,6 +533,16 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
                 .collect::<Result<Vec<_>, _>>()?;
             super::math::math(*func, &vals)?
         }
+        InstData::IntFn { func, args } => {
+            let mut width = 0;
+            let mut vals = Vec::with_capacity(args.len());
+            for &a in args {
+                let (bits, v) = as_int(&frame.get(a)?, func.name())?;
+                width = bits;
+                vals.push(v);
+            }
+            Val::int(width, func.eval(u32::from(width), &vals))
+        }
         InstData::Shuffle {
             mode,
             mask,
