@@ -170,7 +170,7 @@ word_enum!(
 const OPS: &[&str] = &[
     "add", "inc", "dec", "exch", "cas", "min", "max", "and", "or", "xor", "sync", "arrive", "red",
     "popc", "all", "any", "ballot", "up", "down", "bfly", "idx", "clamp", "wrap", "shiftamt", "l1",
-    "l2", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc",
+    "l2", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "l", "r", "warp",
 ];
 
 /// The opcodes this reader knows (PTX ISA 8.x, the scalar and memory subset

@@ -211,6 +211,15 @@ fn reads_opcodes_with_typed_modifiers() {
     assert_eq!((ret.opcode.as_str(), ret.operands.len()), ("ret", 0));
     let fence = parse_instruction("fence.acq_rel.gpu").unwrap();
     assert_eq!(fence.scope(), Some(Scope::Gpu));
+    // Funnel shifts (rotations) and the warp barrier `__syncwarp`.
+    let shf = parse_instruction("shf.l.wrap.b32 %r3, %r1, %r1, 8").unwrap();
+    assert_eq!(
+        shf.modifiers[..2],
+        [Modifier::Op("l"), Modifier::Op("wrap")]
+    );
+    assert!(parse_instruction("shf.r.clamp.b32 %r3, %r1, %r2, %r4").is_ok());
+    let warp = parse_instruction("bar.warp.sync -1").unwrap();
+    assert_eq!(warp.modifiers, [Modifier::Op("warp"), Modifier::Op("sync")]);
     let mv = parse_instruction("mov.u32 %r2, %tid.x").unwrap();
     assert_eq!(mv.operands[1], Operand::Reg("%tid.x".into()));
 }
