@@ -12,7 +12,7 @@ use super::interp::{
 use super::layout::{Encoding, Layout, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Target};
 use crate::model::{
-    AggregateKind, BinOp, Body, CastKind, Mutability, Operand, Rvalue, Ty, UnOp, ValTree,
+    AggregateKind, BinOp, Body, CastKind, Mutability, Operand, Path, Rvalue, Ty, UnOp, ValTree,
 };
 
 type R<T> = Result<T, EvalError>;
@@ -410,6 +410,31 @@ impl Interp<'_> {
         decl.ok_or_else(|| format!("the discriminant of `{}::{name}` is unknown", src.ty).into())
     }
 
+    /// The fields of a printed tuple or struct value (of the variant `path`
+    /// names, for an enum, whose tag is written last), each at its offset in
+    /// `layout`.
+    fn write_fields(
+        &mut self,
+        dest: &PlaceRef,
+        layout: &Layout,
+        path: Option<&Path>,
+        fields: &[(String, &ValTree)],
+    ) -> R<()> {
+        let variant = match (&layout.shape, path) {
+            (Shape::Enum { .. }, Some(p)) => Some(p.last_name().to_string()),
+            _ => None,
+        };
+        for (name, e) in fields {
+            let off = field_offset(layout, variant.as_deref(), name)?;
+            let fty = valtree_field_ty(e)?;
+            self.write_valtree(&self.at(dest, off, fty), e)?;
+        }
+        if let Some(v) = variant {
+            self.write_tag(dest, layout, &v)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn write_valtree(&mut self, dest: &PlaceRef, v: &ValTree) -> R<()> {
         let layout = self.layout(&dest.ty)?;
         match v {
@@ -425,19 +450,17 @@ impl Interp<'_> {
                 _ => Err(format!("value `{p}` of type `{}`", dest.ty).into()),
             },
             ValTree::Tuple(path, elems) => {
-                let variant = match (&layout.shape, path) {
-                    (Shape::Enum { .. }, Some(p)) => Some(p.last_name().to_string()),
-                    _ => None,
-                };
-                for (i, e) in elems.iter().enumerate() {
-                    let off = field_offset(&layout, variant.as_deref(), &i.to_string())?;
-                    let fty = valtree_field_ty(e)?;
-                    self.write_valtree(&self.at(dest, off, fty), e)?;
-                }
-                if let Some(v) = variant {
-                    self.write_tag(dest, &layout, &v)?;
-                }
-                Ok(())
+                let fields: Vec<(String, &ValTree)> = elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (i.to_string(), e))
+                    .collect();
+                self.write_fields(dest, &layout, path.as_ref(), &fields)
+            }
+            ValTree::Struct(path, named) => {
+                let fields: Vec<(String, &ValTree)> =
+                    named.iter().map(|(n, e)| (n.clone(), e)).collect();
+                self.write_fields(dest, &layout, Some(path), &fields)
             }
             other => Err(format!("printed value {other:?} is not supported").into()),
         }

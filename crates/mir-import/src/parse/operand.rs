@@ -133,6 +133,23 @@ pub fn parse_const(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
             c.expect_punct("}")?;
             Ok(ConstOperand::Transmuted { bits, ty })
         }
+        Some(Tok::Punct("{")) if matches!(c.peek_nth(1), Some(Tok::Int { .. })) => {
+            // `{0x0 as *const i32}`: a pointer whose value is an address, no
+            // allocation (`ptr::null()`, `without_provenance`).
+            c.bump()?;
+            let bits = match c.bump()? {
+                Tok::Int { digits, .. } => parse_int_digits(&digits),
+                _ => None,
+            }
+            .ok_or_else(|| c.err("expected the address of a pointer constant"))?;
+            if !c.is_ident("as") {
+                return Err(c.err("expected `as` after a pointer constant's address"));
+            }
+            c.bump()?;
+            let ty = parse_ty(c)?;
+            c.expect_punct("}")?;
+            Ok(ConstOperand::Transmuted { bits, ty })
+        }
         Some(Tok::Punct("{")) => {
             c.bump()?;
             let alloc = parse_alloc_id(c)?;
