@@ -92,9 +92,23 @@ const SHARED_PTR: &str = "#[derive(Clone, Copy)] struct SharedPtr<T>(T);\n\
      unsafe impl<T> Send for SharedPtr<T> {}\n\
      impl<T: Copy> SharedPtr<T> { fn get(self) -> T { self.0 } }\n";
 
+/// How the launch closure passes a bound argument to the kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pass {
+    /// As it is bound.
+    Direct,
+    /// Out of its [`SHARED_PTR`] (a raw pointer).
+    Shared,
+    /// As `&mut *ptr` from the raw slice pointer in its [`SHARED_PTR`]: every
+    /// simulated thread gets the same `&mut [T]`, as every GPU thread gets the
+    /// same pointer (rust-gpu's storage buffers); the kernel is trusted to
+    /// write disjoint elements, as on the device.
+    SharedMutSlice,
+}
+
 /// The Rust expression that passes `arg` for a parameter of MIR type `ty`,
-/// and whether it must be wrapped in a [`SHARED_PTR`].
-fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, bool), String> {
+/// and how the launch closure hands it over.
+fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
     let index = |name: &str| {
         f.manifest
             .buffer
@@ -105,7 +119,7 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, bool), String> {
     };
     let elem = |inner: &Ty| inner.to_rust_source();
     match (ty, arg) {
-        (_, Arg::Scalar(t, bits)) => Ok((literal(*t, *bits), false)),
+        (_, Arg::Scalar(t, bits)) => Ok((literal(*t, *bits), Pass::Direct)),
         (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => match &**inner {
             // `&[AtomicU32]` and friends view the buffer's integers in place.
             Ty::Slice(e) if elem(e).contains("Atomic") => Ok((
@@ -114,33 +128,36 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, bool), String> {
                     index(b)?,
                     elem(e)
                 ),
-                false,
+                Pass::Direct,
             )),
-            Ty::Slice(_) => Ok((format!("&{}[..]", index(b)?), false)),
+            Ty::Slice(_) => Ok((format!("&{}[..]", index(b)?), Pass::Direct)),
             t => Ok((
                 format!(
                     "unsafe {{ &*({}.as_ptr() as *const {}) }}",
                     index(b)?,
                     elem(t)
                 ),
-                false,
+                Pass::Direct,
             )),
         },
         (Ty::Ref(Mutability::Mut, inner), Arg::Buffer(b)) if matches!(**inner, Ty::Slice(_)) => {
-            Ok((format!("&mut {}[..]", index(b)?), false))
+            Ok((
+                format!("SharedPtr(&mut {}[..] as *mut [_])", index(b)?),
+                Pass::SharedMutSlice,
+            ))
         }
         (Ty::RawPtr(Mutability::Mut, _), Arg::Buffer(b)) => Ok((
             format!("SharedPtr({}.as_mut_ptr() as *mut _)", index(b)?),
-            true,
+            Pass::Shared,
         )),
         (Ty::RawPtr(Mutability::Not, _), Arg::Buffer(b)) => Ok((
             format!("SharedPtr({}.as_ptr() as *const _)", index(b)?),
-            true,
+            Pass::Shared,
         )),
         (Ty::Adt(p), Arg::Buffer(b)) if p.def_path() == mir_import::prelude::DISJOINT_SLICE => {
             Ok((
                 format!("gpu::DisjointSlice::new(&mut {}[..])", index(b)?),
-                false,
+                Pass::Direct,
             ))
         }
         (t, Arg::Buffer(b)) => Err(format!(
@@ -210,13 +227,13 @@ pub fn program(
         let mut names = Vec::new();
         for (i, (ty, a)) in tys.iter().zip(&l.args).enumerate() {
             let arg = a.resolve().map_err(|e| gen_err(e.to_string()))?;
-            let (expr, shared) = arg_expr(f, ty, &arg)
+            let (expr, pass) = arg_expr(f, ty, &arg)
                 .map_err(|m| gen_err(format!("kernel `{}`, argument {i}: {m}", l.kernel)))?;
             let _ = writeln!(s, "        let a{i} = {expr};");
-            names.push(if shared {
-                format!("a{i}.get()")
-            } else {
-                format!("a{i}")
+            names.push(match pass {
+                Pass::Direct => format!("a{i}"),
+                Pass::Shared => format!("a{i}.get()"),
+                Pass::SharedMutSlice => format!("&mut *a{i}.get()"),
             });
         }
         // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
