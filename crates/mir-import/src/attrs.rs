@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::model::{InlineHint, ItemAttrs};
+pub use crate::model::{ImplOf, InlineHint, ItemAttrs};
 
 /// Why the source could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +78,17 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                 };
                 out.insert(format!("{prefix}::{}", st.ident), a);
             }
+            syn::Item::Impl(imp) if imp.generics.params.is_empty() => {
+                let Some(of) = impl_of(imp) else { continue };
+                let key = format!("{prefix}::{}", impl_key(imp.impl_token.span.start()));
+                for item in &imp.items {
+                    if let syn::ImplItem::Fn(f) = item {
+                        let mut a = fn_attrs(&f.attrs, f.sig.abi.as_ref());
+                        a.impl_of = Some(of.clone());
+                        out.insert(format!("{key}::{}", f.sig.ident), a);
+                    }
+                }
+            }
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
                     walk(inner, &format!("{prefix}::{}", m.ident), out);
@@ -86,6 +97,29 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
             _ => {}
         }
     }
+}
+
+/// The key an impl block's methods are recorded under, from where its
+/// `impl` keyword starts: `<impl@17:1>` (line, 1-based column), the part of
+/// rustc's `<impl at kernel.rs:17:1: 17:35>` that names the block (see
+/// [`crate::model::normalize_impl_segment`]).
+fn impl_key(start: proc_macro2::LineColumn) -> String {
+    format!("<impl@{}:{}>", start.line, start.column + 1)
+}
+
+/// What `imp` is for, when its self type is a plain path.
+fn impl_of(imp: &syn::ItemImpl) -> Option<ImplOf> {
+    let syn::Type::Path(tp) = &*imp.self_ty else {
+        return None;
+    };
+    let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
+    Some(ImplOf {
+        self_ty: last(&tp.path)?,
+        trait_name: match &imp.trait_ {
+            Some((_, path, _)) => Some(last(path)?),
+            None => None,
+        },
+    })
 }
 
 fn fn_attrs(attrs: &[syn::Attribute], abi: Option<&syn::Abi>) -> ItemAttrs {
@@ -231,6 +265,35 @@ fn convert(ty: &syn::Type, krate: &crate::Crate) -> Option<crate::model::Ty> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn impl_methods_are_recorded_under_their_block_position() {
+        let src = "pub struct C(f32);\n\
+                   impl core::ops::Mul for C {\n\
+                   \x20   type Output = C;\n\
+                   \x20   #[inline(never)] fn mul(self, r: C) -> C { C(self.0 * r.0) }\n\
+                   }\n\
+                   \x20 impl C { pub fn get(&self) -> f32 { self.0 } }\n\
+                   impl<T> Clone for W<T> { fn clone(&self) -> Self { todo!() } }\n";
+        let a = recover_attrs(src, "k.rs", "kernel").expect("parses");
+        let mul = &a["kernel::<impl@2:1>::mul"];
+        assert_eq!(mul.inline, Some(InlineHint::Never));
+        assert_eq!(
+            mul.impl_of,
+            Some(ImplOf {
+                self_ty: "C".into(),
+                trait_name: Some("Mul".into())
+            })
+        );
+        // Columns are 1-based, as rustc prints them.
+        let get = &a["kernel::<impl@6:3>::get"];
+        assert_eq!(
+            get.impl_of.as_ref().map(|o| o.trait_name.clone()),
+            Some(None)
+        );
+        // Generic impls have no monomorphic body to match.
+        assert!(!a.keys().any(|k| k.ends_with("::clone")), "{:?}", a.keys());
+    }
 
     #[test]
     fn kernel_and_noinline_helper_are_recovered() {

@@ -108,6 +108,40 @@ impl LayoutTable {
         self.types.get(name)
     }
 
+    /// Records the captures of the closure type printed as `closure`, of
+    /// `sizes` bytes each, where their offsets are certain. The report prints
+    /// a closure's captures as end padding, and rustc reorders fields, so in
+    /// general they are unknown; but zero-sized captures need no offset (0
+    /// will do), and a single capture that is not zero-sized and fills the
+    /// closure can only be at 0. Any other closure keeps no fields, and an
+    /// access to one refuses.
+    pub fn record_captures(&mut self, closure: &str, sizes: &[u64]) {
+        let Some(l) = self.types.get_mut(closure) else {
+            return;
+        };
+        let sized: Vec<u64> = sizes.iter().copied().filter(|&s| s > 0).collect();
+        let certain = match sized.as_slice() {
+            [] => true,
+            [only] => *only == l.size,
+            _ => false,
+        };
+        // A zero-sized closure is `Shape::Zst` as it is.
+        if let TypeShape::Struct { fields } = &mut l.shape
+            && fields.is_empty()
+            && certain
+            && l.size > 0
+        {
+            for (i, &size) in sizes.iter().enumerate() {
+                fields.push(FieldLayout {
+                    name: i.to_string(),
+                    offset: 0,
+                    size,
+                    align: None,
+                });
+            }
+        }
+    }
+
     /// Reads a `-Zprint-type-sizes` report. Lines without the report's prefix
     /// (other compiler output) are ignored.
     pub fn parse(report: &str) -> Result<LayoutTable, LayoutError> {

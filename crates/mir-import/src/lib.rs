@@ -162,6 +162,7 @@ pub fn import_text(
     for body in parsed.bodies {
         krate.bodies.push(body);
     }
+    krate.record_closure_captures();
     if let Some((text, file)) = source {
         // rustc named the kernel by its sandbox path; spans name the file read.
         let printed = rustc::printed_kernel_path(Path::new(file));
@@ -177,6 +178,7 @@ pub fn import_text(
             prelude::PRELUDE_MODULE,
         )?;
         krate.attrs.extend(prelude_attrs);
+        krate.link_impl_methods();
     }
     Ok(krate)
 }

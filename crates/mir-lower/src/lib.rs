@@ -128,7 +128,7 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
                     Linkage::Internal
                 };
                 let f = m.declare_function(
-                    device_name(path, attrs.kernel),
+                    device_name(&krate.stable_name(path), attrs.kernel),
                     kind,
                     linkage,
                     Signature::new(&params, ret),

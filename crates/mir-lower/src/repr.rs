@@ -140,6 +140,12 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
             };
             Repr::Pair(int_scalar(*i), *o0, Scalar::Bool, *o1)
         }
+        // `NonZero<T>` is a transparent wrapper of the integer `T` (its
+        // field's pattern type only adds the niche).
+        Ty::Adt(p) if p.def_path().ends_with("num::NonZero") => match p.generic_args() {
+            [mir_import::model::GenericArg::Type(t @ Ty::Int(_))] => return repr_of(layouts, t),
+            _ => return Err(ReprError::NoPointee(ty.clone())),
+        },
         // `NonNull<T>` is a transparent wrapper of `*const T`.
         Ty::Adt(p) if p.def_path().ends_with("ptr::NonNull") => match p.generic_args() {
             [mir_import::model::GenericArg::Type(t)] => {
@@ -160,7 +166,14 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
                             offset: 0, size, ..
                         },
                     ..
-                } if l.size == POINTER_SIZE && *size == POINTER_SIZE => Repr::Scalar(Scalar::Ptr),
+                } if l.size == POINTER_SIZE && *size == POINTER_SIZE => {
+                    // `Option<NonZero<u64>>` is its integer; `Option<&T>`,
+                    // `Option<NonNull<T>>` and the rest are their pointer.
+                    match option_payload(ty).map(|t| repr_of(layouts, t)) {
+                        Some(Ok(Repr::Scalar(Scalar::Int(64)))) => Repr::Scalar(Scalar::Int(64)),
+                        _ => Repr::Scalar(Scalar::Ptr),
+                    }
+                }
                 _ => Repr::Mem {
                     size: l.size,
                     align: l.align,
@@ -168,6 +181,17 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
             }
         }
     })
+}
+
+/// `T` of `Option<T>`.
+fn option_payload(ty: &Ty) -> Option<&Ty> {
+    match ty {
+        Ty::Adt(p) if p.def_path().ends_with("option::Option") => match p.generic_args() {
+            [mir_import::model::GenericArg::Type(t)] => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The layout of `ty`, or why it is unknown.

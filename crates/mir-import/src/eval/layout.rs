@@ -247,6 +247,8 @@ impl Layouts<'_> {
                 }
             }
             Ty::Adt(path) => return self.adt(ty, &path.def_path()),
+            // A closure's layout is in the report under its printed name.
+            Ty::Opaque(name) if name.starts_with("{closure@") => return self.adt(ty, name),
             Ty::Str | Ty::Slice(_) | Ty::Opaque(_) => {
                 return Err(UnknownLayout::Unsized(ty.clone()));
             }

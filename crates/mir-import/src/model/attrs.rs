@@ -35,4 +35,19 @@ pub struct ItemAttrs {
     /// declaration order (see [`crate::attrs::resolve_source_type`]). rustc's
     /// layout report gives field offsets and sizes but not types.
     pub field_types: Option<Vec<String>>,
+    /// For a method of a non-generic `impl` block: what the block is for.
+    pub impl_of: Option<ImplOf>,
+}
+
+/// The self type and trait of an `impl` block, each as the last segment of
+/// its path (`Complex32`, `Mul`): enough to match the paths rustc prints at
+/// call sites (`kernel::Complex32::norm`, `<kernel::Complex32 as
+/// std::ops::Mul>::mul`) to the method's body, which rustc prints as
+/// `kernel::<impl at kernel.rs:17:1: 17:35>::mul`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ImplOf {
+    /// The self type's name.
+    pub self_ty: String,
+    /// The trait's name, for a trait impl.
+    pub trait_name: Option<String>,
 }

@@ -3,6 +3,7 @@
 mod alloc;
 mod attrs;
 mod body;
+mod impls;
 mod integrity;
 mod pos;
 mod query;
@@ -12,8 +13,9 @@ pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
 
 pub use alloc::{AllocDump, AllocId, Relocation};
-pub use attrs::{InlineHint, ItemAttrs};
+pub use attrs::{ImplOf, InlineHint, ItemAttrs};
 pub use body::*;
+pub use impls::normalize_impl_segment;
 pub use ty::{ArrayLen, FloatTy, GenericArg, IntTy, Mutability, Path, PathSegment, Ty};
 
 use cranelift_entity::{PrimaryMap, entity_impl};
@@ -44,6 +46,10 @@ pub struct Crate {
     /// that later stages can tell the user's lines from the prelude's and the
     /// standard library's; `None` when the import had no source.
     pub source_file: Option<String>,
+    /// Call paths rustc prints for methods of the kernel's `impl` blocks, each
+    /// with the def path of the body rustc printed for it (see
+    /// [`Crate::link_impl_methods`]).
+    pub call_aliases: BTreeMap<String, String>,
 }
 
 impl Crate {

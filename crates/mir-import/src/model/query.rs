@@ -174,12 +174,77 @@ impl Crate {
                 } = &bb.terminator.kind
                 {
                     let d = c.def_path();
-                    if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
-                        todo.push(d);
+                    let d = self.resolve_call(&d);
+                    if by_path.contains_key(d) && crate::prelude::intrinsic(d).is_none() {
+                        todo.push(d.to_string());
                     }
                 }
             }
         }
         seen
+    }
+
+    /// Gives the captures of each closure type whose layout is certain
+    /// their offsets (see [`crate::layout::LayoutTable::record_captures`]):
+    /// the report prints a closure's captures as padding, and rustc reorders
+    /// fields, so only a closure with at most one capture that is not
+    /// zero-sized, filling the closure, has offsets that follow (all 0).
+    pub fn record_closure_captures(&mut self) {
+        let mut found = Vec::new();
+        for b in self.bodies.values() {
+            for bb in b.blocks.values() {
+                for st in &bb.statements {
+                    let super::StatementKind::Assign(
+                        dest,
+                        super::Rvalue::Aggregate(super::AggregateKind::Opaque(_), ops),
+                    ) = &st.kind
+                    else {
+                        continue;
+                    };
+                    // The report names a closure as the destination's type
+                    // does (std's by path, `{closure@std::iter::..::map_fold<..>
+                    // ::{closure#0}}`), not as the aggregate does (by span).
+                    let Some(Ty::Opaque(name)) = b.place_ty(dest) else {
+                        continue;
+                    };
+                    if !name.starts_with("{closure@") {
+                        continue;
+                    }
+                    let sizes: Option<Vec<u64>> = ops
+                        .iter()
+                        .map(|op| {
+                            let ty = match op {
+                                Operand::Copy(p) | Operand::Move(p) => b.place_ty(p)?,
+                                Operand::Const(c) => self.const_ty(c)?,
+                            };
+                            self.plain_size(&ty)
+                        })
+                        .collect();
+                    if let Some(sizes) = sizes {
+                        found.push((name.clone(), sizes));
+                    }
+                }
+            }
+        }
+        for (name, sizes) in found {
+            self.layouts.record_captures(&name, &sizes);
+        }
+    }
+
+    /// The size of `ty` where it needs no probe: scalars, thin and fat
+    /// pointers, and types the report prints (closures, ADTs).
+    fn plain_size(&self, ty: &Ty) -> Option<u64> {
+        use super::ty::FloatTy;
+        Some(match ty {
+            Ty::Bool => 1,
+            Ty::Char => 4,
+            Ty::Int(i) => i.size(),
+            Ty::Float(FloatTy::F32) => 4,
+            Ty::Float(FloatTy::F64) => 8,
+            Ty::Ref(_, t) | Ty::RawPtr(_, t) if t.is_unsized() => 16,
+            Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => 8,
+            Ty::Tuple(e) if e.is_empty() => 0,
+            other => self.layouts.get(&other.to_string())?.size,
+        })
     }
 }

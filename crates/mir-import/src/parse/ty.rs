@@ -92,12 +92,12 @@ fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
         Some(Tok::Ident(w)) if w == "dyn" || w == "impl" => {
             let start = c.mark();
             c.bump()?;
-            parse_path(c, PathStyle::Type)?;
+            parse_bound(c)?;
             while c.eat_punct("+") {
                 if matches!(c.peek(), Some(Tok::Lifetime(_))) {
                     c.bump()?;
                 } else {
-                    parse_path(c, PathStyle::Type)?;
+                    parse_bound(c)?;
                 }
             }
             Ok(Ty::Opaque(c.text_between(start, c.mark())))
@@ -125,6 +125,25 @@ fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
         }
         _ => Err(c.expected("a type")),
     }
+}
+
+/// A trait bound of `dyn` / `impl`: a path, with the parenthesized sugar of
+/// the `Fn` traits (`impl Fn(f32) -> f32`, in a generic helper's signature).
+fn parse_bound(c: &mut Cursor) -> Result<(), ParseError> {
+    parse_path(c, PathStyle::Type)?;
+    if c.eat_punct("(") {
+        while !c.eat_punct(")") {
+            parse_ty(c)?;
+            if !c.eat_punct(",") {
+                c.expect_punct(")")?;
+                break;
+            }
+        }
+        if c.eat_punct("->") {
+            parse_ty(c)?;
+        }
+    }
+    Ok(())
 }
 
 fn parse_fn_ptr(c: &mut Cursor) -> Result<Ty, ParseError> {

@@ -62,7 +62,7 @@ impl FnLower<'_, '_> {
             None => None,
         } {
             v
-        } else if let Some((f, abi)) = self.sh.fns.get(&def).cloned() {
+        } else if let Some((f, abi)) = self.sh.fns.get(self.sh.krate.resolve_call(&def)).cloned() {
             self.device_call(f, &abi, args, dest)?
         } else {
             return Err(self.unsupported(format!(

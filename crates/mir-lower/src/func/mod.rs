@@ -365,7 +365,8 @@ impl<'a, 'm> FnLower<'a, 'm> {
             else {
                 continue;
             };
-            let Some((_, abi)) = self.sh.fns.get(&path.def_path()).cloned() else {
+            let def = path.def_path();
+            let Some((_, abi)) = self.sh.fns.get(self.sh.krate.resolve_call(&def)).cloned() else {
                 continue;
             };
             let mut sizes = Vec::new();

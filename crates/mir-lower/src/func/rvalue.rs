@@ -661,6 +661,23 @@ impl FnLower<'_, '_> {
                 }
                 Ok(())
             }
+            // A closure's captures, by index: only offsets the layout proves
+            // (see `LayoutTable::record_single_capture`).
+            AggregateKind::Opaque(s) if s.starts_with("{closure@") => {
+                for (i, op) in ops.iter().enumerate() {
+                    let fty = self.operand_ty(op)?;
+                    let off = self.field_offset(ty, None, &i.to_string()).map_err(|_| {
+                        self.unsupported(format!(
+                            "a closure with {} captures (`{s}`): rustc's report gives no offsets for them",
+                            ops.len()
+                        ))
+                    })?;
+                    let v = self.read_operand(op)?;
+                    let a = self.offset(addr, off);
+                    self.write_mem(a, &fty, v)?;
+                }
+                Ok(())
+            }
             AggregateKind::Opaque(s) => Err(self.unsupported(format!("aggregate `{s}`"))),
         }
     }
@@ -678,11 +695,18 @@ impl FnLower<'_, '_> {
             .map(|o| self.read_operand(o))
             .collect::<Result<_, _>>()?;
         match (self.repr(ty)?, kind, vals.as_slice()) {
-            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, [Val::Immediate(p)]) => {
-                Ok(Val::Immediate(*p))
-            }
+            // The scalar ADTs: transparent wrappers (`NonNull`, `NonZero`)
+            // and null-niche enums (`Some(p)` is `p`, `None` is zero).
+            (
+                Repr::Scalar(Scalar::Ptr | Scalar::Int(64)),
+                AggregateKind::Adt { .. },
+                [Val::Immediate(p)],
+            ) => Ok(Val::Immediate(*p)),
             (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, []) => {
                 Ok(Val::Immediate(self.null_ptr()))
+            }
+            (Repr::Scalar(Scalar::Int(64)), AggregateKind::Adt { .. }, []) => {
+                Ok(Val::Immediate(self.iconst(64, 0)))
             }
             (Repr::Pair(..), _, [Val::Immediate(a), Val::Immediate(b)]) => Ok(Val::Pair(*a, *b)),
             (Repr::Zst, ..) => Ok(Val::Zst),

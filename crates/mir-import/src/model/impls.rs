@@ -1,0 +1,182 @@
+//! Methods of the kernel's `impl` blocks: rustc prints a method's body under
+//! the block's position (`kernel::<impl at kernel.rs:17:1: 17:35>::mul`) but
+//! its calls under the type (`kernel::Complex32::norm`) or the trait
+//! (`<kernel::Complex32 as std::ops::Mul>::mul`). [`Crate::link_impl_methods`]
+//! joins the two, with the blocks' self types and traits that
+//! [`crate::attrs`] recovers from the source.
+
+use std::collections::BTreeMap;
+
+use super::{BodyKind, Crate, TerminatorKind};
+
+/// `<impl at FILE:L:C: L2:C2>` as `<impl@L:C>`, the key [`crate::attrs`]
+/// records a block's methods under; `None` for any other segment. The file is
+/// left out: the module path in front of the segment already tells the kernel
+/// from the prelude.
+pub fn normalize_impl_segment(segment: &str) -> Option<String> {
+    let inner = segment.strip_prefix("<impl at ")?.strip_suffix('>')?;
+    let start = inner.split(": ").next()?;
+    let mut parts = start.rsplitn(3, ':');
+    let col: u32 = parts.next()?.parse().ok()?;
+    let line: u32 = parts.next()?.parse().ok()?;
+    Some(format!("<impl@{line}:{col}>"))
+}
+
+/// A method body of an impl block whose self type and trait are known.
+struct Method {
+    /// The def path rustc printed the body under.
+    body: String,
+    /// The module path in front of the impl segment (`kernel`).
+    module: String,
+    self_ty: String,
+    trait_name: Option<String>,
+    name: String,
+}
+
+/// `<A as T>::m` split into `A`, the last segment of `T` without its generic
+/// arguments, and `m`.
+fn trait_call(def: &str) -> Option<(&str, &str, &str)> {
+    let rest = def.strip_prefix('<')?;
+    let (qualified, method) = rest.rsplit_once(">::")?;
+    let (self_ty, trait_path) = qualified.split_once(" as ")?;
+    let trait_path = trait_path.split('<').next()?;
+    let trait_name = trait_path.rsplit("::").next()?;
+    Some((self_ty, trait_name, method))
+}
+
+impl Crate {
+    /// Gives each method body of a non-generic impl block of the source its
+    /// attributes (an `#[inline(never)]` method stays a separate function) and
+    /// records, in [`Crate::call_aliases`], the call paths that name it: the
+    /// inherent path `module::Type::method`, and each `<module::Type as
+    /// path::Trait>::method` that some body calls.
+    pub fn link_impl_methods(&mut self) {
+        let mut methods = Vec::new();
+        let mut body_attrs = Vec::new();
+        for b in self.bodies.values() {
+            if !matches!(b.kind, BodyKind::Fn { ctfe: false }) {
+                continue;
+            }
+            let segs = &b.path.segments;
+            let Some(at) = segs.iter().position(|s| s.name.starts_with("<impl at ")) else {
+                continue;
+            };
+            if at + 2 != segs.len() {
+                continue;
+            }
+            let Some(block) = normalize_impl_segment(&segs[at].name) else {
+                continue;
+            };
+            let module: Vec<&str> = segs[..at].iter().map(|s| s.name.as_str()).collect();
+            let module = module.join("::");
+            let name = segs[at + 1].name.clone();
+            let Some(attrs) = self.attrs.get(&format!("{module}::{block}::{name}")) else {
+                continue;
+            };
+            let Some(of) = attrs.impl_of.clone() else {
+                continue;
+            };
+            let body = b.path.def_path();
+            body_attrs.push((body.clone(), attrs.clone()));
+            methods.push(Method {
+                body,
+                module,
+                self_ty: of.self_ty,
+                trait_name: of.trait_name,
+                name,
+            });
+        }
+        for (body, attrs) in body_attrs {
+            self.attrs.entry(body).or_insert(attrs);
+        }
+        let mut aliases = BTreeMap::new();
+        for m in methods.iter().filter(|m| m.trait_name.is_none()) {
+            aliases.insert(
+                format!("{}::{}::{}", m.module, m.self_ty, m.name),
+                m.body.clone(),
+            );
+        }
+        for b in self.bodies.values() {
+            for bb in b.blocks.values() {
+                let TerminatorKind::Call {
+                    func: super::Callee::Item(c),
+                    ..
+                } = &bb.terminator.kind
+                else {
+                    continue;
+                };
+                let def = c.def_path();
+                let Some((self_ty, trait_name, method)) = trait_call(&def) else {
+                    continue;
+                };
+                let found = methods.iter().find(|m| {
+                    m.trait_name.as_deref() == Some(trait_name)
+                        && m.name == method
+                        && self_ty == format!("{}::{}", m.module, m.self_ty)
+                });
+                if let Some(m) = found {
+                    aliases.insert(def, m.body.clone());
+                }
+            }
+        }
+        self.call_aliases = aliases;
+    }
+
+    /// A name for the body at `def` that does not move with the source: an
+    /// impl method by its type and trait (`kernel::Complex32::norm`,
+    /// `kernel::Complex32_as_Mul::mul`) rather than by the block's position,
+    /// which an edit above it changes; any other path as it is.
+    pub fn stable_name(&self, def: &str) -> String {
+        let Some((owner, method)) = def.rsplit_once("::") else {
+            return def.to_string();
+        };
+        let Some((module, block)) = owner.rsplit_once("::") else {
+            return def.to_string();
+        };
+        match self.attrs.get(def).and_then(|a| a.impl_of.as_ref()) {
+            Some(of) if block.starts_with("<impl at ") => match &of.trait_name {
+                None => format!("{module}::{}::{method}", of.self_ty),
+                Some(t) => format!("{module}::{}_as_{t}::{method}", of.self_ty),
+            },
+            _ => def.to_string(),
+        }
+    }
+
+    /// The def path of the body a call to `def` runs: its alias from
+    /// [`Crate::link_impl_methods`], or `def` itself.
+    pub fn resolve_call<'a>(&'a self, def: &'a str) -> &'a str {
+        self.call_aliases.get(def).map_or(def, String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impl_segments_normalize_to_their_start() {
+        assert_eq!(
+            normalize_impl_segment("<impl at /src/kernel.rs:17:1: 17:35>").as_deref(),
+            Some("<impl@17:1>")
+        );
+        assert_eq!(
+            normalize_impl_segment("<impl at m.rs:1:10: 1:15>").as_deref(),
+            Some("<impl@1:10>")
+        );
+        assert_eq!(normalize_impl_segment("Complex32"), None);
+        assert_eq!(normalize_impl_segment("<impl at nowhere>"), None);
+    }
+
+    #[test]
+    fn trait_calls_split_into_type_trait_and_method() {
+        assert_eq!(
+            trait_call("<kernel::Complex32 as std::ops::Mul>::mul"),
+            Some(("kernel::Complex32", "Mul", "mul"))
+        );
+        assert_eq!(
+            trait_call("<kernel::V as std::ops::Add<kernel::V>>::add"),
+            Some(("kernel::V", "Add", "add"))
+        );
+        assert_eq!(trait_call("kernel::Complex32::norm"), None);
+    }
+}
