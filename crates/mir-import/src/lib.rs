@@ -172,13 +172,25 @@ pub fn import_text(
         krate.source_file = Some(file.to_string());
         krate.attrs = attrs::recover_attrs(text, file, prelude::KERNEL_MODULE)?;
         // The prelude's own structs (field names of `DisjointSlice`, ...).
-        let prelude_attrs = attrs::recover_attrs(
-            rustc::PRELUDE_SOURCE,
-            "prelude/gpu.rs",
-            prelude::PRELUDE_MODULE,
-        )?;
-        krate.attrs.extend(prelude_attrs);
+        krate.attrs.extend(prelude_attrs()?);
         krate.link_impl_methods();
     }
     Ok(krate)
+}
+
+/// The attributes of the prelude's items. The prelude is compiled into this
+/// crate, so syn reads it once per process, not once per import.
+fn prelude_attrs() -> Result<std::collections::BTreeMap<String, attrs::ItemAttrs>, attrs::AttrError>
+{
+    static CACHE: std::sync::OnceLock<std::collections::BTreeMap<String, attrs::ItemAttrs>> =
+        std::sync::OnceLock::new();
+    if let Some(a) = CACHE.get() {
+        return Ok(a.clone());
+    }
+    let a = attrs::recover_attrs(
+        rustc::PRELUDE_SOURCE,
+        "prelude/gpu.rs",
+        prelude::PRELUDE_MODULE,
+    )?;
+    Ok(CACHE.get_or_init(|| a).clone())
 }
