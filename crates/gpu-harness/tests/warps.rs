@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use device_ir::*;
-use gpu_harness::device::virt::FaultKind;
+use gpu_harness::device::virt::{ExecError, FaultKind};
 use gpu_harness::device::{Device, DeviceExt, KernelArg, LaunchConfig};
 
 /// How the test kernel picks its mask.
@@ -75,6 +75,21 @@ fn run_shuffle(m: &Module, threads: u32) -> Vec<u32> {
     dev.download(out).unwrap()
 }
 
+/// The warp fault that launching `m`'s `shuffle` on one block of `threads`
+/// must give.
+fn warp_fault(m: &Module, threads: u32) -> ExecError {
+    let (mut dev, h) = load(m);
+    let out = dev.zeroed::<u32>(threads as usize).unwrap();
+    expect_fault(
+        &mut dev,
+        h,
+        "shuffle",
+        LaunchConfig::linear(1, threads),
+        &[KernelArg::Buffer(out)],
+        FaultKind::Warp,
+    )
+}
+
 #[test]
 fn shuffles_read_the_lane_their_mode_names() {
     let full = Mask::All(u32::MAX);
@@ -110,16 +125,7 @@ fn lanes_that_disagree_on_the_mask_are_a_warp_fault() {
         1,
         None,
     );
-    let (mut dev, h) = load(&m);
-    let out = dev.zeroed::<u32>(32).unwrap();
-    let e = expect_fault(
-        &mut dev,
-        h,
-        "shuffle",
-        LaunchConfig::linear(1, 32),
-        &[KernelArg::Buffer(out)],
-        FaultKind::Warp,
-    );
+    let e = warp_fault(&m, 32);
     assert!(e.message.contains("must execute the same one"), "{e}");
 }
 
@@ -127,16 +133,7 @@ fn lanes_that_disagree_on_the_mask_are_a_warp_fault() {
 fn a_shuffle_from_a_lane_outside_the_mask_is_a_warp_fault() {
     // Lanes 0..16 shuffle among themselves; lane 15 reads lane 16.
     let m = shuffle_module(ShuffleMode::Down, Mask::All(0xffff), 1, Some(16));
-    let (mut dev, h) = load(&m);
-    let out = dev.zeroed::<u32>(32).unwrap();
-    let e = expect_fault(
-        &mut dev,
-        h,
-        "shuffle",
-        LaunchConfig::linear(1, 32),
-        &[KernelArg::Buffer(out)],
-        FaultKind::Warp,
-    );
+    let e = warp_fault(&m, 32);
     assert!(e.message.contains("from lane 16"), "{e}");
 }
 
@@ -159,16 +156,7 @@ fn a_half_warp_mask_shuffles_within_its_half() {
 fn a_lane_that_exits_while_its_warp_waits_is_a_warp_fault() {
     // Lanes 16.. exit; the rest name the full warp.
     let m = shuffle_module(ShuffleMode::Down, Mask::All(u32::MAX), 1, Some(16));
-    let (mut dev, h) = load(&m);
-    let out = dev.zeroed::<u32>(32).unwrap();
-    let e = expect_fault(
-        &mut dev,
-        h,
-        "shuffle",
-        LaunchConfig::linear(1, 32),
-        &[KernelArg::Buffer(out)],
-        FaultKind::Warp,
-    );
+    let e = warp_fault(&m, 32);
     assert!(e.message.contains("exit"), "{e}");
 }
 
@@ -176,16 +164,7 @@ fn a_lane_that_exits_while_its_warp_waits_is_a_warp_fault() {
 fn a_full_mask_in_a_partial_warp_is_a_warp_fault() {
     // 40 threads: the second warp has lanes 0..8 only.
     let m = shuffle_module(ShuffleMode::Down, Mask::All(u32::MAX), 1, None);
-    let (mut dev, h) = load(&m);
-    let out = dev.zeroed::<u32>(40).unwrap();
-    let e = expect_fault(
-        &mut dev,
-        h,
-        "shuffle",
-        LaunchConfig::linear(1, 40),
-        &[KernelArg::Buffer(out)],
-        FaultKind::Warp,
-    );
+    let e = warp_fault(&m, 40);
     assert!(e.message.contains("does not have"), "{e}");
     assert_eq!(e.thread, [32, 0, 0], "the first lane of the partial warp");
 }

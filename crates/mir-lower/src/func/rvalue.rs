@@ -662,7 +662,7 @@ impl FnLower<'_, '_> {
                 Ok(())
             }
             // A closure's captures, by index: only offsets the layout proves
-            // (see `LayoutTable::record_single_capture`).
+            // (see `LayoutTable::record_captures`).
             AggregateKind::Opaque(s) if s.starts_with("{closure@") => {
                 for (i, op) in ops.iter().enumerate() {
                     let fty = self.operand_ty(op)?;
