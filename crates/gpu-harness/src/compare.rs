@@ -66,6 +66,7 @@ pub fn compare(
                 got: gv.map_or_else(|| "missing".into(), |v| show(t, v)),
                 ok,
                 within,
+                device: None,
             });
         }
     }

@@ -14,6 +14,7 @@ use sandbox::Sandbox;
 use serde::Serialize;
 
 use crate::compare::{compare, hand_check};
+use crate::device::ptx::PtxDevice;
 use crate::device::virt::{Limits, VirtualDevice};
 use crate::device::{Device, FloatMath, Program};
 use crate::fixture::Fixture;
@@ -27,8 +28,13 @@ pub use crate::compare::show;
 /// Which device runs the kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 pub enum DeviceChoice {
-    /// The virtual device on the CPU.
+    /// Both CPU devices: the IR device, then the PTX device on libNVVM's
+    /// `-opt=3` PTX, each compared with the host run.
+    Both,
+    /// The virtual device on the CPU: it runs our device IR.
     Virtual,
+    /// The PTX device on the CPU: it runs libNVVM's PTX, as a GPU would.
+    Ptx,
     /// A real GPU through CUDA; "no GPU" if there is none.
     Cuda,
     /// A GPU when the driver loads, else the virtual device.
@@ -73,7 +79,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            device: DeviceChoice::Virtual,
+            device: DeviceChoice::Both,
             limits: Limits::default(),
             work_dir: unique_work_dir(),
             require_libnvvm: std::env::var_os("REQUIRE_LIBNVVM").is_some_and(|v| v == "1"),
@@ -290,11 +296,24 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
                 });
             }
             let got = device.flatten();
-            match (got, &expected) {
+            match (&got, &expected) {
                 (Some((got, tolerance)), Some(exp)) => {
-                    run.stage("compare", || compare(f, exp, &got, &tolerance, &mut values));
+                    run.stage("compare", || compare(f, exp, got, tolerance, &mut values));
                 }
                 _ => run.skip("compare", "no device readback or no expected values"),
+            }
+            if opts.device == DeviceChoice::Both {
+                let ir = got.as_ref().map(|(rb, _)| rb);
+                ptx_stages(
+                    &mut run,
+                    f,
+                    l,
+                    ptx,
+                    opts,
+                    expected.as_ref(),
+                    ir,
+                    &mut values,
+                );
             }
         }
         None if expect_error.is_some() => {
@@ -410,9 +429,13 @@ fn device_for(
     kernel_timeout: Duration,
 ) -> Result<(Box<dyn Device>, String), StageError> {
     match opts.device {
-        DeviceChoice::Virtual => Ok((
+        DeviceChoice::Virtual | DeviceChoice::Both => Ok((
             Box::new(VirtualDevice::with_limits(limits)),
             "virtual device".into(),
+        )),
+        DeviceChoice::Ptx => Ok((
+            Box::new(PtxDevice::with_limits(limits)),
+            "PTX device (libNVVM's -opt=3 PTX)".into(),
         )),
         DeviceChoice::Auto => {
             let a = crate::device::cuda::auto_with_timeout(limits, kernel_timeout);
@@ -431,6 +454,94 @@ fn device_for(
             }
             crate::device::cuda::Probe::NoGpu(n) => Err(StageError::NoGpu { why: n.to_string() }),
         },
+    }
+}
+
+/// The PTX device's stages of a run on both CPU devices: `ptx-device`
+/// (libNVVM's `-opt=3` PTX, executed) and `ptx-compare` (its values against
+/// the host run's). A value where the PTX device differs from the host while
+/// the IR device agrees is a difference between our IR and libNVVM's PTX, and
+/// the stage says so. Its values join `values`, tagged with the device.
+#[allow(clippy::too_many_arguments)]
+fn ptx_stages(
+    run: &mut Run,
+    f: &Fixture,
+    l: &mir_lower::Lowered,
+    ptx: Option<&str>,
+    opts: &Options,
+    expected: Option<&crate::host::Readback>,
+    ir: Option<&crate::host::Readback>,
+    values: &mut Vec<crate::report::ValueReport>,
+) {
+    let Some(ptx) = ptx else {
+        run.skip("ptx-device", "no PTX (libNVVM did not run)");
+        return;
+    };
+    if f.manifest.expect_race {
+        run.skip(
+            "ptx-device",
+            "the kernel races by design: its values depend on the schedule",
+        );
+        return;
+    }
+    let mut limits = opts.limits;
+    if let Some(steps) = f.manifest.step_limit {
+        limits.max_steps = steps;
+    }
+    let got = run.stage("ptx-device", || {
+        let mut dev = PtxDevice::with_limits(limits);
+        let program = Program::with_ptx(&l.module, ptx);
+        let bufs = launch_fixture(f, l, &mut dev, &program)?;
+        let out = read_back(f, &mut dev, &bufs)?;
+        let approx = dev.approx_instructions();
+        let detail = format!(
+            "PTX device (libNVVM's -opt=3 PTX): {} thread-instructions, {approx} of them .approx (computed with the host's functions: the GPU's bits may differ within the function's documented error)",
+            dev.instructions()
+        );
+        Ok((out, detail))
+    });
+    let (Some(got), Some(exp)) = (got, expected) else {
+        run.skip(
+            "ptx-compare",
+            "no PTX device readback or no expected values",
+        );
+        return;
+    };
+    let tolerance = Tolerance::of_module(&l.module);
+    let mut ptx_values = Vec::new();
+    run.stage("ptx-compare", || {
+        compare(f, exp, &got, &tolerance, &mut ptx_values).map_err(|e| match (e, ir) {
+            (StageError::ComparisonMismatch { bad, total }, Some(ir)) => {
+                let first = ptx_values.iter().find(|v| !v.ok);
+                let ir_agrees = first.is_some_and(|v| {
+                    let host = exp
+                        .iter()
+                        .find(|(n, _)| *n == v.buffer)
+                        .and_then(|(_, b)| b.get(v.index));
+                    let irv = ir
+                        .iter()
+                        .find(|(n, _)| *n == v.buffer)
+                        .and_then(|(_, b)| b.get(v.index));
+                    host.is_some() && host == irv
+                });
+                StageError::PtxMismatch {
+                    bad,
+                    total,
+                    first: first.map_or_else(String::new, |v| {
+                        format!(
+                            "{}[{}]: host {}, PTX device {}",
+                            v.buffer, v.index, v.expected, v.got
+                        )
+                    }),
+                    ir_agrees,
+                }
+            }
+            (e, _) => e,
+        })
+    });
+    for mut v in ptx_values {
+        v.device = Some("ptx".into());
+        values.push(v);
     }
 }
 

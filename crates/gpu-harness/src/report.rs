@@ -63,6 +63,9 @@ pub enum FailureKind {
     RaceMissing,
     /// Device values differ from the host run's.
     ComparisonMismatch,
+    /// The PTX device's values differ from the host run's (libNVVM's PTX,
+    /// executed, against our IR's meaning).
+    PtxMismatch,
     /// The manifest's hand-written values differ from the host run's.
     HandCheckMismatch,
     /// The fixture's folder or manifest was refused before anything ran.
@@ -106,6 +109,10 @@ pub struct ValueReport {
     /// error bound that allowed them (see [`crate::tolerance`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub within: Option<String>,
+    /// The device that gave `got` when it is not the run's main one (`ptx`
+    /// for the PTX device of a run on both CPU devices).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 /// A fixture's verdict.
@@ -222,12 +229,25 @@ impl Report {
     /// The table for people.
     pub fn table(&self) -> String {
         let stages = [
-            "import", "lower", "nvvm", "shape", "host", "device", "compare",
+            "import",
+            "lower",
+            "nvvm",
+            "shape",
+            "host",
+            "device",
+            "compare",
+            "ptx-device",
+            "ptx-compare",
         ];
         let mut s = String::new();
         let _ = write!(s, "{:<34}", "fixture");
         for st in stages {
-            let _ = write!(s, " {st:>9}");
+            let head = match st {
+                "ptx-device" => "ptx",
+                "ptx-compare" => "ptx-cmp",
+                other => other,
+            };
+            let _ = write!(s, " {head:>9}");
         }
         let _ = writeln!(s, "  verdict");
         for f in &self.fixtures {
@@ -250,9 +270,13 @@ impl Report {
                 let _ = writeln!(s, "\n{} / {}:\n{}", f.name, st.name, st.detail);
             }
             for v in f.values.iter().filter(|v| !v.ok).take(10) {
+                let on = v
+                    .device
+                    .as_ref()
+                    .map_or_else(String::new, |d| format!(" on the {d} device"));
                 let _ = writeln!(
                     s,
-                    "  {}[{}]: expected {}, got {}",
+                    "  {}[{}]: expected {}, got {}{on}",
                     v.buffer, v.index, v.expected, v.got
                 );
             }

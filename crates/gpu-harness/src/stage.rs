@@ -93,6 +93,23 @@ pub enum StageError {
         /// Values compared.
         total: usize,
     },
+    /// The PTX device's values differ from the host run. Where the IR device
+    /// agrees with the host at the first differing value, the difference lies
+    /// between our IR and the PTX libNVVM made of it.
+    #[error(
+        "{bad} of {total} values differ from the host run on the PTX device (first: {first}){}",
+        if *ir_agrees { "; the IR device agrees with the host there: a difference between our IR and libNVVM's PTX" } else { "" }
+    )]
+    PtxMismatch {
+        /// Values that differ.
+        bad: usize,
+        /// Values compared.
+        total: usize,
+        /// The first differing value, named.
+        first: String,
+        /// Whether the IR device gave the host's value there.
+        ir_agrees: bool,
+    },
     /// The manifest's hand-written values disagree with the host run.
     #[error("{0}")]
     HandCheckMismatch(String),
@@ -126,6 +143,7 @@ impl StageError {
             },
             StageError::RaceMissing => FailureKind::RaceMissing,
             StageError::ComparisonMismatch { .. } => FailureKind::ComparisonMismatch,
+            StageError::PtxMismatch { .. } => FailureKind::PtxMismatch,
             StageError::HandCheckMismatch(_) => FailureKind::HandCheckMismatch,
         }
     }

@@ -33,7 +33,7 @@ enum Cmd {
         #[arg(long)]
         json: bool,
         /// Which device runs the kernels.
-        #[arg(long, value_enum, default_value = "virtual")]
+        #[arg(long, value_enum, default_value = "both")]
         device: DeviceChoice,
         /// Worker threads (default: the number of cores).
         #[arg(long)]

@@ -14,6 +14,7 @@ pub mod abi;
 mod auto;
 pub mod cuda;
 mod error;
+pub mod ptx;
 mod scalar;
 pub mod virt;
 

@@ -57,11 +57,16 @@ use cranelift_entity::EntityRef;
 use device_ir::{AddressSpace, Module, verify};
 
 pub use error::{ExecError, FaultKind};
+// Shared with the PTX device: faults, the schedule, warp collectives.
+pub(crate) use error::Fault;
+pub(crate) use exec::{Step, WarpCall, WarpKind};
 pub use report::{AccessKind, RaceAccess, RaceMemory, RaceReport};
+pub(crate) use sched::{Executor, for_each_thread, schedule};
+pub(crate) use value::Val;
 
 use self::exec::Ctx;
 use self::memory::{Memory, Owner};
-use self::value::{AllocId, Ptr, Val};
+use self::value::{AllocId, Ptr};
 use super::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi};
 
 /// The limits of one launch, and what it checks.

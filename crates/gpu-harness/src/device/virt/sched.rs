@@ -17,6 +17,10 @@
 //! When the launch checks for races, a completed barrier joins the clocks of its
 //! block, and a race found at an access stops the launch with a
 //! [`RaceReport`](super::RaceReport) instead of a fault.
+//!
+//! The schedule is generic over an [`Executor`]: the PTX device runs its
+//! threads under the same one, so both devices agree on what a barrier, a
+//! warp collective, a deadlock and a timeout are.
 
 use device_ir::{FuncId, display::display_inst};
 
@@ -43,6 +47,83 @@ struct BlockState {
     completed: u64,
 }
 
+/// What the scheduler needs of an executor: the IR device and the PTX device
+/// share one schedule, barrier and warp-collective discipline through it.
+pub(crate) trait Executor {
+    /// One simulated thread.
+    type Thread;
+    /// The thread's block (index in the grid) and index in its block.
+    fn place(t: &Self::Thread) -> (u32, u32);
+    /// Instructions the thread has executed in this launch.
+    fn steps(t: &mut Self::Thread) -> &mut u64;
+    /// Enters the kernel.
+    fn start(&mut self, t: &mut Self::Thread) -> Result<(), Fault>;
+    /// Executes one instruction.
+    fn step(&mut self, t: &mut Self::Thread) -> Result<Step, Fault>;
+    /// Gives a thread waiting at a warp collective its result.
+    fn complete(&mut self, t: &mut Self::Thread, val: Option<Val>);
+    /// A barrier of block `block` completed.
+    fn barrier_completed(&mut self, _block: u32) {}
+    /// `__syncwarp` synchronized these threads (indices in the launch).
+    fn warp_synced(&mut self, _threads: &[u32]) {}
+    /// Ends every frame of the thread (after an exit or a fault).
+    fn unwind(&mut self, t: &mut Self::Thread);
+    /// The launch's error for a fault of `t`, placed at its instruction.
+    fn fail(&mut self, fault: Fault, t: &mut Self::Thread) -> DeviceError;
+}
+
+/// The IR device's executor: a launch's context, the kernel and its arguments.
+struct IrExec<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    kernel: FuncId,
+    kernel_name: &'c str,
+    args: &'c [Val],
+}
+
+impl Executor for IrExec<'_, '_> {
+    type Thread = Thread;
+
+    fn place(t: &Thread) -> (u32, u32) {
+        (t.block, t.in_block)
+    }
+
+    fn steps(t: &mut Thread) -> &mut u64 {
+        &mut t.steps
+    }
+
+    fn start(&mut self, t: &mut Thread) -> Result<(), Fault> {
+        t.start(self.ctx.module, self.kernel, self.args.to_vec())
+    }
+
+    fn step(&mut self, t: &mut Thread) -> Result<Step, Fault> {
+        step(self.ctx, t)
+    }
+
+    fn complete(&mut self, t: &mut Thread, val: Option<Val>) {
+        t.complete(self.ctx.module, val);
+    }
+
+    fn barrier_completed(&mut self, block: u32) {
+        if let Some(r) = self.ctx.race.as_mut() {
+            r.barrier(block);
+        }
+    }
+
+    fn warp_synced(&mut self, threads: &[u32]) {
+        if let Some(r) = self.ctx.race.as_mut() {
+            r.warp_sync(threads);
+        }
+    }
+
+    fn unwind(&mut self, t: &mut Thread) {
+        t.unwind(self.ctx.mem);
+    }
+
+    fn fail(&mut self, fault: Fault, t: &mut Thread) -> DeviceError {
+        fail(self.ctx, self.kernel_name, fault, t)
+    }
+}
+
 /// Runs `kernel` with `args` on every thread of the launch. Returns the
 /// barriers that every thread of block 0 passed.
 pub(crate) fn run(
@@ -53,42 +134,61 @@ pub(crate) fn run(
     limits: &Limits,
 ) -> Result<u64, DeviceError> {
     let (g, b) = (ctx.config.grid, ctx.config.block);
-    let per_block = (b.x * b.y * b.z) as usize;
-    let n_blocks = (g.x * g.y * g.z) as usize;
-    let mut threads = Vec::with_capacity(per_block * n_blocks);
-    for blk in 0..n_blocks as u32 {
-        let ctaid = [blk % g.x, (blk / g.x) % g.y, blk / (g.x * g.y)];
-        for t in 0..per_block as u32 {
-            threads.push(Thread {
-                tid: [t % b.x, (t / b.x) % b.y, t / (b.x * b.y)],
-                ctaid,
-                in_block: t,
-                linear: blk * per_block as u32 + t,
-                block: blk,
-                stack: Vec::new(),
-                loc: (kernel, None),
-                steps: 0,
-            });
-        }
-    }
-    let result = schedule(ctx, &mut threads, kernel, kernel_name, args, limits);
+    let mut threads = Vec::new();
+    for_each_thread(g, b, |tid, ctaid, in_block, block, linear| {
+        threads.push(Thread {
+            tid,
+            ctaid,
+            in_block,
+            linear,
+            block,
+            stack: Vec::new(),
+            loc: (kernel, None),
+            steps: 0,
+        });
+    });
+    let per_block = b.count() as usize;
+    let mut exec = IrExec {
+        ctx,
+        kernel,
+        kernel_name,
+        args,
+    };
+    let result = schedule(&mut exec, &mut threads, per_block, limits);
     // After a fault, the other threads' frames die with the launch.
     for t in &mut threads {
-        t.unwind(ctx.mem);
+        exec.unwind(t);
     }
     result
 }
 
-fn schedule(
-    ctx: &mut Ctx<'_>,
-    threads: &mut [Thread],
-    kernel: FuncId,
-    kernel_name: &str,
-    args: &[Val],
+/// Calls `f(tid, ctaid, in_block, block, linear)` for every thread of a
+/// launch, in the schedule's order: block-major, then thread index, x fastest.
+pub(crate) fn for_each_thread(
+    g: crate::device::Dim3,
+    b: crate::device::Dim3,
+    mut f: impl FnMut([u32; 3], [u32; 3], u32, u32, u32),
+) {
+    let per_block = b.x * b.y * b.z;
+    let n_blocks = g.x * g.y * g.z;
+    for blk in 0..n_blocks {
+        let ctaid = [blk % g.x, (blk / g.x) % g.y, blk / (g.x * g.y)];
+        for t in 0..per_block {
+            let tid = [t % b.x, (t / b.x) % b.y, t / (b.x * b.y)];
+            f(tid, ctaid, t, blk, blk * per_block + t);
+        }
+    }
+}
+
+/// Runs every thread of `threads` (`per_block` to a block, in order) to its
+/// end under the deterministic schedule. Returns the barriers that every
+/// thread of block 0 passed.
+pub(crate) fn schedule<E: Executor>(
+    exec: &mut E,
+    threads: &mut [E::Thread],
+    per_block: usize,
     limits: &Limits,
 ) -> Result<u64, DeviceError> {
-    let b = ctx.config.block;
-    let per_block = (b.x * b.y * b.z) as usize;
     let n_blocks = threads.len() / per_block.max(1);
     let mut states = vec![State::NotStarted; threads.len()];
     let mut blocks: Vec<BlockState> = (0..n_blocks).map(|_| BlockState::default()).collect();
@@ -99,17 +199,18 @@ fn schedule(
             match states[i] {
                 State::Done | State::Waiting => continue,
                 State::NotStarted => {
-                    if let Err(f) = threads[i].start(ctx.module, kernel, args.to_vec()) {
-                        return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+                    if let Err(f) = exec.start(&mut threads[i]) {
+                        return Err(exec.fail(f, &mut threads[i]));
                     }
                     states[i] = State::Ready;
                 }
                 State::Ready => {}
             }
             ran = true;
-            let blk = threads[i].block as usize;
+            let (block, in_block) = E::place(&threads[i]);
+            let blk = block as usize;
             for _ in 0..limits.quantum.max(1) {
-                let steps = threads[i].steps;
+                let steps = *E::steps(&mut threads[i]);
                 if steps >= limits.max_steps {
                     let f = Fault::new(
                         FaultKind::Timeout,
@@ -118,11 +219,11 @@ fn schedule(
                             limits.max_steps
                         ),
                     );
-                    return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+                    return Err(exec.fail(f, &mut threads[i]));
                 }
-                threads[i].steps = steps + 1;
-                match step(ctx, &mut threads[i]) {
-                    Err(f) => return Err(fail(ctx, kernel_name, f, &mut threads[i])),
+                *E::steps(&mut threads[i]) = steps + 1;
+                match exec.step(&mut threads[i]) {
+                    Err(f) => return Err(exec.fail(f, &mut threads[i])),
                     Ok(Step::Continue) => {}
                     Ok(Step::Barrier) => {
                         let bs = &mut blocks[blk];
@@ -134,16 +235,14 @@ fn schedule(
                                     bs.exited
                                 ),
                             );
-                            return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+                            return Err(exec.fail(f, &mut threads[i]));
                         }
                         bs.arrived += 1;
                         states[i] = State::Waiting;
                         if bs.arrived as usize == per_block {
                             bs.arrived = 0;
                             bs.completed += 1;
-                            if let Some(r) = ctx.race.as_mut() {
-                                r.barrier(blk as u32);
-                            }
+                            exec.barrier_completed(blk as u32);
                             let first = blk * per_block;
                             for s in &mut states[first..first + per_block] {
                                 *s = State::Ready;
@@ -151,30 +250,25 @@ fn schedule(
                         }
                         break;
                     }
-                    Ok(Step::Warp(call)) => {
-                        let (block, in_block) = (threads[i].block, threads[i].in_block);
-                        match warps.arrive(block, in_block, call) {
-                            Err(f) => return Err(fail(ctx, kernel_name, f, &mut threads[i])),
-                            Ok(None) => {
-                                states[i] = State::Waiting;
-                                break;
+                    Ok(Step::Warp(call)) => match warps.arrive(block, in_block, call) {
+                        Err(f) => return Err(exec.fail(f, &mut threads[i])),
+                        Ok(None) => {
+                            states[i] = State::Waiting;
+                            break;
+                        }
+                        Ok(Some(done)) => {
+                            for (t, val) in done.results {
+                                exec.complete(&mut threads[t], val);
+                                states[t] = State::Ready;
                             }
-                            Ok(Some(done)) => {
-                                for (t, val) in done.results {
-                                    threads[t].complete(ctx.module, val);
-                                    states[t] = State::Ready;
-                                }
-                                if !done.synced.is_empty()
-                                    && let Some(r) = ctx.race.as_mut()
-                                {
-                                    r.warp_sync(&done.synced);
-                                }
+                            if !done.synced.is_empty() {
+                                exec.warp_synced(&done.synced);
                             }
                         }
-                    }
+                    },
                     Ok(Step::Exit) => {
-                        if let Err(f) = warps.exit(threads[i].block, threads[i].in_block) {
-                            return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+                        if let Err(f) = warps.exit(block, in_block) {
+                            return Err(exec.fail(f, &mut threads[i]));
                         }
                         let bs = &mut blocks[blk];
                         bs.exited += 1;
@@ -187,9 +281,9 @@ fn schedule(
                                     bs.arrived
                                 ),
                             );
-                            return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+                            return Err(exec.fail(f, &mut threads[i]));
                         }
-                        threads[i].unwind(ctx.mem);
+                        exec.unwind(&mut threads[i]);
                         break;
                     }
                 }
@@ -203,12 +297,12 @@ fn schedule(
                 .iter()
                 .position(|&s| s == State::Waiting)
                 .unwrap_or(0);
-            let t = &threads[i];
-            let f = match warps.waiting(t.block, t.in_block) {
+            let (block, in_block) = E::place(&threads[i]);
+            let f = match warps.waiting(block, in_block) {
                 Some(w) => Fault::new(FaultKind::Deadlock, format!("deadlock: {w}")),
                 None => Fault::new(FaultKind::Deadlock, "deadlock: every thread waits"),
             };
-            return Err(fail(ctx, kernel_name, f, &mut threads[i]));
+            return Err(exec.fail(f, &mut threads[i]));
         }
     }
 }

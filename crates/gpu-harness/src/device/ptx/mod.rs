@@ -1,0 +1,379 @@
+//! The PTX device: a CPU executor of the PTX that libNVVM makes at `-opt=3`,
+//! the exact code a GPU would run, checked access by access.
+//!
+//! The IR device runs our device IR; a GPU runs libNVVM's PTX. What libNVVM
+//! does in between (contraction into `fma`, its libdevice bodies, its
+//! optimizations) is invisible to the first and unchecked on a CPU-only
+//! machine without this one. Here every thread executes the PTX itself:
+//!
+//! - **Threads and warps**: one simulated thread per GPU thread under the IR
+//!   device's deterministic schedule ([`crate::device::virt::schedule`]),
+//!   which is also sm_70+'s independent thread scheduling: divergent lanes
+//!   run their own paths, and they reconverge where PTX says they must, at a
+//!   warp collective (`shfl.sync`, `vote.sync`, `bar.warp.sync`,
+//!   `activemask`), which gathers every lane of its mask as the IR device's
+//!   do. `bar.sync 0` is the block barrier.
+//! - **Memory** ([`memory`]): `.global` buffers and variables, one `.shared`
+//!   instance per block, one `.local` depot per frame, killed at `ret` (a
+//!   pointer kept into it is a stale-frame fault), `.param` slots per frame
+//!   (kernel parameters, and the call sequences' `st.param`/`ld.param`).
+//!   Faults: null or wild addresses, out of bounds, wrong space, another
+//!   thread's depot or another block's shared memory, misalignment, writes to
+//!   read-only variables (immutable in the device IR, or libdevice's
+//!   tables), reads of bytes never written.
+//! - **Arithmetic** ([`float`]): IEEE instructions bit-exact in every
+//!   rounding mode, `cvt` with PTX's saturation, `min`/`max` with PTX's NaN
+//!   rules, `.ftz`. `.approx` instructions (`ex2`, `lg2`, `rcp`, `rsqrt`,
+//!   `sin`, `cos`, `div.approx`/`div.full`) are computed with the host's
+//!   functions, and counted: their exact bits are the hardware's, so the
+//!   device declares [`FloatMath::Libdevice`] and the comparison allows each
+//!   math function its documented error, as it does for a GPU.
+//! - **Calls** to `.func`s with bodies (helpers, libdevice's inlined or
+//!   called code), with a depth limit.
+//!
+//! Not modelled: memory orderings beyond sequential consistency (the
+//! `memory-model` and `ptx-litmus` crates own that), data races (the IR
+//! device detects them on the same kernel), textures, clusters, tensor
+//! cores. An instruction outside what [`decode`] accepts refuses the whole
+//! module at load, with its line.
+
+mod decode;
+mod exec;
+mod float;
+mod memory;
+
+use std::collections::HashMap;
+
+use self::decode::{Program, decode};
+use self::exec::{Ctx, Thread};
+use self::memory::{Memory, Owner, Space, address};
+use super::virt::{ExecError, Executor, Fault, Limits, Step, Val, for_each_thread, schedule};
+use super::{
+    Buffer, Device, DeviceError, FloatMath, KernelArg, LaunchConfig, ModuleHandle,
+    Program as Input, abi,
+};
+
+struct Loaded {
+    program: Program,
+    /// The allocation of each non-shared module variable.
+    globals: Vec<Option<u32>>,
+    /// The device IR, when the program came with it: launch arguments are
+    /// checked against it as on the IR device.
+    ir: Option<device_ir::Module>,
+}
+
+/// The PTX device. See the [module docs](self).
+#[derive(Default)]
+pub struct PtxDevice {
+    limits: Limits,
+    mem: Memory,
+    modules: Vec<Loaded>,
+    buffers: Vec<(u32, u64)>,
+    approx: u64,
+    instructions: u64,
+}
+
+impl PtxDevice {
+    /// A device with the default [`Limits`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A device with `limits` (the same as the IR device's).
+    pub fn with_limits(limits: Limits) -> Self {
+        PtxDevice {
+            limits,
+            ..Self::default()
+        }
+    }
+
+    /// Thread-instructions executed by every launch so far.
+    pub fn instructions(&self) -> u64 {
+        self.instructions
+    }
+
+    /// Thread-instructions so far that were `.approx` instructions, whose
+    /// exact results are the hardware's.
+    pub fn approx_instructions(&self) -> u64 {
+        self.approx
+    }
+
+    fn buffer(&self, buffer: Buffer) -> Result<(u32, u64), DeviceError> {
+        self.buffers
+            .get(buffer.0 as usize)
+            .copied()
+            .ok_or(DeviceError::BadHandle {
+                what: "buffer",
+                index: buffer.0,
+            })
+    }
+
+    /// The bytes of one kernel argument, as its `.param` holds them.
+    fn arg_bytes(&self, arg: &KernelArg) -> Result<Vec<u8>, DeviceError> {
+        let v: u64 = match *arg {
+            KernelArg::Null => 0,
+            KernelArg::Buffer(b) => address(self.buffer(b)?.0, 0),
+            KernelArg::BufferAt(b, off) => address(self.buffer(b)?.0, off),
+            KernelArg::F32(v) => u64::from(v.to_bits()),
+            KernelArg::F64(v) => v.to_bits(),
+            _ => abi::scalar_bits(arg).unwrap_or(0),
+        };
+        Ok(v.to_le_bytes()[..abi::arg_size(arg).max(1)].to_vec())
+    }
+}
+
+fn setup(f: Fault) -> DeviceError {
+    DeviceError::Unsupported(f.message)
+}
+
+impl Device for PtxDevice {
+    fn describe(&self) -> String {
+        "PTX device".to_owned()
+    }
+
+    fn float_math(&self) -> FloatMath {
+        FloatMath::Libdevice
+    }
+
+    fn load(&mut self, input: &Input<'_>) -> Result<ModuleHandle, DeviceError> {
+        let text = input.ptx.ok_or(DeviceError::MissingInput {
+            device: "PTX device",
+            what: "PTX",
+        })?;
+        let module = ptx_reader::parse(text)
+            .map_err(|e| DeviceError::Unsupported(format!("the PTX does not parse: {e}")))?;
+        // PTX does not say which `.global`s are constant; the device IR does.
+        let mutable: HashMap<&str, bool> = input
+            .ir
+            .map(|m| {
+                m.globals
+                    .values()
+                    .map(|g| (g.symbol.as_str(), g.mutable))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let read_only = |name: &str| !mutable.get(name).copied().unwrap_or(false);
+        let (program, read_only) = decode(&module, &read_only).map_err(|e| {
+            DeviceError::Unsupported(format!("the PTX device cannot run this module: {}", e.0))
+        })?;
+        let mut globals = vec![None; program.globals.len()];
+        for (k, g) in program.globals.iter().enumerate() {
+            if g.space == Space::Shared {
+                continue;
+            }
+            let id = self
+                .mem
+                .alloc(Owner::Global(g.name.clone()), g.space, g.size, false)
+                .map_err(setup)?;
+            if let Some(init) = &g.init {
+                self.mem.host_write(id, 0, init);
+            }
+            globals[k] = Some(id);
+        }
+        // Relocations, once every variable has its address.
+        for (k, g) in program.globals.iter().enumerate() {
+            let Some(id) = globals[k] else { continue };
+            for r in &g.relocs {
+                let Some(target) = globals[r.target] else {
+                    return Err(DeviceError::Unsupported(format!(
+                        "the initializer of {} takes the address of shared {}",
+                        g.name, program.globals[r.target].name
+                    )));
+                };
+                let a = address(target, 0).wrapping_add(r.addend as u64);
+                match r.byte_shift {
+                    Some(shift) => self.mem.host_write(id, r.offset, &[(a >> shift) as u8]),
+                    None => {
+                        let bytes = a.to_le_bytes();
+                        self.mem
+                            .host_write(id, r.offset, &bytes[..r.width.min(8) as usize]);
+                    }
+                }
+            }
+            if read_only[k] {
+                self.mem.seal(id);
+            }
+        }
+        self.modules.push(Loaded {
+            program,
+            globals,
+            ir: input.ir.cloned(),
+        });
+        Ok(ModuleHandle(self.modules.len() as u32 - 1))
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<Buffer, DeviceError> {
+        let index = self.buffers.len() as u32;
+        let id = self
+            .mem
+            .alloc(Owner::Buffer(index), Space::Global, bytes as u64, false)
+            .map_err(setup)?;
+        self.buffers.push((id, bytes as u64));
+        Ok(Buffer(index))
+    }
+
+    fn write(&mut self, buffer: Buffer, offset: usize, bytes: &[u8]) -> Result<(), DeviceError> {
+        let (id, len) = self.buffer(buffer)?;
+        let start = offset as u64;
+        let end = start.saturating_add(bytes.len() as u64);
+        if end > len {
+            return Err(DeviceError::OutOfRange {
+                buffer: buffer.0,
+                start,
+                end,
+                len,
+            });
+        }
+        self.mem.host_write(id, start, bytes);
+        Ok(())
+    }
+
+    fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, DeviceError> {
+        let (id, _) = self.buffer(buffer)?;
+        self.mem
+            .host_read(id)
+            .map_err(|offset| DeviceError::UninitReadback {
+                buffer: buffer.0,
+                offset,
+            })
+    }
+
+    fn launch(
+        &mut self,
+        module: ModuleHandle,
+        kernel: &str,
+        config: LaunchConfig,
+        args: &[KernelArg],
+    ) -> Result<(), DeviceError> {
+        let loaded = self
+            .modules
+            .get(module.0 as usize)
+            .ok_or(DeviceError::BadHandle {
+                what: "module",
+                index: module.0,
+            })?;
+        if let Some(ir) = &loaded.ir {
+            let f = abi::find_kernel(ir, kernel)?;
+            abi::check_args(ir, f, args)?;
+        }
+        let Some(&entry) = loaded.program.func_index.get(kernel) else {
+            return Err(DeviceError::NoSuchKernel(kernel.to_owned()));
+        };
+        let n_params = loaded.program.funcs[entry].n_params;
+        if args.len() != n_params {
+            return Err(DeviceError::Unsupported(format!(
+                "kernel {kernel} takes {n_params} parameters in its PTX; the launch passes {}",
+                args.len()
+            )));
+        }
+        let (grid, block) = (config.grid.count(), config.block.count());
+        if grid == 0 || block == 0 || block > 1024 || grid * block > self.limits.max_threads {
+            return Err(DeviceError::Unsupported(format!(
+                "launch of {} blocks of {} threads: blocks need 1 to 1024 threads, and the PTX device runs at most {} threads",
+                config.grid, config.block, self.limits.max_threads
+            )));
+        }
+        let params = args
+            .iter()
+            .map(|a| self.arg_bytes(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let loaded = &self.modules[module.0 as usize];
+        let mut ctx = Ctx {
+            program: &loaded.program,
+            globals: &loaded.globals,
+            shared: HashMap::new(),
+            config,
+            mem: &mut self.mem,
+            max_call_depth: self.limits.max_call_depth,
+            approx: 0,
+        };
+        let mut threads = Vec::new();
+        for_each_thread(
+            config.grid,
+            config.block,
+            |tid, ctaid, in_block, blk, linear| {
+                threads.push(Thread::new(tid, ctaid, in_block, blk, linear));
+            },
+        );
+        let mut run = PtxExec {
+            ctx: &mut ctx,
+            kernel: entry,
+            kernel_name: kernel,
+            params: &params,
+        };
+        let result = schedule(&mut run, &mut threads, block as usize, &self.limits);
+        for t in &mut threads {
+            run.unwind(t);
+            self.instructions += t.steps;
+        }
+        self.approx += ctx.approx;
+        let shared: Vec<u32> = ctx.shared.values().copied().collect();
+        for id in shared {
+            self.mem.kill(id);
+        }
+        result.map(|_| ())
+    }
+}
+
+/// The PTX device's side of the shared schedule.
+struct PtxExec<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    kernel: usize,
+    kernel_name: &'c str,
+    params: &'c [Vec<u8>],
+}
+
+impl Executor for PtxExec<'_, '_> {
+    type Thread = Thread;
+
+    fn place(t: &Thread) -> (u32, u32) {
+        (t.block, t.in_block)
+    }
+
+    fn steps(t: &mut Thread) -> &mut u64 {
+        &mut t.steps
+    }
+
+    fn start(&mut self, t: &mut Thread) -> Result<(), Fault> {
+        exec::start(self.ctx, t, self.kernel, self.params)
+    }
+
+    fn step(&mut self, t: &mut Thread) -> Result<Step, Fault> {
+        exec::step(self.ctx, t)
+    }
+
+    fn complete(&mut self, t: &mut Thread, val: Option<Val>) {
+        t.complete(val);
+    }
+
+    fn unwind(&mut self, t: &mut Thread) {
+        t.unwind(self.ctx.mem);
+    }
+
+    fn fail(&mut self, fault: Fault, t: &mut Thread) -> DeviceError {
+        let program = self.ctx.program;
+        let mut locs = t.locations(program).into_iter();
+        let (function, inst) = match locs.next() {
+            Some((f, i)) => (f.name.to_string(), exec::describe_inst(i)),
+            None => (
+                exec::func_name(program, self.kernel).to_string(),
+                "entry".to_owned(),
+            ),
+        };
+        let called_from = locs
+            .map(|(f, i)| format!("fn {}, {}", f.name, exec::describe_inst(i)))
+            .collect();
+        let err = ExecError {
+            kernel: self.kernel_name.to_owned(),
+            function,
+            inst,
+            kind: fault.kind,
+            message: fault.message,
+            block: t.ctaid,
+            thread: t.tid,
+            called_from,
+        };
+        t.unwind(self.ctx.mem);
+        DeviceError::Exec(Box::new(err))
+    }
+}

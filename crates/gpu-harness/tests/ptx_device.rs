@@ -1,0 +1,239 @@
+//! The PTX device runs what a GPU runs, and catches what only that shows:
+//!
+//! - `fma_contraction` agrees with the IR device on the pipeline's PTX
+//!   (`-fma=0`); with libNVVM's default `-fma=1` restored, the PTX device
+//!   gives other values, and the comparison names them;
+//! - the legacy alloca lowering of reference constants (the mutant the IR
+//!   device catches in `mutants.rs`) is a stale-frame fault in the PTX too;
+//! - mutated PTX: a `bar.sync` removed, a kernel parameter read at the wrong
+//!   offset, an initializer relocation pointing at the wrong global, each
+//!   changes the values or faults. (A weakened `ld.acquire` cannot change a
+//!   value under the PTX device's sequentially consistent schedule: the
+//!   `ptx-forms` shape check catches it, in `ptx_forms.rs`.)
+//!
+//! The reference values are the IR device's, which the oracle checks against
+//! the host run for every fixture.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use gpu_harness::compare::compare;
+use gpu_harness::device::ptx::PtxDevice;
+use gpu_harness::device::virt::{FaultKind, VirtualDevice};
+use gpu_harness::device::{Device, DeviceError, Program};
+use gpu_harness::fixture::Fixture;
+use gpu_harness::host::Readback;
+use gpu_harness::launch::{LaunchError, launch_fixture, read_back};
+use gpu_harness::shape::Artifacts;
+use gpu_harness::shape::ptx_forms;
+use gpu_harness::stage::StageError;
+use gpu_harness::tolerance::Tolerance;
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+}
+
+fn build(name: &str) -> Option<(Fixture, Artifacts)> {
+    let nvvm = nvvm_emit::testing::libnvvm_or_skip(name)?;
+    let f = Fixture::load(&dir(name)).unwrap();
+    let a = Artifacts::build(&f.kernel, nvvm).unwrap();
+    Some((f, a))
+}
+
+fn run_on(
+    f: &Fixture,
+    a: &Artifacts,
+    dev: &mut dyn Device,
+    ptx: &str,
+) -> Result<Readback, LaunchError> {
+    let program = Program::with_ptx(&a.lowered.module, ptx);
+    let bufs = launch_fixture(f, &a.lowered, dev, &program)?;
+    read_back(f, dev, &bufs)
+}
+
+fn on_ir_device(f: &Fixture, a: &Artifacts) -> Readback {
+    let ptx = a.ptx_o3.clone();
+    run_on(f, a, &mut VirtualDevice::new(), &ptx).unwrap()
+}
+
+fn on_ptx_device(f: &Fixture, a: &Artifacts, ptx: &str) -> Result<Readback, LaunchError> {
+    run_on(f, a, &mut PtxDevice::new(), ptx)
+}
+
+/// A kernel fault of the PTX device, or a panic naming what came instead.
+fn fault_of(r: Result<Readback, LaunchError>) -> gpu_harness::device::virt::ExecError {
+    match r {
+        Err(LaunchError::Device(DeviceError::Exec(e))) => *e,
+        Err(e) => panic!("not a kernel fault: {e}"),
+        Ok(_) => panic!("the mutant ran to the end"),
+    }
+}
+
+#[test]
+fn fused_multiply_add_is_caught_on_the_ptx_device() {
+    let Some((f, a)) = build("fma_contraction") else {
+        return;
+    };
+    let want = on_ir_device(&f, &a);
+    // The pipeline's PTX (-fma=0): the same values, bit for bit.
+    let got = on_ptx_device(&f, &a, &a.ptx_o3).unwrap();
+    assert_eq!(got, want);
+    // libNVVM's default, -fma=1: an fma.rn.f32, and other values.
+    let nvvm = nvvm_emit::testing::libnvvm_or_skip("fma=1").unwrap();
+    let opts = compile_driver::ptx_options(3).with_fma(true);
+    let fused = String::from_utf8(nvvm.compile(&a.nvvm_ir, &opts).unwrap()).unwrap();
+    assert!(fused.contains("fma.rn.f32"), "{fused}");
+    let got = on_ptx_device(&f, &a, &fused).unwrap();
+    let mut values = Vec::new();
+    let e = compare(&f, &want, &got, &Tolerance::default(), &mut values).unwrap_err();
+    let StageError::ComparisonMismatch { bad, total } = e else {
+        panic!("{e}");
+    };
+    assert_eq!(total, 256);
+    // The README counts 247 elements where fused and unfused differ.
+    assert_eq!(bad, 247, "{values:?}");
+    let third = &values[3];
+    assert!(!third.ok);
+    assert_eq!(
+        (third.buffer.as_str(), third.expected.as_str()),
+        ("out", "0")
+    );
+    // The fused product keeps 0.1f32 * 3 - 0.3f32's rounding error: -2^-27.
+    assert_eq!(third.got, (-(2f32.powi(-27))).to_string(), "{third:?}");
+}
+
+#[test]
+fn the_alloca_lowering_is_a_stale_frame_on_the_ptx_device() {
+    let Some((f, mut a)) = build("promoted_ref_return") else {
+        return;
+    };
+    let want = on_ir_device(&f, &a);
+    assert_eq!(on_ptx_device(&f, &a, &a.ptx_o3).unwrap(), want);
+    let n = gpu_harness::mutant::alloca_constants(&mut a.lowered.module, &a.lowered.origins);
+    assert!(n >= 10, "only {n} uses rewritten");
+    let ir = compile_driver::print(&a.lowered);
+    let nvvm = nvvm_emit::testing::libnvvm_or_skip("alloca mutant").unwrap();
+    let ptx =
+        String::from_utf8(nvvm.compile(&ir, &compile_driver::ptx_options(3)).unwrap()).unwrap();
+    let e = fault_of(on_ptx_device(&f, &a, &ptx));
+    assert_eq!(e.kind, FaultKind::StaleFrame, "{e}");
+    assert!(e.message.contains("a frame that has returned"), "{e}");
+    assert_eq!(e.kernel, "promoted_ref_return");
+}
+
+#[test]
+fn a_removed_barrier_is_caught_on_the_ptx_device() {
+    let Some((f, a)) = build("shared_reduction") else {
+        return;
+    };
+    let want = on_ir_device(&f, &a);
+    assert_eq!(on_ptx_device(&f, &a, &a.ptx_o3).unwrap(), want);
+    let n = a.ptx_o3.matches("bar.sync").count();
+    assert!(n >= 2, "{}", a.ptx_o3);
+    // Each barrier in turn, removed. The PTX device has no race detector: a
+    // missing barrier shows only where the schedule then gives other values
+    // or reads unwritten shared memory. The `ptx-forms` shape check counts
+    // barriers; between them, every removal is caught.
+    let mut by_device = 0;
+    for k in 0..n {
+        let at = a.ptx_o3.match_indices("bar.sync").nth(k).unwrap().0;
+        let end = at + a.ptx_o3[at..].find(';').unwrap() + 1;
+        let mut cut = a.ptx_o3.clone();
+        cut.replace_range(at..end, "membar.cta;");
+        let device = match on_ptx_device(&f, &a, &cut) {
+            Ok(got) => got != want,
+            Err(LaunchError::Device(DeviceError::Exec(e))) => {
+                assert_eq!(e.kind, FaultKind::Uninit, "barrier {k}: {e}");
+                true
+            }
+            Err(e) => panic!("barrier {k}: {e}"),
+        };
+        let mut input = a.input();
+        input.ptx_o3 = &cut;
+        let shape = !ptx_forms::ptx_forms(&input).is_empty();
+        assert!(device || shape, "barrier {k} removed: caught by neither");
+        by_device += usize::from(device);
+    }
+    assert!(
+        by_device >= 1,
+        "the PTX device caught none of {n} removed barriers"
+    );
+}
+
+#[test]
+fn a_wrong_parameter_offset_is_caught_on_the_ptx_device() {
+    let Some((f, a)) = build("saxpy") else {
+        return;
+    };
+    let want = on_ir_device(&f, &a);
+    assert_eq!(on_ptx_device(&f, &a, &a.ptx_o3).unwrap(), want);
+    // saxpy(a, x: (ptr, len), y: (ptr, len)): x's pointer read from y's
+    // parameter instead, a wrong but readable address.
+    let x = "[saxpy_param_1]";
+    assert!(
+        a.ptx_o3.contains(x) && a.ptx_o3.contains("ld.param.u64 \t%rd3, [saxpy_param_3]"),
+        "{}",
+        a.ptx_o3
+    );
+    let wrong = a.ptx_o3.replace(x, "[saxpy_param_3]");
+    let got = on_ptx_device(&f, &a, &wrong).unwrap();
+    assert_ne!(got, want);
+    // Past the end of the parameter: a fault naming the parameter's size.
+    let past = a.ptx_o3.replace(x, "[saxpy_param_1+8]");
+    let e = fault_of(on_ptx_device(&f, &a, &past));
+    assert_eq!(e.kind, FaultKind::OutOfBounds, "{e}");
+}
+
+#[test]
+fn a_relocation_to_the_wrong_global_is_caught_on_the_ptx_device() {
+    // The -opt=0 PTX keeps the reference constants' pointer tables, whose
+    // initializers are `generic(sym)` relocations; the PTX device runs it too.
+    let Some((f, a)) = build("promoted_ref_return") else {
+        return;
+    };
+    let want = on_ir_device(&f, &a);
+    assert_eq!(on_ptx_device(&f, &a, &a.ptx_o0).unwrap(), want, "-opt=0");
+    assert_eq!(on_ptx_device(&f, &a, &a.ptx_o3).unwrap(), want, "-opt=3");
+    let module = ptx_reader::parse(&a.ptx_o0).unwrap();
+    let mut targets = Vec::new();
+    for g in &module.globals {
+        let mut flat = Vec::new();
+        collect(g.init.as_ref(), &mut flat);
+        targets.extend(flat);
+    }
+    targets.sort();
+    targets.dedup();
+    assert!(
+        targets.len() >= 2,
+        "fewer than two relocation targets: {targets:?}\n{}",
+        a.ptx_o0
+    );
+    // Point every relocation to the first target at the second one instead.
+    let wrong = a.ptx_o0.replace(
+        &format!("generic({})", targets[0]),
+        &format!("generic({})", targets[1]),
+    );
+    match on_ptx_device(&f, &a, &wrong) {
+        Ok(got) => assert_ne!(got, want),
+        Err(LaunchError::Device(DeviceError::Exec(e))) => {
+            assert!(
+                matches!(e.kind, FaultKind::OutOfBounds | FaultKind::Misaligned),
+                "{e}"
+            )
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn collect(init: Option<&ptx_reader::Initializer>, out: &mut Vec<String>) {
+    match init {
+        Some(ptx_reader::Initializer::List(l)) => l.iter().for_each(|i| collect(Some(i), out)),
+        Some(ptx_reader::Initializer::Value(ptx_reader::InitValue::Address { symbol, .. })) => {
+            out.push(symbol.clone())
+        }
+        _ => {}
+    }
+}
