@@ -184,9 +184,13 @@ fn the_report_serializes_to_json_with_every_value() {
     let report = run_all(&dirs, &opts(), 1, false);
     let json: serde_json::Value = serde_json::to_value(&report).expect("json");
     let values = &json["fixtures"][0]["values"];
-    assert_eq!(values.as_array().map(Vec::len), Some(4));
+    // Four from the IR device, then the same four from the PTX device.
+    assert_eq!(values.as_array().map(Vec::len), Some(8));
     assert_eq!(values[0]["expected"], "36");
     assert_eq!(values[0]["got"], "36");
+    assert!(values[0].get("device").is_none(), "{}", values[0]);
+    assert_eq!(values[4]["device"], "ptx");
+    assert_eq!(values[4]["got"], "36");
 }
 
 /// A racy kernel whose manifest does not expect the race gets the verdict

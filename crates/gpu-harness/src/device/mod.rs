@@ -1,10 +1,12 @@
 //! The [`Device`] trait, the border between the oracle and whatever runs kernels:
 //! load a module, allocate buffers, write them, launch a kernel, read back.
 //!
-//! Two implementations sit behind it: [`virt::VirtualDevice`], which executes the
-//! device IR on the CPU and turns every memory-safety violation into an error, and
-//! [`cuda::CudaDevice`], which runs the PTX on a GPU. [`auto`] picks the GPU when
-//! one is usable and says why not otherwise.
+//! Three implementations sit behind it: [`virt::VirtualDevice`], which executes
+//! the device IR on the CPU and turns every memory-safety violation and data
+//! race into an error; [`ptx::PtxDevice`], which executes libNVVM's PTX on the
+//! CPU with the same checks (no race detection), so a CPU-only run checks what
+//! a GPU would run; and [`cuda::CudaDevice`], which runs the PTX on a GPU.
+//! [`auto`] picks the GPU when one is usable and says why not otherwise.
 //!
 //! Kernel ABI: every kernel parameter is a scalar (integer, float or pointer); the
 //! lowering flattens slices and `DisjointSlice`s into (pointer, length) pairs. So a

@@ -115,6 +115,7 @@ pub struct VirtualDevice {
     modules: Vec<Loaded>,
     buffers: Vec<(AllocId, u64)>,
     barriers: u64,
+    instructions: u64,
 }
 
 impl VirtualDevice {
@@ -136,6 +137,12 @@ impl VirtualDevice {
     /// which the `ptx-forms` shape check compares with optimized PTX.
     pub fn barriers_passed(&self) -> u64 {
         self.barriers
+    }
+
+    /// Thread-instructions executed by every launch that completed on this
+    /// device (the PTX device's benchmark compares throughputs with it).
+    pub fn instructions(&self) -> u64 {
+        self.instructions
     }
 
     fn buffer(&self, buffer: Buffer) -> Result<(AllocId, u64), DeviceError> {
@@ -335,7 +342,9 @@ impl Device for VirtualDevice {
         for id in shared {
             self.mem.kill(id);
         }
-        self.barriers += result?;
+        let (barriers, steps) = result?;
+        self.barriers += barriers;
+        self.instructions += steps;
         Ok(())
     }
 }

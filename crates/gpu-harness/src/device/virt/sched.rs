@@ -125,14 +125,15 @@ impl Executor for IrExec<'_, '_> {
 }
 
 /// Runs `kernel` with `args` on every thread of the launch. Returns the
-/// barriers that every thread of block 0 passed.
+/// barriers that every thread of block 0 passed, and the instructions all
+/// threads executed.
 pub(crate) fn run(
     ctx: &mut Ctx<'_>,
     kernel: FuncId,
     kernel_name: &str,
     args: &[Val],
     limits: &Limits,
-) -> Result<u64, DeviceError> {
+) -> Result<(u64, u64), DeviceError> {
     let (g, b) = (ctx.config.grid, ctx.config.block);
     let mut threads = Vec::new();
     for_each_thread(g, b, |tid, ctaid, in_block, block, linear| {
@@ -156,10 +157,12 @@ pub(crate) fn run(
     };
     let result = schedule(&mut exec, &mut threads, per_block, limits);
     // After a fault, the other threads' frames die with the launch.
+    let mut steps = 0;
     for t in &mut threads {
         exec.unwind(t);
+        steps += t.steps;
     }
-    result
+    result.map(|barriers| (barriers, steps))
 }
 
 /// Calls `f(tid, ctaid, in_block, block, linear)` for every thread of a
