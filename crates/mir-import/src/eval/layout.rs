@@ -19,24 +19,55 @@ use crate::model::{ArrayLen, FloatTy, IntTy, Ty};
 pub(crate) use device_ir::layout::POINTER_SIZE as PTR_SIZE;
 
 /// Why a type's layout is not known to the evaluator. Nothing is guessed: a
-/// layout rustc did not report is an error naming the type.
+/// layout rustc did not report is an error naming the type, and each message
+/// names the construct that is not supported.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UnknownLayout {
     /// An array whose length is a generic or an unevaluated constant.
-    #[error("array length `{0}` is not a number")]
+    #[error("arrays of a generic length are not supported (array length `{0}` is not a number)")]
     ArrayLength(Ty),
     /// A tuple the layout probe did not measure.
-    #[error("rustc's layout of tuple `{0}` is unknown (not probed)")]
+    #[error(
+        "rustc's layout of tuple `{0}` is unknown (not probed), and a tuple of unknown layout is not supported"
+    )]
     TupleNotProbed(Ty),
     /// An unsized type (`str`, `[T]`) or an opaque one.
-    #[error("type `{0}` has no sized layout")]
+    #[error("{}", unsized_message(.0))]
     Unsized(Ty),
     /// A struct or enum absent from `-Zprint-type-sizes`.
-    #[error("rustc printed no layout for `{0}`")]
+    #[error("{}", not_printed_message(.0))]
     NotPrinted(Ty),
     /// An enum with no printed tag whose niche is not a proven null niche.
-    #[error("the niche encoding of `{0}` is not proven")]
+    #[error(
+        "the niche encoding of `{0}` is not proven, and an enum whose niche is not proven is not supported"
+    )]
     NicheUnproven(Ty),
+}
+
+/// Names the construct behind a type with no sized layout.
+fn unsized_message(ty: &Ty) -> String {
+    let text = ty.to_string();
+    let what = if text.contains("async fn body") || text.contains("coroutine") {
+        "`async fn` and coroutine state machines are not supported"
+    } else if text.starts_with("dyn ") || text.contains("dyn ") {
+        "trait objects (`dyn Trait`) are not supported"
+    } else {
+        "values of a type without a sized layout are not supported"
+    };
+    format!("{what} (type `{ty}` has no sized layout)")
+}
+
+/// Names the construct behind a type rustc printed no layout for: a type
+/// parameter means a generic function that stayed a call.
+fn not_printed_message(ty: &Ty) -> String {
+    match ty {
+        Ty::Adt(p) if p.segments.len() == 1 && p.segments[0].args.is_empty() => format!(
+            "generic functions that stay calls are not supported: `{ty}` is a type parameter, and rustc printed no layout for it (let rustc inline the function, or make it non-generic)"
+        ),
+        _ => format!(
+            "rustc printed no layout for `{ty}`, and a type without a printed layout is not supported"
+        ),
+    }
 }
 
 /// How an enum's variant is encoded, as far as it can be proven.

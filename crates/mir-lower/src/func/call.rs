@@ -65,8 +65,17 @@ impl FnLower<'_, '_> {
         } else if let Some((f, abi)) = self.sh.fns.get(self.sh.krate.resolve_call(&def)).cloned() {
             self.device_call(f, &abi, args, dest)?
         } else {
+            // A call that stayed generic (`f::<T>`, `<O as Trait>::m`) is
+            // an instance of generic code nobody monomorphised.
+            let generic = path.segments.iter().any(|s| !s.args.is_empty())
+                || path.to_string().starts_with('<');
+            let what = if generic {
+                "calls to generic functions or trait methods that rustc did not inline are not supported"
+            } else {
+                "calls to functions without a device body are not supported"
+            };
             return Err(self.unsupported(format!(
-                "call to `{path}`: rustc printed no MIR body for it that the device can run"
+                "{what}: rustc printed no MIR body for `{path}` that the device can run"
             )));
         };
         if let Some(v) = result {

@@ -357,7 +357,16 @@ impl FnLower<'_, '_> {
             (Shape::Zst, _) => Some(0),
             _ => None,
         };
-        found.ok_or_else(|| self.unsupported(format!("no offset for field `{name}` of `{ty}`")))
+        found.ok_or_else(|| {
+            self.unsupported(match variant {
+                Some(v) => format!(
+                    "reading field `{name}` of variant `{v}` of `{ty}` is not supported: rustc's layout report gives no offset for it"
+                ),
+                None => format!(
+                    "reading field `{name}` of `{ty}` is not supported: rustc's layout report gives no offset for it"
+                ),
+            })
+        })
     }
 
     pub(super) fn read_local_scalar(&mut self, l: Local) -> Result<Value, Diagnostic> {
