@@ -21,6 +21,7 @@ pub mod calls;
 pub mod eval;
 pub mod layout;
 pub mod model;
+pub mod mono;
 pub mod parse;
 pub mod prelude;
 pub mod rustc;
@@ -133,11 +134,39 @@ pub fn import_and_evaluate(
     })
 }
 
-/// Compiles `kernel` with rustc and imports the result.
+/// How many rounds of instantiation an import runs (instances found inside
+/// instances) before it gives up: deeper chains are polymorphic recursion.
+pub const MONO_ROUNDS: usize = 4;
+
+/// Compiles `kernel` with rustc and imports the result. Generic functions
+/// that rustc left as calls are instantiated ([`mono`]): rustc runs again on
+/// the kernel with the instances appended, until no new instance appears.
 pub fn import_file(kernel: &Path, opts: &rustc::RustcOptions) -> Result<Crate, ImportError> {
     let out = rustc::run_rustc(kernel, opts)?;
     let name = kernel.display().to_string();
-    import_text(&out.mir, &out.type_sizes, Some((&out.source, &name)))
+    let mut krate = import_text(&out.mir, &out.type_sizes, Some((&out.source, &name)))?;
+    let generics = mono::generic_fns(&out.source);
+    if generics.is_empty() {
+        return Ok(krate);
+    }
+    let mut known = std::collections::BTreeMap::new();
+    for _ in 0..MONO_ROUNDS {
+        let found = mono::instances(&krate, &generics);
+        let before = known.len();
+        known.extend(found);
+        if known.len() == before {
+            return Ok(krate);
+        }
+        let appended = mono::instance_source(&known, &generics);
+        let out = rustc::run_rustc_appended(kernel, opts, &appended.text)?;
+        let text = format!("{}\n{}", out.source, appended.text);
+        krate = import_text(&out.mir, &out.type_sizes, Some((&text, &name)))?;
+        let kernel_lines = out.source.matches('\n').count() as u32;
+        mono::map_instance_spans(&mut krate, &appended, &name, kernel_lines);
+        mono::link_instances(&mut krate, &known);
+    }
+    // Still new instances after the last round: the calls stay refused.
+    Ok(krate)
 }
 
 /// Imports MIR text directly (for tests and for MIR saved elsewhere).

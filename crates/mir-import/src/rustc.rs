@@ -154,6 +154,27 @@ pub fn run_rustc_with_module(
     opts: &RustcOptions,
     extra: Option<(&str, &str)>,
 ) -> Result<RustcOutput, RustcError> {
+    run(kernel, opts, extra, None)
+}
+
+/// Like [`run_rustc`], on the kernel's text with `appended` added at its
+/// end, inside the kernel's module (monomorphisation's instances, which call
+/// the kernel's private items). The copy is printed under the kernel's own
+/// name, and the kernel's lines keep their numbers, so spans are unchanged.
+pub fn run_rustc_appended(
+    kernel: &Path,
+    opts: &RustcOptions,
+    appended: &str,
+) -> Result<RustcOutput, RustcError> {
+    run(kernel, opts, None, Some(appended))
+}
+
+fn run(
+    kernel: &Path,
+    opts: &RustcOptions,
+    extra: Option<(&str, &str)>,
+    appended: Option<&str>,
+) -> Result<RustcOutput, RustcError> {
     let read = |source| RustcError::Read {
         path: kernel.into(),
         source,
@@ -171,7 +192,20 @@ pub fn run_rustc_with_module(
     let prelude = scratch.0.join("gpu.rs");
     std::fs::write(&prelude, PRELUDE_SOURCE).map_err(RustcError::Scratch)?;
     let root = scratch.0.join("root.rs");
-    let mut root_src = crate_root(&seen(&prelude), &seen(&abs));
+    // With appended text, rustc reads a copy in the scratch folder's `src/`,
+    // which the remapping below prints as the kernel's own folder.
+    let copy_dir = scratch.0.join("src");
+    let compiled = match appended {
+        Some(more) => {
+            let name = abs.file_name().unwrap_or(abs.as_os_str());
+            std::fs::create_dir_all(&copy_dir).map_err(RustcError::Scratch)?;
+            let copy = copy_dir.join(name);
+            std::fs::write(&copy, format!("{source}\n{more}")).map_err(RustcError::Scratch)?;
+            copy
+        }
+        None => abs.clone(),
+    };
+    let mut root_src = crate_root(&seen(&prelude), &seen(&compiled));
     if let Some((name, src)) = extra {
         root_src.push_str(&format!("pub mod {name} {{\n{src}\n}}\n"));
     }
@@ -209,6 +243,14 @@ pub fn run_rustc_with_module(
         remap.push(host.as_os_str());
         remap.push("=");
         remap.push(inside);
+        args.push(remap);
+    }
+    if appended.is_some() {
+        // Last, so that it wins over the scratch folder's own mapping.
+        let mut remap = std::ffi::OsString::from("--remap-path-prefix=");
+        remap.push(seen(&copy_dir).as_os_str());
+        remap.push("=");
+        remap.push(sandbox::SOURCE_DIR);
         args.push(remap);
     }
     args.extend([

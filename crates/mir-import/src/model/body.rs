@@ -628,21 +628,26 @@ impl Body {
     /// Renames the file `from` to `to` in every span of the body (the import
     /// maps the sandbox's name for the kernel back to the file it read).
     pub fn rename_span_file(&mut self, from: &str, to: &str) {
-        let mut rename = |s: &mut Span| {
+        self.map_spans(|s| {
             if s.file == from {
                 s.file = to.to_string();
             }
-        };
+        });
+    }
+
+    /// Applies `f` to every span of the body: statements', terminators', the
+    /// body's own and its scopes' call sites.
+    pub fn map_spans(&mut self, mut f: impl FnMut(&mut Span)) {
         for bb in self.blocks.values_mut() {
             let sources = bb.statements.iter_mut().map(|s| &mut s.source);
             for src in sources.chain([&mut bb.terminator.source]).flatten() {
-                rename(&mut src.span);
+                f(&mut src.span);
             }
         }
-        self.span.iter_mut().for_each(&mut rename);
+        self.span.iter_mut().for_each(&mut f);
         let mut todo: Vec<&mut Scope> = self.scopes.iter_mut().collect();
         while let Some(s) = todo.pop() {
-            s.callsite.iter_mut().for_each(&mut rename);
+            s.callsite.iter_mut().for_each(&mut f);
             todo.extend(s.children.iter_mut());
         }
     }

@@ -147,6 +147,17 @@ impl Crate {
     pub fn resolve_call<'a>(&'a self, def: &'a str) -> &'a str {
         self.call_aliases.get(def).map_or(def, String::as_str)
     }
+
+    /// The def path of the body a call of `path` runs: an instance of a
+    /// generic function by the whole printed path with its arguments
+    /// (`kernel::twice::<kernel::AddN>`, see [`crate::mono`]), else as
+    /// [`Crate::resolve_call`] resolves its def path.
+    pub fn resolve_callee(&self, path: &crate::model::Path) -> String {
+        match self.call_aliases.get(&path.to_string()) {
+            Some(body) => body.clone(),
+            None => self.resolve_call(&path.def_path()).to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

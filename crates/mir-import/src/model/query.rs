@@ -173,10 +173,9 @@ impl Crate {
                     ..
                 } = &bb.terminator.kind
                 {
-                    let d = c.def_path();
-                    let d = self.resolve_call(&d);
-                    if by_path.contains_key(d) && crate::prelude::intrinsic(d).is_none() {
-                        todo.push(d.to_string());
+                    let d = self.resolve_callee(c);
+                    if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
+                        todo.push(d);
                     }
                 }
             }

@@ -56,20 +56,27 @@ impl FnLower<'_, '_> {
             self.trap();
             return Ok(());
         }
-        let def = path.def_path();
         let result = if let Some(v) = match known {
             Some(k) => self.known_call(k, args, dest)?,
             None => None,
         } {
             v
-        } else if let Some((f, abi)) = self.sh.fns.get(self.sh.krate.resolve_call(&def)).cloned() {
+        } else if let Some((f, abi)) = self
+            .sh
+            .fns
+            .get(&self.sh.krate.resolve_callee(path))
+            .cloned()
+        {
             self.device_call(f, &abi, args, dest)?
         } else {
             // A call that stayed generic (`f::<T>`, `<O as Trait>::m`) is
             // an instance of generic code nobody monomorphised.
             let generic = path.segments.iter().any(|s| !s.args.is_empty())
                 || path.to_string().starts_with('<');
-            let what = if generic {
+            let closure = path.to_string().contains("{closure@");
+            let what = if closure {
+                "calls to a generic function with a closure type argument that rustc did not inline are not supported (a closure's type cannot be named, so the function cannot be instantiated; let rustc inline it, or pass a `fn` item)"
+            } else if generic {
                 "calls to generic functions or trait methods that rustc did not inline are not supported"
             } else {
                 "calls to functions without a device body are not supported"

@@ -365,8 +365,12 @@ impl<'a, 'm> FnLower<'a, 'm> {
             else {
                 continue;
             };
-            let def = path.def_path();
-            let Some((_, abi)) = self.sh.fns.get(self.sh.krate.resolve_call(&def)).cloned() else {
+            let Some((_, abi)) = self
+                .sh
+                .fns
+                .get(&self.sh.krate.resolve_callee(path))
+                .cloned()
+            else {
                 continue;
             };
             let mut sizes = Vec::new();
