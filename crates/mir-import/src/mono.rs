@@ -211,19 +211,19 @@ impl Instance {
 
 /// Whether `t` can be written in source outside the generic body: no
 /// closure, coroutine or other opaque type, no type parameter left.
-fn nameable(t: &Ty, generics: &BTreeMap<String, GenericFn>) -> bool {
+fn nameable(t: &Ty) -> bool {
     match t {
         Ty::Opaque(_) => false,
-        Ty::Tuple(v) => v.iter().all(|t| nameable(t, generics)),
-        Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => nameable(e, generics),
-        Ty::FnPtr(a, r) => a.iter().all(|t| nameable(t, generics)) && nameable(r, generics),
+        Ty::Tuple(v) => v.iter().all(nameable),
+        Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => nameable(e),
+        Ty::FnPtr(a, r) => a.iter().all(nameable) && nameable(r),
         // A one-segment path is a type parameter (the kernel's own types
         // print as `kernel::T`).
         Ty::Adt(p) => {
             p.segments.len() > 1
                 && p.segments.iter().all(|s| {
                     s.args.iter().all(|a| match a {
-                        GenericArg::Type(t) => nameable(t, generics),
+                        GenericArg::Type(t) => nameable(t),
                         _ => true,
                     })
                 })
@@ -247,7 +247,7 @@ pub fn instance_of(path: &Path, generics: &BTreeMap<String, GenericFn>) -> Optio
             _ => None,
         })
         .collect();
-    (args.len() == g.params.len() && args.iter().all(|t| nameable(t, generics)))
+    (args.len() == g.params.len() && args.iter().all(nameable))
         .then_some(Instance { def, args })
 }
 
