@@ -142,12 +142,47 @@ pub const MONO_ROUNDS: usize = 4;
 /// that rustc left as calls are instantiated ([`mono`]): rustc runs again on
 /// the kernel with the instances appended, until no new instance appears.
 pub fn import_file(kernel: &Path, opts: &rustc::RustcOptions) -> Result<Crate, ImportError> {
+    print_kernel(kernel, opts).map(|(_, krate)| krate)
+}
+
+/// What rustc printed for a kernel in the last round of [`print_kernel`]:
+/// its output, and the instances appended to the kernel's text, if any.
+#[derive(Debug)]
+pub struct Printed {
+    /// rustc's MIR and layout report, and the kernel's own source.
+    pub out: rustc::RustcOutput,
+    /// The instances' source (appended to the kernel's text) and the calls
+    /// they serve, when the kernel has generic functions left as calls.
+    pub instances: Option<(
+        mono::InstanceSource,
+        std::collections::BTreeMap<String, mono::Instance>,
+    )>,
+}
+
+impl Printed {
+    /// The text appended to the kernel for its last rustc run, if any.
+    pub fn appended(&self) -> Option<&str> {
+        self.instances.as_ref().map(|(s, _)| s.text.as_str())
+    }
+}
+
+/// Runs rustc on `kernel` (again, with the instances of its generic
+/// functions appended, while new ones appear; at most [`MONO_ROUNDS`]), and
+/// imports the last output.
+pub fn print_kernel(
+    kernel: &Path,
+    opts: &rustc::RustcOptions,
+) -> Result<(Printed, Crate), ImportError> {
     let out = rustc::run_rustc(kernel, opts)?;
     let name = kernel.display().to_string();
-    let mut krate = import_text(&out.mir, &out.type_sizes, Some((&out.source, &name)))?;
-    let generics = mono::generic_fns(&out.source);
+    let mut printed = Printed {
+        out,
+        instances: None,
+    };
+    let mut krate = import_printed(&printed, &name)?;
+    let generics = mono::generic_fns(&printed.out.source);
     if generics.is_empty() {
-        return Ok(krate);
+        return Ok((printed, krate));
     }
     let mut known = std::collections::BTreeMap::new();
     for _ in 0..MONO_ROUNDS {
@@ -155,17 +190,33 @@ pub fn import_file(kernel: &Path, opts: &rustc::RustcOptions) -> Result<Crate, I
         let before = known.len();
         known.extend(found);
         if known.len() == before {
-            return Ok(krate);
+            break;
         }
         let appended = mono::instance_source(&known, &generics);
         let out = rustc::run_rustc_appended(kernel, opts, &appended.text)?;
-        let text = format!("{}\n{}", out.source, appended.text);
-        krate = import_text(&out.mir, &out.type_sizes, Some((&text, &name)))?;
-        let kernel_lines = out.source.matches('\n').count() as u32;
-        mono::map_instance_spans(&mut krate, &appended, &name, kernel_lines);
-        mono::link_instances(&mut krate, &known);
+        printed = Printed {
+            out,
+            instances: Some((appended, known.clone())),
+        };
+        krate = import_printed(&printed, &name)?;
     }
-    // Still new instances after the last round: the calls stay refused.
+    // New instances still appearing after the last round: their calls stay
+    // unresolved, and the lowering refuses them.
+    Ok((printed, krate))
+}
+
+/// Imports what [`print_kernel`] printed, the kernel read as `file`: the
+/// MIR, and the instances' spans and call aliases.
+pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
+    let out = &p.out;
+    let Some((appended, known)) = &p.instances else {
+        return import_text(&out.mir, &out.type_sizes, Some((&out.source, file)));
+    };
+    let text = format!("{}\n{}", out.source, appended.text);
+    let mut krate = import_text(&out.mir, &out.type_sizes, Some((&text, file)))?;
+    let kernel_lines = out.source.matches('\n').count() as u32;
+    mono::map_instance_spans(&mut krate, appended, file, kernel_lines);
+    mono::link_instances(&mut krate, known);
     Ok(krate)
 }
 

@@ -247,8 +247,7 @@ pub fn instance_of(path: &Path, generics: &BTreeMap<String, GenericFn>) -> Optio
             _ => None,
         })
         .collect();
-    (args.len() == g.params.len() && args.iter().all(nameable))
-        .then_some(Instance { def, args })
+    (args.len() == g.params.len() && args.iter().all(nameable)).then_some(Instance { def, args })
 }
 
 /// Every instance that the function bodies reachable from the kernels call,
@@ -280,6 +279,7 @@ pub fn instances(
 
 /// The instances' modules, as source appended to the kernel's text, and
 /// where each copy of a generic function starts in it.
+#[derive(Clone, Debug)]
 pub struct InstanceSource {
     /// The text to append.
     pub text: String,
