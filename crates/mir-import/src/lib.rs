@@ -229,9 +229,11 @@ pub fn import_text(
     type_sizes: &str,
     source: Option<(&str, &str)>,
 ) -> Result<Crate, ImportError> {
-    let parsed = parse::parse_mir(mir).map_err(|source| ImportError::Parse {
-        file: "<mir text>".into(),
-        source,
+    let parsed = parse::parse_mir_named(mir, prelude::PRELUDE_MODULE).map_err(|source| {
+        ImportError::Parse {
+            file: "<mir text>".into(),
+            source,
+        }
     })?;
     let mut krate = Crate {
         layouts: layout::LayoutTable::parse(type_sizes)?,

@@ -16,7 +16,7 @@ pub use cursor::MAX_NESTING;
 pub use error::{ParseError, Pos};
 
 use crate::model::{AllocDump, Body};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What one MIR file holds: its bodies in print order and its allocations.
 #[derive(Debug, Default)]
@@ -32,10 +32,151 @@ pub struct ParsedMir {
 
 /// Parses the whole text that `rustc --emit=mir` printed.
 pub fn parse_mir(text: &str) -> Result<ParsedMir, ParseError> {
-    parse_inner(text).map_err(|e| e.with_source(text))
+    parse_inner(text, &HashSet::new()).map_err(|e| e.with_source(text))
 }
 
-fn parse_inner(text: &str) -> Result<ParsedMir, ParseError> {
+/// Parses the text that `rustc --emit=mir` printed, except the bodies of
+/// functions of module `prelude` that no other item names (see
+/// [`unnamed_prelude_fns`]): rustc prints every function of the prelude in
+/// every crate, and a kernel reaches few of them. Everything else, and every
+/// allocation, is parsed as [`parse_mir`] parses it.
+pub fn parse_mir_named(text: &str, prelude: &str) -> Result<ParsedMir, ParseError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let skip = unnamed_prelude_fns(&lines, prelude);
+    parse_inner(text, &skip).map_err(|e| e.with_source(text))
+}
+
+/// The header lines of the functions of module `prelude` whose name (the
+/// last segment of the path) no item outside their own name group mentions,
+/// and of the closures inside them. A body can only be reached through a
+/// path that names it (a call, a function pointer, a closure's parent), so
+/// these are never reached. Conservative: a name that also occurs elsewhere
+/// (`new`, `len`) keeps its bodies.
+pub fn unnamed_prelude_fns(lines: &[&str], prelude: &str) -> HashSet<usize> {
+    let head = format!("fn {prelude}::");
+    // Items: (header line, last line, path) for every top-level `fn`.
+    let mut items: Vec<(usize, usize, &str)> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if let Some(rest) = l.strip_prefix("fn ") {
+            let path = rest.split('(').next().unwrap_or("");
+            let end = if l.trim_end().ends_with('{') {
+                (i + 1..lines.len())
+                    .find(|&j| lines[j] == "}")
+                    .unwrap_or(lines.len() - 1)
+            } else {
+                i
+            };
+            items.push((i, end, path));
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    let name_of = |path: &str| path.rsplit("::").next().unwrap_or(path).to_string();
+    let mut candidates: HashSet<String> = HashSet::new();
+    for &(_, _, path) in &items {
+        let name = name_of(path);
+        if path.starts_with(&head[3..]) && !name.starts_with('{') {
+            candidates.insert(name);
+        }
+    }
+    if candidates.is_empty() {
+        return HashSet::new();
+    }
+    // Which line belongs to which candidate group's item, if any.
+    let mut owner: Vec<Option<&str>> = vec![None; lines.len()];
+    let names: Vec<String> = items.iter().map(|&(_, _, p)| name_of(p)).collect();
+    // A closure's lines belong to its parent's group: its header names the
+    // parent (`gpu::shfl::{closure#0}`).
+    let group: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, _, path))| match path.rsplit_once("::") {
+            Some((parent, last)) if last.starts_with('{') => name_of(parent),
+            _ => names[k].clone(),
+        })
+        .collect();
+    for (k, &(a, b, path)) in items.iter().enumerate() {
+        if path.starts_with(&head[3..]) && candidates.contains(&group[k]) {
+            for o in &mut owner[a..=b] {
+                *o = Some(group[k].as_str());
+            }
+        }
+    }
+    // The groups named by the rest of the text, then by the groups named so
+    // far, transitively. Only the lines of reached groups are read: most of
+    // the prelude is never scanned.
+    let mut group_lines: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, o) in owner.iter().enumerate() {
+        if let Some(g) = o {
+            group_lines.entry(g).or_default().push(j);
+        }
+    }
+    // Word lengths of the candidates, to skip hashing most words.
+    let lengths: u128 = candidates
+        .iter()
+        .fold(0, |m, c| m | (1u128 << c.len().min(127)));
+    let mut reached: HashSet<&str> = HashSet::new();
+    let mut todo: Vec<&str> = Vec::new();
+    for j in (0..lines.len()).filter(|&j| owner[j].is_none()) {
+        scan_line(lines[j], None, lengths, &candidates, &mut todo);
+    }
+    while let Some(g) = todo.pop() {
+        if reached.insert(g) {
+            for &j in group_lines.get(g).into_iter().flatten() {
+                scan_line(lines[j], owner[j], lengths, &candidates, &mut todo);
+            }
+        }
+    }
+    let unnamed: HashSet<&str> = candidates
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !reached.contains(n))
+        .collect();
+    let mut skip = HashSet::new();
+    let mut skipped_paths: Vec<&str> = Vec::new();
+    for (k, &(a, _, path)) in items.iter().enumerate() {
+        if path.starts_with(&head[3..]) && unnamed.contains(names[k].as_str()) {
+            skip.insert(a);
+            skipped_paths.push(path);
+        }
+    }
+    // Closures (and their CTFE copies) follow their parent.
+    for &(a, _, path) in &items {
+        if let Some((parent, last)) = path.rsplit_once("::")
+            && last.starts_with('{')
+            && skipped_paths.contains(&parent)
+        {
+            skip.insert(a);
+        }
+    }
+    skip
+}
+
+/// Pushes onto `todo` every candidate that `line` (of group `own`) names,
+/// other than `own` itself. `lengths` has bit `n` set when a candidate is `n`
+/// bytes long, so most words are never hashed.
+fn scan_line<'c>(
+    line: &str,
+    own: Option<&str>,
+    lengths: u128,
+    candidates: &'c HashSet<String>,
+    todo: &mut Vec<&'c str>,
+) {
+    for w in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if w.len() < 128
+            && lengths >> w.len() & 1 == 1
+            && own != Some(w)
+            && let Some(c) = candidates.get(w)
+        {
+            todo.push(c.as_str());
+        }
+    }
+}
+
+fn parse_inner(text: &str, skip: &HashSet<usize>) -> Result<ParsedMir, ParseError> {
     let mut out = ParsedMir::default();
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
@@ -46,6 +187,15 @@ fn parse_inner(text: &str) -> Result<ParsedMir, ParseError> {
             line: i as u32 + 1,
             col: 1,
         };
+        if skip.contains(&i) {
+            i = if line.trim_end().ends_with('{') {
+                find_item_end(&lines, i, pos)? + 1
+            } else {
+                i + 1
+            };
+            ctfe_next = false;
+            continue;
+        }
         if line.trim().is_empty() {
             i += 1;
             continue;
@@ -175,4 +325,73 @@ fn parse_alloc(lines: &[&str], first: usize) -> Result<AllocDump, ParseError> {
     }
     alloc::finish_alloc(&dump, pos_of(0))?;
     Ok(dump)
+}
+
+#[cfg(test)]
+mod named_tests {
+    use super::*;
+
+    /// A body that calls `callee` (a path), or returns when `None`.
+    fn f(path: &str, callee: Option<&str>) -> String {
+        let call = callee.map_or(String::new(), |c| {
+            format!(
+                "        _0 = {c}() -> [return: bb1, unwind unreachable];\n    }}\n\n    bb1: {{\n"
+            )
+        });
+        format!(
+            "fn {path}() -> () {{\n    let mut _0: ();\n\n    bb0: {{\n{call}        return;\n    }}\n}}\n\n"
+        )
+    }
+
+    fn text() -> String {
+        [
+            f("gpu::used", None),
+            f("gpu::unused", Some("gpu::chain")),
+            f("gpu::unused::{closure#0}", None),
+            f("gpu::chain", None),
+            f("gpu::via_used", None),
+            f("gpu::caller", Some("gpu::via_used")),
+            f("kernel::k", Some("gpu::used")),
+            f("kernel::m", Some("gpu::caller")),
+        ]
+        .concat()
+    }
+
+    fn paths(text: &str, named: bool) -> Vec<String> {
+        let p = if named {
+            parse_mir_named(text, "gpu")
+        } else {
+            parse_mir(text)
+        };
+        p.expect("parses")
+            .bodies
+            .iter()
+            .map(|b| b.path.def_path())
+            .collect()
+    }
+
+    #[test]
+    fn prelude_functions_no_other_item_names_are_not_parsed() {
+        let text = text();
+        assert_eq!(paths(&text, false).len(), 8);
+        // `unused` is named by nobody; `chain` only by `unused`; the closure
+        // follows its parent. `via_used` is named by `caller`, which a kernel
+        // function names.
+        assert_eq!(
+            paths(&text, true),
+            [
+                "gpu::used",
+                "gpu::via_used",
+                "gpu::caller",
+                "kernel::k",
+                "kernel::m"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_kernel_item_of_the_same_name_keeps_the_prelude_one() {
+        let text = format!("{}{}", text(), f("kernel::unused", None));
+        assert!(paths(&text, true).contains(&"gpu::unused".to_string()));
+    }
 }
