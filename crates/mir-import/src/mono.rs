@@ -12,7 +12,7 @@
 //! instance's argument:
 //!
 //! ```text
-//! pub mod __mono_twice__AddN {
+//! pub mod __mono_twice__kernel_AddN_8c1f03a2 {
 //!     use super::*;
 //!     pub(super) type O = crate::kernel::AddN;
 //!     #[inline(never)]
@@ -25,7 +25,8 @@
 //! instance's, with rustc's inlining and layouts; `#[inline(never)]` is kept,
 //! so the instance stays a `noinline` device function. A call printed as
 //! `kernel::twice::<kernel::AddN>` then resolves to
-//! `kernel::__mono_twice__AddN::twice` through [`Crate::call_aliases`].
+//! `kernel::__mono_twice__kernel_AddN_8c1f03a2::twice` through
+//! [`Crate::call_aliases`].
 //! Instances inside instances are found in the next round (a bounded
 //! number: polymorphic recursion is refused).
 //!
@@ -182,16 +183,22 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// The module that holds the instance (`__mono_twice__AddN`): made of
-    /// its function and arguments only, so it does not depend on the order
-    /// instances are found in.
+    /// The module that holds the instance (`__mono_twice__kernel_AddN_8c1f03a2`):
+    /// made of its function and arguments only, so it does not depend on the
+    /// order instances are found in. The readable part folds punctuation
+    /// (`a::b_c` and `a_b::c` read alike), so a hash of the whole instance
+    /// (FNV-1a, 32 bits, the same in every run) keeps two instances apart.
     pub fn module(&self) -> String {
         let name = self.def.rsplit("::").next().unwrap_or("f");
         let mut m = format!("__mono_{name}");
+        let mut key = self.def.clone();
         for a in &self.args {
             m.push_str("__");
+            let text = a.to_string();
+            key.push('|');
+            key.push_str(&text);
             let mut last = '_';
-            for c in a.to_string().chars() {
+            for c in text.chars() {
                 let c = if c.is_ascii_alphanumeric() { c } else { '_' };
                 if !(c == '_' && last == '_') {
                     m.push(c);
@@ -199,7 +206,10 @@ impl Instance {
                 last = c;
             }
         }
-        m
+        let hash = key.bytes().fold(0x811c_9dc5u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+        });
+        format!("{}_{hash:08x}", m.trim_end_matches('_'))
     }
 
     /// The def path of the instance's body (`kernel::__mono_twice__AddN::twice`).
@@ -414,8 +424,21 @@ mod tests {
                 ],
             })],
         };
-        assert_eq!(i.module(), "__mono_twice__kernel_AddN");
-        assert_eq!(i.body_path(), "kernel::__mono_twice__kernel_AddN::twice");
+        let m = i.module();
+        assert!(
+            m.starts_with("__mono_twice__kernel_AddN_") && m.len() == 34,
+            "{m}"
+        );
+        assert_eq!(i.body_path(), format!("kernel::{m}::twice"));
+        // Paths that fold to the same readable name still differ.
+        let mut other = i.clone();
+        other.args = vec![Ty::Adt(Path {
+            segments: vec![crate::model::PathSegment {
+                name: "kernel_AddN".into(),
+                args: vec![],
+            }],
+        })];
+        assert_ne!(other.module(), m);
         let mut all = BTreeMap::new();
         all.insert("kernel::twice::<kernel::AddN>".to_string(), i);
         let src = instance_source(&all, &generic_fns(SRC));
@@ -425,14 +448,10 @@ mod tests {
             "{}",
             src.text
         );
-        assert!(
-            src.text.contains("pub mod __mono_twice__kernel_AddN"),
-            "{}",
-            src.text
-        );
+        assert!(src.text.contains(&format!("pub mod {m} ")), "{}", src.text);
         assert!(syn::parse_file(&src.text).is_ok(), "{}", src.text);
         // The copy starts on the line the map says.
-        let (at, orig) = src.lines["__mono_twice__kernel_AddN"];
+        let (at, orig) = src.lines[&m];
         assert_eq!(src.text.lines().nth(at as usize), Some("#[inline(never)]"));
         assert_eq!(orig, 3);
     }
