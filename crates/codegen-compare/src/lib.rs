@@ -5,7 +5,13 @@
 //! (read with `ptx_reader`) and `ptxas -v`'s figures for `sm_90` (registers,
 //! spills, stack frame, local memory).
 //!
-//! Static counts and register figures are no run-time measurement, but a
+//! Each compile also runs on the PTX device (`gpu_harness::device::ptx`) with
+//! the fixture's buffers and launches (the twins take the same flat
+//! parameters, so the same arguments): the dynamic count is every thread's
+//! executed instructions, summed, and NVRTC's values must equal ours, so the
+//! counts compare code that computes the same thing.
+//!
+//! Static and dynamic counts and register figures are no timing, but a
 //! kernel that needs twice NVRTC's instructions or registers, or spills where
 //! NVRTC does not, is worth a look; a gap between the plain and restrict
 //! columns shows what aliasing information buys.
@@ -16,6 +22,10 @@
 
 use std::path::{Path, PathBuf};
 
+use gpu_harness::device::Program;
+use gpu_harness::device::ptx::PtxDevice;
+use gpu_harness::fixture::Fixture;
+use gpu_harness::launch::{launch_fixture_as, read_back};
 use serde::Serialize;
 
 /// NVRTC's options: our `compute_90`, and Rust's float semantics (no
@@ -116,6 +126,27 @@ pub enum CompareError {
         #[source]
         source: nvrtc::stats::StatsError,
     },
+    /// The fixture's folder or manifest could not be read.
+    #[error(transparent)]
+    Fixture(#[from] gpu_harness::fixture::FixtureError),
+    /// A launch of the fixture on the PTX device failed.
+    #[error("{what} on the PTX device: {source}")]
+    Run {
+        /// Which compile.
+        what: String,
+        /// Why.
+        #[source]
+        source: gpu_harness::launch::LaunchError,
+    },
+    /// NVRTC's code read back other values than ours on the PTX device: the
+    /// twins do not compute the same thing, and their counts compare nothing.
+    #[error("{what} reads back other values than our kernel on the PTX device ({first})")]
+    ValuesDiffer {
+        /// Which compile.
+        what: String,
+        /// The first differing value.
+        first: String,
+    },
     /// A kernel the table expects is not in its PTX.
     #[error("{what}: no entry `{entry}` in the PTX or in ptxas's figures")]
     MissingEntry {
@@ -164,6 +195,21 @@ pub struct Row {
     pub nvrtc_plain: KernelFigures,
     /// NVRTC, `__restrict__` pointers (where aliasing can matter).
     pub nvrtc_restrict: Option<KernelFigures>,
+    /// Thread-instructions each compile executes for the fixture's launches
+    /// on the PTX device, after a check that the values agree.
+    pub dynamic: Dynamic,
+}
+
+/// Dynamic instruction counts for a fixture's launches: every thread's
+/// instructions, summed, on the PTX device (`gpu_harness::device::ptx`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Dynamic {
+    /// Our PTX.
+    pub ours: u64,
+    /// NVRTC's plain-pointer twin.
+    pub nvrtc_plain: u64,
+    /// NVRTC's `__restrict__` twin, where there is one.
+    pub nvrtc_restrict: Option<u64>,
 }
 
 /// The workspace root (two levels above this crate).
@@ -250,12 +296,100 @@ pub fn nvrtc_ptx(root: &Path, file: &str) -> Result<String, CompareError> {
     Ok(nvrtc.compile(&source, file, &NVRTC_OPTIONS)?.text)
 }
 
+/// Runs `fixture`'s launches on a fresh PTX device, with the kernel
+/// `rust_entry` replaced by `entry` of `ptx` (the twins take the same flat
+/// parameters); the readback and the thread-instructions executed.
+fn run_on_ptx_device(
+    fixture: &Fixture,
+    lowered: &mir_lower::Lowered,
+    ptx: &str,
+    rust_entry: &str,
+    entry: &str,
+    ir: bool,
+) -> Result<(gpu_harness::host::Readback, u64), gpu_harness::launch::LaunchError> {
+    let mut dev = PtxDevice::new();
+    let program = if ir {
+        Program::with_ptx(&lowered.module, ptx)
+    } else {
+        Program::ptx_only(ptx)
+    };
+    let rename = |k: &str| {
+        if k == rust_entry {
+            entry.to_owned()
+        } else {
+            k.to_owned()
+        }
+    };
+    let bufs = launch_fixture_as(fixture, lowered, &mut dev, &program, &rename)?;
+    let out = read_back(fixture, &mut dev, &bufs)?;
+    Ok((out, dev.instructions()))
+}
+
+/// The first value where `b` differs from `a`, named.
+fn first_difference(
+    a: &gpu_harness::host::Readback,
+    b: &gpu_harness::host::Readback,
+) -> Option<String> {
+    for ((name, xs), (_, ys)) in a.iter().zip(b) {
+        if let Some(i) = (0..xs.len().max(ys.len())).find(|&i| xs.get(i) != ys.get(i)) {
+            return Some(format!(
+                "{name}[{i}]: ours {:?}, theirs {:?}",
+                xs.get(i),
+                ys.get(i)
+            ));
+        }
+    }
+    None
+}
+
+/// The dynamic counts of one pair: our PTX and NVRTC's, each run on the PTX
+/// device with the fixture's buffers and launches; NVRTC's values must be
+/// ours.
+///
+/// # Errors
+/// [`CompareError::Run`], [`CompareError::ValuesDiffer`].
+pub fn dynamic(
+    root: &Path,
+    pair: &Pair,
+    lowered: &mir_lower::Lowered,
+    ours_ptx: &str,
+    cu_ptx: &str,
+) -> Result<Dynamic, CompareError> {
+    let fixture = Fixture::load(&root.join("fixtures").join(pair.fixture))?;
+    let run = |ptx: &str, entry: &str, ir: bool, what: &str| {
+        run_on_ptx_device(&fixture, lowered, ptx, pair.rust_entry, entry, ir).map_err(|source| {
+            CompareError::Run {
+                what: what.to_owned(),
+                source,
+            }
+        })
+    };
+    let (want, ours) = run(ours_ptx, pair.rust_entry, true, "our PTX")?;
+    let mut theirs = |entry: &str| -> Result<u64, CompareError> {
+        let what = format!("bench/cuda/{} `{entry}`", pair.cuda_file);
+        let (got, n) = run(cu_ptx, entry, false, &what)?;
+        match first_difference(&want, &got) {
+            Some(first) => Err(CompareError::ValuesDiffer { what, first }),
+            None => Ok(n),
+        }
+    };
+    Ok(Dynamic {
+        ours,
+        nvrtc_plain: theirs(pair.plain)?,
+        nvrtc_restrict: pair.restrict.map(&mut theirs).transpose()?,
+    })
+}
+
 /// Compiles and measures one pair.
 ///
 /// # Errors
 /// Any [`CompareError`].
 pub fn compare(root: &Path, pair: &Pair) -> Result<Row, CompareError> {
-    let ours_ptx = our_ptx(root, pair.fixture)?;
+    let kernel = root.join("fixtures").join(pair.fixture).join("kernel.rs");
+    let nvvm = compile_driver::libnvvm()?;
+    let compiled =
+        compile_driver::compile(&kernel, &compile_driver::RustcOptions::default(), nvvm)?;
+    let ours_ptx = compiled.artifacts.ptx_o3.clone();
     let ours = measure(
         &ours_ptx,
         pair.rust_entry,
@@ -268,23 +402,26 @@ pub fn compare(root: &Path, pair: &Pair) -> Result<Row, CompareError> {
         .restrict
         .map(|entry| measure(&cu_ptx, entry, &what))
         .transpose()?;
+    let dynamic = dynamic(root, pair, &compiled.lowered, &ours_ptx, &cu_ptx)?;
     Ok(Row {
         fixture: pair.fixture.to_owned(),
         ours,
         nvrtc_plain,
         nvrtc_restrict,
+        dynamic,
     })
 }
 
 /// The table for people: one line per fixture and compiler.
 pub fn render_table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<24} {:<16} {:>6} {:>7} {:>6} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
+        "{:<24} {:<16} {:>6} {:>7} {:>6} {:>9} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
         "fixture",
         "compiler",
         "insts",
         "funcs",
         "total",
+        "dynamic",
         "regs",
         "spill-s",
         "spill-l",
@@ -293,19 +430,20 @@ pub fn render_table(rows: &[Row]) -> String {
         "smem"
     );
     for row in rows {
-        let mut line = |who: &str, k: &KernelFigures| {
+        let mut line = |who: &str, k: &KernelFigures, dynamic: u64| {
             let funcs = if k.funcs == 0 {
                 "-".to_owned()
             } else {
                 format!("{}+{}", k.funcs, k.func_instructions)
             };
             out.push_str(&format!(
-                "{:<24} {:<16} {:>6} {:>7} {:>6} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
+                "{:<24} {:<16} {:>6} {:>7} {:>6} {:>9} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
                 row.fixture,
                 who,
                 k.instructions,
                 funcs,
                 k.instructions + k.func_instructions,
+                dynamic,
                 k.registers,
                 k.spill_stores,
                 k.spill_loads,
@@ -314,10 +452,11 @@ pub fn render_table(rows: &[Row]) -> String {
                 k.smem
             ));
         };
-        line("ours (libNVVM)", &row.ours);
-        line("nvrtc plain", &row.nvrtc_plain);
+        let d = &row.dynamic;
+        line("ours (libNVVM)", &row.ours, d.ours);
+        line("nvrtc plain", &row.nvrtc_plain, d.nvrtc_plain);
         if let Some(r) = &row.nvrtc_restrict {
-            line("nvrtc restrict", r);
+            line("nvrtc restrict", r, d.nvrtc_restrict.unwrap_or(0));
         }
     }
     out
@@ -363,6 +502,7 @@ mod tests {
             ours: k.clone(),
             nvrtc_plain: k.clone(),
             nvrtc_restrict: None,
+            dynamic: Dynamic::default(),
         }];
         let t = render_table(&rows);
         assert_eq!(t.lines().count(), 3, "{t}");

@@ -1,4 +1,5 @@
-//! Every pair compiles on both sides and is measured. Needs libNVVM, NVRTC
+//! Every pair compiles on both sides and is measured, statically and on the
+//! PTX device (with NVRTC's values checked against ours). Needs libNVVM, NVRTC
 //! and ptxas: NOT RUN (loudly) where one is missing, unless `REQUIRE_NVRTC=1`
 //! or `REQUIRE_LIBNVVM=1` make that a failure.
 
@@ -42,9 +43,52 @@ fn every_pair_compiles_and_is_measured() {
         .expect("row");
     assert_eq!(reduction.ours.smem, 32, "8 u32 of shared memory");
     assert_eq!(reduction.nvrtc_plain.smem, 32, "8 u32 of shared memory");
+    // Every compile ran the fixture's launches on the PTX device, with
+    // NVRTC's values equal to ours (else `compare` fails).
+    for row in &rows {
+        let d = &row.dynamic;
+        assert!(d.ours > 0 && d.nvrtc_plain > 0, "{}: {d:?}", row.fixture);
+        assert_eq!(d.nvrtc_restrict.is_some(), row.nvrtc_restrict.is_some());
+    }
     let json = serde_json::to_value(&rows).expect("serializes");
+    assert!(json[0]["dynamic"]["ours"].as_u64().is_some_and(|n| n > 0));
     assert_eq!(json.as_array().map(Vec::len), Some(PAIRS.len()));
     assert_eq!(json[0]["ours"]["entry"], "saxpy");
     let table = render_table(&rows);
     assert_eq!(table.lines().count(), 1 + 3 + 2 + 3 + 3, "{table}");
+}
+
+#[test]
+fn a_twin_that_computes_something_else_is_refused() {
+    let test = "a_twin_that_computes_something_else_is_refused";
+    if nvrtc::testing::nvrtc_or_skip(test).is_none() {
+        return;
+    }
+    let Ok(nvvm) = compile_driver::libnvvm() else {
+        let required = std::env::var("REQUIRE_LIBNVVM").is_ok_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "{test}: REQUIRE_LIBNVVM=1 but libNVVM is missing"
+        );
+        eprintln!("\n*** NOT RUN: {test}: no libNVVM ***");
+        return;
+    };
+    let root = workspace_root();
+    let pair = &PAIRS[0];
+    assert_eq!(pair.fixture, "saxpy");
+    let kernel = root.join("fixtures/saxpy/kernel.rs");
+    let compiled = compile_driver::compile(&kernel, &Default::default(), nvvm).expect("compiles");
+    let cu = codegen_compare::nvrtc_ptx(&root, pair.cuda_file).expect("NVRTC compiles");
+    let ours = &compiled.artifacts.ptx_o3;
+    codegen_compare::dynamic(&root, pair, &compiled.lowered, ours, &cu).expect("the twins agree");
+    // The C++ twin's product turned into a sum: other values, refused.
+    assert!(cu.contains("mul.rn.f32"), "{cu}");
+    let wrong = cu.replace("mul.rn.f32", "add.rn.f32");
+    let e = codegen_compare::dynamic(&root, pair, &compiled.lowered, ours, &wrong)
+        .expect_err("a product turned into a sum must be refused");
+    assert!(
+        matches!(e, codegen_compare::CompareError::ValuesDiffer { .. })
+            && e.to_string().contains("y["),
+        "{e}"
+    );
 }

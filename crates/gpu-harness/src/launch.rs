@@ -76,6 +76,20 @@ pub fn launch_fixture(
     dev: &mut dyn Device,
     program: &Program<'_>,
 ) -> Result<Vec<DeviceBuffer>, LaunchError> {
+    launch_fixture_as(f, l, dev, program, &|k| k.to_owned())
+}
+
+/// [`launch_fixture`], launching the device's kernel `device_name(k)` for
+/// the manifest's kernel `k`, with `k`'s parameters: a program compiled
+/// elsewhere with the same flat parameters (a CUDA C++ twin through NVRTC)
+/// runs the fixture's buffers and launches.
+pub fn launch_fixture_as(
+    f: &Fixture,
+    l: &Lowered,
+    dev: &mut dyn Device,
+    program: &Program<'_>,
+    device_name: &dyn Fn(&str) -> String,
+) -> Result<Vec<DeviceBuffer>, LaunchError> {
     let module = dev.load(program)?;
     let mut bufs = Vec::new();
     for b in &f.manifest.buffer {
@@ -126,7 +140,7 @@ pub fn launch_fixture(
             }
         }
         let cfg = launch.config();
-        if let Err(e) = dev.launch(module, &launch.kernel, cfg, &args) {
+        if let Err(e) = dev.launch(module, &device_name(&launch.kernel), cfg, &args) {
             if let Some(r) = e.race() {
                 return Err(LaunchError::Race {
                     message: race_message(f, &bufs, r),
