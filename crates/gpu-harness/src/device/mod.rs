@@ -26,6 +26,38 @@ pub use scalar::Scalar;
 
 use device_ir::Module;
 
+/// Entry `index` of one of a device's tables (`what`: "buffer", "module"),
+/// or the error naming the handle no entry answers.
+pub(crate) fn entry<'t, T>(
+    table: &'t [T],
+    index: u32,
+    what: &'static str,
+) -> Result<&'t T, DeviceError> {
+    table
+        .get(index as usize)
+        .ok_or(DeviceError::BadHandle { what, index })
+}
+
+/// The byte range `offset .. offset + len` of `buffer`, which holds `size`
+/// bytes: its start, or the error naming the range that does not fit.
+pub(crate) fn buffer_range(
+    buffer: Buffer,
+    offset: u64,
+    len: u64,
+    size: u64,
+) -> Result<u64, DeviceError> {
+    let end = offset.saturating_add(len);
+    if end > size {
+        return Err(DeviceError::OutOfRange {
+            buffer: buffer.0,
+            start: offset,
+            end,
+            len: size,
+        });
+    }
+    Ok(offset)
+}
+
 /// A buffer of device memory, allocated by one [`Device`]. Valid only on it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Buffer(pub(crate) u32);

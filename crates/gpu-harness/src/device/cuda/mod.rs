@@ -49,7 +49,10 @@ use thiserror::Error;
 use self::context::{Context, WaitError, cuda};
 /// [`auto`](crate::device::auto) with a kernel timeout for the GPU.
 pub use super::auto::auto_with_timeout;
-use super::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi};
+use super::{
+    Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi, buffer_range,
+    entry,
+};
 
 /// How long a launch may run when nobody says otherwise.
 pub const DEFAULT_KERNEL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -200,13 +203,7 @@ impl CudaDevice {
     }
 
     fn buffer(&self, buffer: Buffer) -> Result<(sys::CUdeviceptr, usize), DeviceError> {
-        self.buffers
-            .get(buffer.0 as usize)
-            .copied()
-            .ok_or(DeviceError::BadHandle {
-                what: "buffer",
-                index: buffer.0,
-            })
+        entry(&self.buffers, buffer.0, "buffer").copied()
     }
 
     fn address(&self, buffer: Buffer, offset: u64) -> Result<u64, DeviceError> {
@@ -302,15 +299,7 @@ impl Device for CudaDevice {
 
     fn write(&mut self, buffer: Buffer, offset: usize, bytes: &[u8]) -> Result<(), DeviceError> {
         let (ptr, len) = self.buffer(buffer)?;
-        let end = offset.checked_add(bytes.len()).filter(|&e| e <= len);
-        if end.is_none() {
-            return Err(DeviceError::OutOfRange {
-                buffer: buffer.0,
-                start: offset as u64,
-                end: (offset as u64).saturating_add(bytes.len() as u64),
-                len: len as u64,
-            });
-        }
+        buffer_range(buffer, offset as u64, bytes.len() as u64, len as u64)?;
         if bytes.is_empty() {
             return Ok(());
         }
@@ -340,13 +329,7 @@ impl Device for CudaDevice {
         config: LaunchConfig,
         args: &[KernelArg],
     ) -> Result<(), DeviceError> {
-        let loaded = self
-            .modules
-            .get(module.0 as usize)
-            .ok_or(DeviceError::BadHandle {
-                what: "module",
-                index: module.0,
-            })?;
+        let loaded = entry(&self.modules, module.0, "module")?;
         if let Some(ir) = &loaded.ir {
             let func = abi::find_kernel(ir, kernel)?;
             abi::check_args(ir, func, args)?;

@@ -50,7 +50,7 @@ use self::memory::{Memory, Owner, Space, address};
 use super::virt::{ExecError, Executor, Fault, Limits, Step, Val, for_each_thread, schedule};
 use super::{
     Buffer, Device, DeviceError, FloatMath, KernelArg, LaunchConfig, ModuleHandle,
-    Program as Input, abi,
+    Program as Input, abi, buffer_range, entry,
 };
 
 struct Loaded {
@@ -99,13 +99,7 @@ impl PtxDevice {
     }
 
     fn buffer(&self, buffer: Buffer) -> Result<(u32, u64), DeviceError> {
-        self.buffers
-            .get(buffer.0 as usize)
-            .copied()
-            .ok_or(DeviceError::BadHandle {
-                what: "buffer",
-                index: buffer.0,
-            })
+        entry(&self.buffers, buffer.0, "buffer").copied()
     }
 
     /// The bytes of one kernel argument, as its `.param` holds them.
@@ -214,16 +208,7 @@ impl Device for PtxDevice {
 
     fn write(&mut self, buffer: Buffer, offset: usize, bytes: &[u8]) -> Result<(), DeviceError> {
         let (id, len) = self.buffer(buffer)?;
-        let start = offset as u64;
-        let end = start.saturating_add(bytes.len() as u64);
-        if end > len {
-            return Err(DeviceError::OutOfRange {
-                buffer: buffer.0,
-                start,
-                end,
-                len,
-            });
-        }
+        let start = buffer_range(buffer, offset as u64, bytes.len() as u64, len)?;
         self.mem.host_write(id, start, bytes);
         Ok(())
     }
@@ -245,13 +230,7 @@ impl Device for PtxDevice {
         config: LaunchConfig,
         args: &[KernelArg],
     ) -> Result<(), DeviceError> {
-        let loaded = self
-            .modules
-            .get(module.0 as usize)
-            .ok_or(DeviceError::BadHandle {
-                what: "module",
-                index: module.0,
-            })?;
+        let loaded = entry(&self.modules, module.0, "module")?;
         if let Some(ir) = &loaded.ir {
             let f = abi::find_kernel(ir, kernel)?;
             abi::check_args(ir, f, args)?;

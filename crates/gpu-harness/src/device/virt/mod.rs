@@ -67,7 +67,10 @@ pub(crate) use value::Val;
 use self::exec::Ctx;
 use self::memory::{Memory, Owner};
 use self::value::{AllocId, Ptr};
-use super::{Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi};
+use super::{
+    Buffer, Device, DeviceError, KernelArg, LaunchConfig, ModuleHandle, Program, abi, buffer_range,
+    entry,
+};
 
 /// The limits of one launch, and what it checks.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -146,13 +149,7 @@ impl VirtualDevice {
     }
 
     fn buffer(&self, buffer: Buffer) -> Result<(AllocId, u64), DeviceError> {
-        self.buffers
-            .get(buffer.0 as usize)
-            .copied()
-            .ok_or(DeviceError::BadHandle {
-                what: "buffer",
-                index: buffer.0,
-            })
+        entry(&self.buffers, buffer.0, "buffer").copied()
     }
 
     fn arg_val(&self, arg: &KernelArg, space: AddressSpace) -> Result<Val, DeviceError> {
@@ -265,16 +262,7 @@ impl Device for VirtualDevice {
 
     fn write(&mut self, buffer: Buffer, offset: usize, bytes: &[u8]) -> Result<(), DeviceError> {
         let (id, len) = self.buffer(buffer)?;
-        let start = offset as u64;
-        let end = start.saturating_add(bytes.len() as u64);
-        if end > len {
-            return Err(DeviceError::OutOfRange {
-                buffer: buffer.0,
-                start,
-                end,
-                len,
-            });
-        }
+        let start = buffer_range(buffer, offset as u64, bytes.len() as u64, len)?;
         self.mem.host_write(id, start, bytes);
         Ok(())
     }
@@ -296,13 +284,7 @@ impl Device for VirtualDevice {
         config: LaunchConfig,
         args: &[KernelArg],
     ) -> Result<(), DeviceError> {
-        let loaded = self
-            .modules
-            .get(module.0 as usize)
-            .ok_or(DeviceError::BadHandle {
-                what: "module",
-                index: module.0,
-            })?;
+        let loaded = entry(&self.modules, module.0, "module")?;
         let m = &loaded.module;
         let func = abi::find_kernel(m, kernel)?;
         abi::check_args(m, func, args)?;
