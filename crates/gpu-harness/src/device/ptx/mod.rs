@@ -7,13 +7,13 @@
 //! machine without this one. Here every thread executes the PTX itself:
 //!
 //! - **Threads and warps**: one simulated thread per GPU thread under the IR
-//!   device's deterministic schedule ([`crate::device::virt::schedule`]),
+//!   device's deterministic schedule (`device::virt::schedule`),
 //!   which is also sm_70+'s independent thread scheduling: divergent lanes
 //!   run their own paths, and they reconverge where PTX says they must, at a
 //!   warp collective (`shfl.sync`, `vote.sync`, `bar.warp.sync`,
 //!   `activemask`), which gathers every lane of its mask as the IR device's
 //!   do. `bar.sync 0` is the block barrier.
-//! - **Memory** ([`memory`]): `.global` buffers and variables, one `.shared`
+//! - **Memory** (`memory.rs`): `.global` buffers and variables, one `.shared`
 //!   instance per block, one `.local` depot per frame, killed at `ret` (a
 //!   pointer kept into it is a stale-frame fault), `.param` slots per frame
 //!   (kernel parameters, and the call sequences' `st.param`/`ld.param`).
@@ -21,7 +21,7 @@
 //!   thread's depot or another block's shared memory, misalignment, writes to
 //!   read-only variables (immutable in the device IR, or libdevice's
 //!   tables), reads of bytes never written.
-//! - **Arithmetic** ([`float`]): IEEE instructions bit-exact in every
+//! - **Arithmetic** (`float.rs`): IEEE instructions bit-exact in every
 //!   rounding mode, `cvt` with PTX's saturation, `min`/`max` with PTX's NaN
 //!   rules, `.ftz`. `.approx` instructions (`ex2`, `lg2`, `rcp`, `rsqrt`,
 //!   `sin`, `cos`, `div.approx`/`div.full`) are computed with the host's
@@ -34,7 +34,7 @@
 //! Not modelled: memory orderings beyond sequential consistency (the
 //! `memory-model` and `ptx-litmus` crates own that), data races (the IR
 //! device detects them on the same kernel), textures, clusters, tensor
-//! cores. An instruction outside what [`decode`] accepts refuses the whole
+//! cores. An instruction outside what `decode` accepts refuses the whole
 //! module at load, with its line.
 
 mod decode;
