@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use gpu_harness::compare::compare;
 use gpu_harness::device::ptx::PtxDevice;
 use gpu_harness::device::virt::{FaultKind, VirtualDevice};
-use gpu_harness::device::{Device, DeviceError, Program};
+use gpu_harness::device::{Device, DeviceError, DeviceExt, KernelArg, LaunchConfig, Program};
 use gpu_harness::fixture::Fixture;
 use gpu_harness::host::Readback;
 use gpu_harness::launch::{LaunchError, launch_fixture, read_back};
@@ -236,4 +236,56 @@ fn collect(init: Option<&ptx_reader::Initializer>, out: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// `shfl.sync.down.b32 d|p` (NVRTC writes it) sets `p` where the source lane
+/// is in range, and `setp p|q` sets `q` to the complement: lane `l` of a
+/// warp stores `d + 1000 * p + 100 * q`, with `d` lane `l + 4`'s id where
+/// that exists and its own otherwise.
+#[test]
+fn predicate_outputs_of_shfl_and_setp_are_written() {
+    let ptx = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry preds(.param .u64 out)
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<12>;
+	.reg .b64 	%rd<4>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	shfl.sync.down.b32 	%r2|%p1, %r1, 4, 31, -1;
+	selp.u32 	%r3, 1000, 0, %p1;
+	setp.lt.u32 	%p2|%p3, %r1, 16;
+	selp.u32 	%r4, 100, 0, %p3;
+	add.s32 	%r5, %r2, %r3;
+	add.s32 	%r6, %r5, %r4;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd3, %rd2, %rd3;
+	st.global.u32 	[%rd3], %r6;
+	ret;
+}
+"#;
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
+    let out = dev.zeroed::<u32>(32).expect("alloc");
+    dev.launch(
+        module,
+        "preds",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+    )
+    .expect("runs");
+    let got = dev.download::<u32>(out).expect("reads");
+    let want: Vec<u32> = (0..32u32)
+        .map(|l| {
+            let (src, in_range) = if l + 4 <= 31 { (l + 4, 1) } else { (l, 0) };
+            src + 1000 * in_range + 100 * u32::from(l >= 16)
+        })
+        .collect();
+    assert_eq!(got, want);
 }

@@ -378,6 +378,15 @@ pub enum Operand {
     Sink,
     /// A negated predicate (`!%p1`).
     Not(String),
+    /// A destination register with a predicate beside it (`%r1|%p1`): the
+    /// second result of `shfl.sync` (whether the source lane was in range)
+    /// and of `setp` (the complement, `p|q`).
+    WithPred {
+        /// The value register.
+        reg: String,
+        /// The predicate register.
+        pred: String,
+    },
 }
 
 fn offset(f: &mut fmt::Formatter<'_>, off: i64) -> fmt::Result {
@@ -429,6 +438,7 @@ impl fmt::Display for Operand {
             }
             Operand::Sink => f.write_str("_"),
             Operand::Not(p) => write!(f, "!{p}"),
+            Operand::WithPred { reg, pred } => write!(f, "{reg}|{pred}"),
         }
     }
 }

@@ -229,3 +229,25 @@ fn an_empty_module_reads() {
     let m = parse(".version 8.8\n.target sm_90\n.address_size 64\n").unwrap();
     assert!(m.globals.is_empty() && m.functions.is_empty());
 }
+
+#[test]
+fn a_destination_with_a_predicate_beside_it() {
+    let i = ptx_reader::parse_instruction("shfl.sync.down.b32 %r6|%p1, %r1, %r4, %r3, %r5;")
+        .expect("parses");
+    assert_eq!(
+        i.operands[0],
+        ptx_reader::Operand::WithPred {
+            reg: "%r6".to_owned(),
+            pred: "%p1".to_owned()
+        }
+    );
+    assert_eq!(
+        i.to_string(),
+        "shfl.sync.down.b32 %r6|%p1, %r1, %r4, %r3, %r5"
+    );
+    let e = ptx_reader::parse_instruction("setp.lt.u32 %p2|, %r1, 16;").expect_err("no predicate");
+    assert!(
+        e.to_string().contains("a predicate register after `|`"),
+        "{e}"
+    );
+}

@@ -213,6 +213,10 @@ impl Parser {
             }
             Some(Tok::Word(w)) if w.starts_with('%') => {
                 self.at += 1;
+                if self.eat_punct('|') {
+                    let pred = self.name("a predicate register after `|`")?;
+                    return Ok(Operand::WithPred { reg: w, pred });
+                }
                 Ok(Operand::Reg(w))
             }
             Some(Tok::Word(w)) if !w.starts_with('.') => {

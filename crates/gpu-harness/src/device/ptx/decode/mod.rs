@@ -96,6 +96,8 @@ pub(crate) enum Opd {
     List(Vec<Opd>),
     Sink,
     NotPred(u32),
+    /// A destination and the predicate written beside it (`%r1|%p1`).
+    WithPred(u32, u32),
 }
 
 /// The base of a memory operand.
@@ -615,6 +617,7 @@ impl FuncScope<'_> {
             ),
             Operand::Sink => Opd::Sink,
             Operand::Not(p) => Opd::NotPred(self.reg(p)?),
+            Operand::WithPred { reg, pred } => Opd::WithPred(self.reg(reg)?, self.reg(pred)?),
         })
     }
 }

@@ -5,7 +5,7 @@
 use ptx_reader::{Cmp, Type};
 
 use super::{Exec, bits, f32_of, f64_of, is_float, mask, sext, signed, unsupported};
-use crate::device::ptx::decode::{Inst, Op};
+use crate::device::ptx::decode::{Inst, Op, Opd};
 use crate::device::ptx::float::{self, Round, bits32, bits64};
 use crate::device::virt::{Fault, FaultKind, Step};
 
@@ -268,7 +268,13 @@ impl Exec<'_, '_> {
                 let b = self.val(&ops[2])?;
                 let cmp = i.cmp.unwrap_or(Cmp::Eq);
                 let r = compare(ty, cmp, a, b, i.flags.ftz)?;
-                self.set(&ops[0], u64::from(r))?;
+                if let Opd::WithPred(p, q) = ops[0] {
+                    // `setp p|q`: q is the complement.
+                    self.set(&Opd::Reg(p), u64::from(r))?;
+                    self.set(&Opd::Reg(q), u64::from(!r))?;
+                } else {
+                    self.set(&ops[0], u64::from(r))?;
+                }
                 Ok(Step::Continue)
             }
             Op::Selp => {

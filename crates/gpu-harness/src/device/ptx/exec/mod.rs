@@ -566,8 +566,17 @@ impl Exec<'_, '_> {
                 let c = self.val(&ops[3])? as u32;
                 let member = self.val(&ops[4])? as u32;
                 let lane = self.t.in_block % 32;
-                let src = shuffle_source(i.sel.unwrap_or("idx"), lane, b, c)?;
-                self.pend(&ops[0])?;
+                let (src, in_range) = shuffle_source(i.sel.unwrap_or("idx"), lane, b, c)?;
+                let dst = match ops[0] {
+                    // `d|p`: p says whether the source lane was in range,
+                    // which this lane knows without the others.
+                    Opd::WithPred(d, p) => {
+                        self.set(&Opd::Reg(p), u64::from(in_range))?;
+                        Opd::Reg(d)
+                    }
+                    ref d => d.clone(),
+                };
+                self.pend(&dst)?;
                 Ok(Step::Warp(WarpCall {
                     kind: WarpKind::Shuffle(ShuffleMode::Idx, src),
                     mask: member,
@@ -694,9 +703,9 @@ impl Exec<'_, '_> {
 }
 
 /// The lane `lane` reads in `shfl.sync.<mode> d, a, b, c` (PTX ISA: the
-/// clamp `c & 0x1f` and the segment mask `c >> 8`); its own lane where the
-/// source is out of range.
-fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<u32, Fault> {
+/// clamp `c & 0x1f` and the segment mask `c >> 8`), and whether that source
+/// is in range; its own lane where it is not.
+fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<(u32, bool), Fault> {
     let bval = b & 0x1f;
     let cval = c & 0x1f;
     let seg = (c >> 8) & 0x1f;
@@ -721,7 +730,7 @@ fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<u32, Fault> {
         }
         other => return Err(unsupported(format!("shfl mode {other}"))),
     };
-    Ok(if ok { j as u32 } else { lane })
+    Ok(if ok { (j as u32, true) } else { (lane, false) })
 }
 
 /// A fault's place, as ExecError wants it: the function and the instruction.
