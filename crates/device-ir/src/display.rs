@@ -16,7 +16,7 @@
 use std::fmt::{self, Write as _};
 
 use crate::entities::{Block, FuncId, GlobalId, Inst};
-use crate::function::{Body, FunctionData, FunctionKind};
+use crate::function::{Body, FunctionData, FunctionKind, ParamAttrs};
 use crate::global::{GlobalData, Linkage, Span};
 use crate::instructions::{BlockCall, GepIndex, InstData, MemFlags};
 use crate::module::Module;
@@ -111,6 +111,13 @@ fn write_function(
             f.write_str(", ")?;
         }
         write!(f, "{}", t.display(p))?;
+        let attrs = func.param_attrs.get(i).copied().unwrap_or_default();
+        if attrs.contains(ParamAttrs::NOALIAS) {
+            f.write_str(" noalias")?;
+        }
+        if attrs.contains(ParamAttrs::READONLY) {
+            f.write_str(" readonly")?;
+        }
     }
     f.write_str(")")?;
     if let Some(ret) = func.sig.ret {

@@ -26,6 +26,21 @@ bitflags::bitflags! {
     }
 }
 
+bitflags::bitflags! {
+    /// Promises about a pointer parameter that the source language makes and
+    /// that LLVM turns into better code (`ld.global.nc`, freer scheduling).
+    /// Each one is a license for the optimizer, so each is set only where
+    /// the source guarantees it for the whole call.
+    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct ParamAttrs: u8 {
+        /// The memory reached through this parameter is reached through no
+        /// other pointer during the call (LLVM `noalias`).
+        const NOALIAS = 1;
+        /// Nothing writes that memory during the call (LLVM `readonly`).
+        const READONLY = 2;
+    }
+}
+
 /// Parameter and return types.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Signature {
@@ -56,6 +71,9 @@ pub struct FunctionData {
     pub linkage: Linkage,
     /// Attributes.
     pub attrs: FuncAttrs,
+    /// Per parameter, the promises about it; empty when there are none.
+    /// Only pointer parameters carry any (the verifier checks).
+    pub param_attrs: Vec<ParamAttrs>,
     /// The signature.
     pub sig: Signature,
     /// The body, or `None` for a declaration of a function defined elsewhere.

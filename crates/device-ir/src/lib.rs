@@ -31,7 +31,8 @@ pub mod verifier;
 pub use builder::FunctionBuilder;
 pub use entities::{Block, FuncId, GlobalId, Inst, Ty, Value};
 pub use function::{
-    BlockData, Body, FuncAttrs, FunctionData, FunctionKind, Signature, ValueData, ValueDef,
+    BlockData, Body, FuncAttrs, FunctionData, FunctionKind, ParamAttrs, Signature, ValueData,
+    ValueDef,
 };
 pub use global::{GlobalData, Initializer, Linkage, Relocation, Span};
 pub use instructions::{

@@ -44,6 +44,7 @@ impl Module {
             kind,
             linkage,
             attrs: FuncAttrs::empty(),
+            param_attrs: Vec::new(),
             sig,
             body: None,
         })

@@ -619,3 +619,21 @@ fn collects_every_error_not_only_the_first() {
     assert!(errs.0.len() >= 4, "{errs}");
     insta::assert_snapshot!(errs.to_string());
 }
+
+#[test]
+fn parameter_attributes_on_a_non_pointer_or_of_the_wrong_count() {
+    let mut m = kernel_module(
+        |t| vec![gptr(t, AddressSpace::Global), t.i64()],
+        |b, _| {
+            b.ret(None);
+        },
+    );
+    let k = m.function_by_name("k").unwrap();
+    let promised = ParamAttrs::NOALIAS | ParamAttrs::READONLY;
+    m.functions[k].param_attrs = vec![promised, ParamAttrs::empty()];
+    verify(&m).unwrap();
+    m.functions[k].param_attrs = vec![promised, ParamAttrs::READONLY];
+    insta::assert_snapshot!("param_attrs_on_an_integer", refuse(&m, Rule::FunctionShape));
+    m.functions[k].param_attrs = vec![promised];
+    insta::assert_snapshot!("param_attrs_count", refuse(&m, Rule::FunctionShape));
+}

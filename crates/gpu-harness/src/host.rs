@@ -166,6 +166,55 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
     }
 }
 
+/// How a kernel parameter of MIR type `ty` holds the buffer passed to it.
+fn hold(ty: &Ty) -> Option<&'static str> {
+    match ty {
+        Ty::Ref(Mutability::Not, _) => Some("a shared reference"),
+        Ty::Ref(Mutability::Mut, _) => Some("a mutable reference"),
+        Ty::Adt(p) if p.def_path() == mir_import::prelude::DISJOINT_SLICE => {
+            Some("a `DisjointSlice`")
+        }
+        Ty::RawPtr(Mutability::Mut, _) => Some("a `*mut` pointer"),
+        _ => None,
+    }
+}
+
+/// Refuses a launch that passes one buffer to a shared-reference parameter
+/// and to a writable one (or to two exclusive ones): Rust forbids that
+/// aliasing, and the device code is compiled assuming it away (a kernel's
+/// `&[T]` is `noalias readonly`), so no run could mean anything.
+fn check_aliasing(
+    kernel: &str,
+    tys: &[Ty],
+    args: &[crate::fixture::ArgSpec],
+) -> Result<(), String> {
+    let shared = |t: &Ty| matches!(t, Ty::Ref(Mutability::Not, _));
+    let writable = |t: &Ty| hold(t).is_some() && !shared(t);
+    let raw = |t: &Ty| matches!(t, Ty::RawPtr(..));
+    let mut seen: Vec<(String, usize, &Ty)> = Vec::new();
+    for (i, (ty, a)) in tys.iter().zip(args).enumerate() {
+        let Ok(Arg::Buffer(b)) = a.resolve() else {
+            continue;
+        };
+        for (other, j, oty) in &seen {
+            let conflict = (shared(ty) && writable(oty))
+                || (writable(ty) && shared(oty))
+                || (writable(ty) && writable(oty) && !(raw(ty) && raw(oty)));
+            if *other == b && conflict {
+                return Err(format!(
+                    "kernel `{kernel}`: buffer `{b}` is passed as {} (argument {j}) and as {} \
+                     (argument {i}); Rust forbids that aliasing, and the device code assumes \
+                     it away",
+                    hold(oty).unwrap_or("a pointer"),
+                    hold(ty).unwrap_or("a pointer"),
+                ));
+            }
+        }
+        seen.push((b, i, ty));
+    }
+    Ok(())
+}
+
 /// The host program for `f`, given each launched kernel's MIR parameter
 /// types and the paths of the prelude and the kernel as rustc sees them.
 pub fn program(
@@ -223,6 +272,7 @@ pub fn program(
                 l.args.len()
             )));
         }
+        check_aliasing(&l.kernel, &tys, &l.args).map_err(gen_err)?;
         s.push_str("    {\n");
         let mut names = Vec::new();
         for (i, (ty, a)) in tys.iter().zip(&l.args).enumerate() {

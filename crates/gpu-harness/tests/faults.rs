@@ -401,3 +401,69 @@ fn null_misaligned_unreachable_and_runaway_recursion() {
     );
     assert!(e.to_string().contains("called from fn rec, inst0"), "{e}");
 }
+
+/// `k(input, out)` with `input` a `noalias readonly` parameter (a Rust
+/// `&[i32]`): copies `input[0]` to `out[0]`, then, when `sneaky`, writes 7
+/// to `input[0]` through `out`'s cast-away copy of it. The write breaks the
+/// promise LLVM compiles against (`ld.global.nc`) and must fault, naming the
+/// parameter; the read-only lending ends with the launch.
+fn readonly_parameter(sneaky: bool) -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let pg = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "k", &[pg, pg]);
+    m.functions[k].param_attrs = vec![
+        ParamAttrs::NOALIAS | ParamAttrs::READONLY,
+        ParamAttrs::empty(),
+    ];
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let p = b.block_params(b.entry_block());
+    let v = b.load(i32t, p[0]);
+    b.store(v, p[1]);
+    if sneaky {
+        let seven = b.iconst(i32t, 7);
+        b.store(seven, p[0]);
+    }
+    b.ret(None);
+    m
+}
+
+#[test]
+fn a_write_to_a_readonly_parameter_faults_and_the_lending_ends() {
+    let (mut dev, sneaky) = load(&readonly_parameter(true));
+    let honest = dev
+        .load(&gpu_harness::device::Program::ir(&readonly_parameter(
+            false,
+        )))
+        .unwrap();
+    let input = dev.upload(&[5i32]).unwrap();
+    let out = dev.zeroed::<i32>(1).unwrap();
+    dev.launch(
+        honest,
+        "k",
+        ONE,
+        &[KernelArg::Buffer(input), KernelArg::Buffer(out)],
+    )
+    .unwrap();
+    assert_eq!(dev.download::<i32>(out).unwrap(), [5]);
+    let e = expect_fault(
+        &mut dev,
+        sneaky,
+        "k",
+        ONE,
+        &[KernelArg::Buffer(input), KernelArg::Buffer(out)],
+        FaultKind::ReadOnly,
+    );
+    assert!(e.to_string().contains("`readonly` parameter"), "{e}");
+    // After the launch, even a faulting one, `input` is writable again: as
+    // the `out` of the next launch it receives `out[0]`, once set to 8.
+    dev.write(out, 0, &8i32.to_le_bytes()).unwrap();
+    dev.launch(
+        honest,
+        "k",
+        ONE,
+        &[KernelArg::Buffer(out), KernelArg::Buffer(input)],
+    )
+    .unwrap_or_else(|e| panic!("the lending outlived its launch: {e}"));
+    assert_eq!(dev.download::<i32>(input).unwrap(), [8]);
+}

@@ -416,3 +416,33 @@ fn a_hundred_million_element_buffer_runs_through_in_under_a_minute() {
     assert!(took < Duration::from_secs(60), "{took:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// One buffer as a kernel's `&[u32]` and as its `DisjointSlice` in one
+/// launch: Rust forbids the aliasing and the device code is compiled
+/// assuming it away (`noalias readonly`), so the fixture is refused with
+/// both arguments named, before anything runs.
+#[test]
+fn a_buffer_passed_as_shared_and_writable_is_refused() {
+    let root = scratch("alias");
+    let kernel = "use crate::gpu::*;\n\
+                  #[unsafe(no_mangle)]\n\
+                  pub extern \"C\" fn k(input: &[u32], out: DisjointSlice<u32>) {\n\
+                  \x20   let i = thread_idx_x() as usize;\n\
+                  \x20   if i < input.len() && i < out.len() { out.set(i, input[i] + 1); }\n\
+                  }\n";
+    let manifest = SMALL.replace(
+        "args = [{ buffer = \"out\" }]",
+        "args = [{ buffer = \"out\" }, { buffer = \"out\" }]",
+    );
+    let dir = fixture(&root, "alias", kernel, &manifest);
+    let r = run_isolated(&dir, &unsandboxed());
+    assert_eq!(r.verdict, Verdict::Fail);
+    let detail: String = r.stages.iter().map(|s| s.detail.clone()).collect();
+    assert!(
+        detail.contains(
+            "buffer `out` is passed as a shared reference (argument 0) and as a `DisjointSlice` (argument 1)"
+        ),
+        "{r:?}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

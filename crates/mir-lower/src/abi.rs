@@ -9,8 +9,14 @@
 //!   the caller owns; an aggregate or pair result is returned through a
 //!   caller-owned return slot (the first parameter). So a helper that returns
 //!   a reference constant never needs a stack slot of its own.
+//! - A kernel's shared-reference parameter to memory without interior
+//!   mutability (`&[f32]`, `&u32`) is `noalias readonly`: Rust guarantees
+//!   that nothing writes that memory while the reference lives, which is the
+//!   whole launch, in any thread. LLVM then reads it through the read-only
+//!   data path (`ld.global.nc`) and schedules around stores freely.
+//!   `DisjointSlice` and `&[AtomicU32]` get nothing: other threads write them.
 
-use device_ir::{Module, Ty as DTy};
+use device_ir::{Module, ParamAttrs, Ty as DTy};
 use mir_import::eval::layout::Layouts;
 use mir_import::model::{Body, Ty};
 use mir_import::prelude;
@@ -56,6 +62,43 @@ fn is_disjoint(ty: &Ty) -> bool {
     matches!(ty, Ty::Adt(p) if p.def_path() == prelude::DISJOINT_SLICE)
 }
 
+/// Whether `ty` certainly has no interior mutability (Rust's `Freeze`), so
+/// that memory behind a `&ty` is immutable while the reference lives.
+/// Conservative: scalars and arrays, slices and tuples of them; every ADT
+/// (atomics, `Cell`, and structs that may hold them) is assumed mutable.
+fn is_frozen(ty: &Ty) -> bool {
+    match ty {
+        Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Str => true,
+        Ty::Array(e, _) | Ty::Slice(e) => is_frozen(e),
+        Ty::Tuple(items) => items.iter().all(is_frozen),
+        _ => false,
+    }
+}
+
+/// The promises a kernel parameter of type `ty` carries (see the module
+/// docs); device functions get none, since a helper's reference may be one
+/// the caller also reaches through another pointer.
+fn kernel_param_attrs(ty: &Ty) -> ParamAttrs {
+    match ty {
+        Ty::Ref(mir_import::model::Mutability::Not, inner) if is_frozen(inner) => {
+            ParamAttrs::NOALIAS | ParamAttrs::READONLY
+        }
+        _ => ParamAttrs::empty(),
+    }
+}
+
+/// A function's device signature: parameter types, the promises about each
+/// parameter, and the result type (`None` for `void`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceSig {
+    /// The parameter types.
+    pub params: Vec<DTy>,
+    /// Per parameter; all empty for device functions.
+    pub param_attrs: Vec<ParamAttrs>,
+    /// The result type.
+    pub ret: Option<DTy>,
+}
+
 /// Why a function has no device calling convention.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AbiError {
@@ -91,8 +134,9 @@ pub fn fn_abi(
     m: &mut Module,
     body: &Body,
     kernel: bool,
-) -> Result<(FnAbi, Vec<DTy>, Option<DTy>), AbiError> {
+) -> Result<(FnAbi, DeviceSig), AbiError> {
     let mut params = Vec::new();
+    let mut param_attrs = Vec::new();
     let ret_repr = repr_of(layouts, &body.return_ty)?;
     let (ret, ret_ty) = match &ret_repr {
         Repr::Zst => (RetAbi::Void, None),
@@ -112,6 +156,7 @@ pub fn fn_abi(
             .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
             .ok_or(AbiError::MissingArgument)?;
         let repr = repr_of(layouts, &decl.ty)?;
+        let first = params.len();
         let abi = match &repr {
             Repr::Zst => ArgAbi::Zst,
             Repr::Scalar(s) => {
@@ -139,7 +184,18 @@ pub fn fn_abi(
                 ArgAbi::ByRef
             }
         };
+        // The data pointer comes first (a slice's length follows it).
+        param_attrs.resize(params.len(), ParamAttrs::empty());
+        if kernel && params.len() > first && m.types.is_ptr(params[first]) {
+            param_attrs[first] = kernel_param_attrs(&decl.ty);
+        }
         args.push(abi);
     }
-    Ok((FnAbi { args, ret, kernel }, params, ret_ty))
+    param_attrs.resize(params.len(), ParamAttrs::empty());
+    let sig = DeviceSig {
+        params,
+        param_attrs,
+        ret: ret_ty,
+    };
+    Ok((FnAbi { args, ret, kernel }, sig))
 }

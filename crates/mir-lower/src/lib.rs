@@ -116,7 +116,7 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
         let body = &krate.bodies[id];
         let attrs = krate.attrs.get(path).cloned().unwrap_or_default();
         match abi::fn_abi(&layouts, &mut m, body, attrs.kernel) {
-            Ok((abi, params, ret)) => {
+            Ok((abi, sig)) => {
                 let kind = if attrs.kernel {
                     FunctionKind::Kernel
                 } else {
@@ -131,8 +131,11 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
                     device_name(&krate.stable_name(path), attrs.kernel),
                     kind,
                     linkage,
-                    Signature::new(&params, ret),
+                    Signature::new(&sig.params, sig.ret),
                 );
+                if sig.param_attrs.iter().any(|a| !a.is_empty()) {
+                    m.functions[f].param_attrs = sig.param_attrs;
+                }
                 if attrs.inline == Some(InlineHint::Never) {
                     m.functions[f].attrs |= FuncAttrs::NOINLINE;
                 }

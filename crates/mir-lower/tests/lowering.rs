@@ -358,3 +358,46 @@ fn lowering_reads_the_import_only() {
         nvvm_emit::print_module(&second.module)
     );
 }
+
+/// A kernel's `&[T]` and `&T` over memory without interior mutability are
+/// `noalias readonly` (on the data pointer, not the length); atomics, raw
+/// pointers, `DisjointSlice` and every device function's parameters get
+/// nothing.
+#[test]
+fn only_frozen_shared_references_of_kernels_are_noalias_readonly() {
+    use device_ir::ParamAttrs;
+    let l = lower_file(&here("tests/kernels/param_promises.rs")).expect("lowers");
+    let m = &l.module;
+    let k = m.function_by_name("promises").expect("kernel");
+    let promised = ParamAttrs::NOALIAS | ParamAttrs::READONLY;
+    let none = ParamAttrs::empty();
+    assert_eq!(
+        m.functions[k].param_attrs,
+        [
+            promised, none, // floats: &[f32]
+            promised, none, // pairs: &[(u32, f32)]
+            promised, none,     // words: &[[u8; 4]]
+            promised, // one: &u32
+            none, none, // counters: &[AtomicU32]
+            none, // counter: &AtomicU32
+            none, // raw: *const f32
+            none, none, // out: DisjointSlice<f32>
+        ]
+    );
+    let helper = m
+        .functions
+        .values()
+        .find(|f| f.name.ends_with("first"))
+        .expect("helper");
+    assert!(
+        helper.param_attrs.iter().all(|a| a.is_empty()),
+        "{:?}",
+        helper.param_attrs
+    );
+    let text = m.to_string();
+    let sig = text
+        .lines()
+        .find(|l| l.contains("@promises("))
+        .expect("signature line");
+    assert!(sig.contains("noalias readonly, i64"), "{sig}");
+}

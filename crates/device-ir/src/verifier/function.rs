@@ -46,6 +46,7 @@ pub(super) fn check_function(sink: &mut Sink<'_>, fid: FuncId) {
         }
         (FunctionKind::Device, Some(_)) => {}
     }
+    check_param_attrs(sink, fid);
     let Some(body) = &f.body else { return };
 
     // Entry block parameters are the signature's.
@@ -300,5 +301,41 @@ fn check_dominance(sink: &mut Sink<'_>, fid: FuncId, body: &Body) {
     }
     for (inst, msg) in errs {
         sink.report(Location::Inst(fid, inst), Rule::Dominance, msg);
+    }
+}
+
+/// Parameter attributes: one set per parameter (or none at all), and only
+/// on pointers, since `noalias` and `readonly` promise something about
+/// memory.
+fn check_param_attrs(sink: &mut Sink<'_>, fid: FuncId) {
+    let m = sink.module;
+    let f = &m.functions[fid];
+    let floc = Location::Function(fid);
+    if f.param_attrs.is_empty() {
+        return;
+    }
+    if f.param_attrs.len() != f.sig.params.len() {
+        sink.report(
+            floc,
+            Rule::FunctionShape,
+            format!(
+                "{} parameter attribute sets for {} parameters",
+                f.param_attrs.len(),
+                f.sig.params.len()
+            ),
+        );
+        return;
+    }
+    for (i, (attrs, &ty)) in f.param_attrs.iter().zip(&f.sig.params).enumerate() {
+        if !attrs.is_empty() && !m.types.is_ptr(ty) {
+            sink.report(
+                floc,
+                Rule::FunctionShape,
+                format!(
+                    "parameter {i} of type {} has pointer attributes {attrs:?}",
+                    m.types.display(ty)
+                ),
+            );
+        }
     }
 }

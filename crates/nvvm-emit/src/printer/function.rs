@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use cranelift_entity::SecondaryMap;
 use device_ir::display::signed_imm;
 use device_ir::{
-    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, IntFn, Linkage, MemFlags, ShuffleMode, Ty,
-    TyKind, UnaryOp, Value, ValueDef, VoteMode,
+    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, IntFn, Linkage, MemFlags, ParamAttrs,
+    ShuffleMode, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
 };
 
 use super::{Printer, atomics, text};
@@ -32,7 +32,18 @@ impl Printer<'_> {
         let params: Vec<String> = body.blocks[entry]
             .params
             .iter()
-            .map(|&p| format!("{} %{p}", self.ty(body.values[p].ty)))
+            .enumerate()
+            .map(|(i, &p)| {
+                let attrs = f.param_attrs.get(i).copied().unwrap_or_default();
+                let mut s = self.ty(body.values[p].ty).to_owned();
+                if attrs.contains(ParamAttrs::NOALIAS) {
+                    s.push_str(" noalias");
+                }
+                if attrs.contains(ParamAttrs::READONLY) {
+                    s.push_str(" readonly");
+                }
+                format!("{s} %{p}")
+            })
             .collect();
         let linkage = if f.linkage == Linkage::Internal {
             "internal "

@@ -51,6 +51,11 @@ pub(crate) struct Allocation {
     pub size: u64,
     pub align: u64,
     pub read_only: bool,
+    /// Read-only for one launch: the kernel took it as a `readonly`
+    /// parameter (a Rust `&[T]`), a promise LLVM builds on (`ld.global.nc`),
+    /// so a write through any pointer is an error of the kernel, not of the
+    /// device.
+    pub lent_read_only: bool,
     pub live: bool,
     bytes: Vec<u8>,
     init: Vec<bool>,
@@ -97,12 +102,21 @@ impl Memory {
             size,
             align: align.max(1),
             read_only,
+            lent_read_only: false,
             live: true,
             bytes: vec![0; n],
             init: vec![false; n],
             ptrs: BTreeMap::new(),
         });
         Ok(AllocId(self.allocs.len() as u32 - 1))
+    }
+
+    /// Makes `id` read-only for the launch about to run (`lent`), or
+    /// writable again after it.
+    pub fn lend_read_only(&mut self, id: AllocId, lent: bool) {
+        if let Some(a) = self.allocs.get_mut(id.0 as usize) {
+            a.lent_read_only = lent;
+        }
     }
 
     /// Ends an allocation's life and frees its bytes; its id stays taken.
@@ -238,6 +252,16 @@ impl Memory {
             return Err(fault(
                 FaultKind::ReadOnly,
                 format!("{verb} writes read-only memory: {}", a.owner.describe()),
+            ));
+        }
+        if write && a.lent_read_only {
+            return Err(fault(
+                FaultKind::ReadOnly,
+                format!(
+                    "{verb} writes {}, which the kernel takes as a `readonly` parameter \
+                     (a shared reference: nothing may write it during the launch)",
+                    a.owner.describe()
+                ),
             ));
         }
         Ok((id, p.offset))

@@ -303,6 +303,21 @@ impl Device for VirtualDevice {
                 .map_or(AddressSpace::Generic, |(_, s)| s);
             vals.push(self.arg_val(arg, space)?);
         }
+        // A whole buffer passed as a `readonly` parameter stays unwritten
+        // for the launch (see `Allocation::lent_read_only`).
+        let mut lent = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            let promised = m.functions[func]
+                .param_attrs
+                .get(i)
+                .is_some_and(|a| a.contains(device_ir::ParamAttrs::READONLY));
+            if let (true, KernelArg::Buffer(b)) = (promised, arg) {
+                lent.push(self.buffer(*b)?.0);
+            }
+        }
+        for &id in &lent {
+            self.mem.lend_read_only(id, true);
+        }
         let loaded = &self.modules[module.0 as usize];
         let mut ctx = Ctx {
             module: &loaded.module,
@@ -319,8 +334,11 @@ impl Device for VirtualDevice {
                 .then(|| race::Detector::new(&loaded.module, config)),
         };
         let result = sched::run(&mut ctx, func, kernel, &vals, &self.limits);
-        // Shared memory lives for one launch.
         let shared: Vec<AllocId> = ctx.shared.values().copied().collect();
+        for &id in &lent {
+            self.mem.lend_read_only(id, false);
+        }
+        // Shared memory lives for one launch.
         for id in shared {
             self.mem.kill(id);
         }
