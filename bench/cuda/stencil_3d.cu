@@ -7,9 +7,11 @@
 
 typedef unsigned long long usize;
 
+// A Rust panic: the device traps and never returns, which both compilers
+// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
 #define RUST_ASSERT(c) \
     do {               \
-        if (!(c)) __trap(); \
+        if (!(c)) { __trap(); __builtin_unreachable(); } \
     } while (0)
 
 // #[inline(never)] in Rust, which libNVVM keeps as a .func: __noinline__.

@@ -20,6 +20,8 @@
 
 #![deny(missing_docs)]
 
+pub mod targets;
+
 use std::path::{Path, PathBuf};
 
 use gpu_harness::device::Program;
@@ -40,51 +42,60 @@ pub const NVRTC_OPTIONS: [&str; 5] = [
     "--prec-sqrt=true",
 ];
 
-/// One fixture and its CUDA C++ twin.
+/// One fixture and its CUDA C++ twin, `bench/cuda/<fixture>.cu`, whose
+/// entries are `<rust_entry>_plain` and, where aliasing can matter,
+/// `<rust_entry>_restrict` (one naming rule, so that a row cannot point at
+/// another kernel's twin).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Pair {
     /// The fixture folder under `fixtures/`.
     pub fixture: &'static str,
     /// The Rust entry's name.
     pub rust_entry: &'static str,
+    /// Whether the twin has a `__restrict__` variant (kernels with a single
+    /// pointer have none).
+    pub has_restrict: bool,
+}
+
+impl Pair {
     /// The `.cu` file under `bench/cuda/`.
-    pub cuda_file: &'static str,
+    pub fn cuda_file(&self) -> String {
+        format!("{}.cu", self.fixture)
+    }
+
     /// The plain-pointer CUDA entry.
-    pub plain: &'static str,
-    /// The `__restrict__` CUDA entry, where aliasing can matter.
-    pub restrict: Option<&'static str>,
+    pub fn plain(&self) -> String {
+        format!("{}_plain", self.rust_entry)
+    }
+
+    /// The `__restrict__` CUDA entry, where there is one.
+    pub fn restrict(&self) -> Option<String> {
+        self.has_restrict
+            .then(|| format!("{}_restrict", self.rust_entry))
+    }
+}
+
+const fn pair(fixture: &'static str, rust_entry: &'static str, has_restrict: bool) -> Pair {
+    Pair {
+        fixture,
+        rust_entry,
+        has_restrict,
+    }
 }
 
 /// The kernels written twice.
-pub const PAIRS: [Pair; 4] = [
-    Pair {
-        fixture: "saxpy",
-        rust_entry: "saxpy",
-        cuda_file: "saxpy.cu",
-        plain: "saxpy_plain",
-        restrict: Some("saxpy_restrict"),
-    },
-    Pair {
-        fixture: "shared_reduction",
-        rust_entry: "shared_reduction",
-        cuda_file: "shared_reduction.cu",
-        plain: "shared_reduction_plain",
-        restrict: None,
-    },
-    Pair {
-        fixture: "atomic_slice_histogram",
-        rust_entry: "histogram",
-        cuda_file: "atomic_slice_histogram.cu",
-        plain: "histogram_plain",
-        restrict: Some("histogram_restrict"),
-    },
-    Pair {
-        fixture: "stencil_3d",
-        rust_entry: "stencil_3d",
-        cuda_file: "stencil_3d.cu",
-        plain: "stencil_3d_plain",
-        restrict: Some("stencil_3d_restrict"),
-    },
+pub const PAIRS: [Pair; 11] = [
+    pair("saxpy", "saxpy", true),
+    pair("shared_reduction", "shared_reduction", false),
+    pair("atomic_slice_histogram", "histogram", true),
+    pair("stencil_3d", "stencil_3d", true),
+    pair("warp_reduce", "warp_reduce", true),
+    pair("tiled_gemm", "tiled_gemm", true),
+    pair("prefix_scan", "prefix_scan", true),
+    pair("transpose_shared", "transpose_shared", true),
+    pair("softmax_rows", "softmax_rows", true),
+    pair("stencil_2d", "stencil_2d", true),
+    pair("aes_round", "aes_round", true),
 ];
 
 /// Why a comparison could not be made.
@@ -168,6 +179,12 @@ pub struct KernelFigures {
     pub funcs: usize,
     /// Instructions in those `.func` bodies.
     pub func_instructions: usize,
+    /// Loads from `.global` memory (entry plus surviving functions, static).
+    pub global_loads: usize,
+    /// Of those, loads through the read-only data path (`ld.global.nc`):
+    /// what LLVM emits where it proves the memory unwritten by the kernel
+    /// (a `noalias readonly` kernel parameter, a constant global).
+    pub nc_loads: usize,
     /// `ptxas -v`: registers per thread.
     pub registers: u32,
     /// `ptxas -v`: spill store bytes (entry plus surviving functions).
@@ -198,6 +215,9 @@ pub struct Row {
     /// Thread-instructions each compile executes for the fixture's launches
     /// on the PTX device, after a check that the values agree.
     pub dynamic: Dynamic,
+    /// The targets met and missed, and the advantages over plain C++
+    /// ([`targets::evaluate`] of the figures above).
+    pub standing: targets::Standing,
 }
 
 /// Dynamic instruction counts for a fixture's launches: every thread's
@@ -255,8 +275,16 @@ pub fn measure(ptx: &str, entry: &str, what: &str) -> Result<KernelFigures, Comp
         spill_stores += f.spill_stores;
         spill_loads += f.spill_loads;
     }
+    let loads = || {
+        std::iter::once(function)
+            .chain(funcs.iter().copied())
+            .flat_map(|f| f.instructions())
+            .filter(|i| i.is("ld", &["global"]))
+    };
     Ok(KernelFigures {
         entry: entry.to_owned(),
+        global_loads: loads().count(),
+        nc_loads: loads().filter(|i| i.has_modifier("nc")).count(),
         instructions: function.instructions().count(),
         funcs: funcs.len(),
         func_instructions: funcs.iter().map(|f| f.instructions().count()).sum(),
@@ -365,8 +393,8 @@ pub fn dynamic(
         })
     };
     let (want, ours) = run(ours_ptx, pair.rust_entry, true, "our PTX")?;
-    let mut theirs = |entry: &str| -> Result<u64, CompareError> {
-        let what = format!("bench/cuda/{} `{entry}`", pair.cuda_file);
+    let theirs = |entry: &str| -> Result<u64, CompareError> {
+        let what = format!("bench/cuda/{} `{entry}`", pair.cuda_file());
         let (got, n) = run(cu_ptx, entry, false, &what)?;
         match first_difference(&want, &got) {
             Some(first) => Err(CompareError::ValuesDiffer { what, first }),
@@ -375,8 +403,8 @@ pub fn dynamic(
     };
     Ok(Dynamic {
         ours,
-        nvrtc_plain: theirs(pair.plain)?,
-        nvrtc_restrict: pair.restrict.map(&mut theirs).transpose()?,
+        nvrtc_plain: theirs(&pair.plain())?,
+        nvrtc_restrict: pair.restrict().map(|e| theirs(&e)).transpose()?,
     })
 }
 
@@ -395,33 +423,37 @@ pub fn compare(root: &Path, pair: &Pair) -> Result<Row, CompareError> {
         pair.rust_entry,
         &format!("fixtures/{}", pair.fixture),
     )?;
-    let cu_ptx = nvrtc_ptx(root, pair.cuda_file)?;
-    let what = format!("bench/cuda/{}", pair.cuda_file);
-    let nvrtc_plain = measure(&cu_ptx, pair.plain, &what)?;
+    let cu_ptx = nvrtc_ptx(root, &pair.cuda_file())?;
+    let what = format!("bench/cuda/{}", pair.cuda_file());
+    let nvrtc_plain = measure(&cu_ptx, &pair.plain(), &what)?;
     let nvrtc_restrict = pair
-        .restrict
-        .map(|entry| measure(&cu_ptx, entry, &what))
+        .restrict()
+        .map(|entry| measure(&cu_ptx, &entry, &what))
         .transpose()?;
     let dynamic = dynamic(root, pair, &compiled.lowered, &ours_ptx, &cu_ptx)?;
-    Ok(Row {
+    let mut row = Row {
         fixture: pair.fixture.to_owned(),
         ours,
         nvrtc_plain,
         nvrtc_restrict,
         dynamic,
-    })
+        standing: targets::Standing::default(),
+    };
+    row.standing = targets::evaluate(&row);
+    Ok(row)
 }
 
 /// The table for people: one line per fixture and compiler.
 pub fn render_table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<24} {:<16} {:>6} {:>7} {:>6} {:>9} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
+        "{:<24} {:<16} {:>6} {:>7} {:>6} {:>9} {:>7} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
         "fixture",
         "compiler",
         "insts",
         "funcs",
         "total",
         "dynamic",
+        "nc/ld",
         "regs",
         "spill-s",
         "spill-l",
@@ -437,13 +469,14 @@ pub fn render_table(rows: &[Row]) -> String {
                 format!("{}+{}", k.funcs, k.func_instructions)
             };
             out.push_str(&format!(
-                "{:<24} {:<16} {:>6} {:>7} {:>6} {:>9} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
+                "{:<24} {:<16} {:>6} {:>7} {:>6} {:>9} {:>7} {:>5} {:>7} {:>7} {:>6} {:>5} {:>5}\n",
                 row.fixture,
                 who,
                 k.instructions,
                 funcs,
                 k.instructions + k.func_instructions,
                 dynamic,
+                format!("{}/{}", k.nc_loads, k.global_loads),
                 k.registers,
                 k.spill_stores,
                 k.spill_loads,
@@ -477,13 +510,13 @@ mod tests {
                     .is_file(),
                 "{p:?}"
             );
-            let cu = std::fs::read_to_string(root.join("bench/cuda").join(p.cuda_file))
+            let cu = std::fs::read_to_string(root.join("bench/cuda").join(p.cuda_file()))
                 .unwrap_or_else(|e| panic!("{p:?}: {e}"));
-            for entry in std::iter::once(p.plain).chain(p.restrict) {
+            for entry in std::iter::once(p.plain()).chain(p.restrict()) {
                 assert!(
                     cu.contains(&format!("void {entry}(")),
                     "{} lacks {entry}",
-                    p.cuda_file
+                    p.cuda_file()
                 );
             }
         }
@@ -503,6 +536,7 @@ mod tests {
             nvrtc_plain: k.clone(),
             nvrtc_restrict: None,
             dynamic: Dynamic::default(),
+            standing: targets::Standing::default(),
         }];
         let t = render_table(&rows);
         assert_eq!(t.lines().count(), 3, "{t}");

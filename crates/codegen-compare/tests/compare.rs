@@ -53,9 +53,41 @@ fn every_pair_compiles_and_is_measured() {
     let json = serde_json::to_value(&rows).expect("serializes");
     assert!(json[0]["dynamic"]["ours"].as_u64().is_some_and(|n| n > 0));
     assert_eq!(json.as_array().map(Vec::len), Some(PAIRS.len()));
+    assert!(PAIRS.len() >= 10, "the issue asks for at least 10 kernels");
+    assert!(json[0]["standing"]["misses"].is_array());
     assert_eq!(json[0]["ours"]["entry"], "saxpy");
     let table = render_table(&rows);
-    assert_eq!(table.lines().count(), 1 + 3 + 2 + 3 + 3, "{table}");
+    let compiles: usize = PAIRS.iter().map(|p| 2 + usize::from(p.has_restrict)).sum();
+    assert_eq!(table.lines().count(), 1 + compiles, "{table}");
+    // The issue's targets (≤ 1.10× NVRTC's registers and instructions, no
+    // spills or local memory where NVRTC has none). Two kernels miss them
+    // for a reason in the Rust source that NVRTC's twin does not share
+    // (README, "Code quality against NVRTC"); every other kernel must keep
+    // meeting them.
+    let documented_misses = ["transpose_shared", "softmax_rows"];
+    for row in &rows {
+        assert_eq!(row.standing, codegen_compare::targets::evaluate(row));
+        if !documented_misses.contains(&row.fixture.as_str()) {
+            assert!(
+                row.standing.misses.is_empty(),
+                "{} now misses its targets: {:?}\n{table}",
+                row.fixture,
+                row.standing.misses
+            );
+        }
+        let spills = |k: &codegen_compare::KernelFigures| k.spill_stores + k.spill_loads;
+        assert_eq!(spills(&row.ours), 0, "{}: ours spills", row.fixture);
+    }
+    // Rust's `&[T]` is `noalias readonly`: where the plain-pointer C++ has no
+    // read-only loads, ours has some.
+    let nc = rows
+        .iter()
+        .filter(|r| r.ours.nc_loads > 0 && r.nvrtc_plain.nc_loads == 0)
+        .count();
+    assert!(
+        nc >= 5,
+        "only {nc} kernels read through ld.global.nc where plain C++ cannot\n{table}"
+    );
 }
 
 #[test]
@@ -78,7 +110,7 @@ fn a_twin_that_computes_something_else_is_refused() {
     assert_eq!(pair.fixture, "saxpy");
     let kernel = root.join("fixtures/saxpy/kernel.rs");
     let compiled = compile_driver::compile(&kernel, &Default::default(), nvvm).expect("compiles");
-    let cu = codegen_compare::nvrtc_ptx(&root, pair.cuda_file).expect("NVRTC compiles");
+    let cu = codegen_compare::nvrtc_ptx(&root, &pair.cuda_file()).expect("NVRTC compiles");
     let ours = &compiled.artifacts.ptx_o3;
     codegen_compare::dynamic(&root, pair, &compiled.lowered, ours, &cu).expect("the twins agree");
     // The C++ twin's product turned into a sum: other values, refused.
