@@ -5,7 +5,8 @@
 //! the [virtual device](device::virt::VirtualDevice), a checking CPU executor of
 //! `device_ir` modules, and the [CUDA backend](device::cuda::CudaDevice), which runs
 //! PTX on a real GPU through the driver loaded at run time. Fixture manifests, the
-//! pipeline driver, shape checks, parallel runs, reports and the CLI build on it.
+//! pipeline driver, shape checks, parallel runs, the result cache, reports and
+//! the CLI build on it.
 //!
 //! **Does not own:** the device IR and its verifier (`device-ir`), printing NVVM IR
 //! or calling libNVVM (`nvvm-emit`), lowering MIR (`mir-lower`), the order of
@@ -19,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cache;
 pub mod compare;
 pub mod device;
 pub mod fixture;
@@ -26,6 +28,7 @@ pub mod host;
 pub mod launch;
 pub mod mutant;
 pub mod pipeline;
+pub mod remote;
 pub mod report;
 pub mod run;
 pub mod shape;

@@ -74,6 +74,9 @@ pub struct Options {
     pub sandbox: Result<Sandbox, String>,
     /// Keep each fixture's work folder (`--keep-work`) instead of removing it.
     pub keep_work: bool,
+    /// The result cache, when the run uses one (`run` does unless
+    /// `--no-cache`; tests and the library default do not).
+    pub cache: Option<std::sync::Arc<crate::cache::ResultCache>>,
 }
 
 impl Default for Options {
@@ -88,6 +91,7 @@ impl Default for Options {
             fixture_timeout: None,
             sandbox: Sandbox::detect().map_err(|e| e.to_string()),
             keep_work: false,
+            cache: None,
         }
     }
 }
@@ -132,6 +136,26 @@ impl Drop for WorkDir {
 }
 
 impl Options {
+    /// What in these options can change a report, as text for the result
+    /// cache's key: the device, the lane, the limits, the deadlines, and
+    /// where user code runs.
+    pub fn identity(&self) -> String {
+        let confinement = match &self.sandbox {
+            Ok(s) => s.describe(),
+            Err(why) => format!("no sandbox: {why}"),
+        };
+        format!(
+            "device={:?} compile_only={} limits={:?} fixture_timeout={:?} require_libnvvm={} \
+             fault={:?} confinement={confinement}",
+            self.device,
+            self.compile_only,
+            self.limits,
+            self.fixture_timeout,
+            self.require_libnvvm,
+            self.fault,
+        )
+    }
+
     /// How rustc runs on this run's kernels.
     fn rustc(&self) -> Result<RustcOptions, StageError> {
         let sandbox = self

@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A stage's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StageStatus {
     /// It did its job.
@@ -20,7 +20,7 @@ pub enum StageStatus {
 /// What kind of failure a failed stage had, for machines: the JSON report's
 /// `"kind"` (kebab-case, `"host-timeout"`), so that a script tells a refused
 /// kernel from a timed-out host run without reading the detail text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureKind {
     /// rustc, the MIR reader or the constant evaluator failed.
@@ -77,7 +77,7 @@ pub enum FailureKind {
 }
 
 /// One stage of one fixture.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stage {
     /// Its name (`import`, `lower`, `nvvm`, `shape`, `host`, `device`, `compare`).
     pub name: String,
@@ -93,7 +93,7 @@ pub struct Stage {
 }
 
 /// One value read back.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ValueReport {
     /// The buffer.
     pub buffer: String,
@@ -116,7 +116,7 @@ pub struct ValueReport {
 }
 
 /// A fixture's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Every stage that ran passed.
@@ -131,12 +131,17 @@ pub enum Verdict {
 }
 
 /// One fixture's report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FixtureReport {
     /// The fixture.
     pub name: String,
     /// The verdict.
     pub verdict: Verdict,
+    /// Whether this report was served from the result cache
+    /// ([`crate::cache`]) instead of a run: its stage times are the run's
+    /// that stored it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
     /// The stages in order.
     pub stages: Vec<Stage>,
     /// The values compared.
@@ -151,6 +156,7 @@ impl FixtureReport {
         FixtureReport {
             name,
             verdict,
+            cached: false,
             stages,
             values,
         }
@@ -169,6 +175,7 @@ impl FixtureReport {
         FixtureReport {
             name,
             verdict: Verdict::Crash,
+            cached: false,
             stages: vec![stage],
             values: Vec::new(),
         }
@@ -179,6 +186,7 @@ impl FixtureReport {
         FixtureReport {
             name,
             verdict: Verdict::Race,
+            cached: false,
             stages,
             values: Vec::new(),
         }
@@ -196,6 +204,7 @@ impl FixtureReport {
         FixtureReport {
             name,
             verdict: Verdict::Fail,
+            cached: false,
             stages: vec![stage],
             values: Vec::new(),
         }
@@ -208,7 +217,7 @@ impl FixtureReport {
 }
 
 /// All fixtures of one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// Which device ran the kernels.
     pub device: String,
@@ -263,7 +272,8 @@ impl Report {
                 };
                 let _ = write!(s, " {cell:>9}");
             }
-            let _ = writeln!(s, "  {:?}", f.verdict);
+            let cached = if f.cached { " (cached)" } else { "" };
+            let _ = writeln!(s, "  {:?}{cached}", f.verdict);
         }
         for f in self.fixtures.iter().filter(|f| f.verdict != Verdict::Pass) {
             for st in f.stages.iter().filter(|s| s.status == StageStatus::Failed) {
@@ -287,6 +297,7 @@ impl Report {
             .filter(|f| f.verdict == Verdict::Pass)
             .count();
         let failed = self.fixtures.len() - passed;
+        let cached = self.fixtures.iter().filter(|f| f.cached).count();
         let _ = writeln!(
             s,
             "\ndevice: {}; {} threads; {:.1} s",
@@ -295,6 +306,12 @@ impl Report {
             self.millis / 1e3
         );
         let _ = writeln!(s, "fixtures: {passed} passed, {failed} failed");
+        if cached > 0 {
+            let _ = writeln!(
+                s,
+                "{cached} of them from the result cache (`--no-cache` runs them all)"
+            );
+        }
         s
     }
 }

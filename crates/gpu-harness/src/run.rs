@@ -12,8 +12,32 @@ use crate::fixture::Fixture;
 use crate::pipeline::{Options, run_fixture};
 use crate::report::{FailureKind, FixtureReport, Report};
 
-/// Runs one fixture folder, isolating panics and hangs.
+/// Runs one fixture folder, isolating panics and hangs; with a result cache
+/// in `opts`, an unchanged fixture's report comes from the cache, and a new
+/// report that another run would repeat goes into it.
 pub fn run_isolated(dir: &Path, opts: &Options) -> FixtureReport {
+    let Some(cache) = &opts.cache else {
+        return run_uncached(dir, opts);
+    };
+    let key = match cache.key(dir, &opts.identity()) {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::warn!("{}: not cached: {e}", dir.display());
+            return run_uncached(dir, opts);
+        }
+    };
+    if let Some(report) = cache.get(&key) {
+        return report;
+    }
+    let report = run_uncached(dir, opts);
+    if let Err(e) = cache.put(&key, &report) {
+        tracing::warn!("{}: the report was not cached: {e}", dir.display());
+    }
+    report
+}
+
+/// Runs one fixture folder, isolating panics and hangs.
+fn run_uncached(dir: &Path, opts: &Options) -> FixtureReport {
     let name = dir
         .file_name()
         .and_then(|n| n.to_str())

@@ -29,7 +29,9 @@ fn normalized(json: &[u8]) -> serde_json::Value {
 
 fn harness(tmp: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gpu-harness"));
+    // The result cache would answer the repeated runs: these compare runs.
     c.arg("run")
+        .arg("--no-cache")
         .arg("--json")
         .args(args)
         .env("TMPDIR", tmp)
@@ -143,7 +145,7 @@ fn emit_mir_is_the_same_in_every_run() {
 #[test]
 fn a_missing_sandbox_refuses_loudly() {
     let out = Command::new(env!("CARGO_BIN_EXE_gpu-harness"))
-        .args(["run"])
+        .args(["run", "--no-cache"])
         .arg(fixtures().join("saxpy"))
         .env("BWRAP", "/nonexistent/bwrap")
         .output()
@@ -153,7 +155,7 @@ fn a_missing_sandbox_refuses_loudly() {
     assert!(err.contains("sandbox cannot be set up"), "{err}");
     assert!(err.contains("--unsandboxed"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_gpu-harness"))
-        .args(["run", "--unsandboxed"])
+        .args(["run", "--no-cache", "--unsandboxed"])
         .arg(fixtures().join("saxpy"))
         .env("BWRAP", "/nonexistent/bwrap")
         .output()

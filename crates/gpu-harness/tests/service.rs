@@ -1,0 +1,347 @@
+//! The oracle as a service, driven by its real client over loopback:
+//!
+//! - every project fixture gives the same report remotely as locally
+//!   (timings and the run's own temporary paths aside);
+//! - a second remote run of the suite, with nothing changed, comes wholly
+//!   from the result cache (the figure, first run against second, is
+//!   printed: speed is for the note, not an assertion);
+//! - changing one fixture's grid runs that fixture again, and only it;
+//! - `gpu-harness serve` killed with SIGKILL, jobs queued and running,
+//!   finishes every accepted job after a restart;
+//! - a kernel writing files stays confined, and a manifest that tries to
+//!   inject code is refused, through the service as through `run`.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gpu_harness::cache::{ResultCache, Toolchain};
+use gpu_harness::pipeline::Options;
+use gpu_harness::remote::{OracleRunner, run_remote};
+use gpu_harness::report::{FixtureReport, Verdict};
+use oracle_service::client::Client;
+use oracle_service::server::{Config, Tokens, start};
+use sandbox::Sandbox;
+
+const TOKEN: &str = "ci-0123456789abcdef01234";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("service-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn opts(sandbox: Sandbox) -> Options {
+    Options {
+        require_libnvvm: nvvm_emit::testing::libnvvm_required(),
+        sandbox: Ok(sandbox),
+        ..Options::default()
+    }
+}
+
+fn tokens() -> Tokens {
+    Tokens::parse(&format!("ci:{TOKEN}\n")).unwrap()
+}
+
+/// A fixture's report without what differs from run to run: stage times
+/// and details that name the run's own folders.
+fn essence(r: &FixtureReport) -> serde_json::Value {
+    let stages: Vec<_> = r
+        .stages
+        .iter()
+        .map(|s| serde_json::json!([s.name, s.status, s.kind]))
+        .collect();
+    serde_json::json!({
+        "name": r.name,
+        "verdict": r.verdict,
+        "stages": stages,
+        "values": serde_json::to_value(&r.values).unwrap(),
+    })
+}
+
+#[test]
+fn remote_reports_equal_local_ones_and_the_cache_answers_the_second_run() {
+    let Some(sb) = sandbox::testing::confined_or_not_run() else {
+        return;
+    };
+    if nvvm_emit::testing::libnvvm_or_skip("remote_reports_equal_local_ones").is_none() {
+        return;
+    }
+    let root = scratch("suite");
+    let dirs = gpu_harness::fixture::Fixture::discover(&fixtures()).unwrap();
+    let local = gpu_harness::run::run_all(&dirs, &opts(sb.clone()), 2, false);
+
+    let cache = ResultCache::open(root.join("cache"), Toolchain::detect().unwrap()).unwrap();
+    let runner = OracleRunner::new(Options {
+        cache: Some(Arc::new(cache)),
+        ..opts(sb)
+    });
+    let mut config = Config::new(root.join("state"), tokens());
+    config.workers = 2;
+    let svc = start("127.0.0.1:0".parse().unwrap(), config, Arc::new(runner)).unwrap();
+    let client = Client::new(&svc.url(), TOKEN);
+    let deadline = Duration::from_secs(1800);
+
+    let t0 = Instant::now();
+    let first = run_remote(&client, &dirs, deadline, &mut |_| {});
+    let first_time = t0.elapsed();
+    assert_eq!(first.fixtures.len(), local.fixtures.len());
+    for (l, r) in local.fixtures.iter().zip(&first.fixtures) {
+        assert!(!r.cached, "{}: cached on the first run", r.name);
+        assert_eq!(
+            essence(l),
+            essence(r),
+            "{}: remote differs from local",
+            l.name
+        );
+    }
+    assert_eq!(first.all_passed(), local.all_passed());
+
+    let t1 = Instant::now();
+    let second = run_remote(&client, &dirs, deadline, &mut |_| {});
+    let second_time = t1.elapsed();
+    for (a, b) in first.fixtures.iter().zip(&second.fixtures) {
+        assert_eq!(essence(a), essence(b), "{}", a.name);
+        // Every report that another run would repeat is served from the
+        // cache; the rest (none in the project's suite) run again.
+        assert_eq!(
+            b.cached,
+            gpu_harness::cache::cacheable(a),
+            "{}: cached {} on the second run",
+            a.name,
+            b.cached
+        );
+    }
+    let cached = second.fixtures.iter().filter(|f| f.cached).count();
+    assert_eq!(
+        cached,
+        second.fixtures.len(),
+        "the whole suite is cacheable"
+    );
+    eprintln!(
+        "service: {} fixtures; first run {:.1} s, second (cached) {:.3} s = {:.2}% of the first",
+        dirs.len(),
+        first_time.as_secs_f64(),
+        second_time.as_secs_f64(),
+        100.0 * second_time.as_secs_f64() / first_time.as_secs_f64()
+    );
+    svc.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Copies fixture `name` into `root`, with `edit` applied to its manifest.
+fn copy_fixture(root: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let from = fixtures().join(name);
+    let to = root.join(name);
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(&from).unwrap() {
+        let e = e.unwrap();
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let text = if e.file_name() == "manifest.toml" {
+            edit(&text)
+        } else {
+            text
+        };
+        std::fs::write(to.join(e.file_name()), text).unwrap();
+    }
+    to
+}
+
+#[test]
+fn changing_one_fixtures_grid_runs_only_that_fixture_again() {
+    let Some(sb) = sandbox::testing::confined_or_not_run() else {
+        return;
+    };
+    if nvvm_emit::testing::libnvvm_or_skip("changing_one_fixtures_grid").is_none() {
+        return;
+    }
+    let root = scratch("grid");
+    let keep = |m: &str| m.to_owned();
+    let a = copy_fixture(&root, "saxpy", keep);
+    let b = copy_fixture(&root, "shared_reduction", keep);
+    let cache =
+        Arc::new(ResultCache::open(root.join("cache"), Toolchain::detect().unwrap()).unwrap());
+    let o = Options {
+        cache: Some(cache),
+        ..opts(sb)
+    };
+    let dirs = [a.clone(), b.clone()];
+    let first = gpu_harness::run::run_all(&dirs, &o, 1, false);
+    assert!(first.all_passed(), "{}", first.table());
+    // saxpy on one block of 256 threads instead of two of 128.
+    copy_fixture(&root, "saxpy", |m| {
+        m.replace("grid = [2, 1]", "grid = [1, 1]")
+            .replace("block = [128, 1]", "block = [256, 1]")
+    });
+    let second = gpu_harness::run::run_all(&dirs, &o, 1, false);
+    assert!(second.all_passed(), "{}", second.table());
+    let by = |n: &str| second.fixtures.iter().find(|f| f.name == n).unwrap();
+    assert!(!by("saxpy").cached, "the changed fixture runs again");
+    assert!(by("shared_reduction").cached, "the unchanged one is cached");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `gpu-harness serve` as a child process.
+fn serve(state: &Path, tokens: &Path, cache: &Path, port: u16) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_gpu-harness"))
+        .args(["serve", "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--state")
+        .arg(state)
+        .arg("--tokens")
+        .arg(tokens)
+        .arg("--cache-dir")
+        .arg(cache)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_healthy(client: &Client) {
+    let start = Instant::now();
+    while client.health().is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the service never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_killed_service_finishes_every_accepted_job_after_a_restart() {
+    if sandbox::testing::confined_or_not_run().is_none() {
+        return;
+    }
+    if nvvm_emit::testing::libnvvm_or_skip("a_killed_service").is_none() {
+        return;
+    }
+    let root = scratch("kill");
+    let tokens = root.join("tokens");
+    std::fs::write(&tokens, format!("ci:{TOKEN}\n")).unwrap();
+    let (state, cache) = (root.join("state"), root.join("cache"));
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let client = Client::new(&url, TOKEN);
+    let mut child = serve(&state, &tokens, &cache, port);
+    wait_healthy(&client);
+    let names = [
+        "saxpy",
+        "shared_reduction",
+        "atomic_flag",
+        "promoted_ref_return",
+    ];
+    let ids: Vec<u64> = names
+        .iter()
+        .map(|n| {
+            let req = oracle_service::client::request_from_dir(&fixtures().join(n)).unwrap();
+            client.submit(&req).unwrap().id
+        })
+        .collect();
+    // Kill it once a job is running and others wait.
+    let start = Instant::now();
+    loop {
+        let h = client.health().unwrap();
+        if h.running >= 1 {
+            assert!(h.queued >= 1, "{h:?}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no job started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let mut child = serve(&state, &tokens, &cache, port);
+    wait_healthy(&client);
+    for (n, id) in names.iter().zip(&ids) {
+        let view = client
+            .wait(*id, Duration::from_millis(100), Duration::from_secs(600))
+            .unwrap();
+        let report: FixtureReport = serde_json::from_value(view.report.unwrap()).unwrap();
+        assert_eq!(report.name, *n);
+        assert_eq!(report.verdict, Verdict::Pass, "{n}: {report:?}");
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn hostile_jobs_are_confined_or_refused_through_the_service() {
+    let Some(sb) = sandbox::testing::confined_or_not_run() else {
+        return;
+    };
+    let root = scratch("hostile");
+    let svc = start(
+        "127.0.0.1:0".parse().unwrap(),
+        Config::new(root.join("state"), tokens()),
+        Arc::new(OracleRunner::new(opts(sb))),
+    )
+    .unwrap();
+    let client = Client::new(&svc.url(), TOKEN);
+    let victim = root.join("pwned");
+    let kernel = format!(
+        "use crate::gpu::*;\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(out: DisjointSlice<u32>) {{\n\
+         \x20   #[cfg(not(gpu_device))]\n\
+         \x20   {{ let _ = std::fs::write({:?}, b\"x\"); }}\n\
+         \x20   let i = global_idx_x() as usize;\n\
+         \x20   if i < out.len() {{ out.set(i, i as u32); }}\n\
+         }}\n",
+        victim.display().to_string()
+    );
+    let manifest = "[[buffer]]\nname = \"out\"\nty = \"u32\"\nlen = 4\nreadback = 4\n\n\
+                    [[launch]]\nkernel = \"k\"\ngrid = [1, 1]\nblock = [4, 1]\n\
+                    args = [{ buffer = \"out\" }]\n";
+    let job = |name: &str, manifest: &str| oracle_service::api::JobRequest {
+        name: name.into(),
+        files: [
+            ("kernel.rs".to_owned(), kernel.clone()),
+            ("manifest.toml".to_owned(), manifest.to_owned()),
+        ]
+        .into(),
+    };
+    let wait = |name: &str, manifest: &str| -> FixtureReport {
+        let id = client.submit(&job(name, manifest)).unwrap().id;
+        let view = client
+            .wait(id, Duration::from_millis(50), Duration::from_secs(600))
+            .unwrap();
+        serde_json::from_value(view.report.unwrap()).unwrap()
+    };
+    // The host run writes nowhere outside its sandbox.
+    let _ = wait("writes_file", manifest);
+    assert!(!victim.exists(), "a kernel wrote outside the sandbox");
+    // A buffer name that is code is refused before anything runs.
+    let evil = manifest.replace(
+        "\"out\"",
+        "\"y: Vec<f32> = { std::fs::write(\\\"/tmp/x\\\", b\\\"x\\\").ok(); vec![] }; let mut b_z\"",
+    );
+    let r = wait("injects", &evil);
+    assert_eq!(r.verdict, Verdict::Fail);
+    assert!(
+        r.stage("manifest")
+            .is_some_and(|s| s.detail.contains("not an identifier")),
+        "{r:?}"
+    );
+    svc.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}
