@@ -75,13 +75,14 @@ fn var(i: usize) -> String {
     format!("b{i}")
 }
 
-/// A scalar literal from its bit pattern (our own text, never the manifest's).
-fn literal(t: ElemTy, bits: u64) -> String {
+/// The expression that reads the next scalar of type `t` from the numbers
+/// file (its bit pattern, see [`write_numbers`]).
+fn scalar(t: ElemTy) -> String {
     match t {
-        ElemTy::F32 => format!("f32::from_bits({bits:#x})"),
-        ElemTy::F64 => format!("f64::from_bits({bits:#x})"),
-        ElemTy::Bool => format!("({} != 0)", bits),
-        _ => format!("({bits:#x}u64 as {})", t.rust()),
+        ElemTy::F32 => "f32::from_bits(nums.next() as u32)".into(),
+        ElemTy::F64 => "f64::from_bits(nums.next())".into(),
+        ElemTy::Bool => "(nums.next() != 0)".into(),
+        _ => format!("(nums.next() as {})", t.rust()),
     }
 }
 
@@ -119,7 +120,7 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
     };
     let elem = |inner: &Ty| inner.to_rust_source();
     match (ty, arg) {
-        (_, Arg::Scalar(t, bits)) => Ok((literal(*t, *bits), Pass::Direct)),
+        (_, Arg::Scalar(t, _)) => Ok((scalar(*t), Pass::Direct)),
         (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => match &**inner {
             // `&[AtomicU32]` and friends view the buffer's integers in place.
             Ty::Slice(e) if elem(e).contains("Atomic") => Ok((
@@ -246,18 +247,22 @@ pub fn program(
          \x20   bytes.chunks_exact(T::N).map(T::from_le).collect()\n\
          }\n\
          fn put<T: Elem>(out: &mut Vec<u8>, v: &[T]) { for x in v { x.to_le(out); } }\n\
+         struct Numbers(std::vec::IntoIter<u64>);\n\
+         impl Numbers { fn next(&mut self) -> u64 { self.0.next().expect(\"numbers.bin is short\") } }\n\
          fn main() {\n\
          \x20   let args: Vec<String> = std::env::args().collect();\n\
          \x20   let data = std::fs::read(&args[1]).expect(\"buffers.bin\");\n\
+         \x20   let raw = std::fs::read(&args[3]).expect(\"numbers.bin\");\n\
+         \x20   let mut nums = Numbers(raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect(\"8 bytes\"))).collect::<Vec<_>>().into_iter());\n\
          \x20   let mut at = 0usize;\n",
     );
     for (i, b) in f.manifest.buffer.iter().enumerate() {
         let _ = writeln!(
             s,
-            "    let mut {}: Vec<{}> = take(&data, &mut at, {});",
+            "    let (len{i}, readback{i}) = (nums.next() as usize, nums.next() as usize);\n    \
+             let mut {}: Vec<{}> = take(&data, &mut at, len{i});",
             var(i),
             b.ty.rust(),
-            b.len
         );
     }
     s.push_str("    drop(data);\n");
@@ -287,28 +292,54 @@ pub fn program(
             });
         }
         // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
+        s.push_str("        let mut dim = || nums.next() as u32;\n");
+        s.push_str("        let (grid, block) = ((dim(), dim(), dim()), (dim(), dim(), dim()));\n");
         let _ = writeln!(
             s,
-            "        gpu::host::launch(({}, {}, {}), ({}, {}, {}), || unsafe {{ kernel::{}({}) }});",
-            l.grid[0],
-            l.grid[1],
-            l.grid[2],
-            l.block[0],
-            l.block[1],
-            l.block[2],
+            "        gpu::host::launch(grid, block, || unsafe {{ kernel::{}({}) }});",
             l.kernel,
             names.join(", ")
         );
         s.push_str("    }\n");
     }
     s.push_str("    let mut out = Vec::new();\n");
-    for (i, b) in f.manifest.buffer.iter().enumerate() {
-        if b.readback > 0 {
-            let _ = writeln!(s, "    put(&mut out, &{}[..{}]);", var(i), b.readback);
-        }
+    for i in 0..f.manifest.buffer.len() {
+        let _ = writeln!(s, "    put(&mut out, &{}[..readback{i}]);", var(i));
     }
     s.push_str("    std::fs::write(&args[2], out).expect(\"readback.bin\");\n}\n");
     Ok(s)
+}
+
+/// Writes the manifest's numbers to `path` as little-endian `u64`s, in the
+/// order the host program reads them: each buffer's length and readback
+/// count; then per launch, each scalar argument's bits in order, the grid
+/// and the block. So the program's text holds no number of the manifest,
+/// and a change of grid, lengths or scalars reuses its build.
+///
+/// # Errors
+/// When the file cannot be written, or a scalar argument does not resolve.
+pub fn write_numbers(f: &Fixture, path: &Path) -> Result<(), HostError> {
+    let mut out = Vec::new();
+    let mut push = |n: u64| out.extend_from_slice(&n.to_le_bytes());
+    for b in &f.manifest.buffer {
+        push(b.len as u64);
+        push(b.readback as u64);
+    }
+    for l in &f.manifest.launch {
+        for a in &l.args {
+            if let Arg::Scalar(_, bits) = a
+                .resolve()
+                .map_err(|e| HostError::Generate(e.to_string()))?
+            {
+                push(bits);
+            }
+        }
+        for d in l.grid.iter().chain(&l.block) {
+            push(u64::from(*d));
+        }
+    }
+    std::fs::write(path, out)?;
+    Ok(())
 }
 
 /// Writes every buffer's initial bytes, in manifest order, to `path`.
@@ -381,15 +412,70 @@ fn abridged(text: &str, max: usize) -> String {
     )
 }
 
+/// How the host program was built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostBuild {
+    /// rustc built it.
+    Built,
+    /// The build of an earlier run with the same key was reused.
+    Reused,
+}
+
+/// The key of a host build: the program's text (which holds no number of
+/// the manifest), every file of the fixture folder but the manifest (the
+/// kernel and what it includes), the prelude, rustc's `-vV` and the build's
+/// own arguments.
+fn build_key(f: &Fixture, program: &str, args: &[std::ffi::OsString]) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    static RUSTC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let rustc = RUSTC.get_or_init(|| {
+        std::process::Command::new("rustc")
+            .arg("-vV")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    });
+    let mut h = Sha256::new();
+    let mut field = |b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    field(b"gpu-harness host build v1");
+    field(rustc.as_bytes());
+    field(mir_import::rustc::PRELUDE_SOURCE.as_bytes());
+    field(program.as_bytes());
+    for a in args {
+        field(a.as_encoded_bytes());
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&f.dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "manifest.toml"))
+        .collect();
+    files.sort();
+    for p in files {
+        field(
+            p.file_name()
+                .map(|n| n.as_encoded_bytes())
+                .unwrap_or_default(),
+        );
+        field(&std::fs::read(&p)?);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
 /// Builds and runs the host program for `f` in `work` (a private folder of
-/// this fixture), both as jobs of `sandbox`; the run gets `timeout`.
+/// this fixture), both as jobs of `sandbox`; the run gets `timeout`. With
+/// `builds`, a folder of earlier builds, a build with the same key is
+/// reused instead of running rustc, and a new one is kept there.
 pub fn run(
     f: &Fixture,
     params: &dyn Fn(&str) -> Option<Vec<Ty>>,
     sandbox: &Sandbox,
     work: &Path,
     timeout: Duration,
-) -> Result<Readback, HostError> {
+    builds: Option<&Path>,
+) -> Result<(Readback, HostBuild), HostError> {
     std::fs::create_dir_all(work)?;
     let folder = std::path::absolute(&f.dir)?;
     let kernel = std::path::absolute(&f.kernel)?;
@@ -400,11 +486,19 @@ pub fn run(
     let src = work.join("host.rs");
     let bin = work.join("host-bin");
     let data = work.join("buffers.bin");
+    let numbers = work.join("numbers.bin");
     let readback = work.join("readback.bin");
-    std::fs::write(&src, program(f, &seen(&prelude), &seen(&kernel), params)?)?;
+    let text = program(f, &seen(&prelude), &seen(&kernel), params)?;
+    std::fs::write(&src, &text)?;
     write_buffers(f, &data)?;
-    let (src_in, bin_in, data_in, readback_in) =
-        (seen(&src), seen(&bin), seen(&data), seen(&readback));
+    write_numbers(f, &numbers)?;
+    let (src_in, bin_in, data_in, numbers_in, readback_in) = (
+        seen(&src),
+        seen(&bin),
+        seen(&data),
+        seen(&numbers),
+        seen(&readback),
+    );
     build.args = vec![
         "--edition".into(),
         "2024".into(),
@@ -420,15 +514,48 @@ pub fn run(
     ];
     build.cwd = Some(work.to_path_buf());
     build.timeout = BUILD_TIMEOUT;
-    let built = sandbox.run(&build)?;
-    if !built.success() {
-        return Err(HostError::Build {
-            status: built.describe(&build),
-            stderr: built.stderr_text(),
-        });
-    }
+    // A build kept from an earlier run (its key covers everything rustc
+    // reads), or a new one, kept for the next run.
+    let kept = match builds {
+        // The flags, not `-o` and the paths, which differ per run outside
+        // the sandbox.
+        Some(dir) => Some(dir.join(build_key(f, &text, &build.args[..build.args.len() - 3])?)),
+        None => None,
+    };
+    let how = match &kept {
+        Some(k) if std::fs::copy(k, &bin).is_ok() => HostBuild::Reused,
+        _ => {
+            let built = sandbox.run(&build)?;
+            if !built.success() {
+                return Err(HostError::Build {
+                    status: built.describe(&build),
+                    stderr: built.stderr_text(),
+                });
+            }
+            if let (Some(k), Some(dir)) = (&kept, builds) {
+                // Copied under a private name, then renamed: a concurrent
+                // run never copies half a binary.
+                let tmp = dir.join(format!(
+                    ".{}-{:?}.tmp",
+                    std::process::id(),
+                    std::thread::current().id()
+                ));
+                let stored = std::fs::create_dir_all(dir)
+                    .and_then(|()| std::fs::copy(&bin, &tmp))
+                    .and_then(|_| std::fs::rename(&tmp, k));
+                if let Err(e) = stored {
+                    tracing::warn!("the host build was not kept: {e}");
+                }
+            }
+            HostBuild::Built
+        }
+    };
     let mut job = Job::in_folders(bin_in, &folder, work);
-    job.args = vec![data_in.into_os_string(), readback_in.into_os_string()];
+    job.args = vec![
+        data_in.into_os_string(),
+        readback_in.into_os_string(),
+        numbers_in.into_os_string(),
+    ];
     job.cwd = Some(work.to_path_buf());
     job.timeout = timeout;
     // One OS thread per simulated GPU thread of a block.
@@ -447,5 +574,5 @@ pub fn run(
     }
     let bytes = std::fs::read(&readback)
         .map_err(|e| HostError::Readback(format!("{}: {e}", readback.display())))?;
-    parse_readback(f, &bytes)
+    Ok((parse_readback(f, &bytes)?, how))
 }

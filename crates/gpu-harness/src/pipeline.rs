@@ -77,6 +77,18 @@ pub struct Options {
     /// The result cache, when the run uses one (`run` does unless
     /// `--no-cache`; tests and the library default do not).
     pub cache: Option<std::sync::Arc<crate::cache::ResultCache>>,
+    /// Told each stage as it finishes (the service's progress reports).
+    pub on_stage: Option<StageSink>,
+}
+
+/// A callback for each finished stage of a fixture.
+#[derive(Clone)]
+pub struct StageSink(pub std::sync::Arc<dyn Fn(&Stage) + Send + Sync>);
+
+impl std::fmt::Debug for StageSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StageSink")
+    }
 }
 
 impl Default for Options {
@@ -92,6 +104,7 @@ impl Default for Options {
             sandbox: Sandbox::detect().map_err(|e| e.to_string()),
             keep_work: false,
             cache: None,
+            on_stage: None,
         }
     }
 }
@@ -168,6 +181,7 @@ impl Options {
 
 struct Run {
     stages: Vec<Stage>,
+    sink: Option<StageSink>,
 }
 
 impl Run {
@@ -183,7 +197,7 @@ impl Run {
             Ok((v, detail)) => (StageStatus::Ok, None, detail, Some(v)),
             Err(e) => (StageStatus::Failed, Some(e.kind()), e.to_string(), None),
         };
-        self.stages.push(Stage {
+        self.push(Stage {
             name: name.into(),
             status,
             kind,
@@ -193,13 +207,20 @@ impl Run {
         value
     }
 
+    fn push(&mut self, stage: Stage) {
+        if let Some(sink) = &self.sink {
+            (sink.0)(&stage);
+        }
+        self.stages.push(stage);
+    }
+
     /// Whether the last stage failed with `kind`.
     fn last_failed_with(&self, kind: FailureKind) -> bool {
         self.stages.last().is_some_and(|s| s.kind == Some(kind))
     }
 
     fn skip(&mut self, name: &str, why: &str) {
-        self.stages.push(Stage {
+        self.push(Stage {
             name: name.into(),
             status: StageStatus::Skipped,
             kind: None,
@@ -218,7 +239,10 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
         },
         _ => {}
     }
-    let mut run = Run { stages: Vec::new() };
+    let mut run = Run {
+        stages: Vec::new(),
+        sink: opts.on_stage.clone(),
+    };
     let expect_error = f.manifest.expect_error.clone();
     let work = WorkDir::new(opts, f);
     let imported = run.stage("import", || {
@@ -264,13 +288,22 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
         (Some(_), Ok(sandbox)) => run.stage("host", || {
             let params = params.map_err(StageError::Host)?;
             let find = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, t)| t.clone());
-            let rb = crate::host::run(f, &find, sandbox, &work.path, f.manifest.host_timeout())?;
+            let builds = opts.cache.as_ref().map(|c| c.dir().join("host-builds"));
+            let (rb, how) = crate::host::run(
+                f,
+                &find,
+                sandbox,
+                &work.path,
+                f.manifest.host_timeout(),
+                builds.as_deref(),
+            )?;
+            let build = match how {
+                crate::host::HostBuild::Built => "rustc -C opt-level=1",
+                crate::host::HostBuild::Reused => "rustc -C opt-level=1 (build reused)",
+            };
             Ok((
                 rb,
-                format!(
-                    "rustc -C opt-level=1, simulated threads; {}",
-                    sandbox.describe()
-                ),
+                format!("{build}, simulated threads; {}", sandbox.describe()),
             ))
         }),
         (Some(_), Err(why)) => {

@@ -5,13 +5,16 @@
 //! with the same code as a local one.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use oracle_service::api::StageProgress;
 use oracle_service::client::{Client, ClientError, request_from_dir};
 use oracle_service::{RunOutcome, Runner};
 
-use crate::pipeline::Options;
-use crate::report::{FailureKind, FixtureReport, Report};
+use crate::pipeline::{Options, StageSink};
+use crate::report::{FailureKind, FixtureReport, Report, Stage};
 use crate::run::run_isolated;
 
 /// Runs jobs with this process's options (device, sandbox, result cache).
@@ -27,8 +30,8 @@ impl OracleRunner {
 }
 
 impl Runner for OracleRunner {
-    fn run(&self, dir: &Path) -> RunOutcome {
-        let report = run_isolated(dir, &self.opts);
+    fn run(&self, dir: &Path, progress: &(dyn Fn(StageProgress) + Sync)) -> RunOutcome {
+        let report = run_with_progress(dir, &self.opts, progress);
         let verdict = serde_json::to_value(report.verdict)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
@@ -50,6 +53,62 @@ impl Runner for OracleRunner {
             stages,
         }
     }
+}
+
+/// [`run_isolated`], telling `progress` each stage as it finishes. The
+/// pipeline runs on a thread of its own (which a hang leaves behind), so
+/// stages come through a channel that a forwarding thread drains until the
+/// report is in.
+fn run_with_progress(
+    dir: &Path,
+    opts: &Options,
+    progress: &(dyn Fn(StageProgress) + Sync),
+) -> FixtureReport {
+    let (tx, rx) = mpsc::channel::<Stage>();
+    let tx = std::sync::Mutex::new(tx);
+    let opts = Options {
+        on_stage: Some(StageSink(std::sync::Arc::new(move |s: &Stage| {
+            if let Ok(tx) = tx.lock() {
+                let _ = tx.send(s.clone());
+            }
+        }))),
+        ..opts.clone()
+    };
+    let done = AtomicBool::new(false);
+    let sent = std::sync::Mutex::new(Vec::new());
+    let forward = |s: Stage| {
+        if let Ok(mut sent) = sent.lock() {
+            sent.push(s.name.clone());
+        }
+        progress(StageProgress {
+            name: s.name,
+            status: format!("{:?}", s.status).to_lowercase(),
+            millis: s.millis,
+        });
+    };
+    let report = std::thread::scope(|scope| {
+        let (done, forward) = (&done, &forward);
+        scope.spawn(move || {
+            while !done.load(Ordering::Acquire) {
+                if let Ok(s) = rx.recv_timeout(Duration::from_millis(50)) {
+                    forward(s);
+                }
+            }
+            while let Ok(s) = rx.try_recv() {
+                forward(s);
+            }
+        });
+        let report = run_isolated(dir, &opts);
+        done.store(true, Ordering::Release);
+        report
+    });
+    // Stages the pipeline never ran (a refused manifest, a crash, a cached
+    // report) are told last.
+    let told = sent.lock().map(|v| v.clone()).unwrap_or_default();
+    for s in report.stages.iter().filter(|s| !told.contains(&s.name)) {
+        forward(s.clone());
+    }
+    report
 }
 
 /// A fixture the client could not get a report for, as a failed report.

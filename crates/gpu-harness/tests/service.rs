@@ -5,11 +5,13 @@
 //! - a second remote run of the suite, with nothing changed, comes wholly
 //!   from the result cache (the figure, first run against second, is
 //!   printed: speed is for the note, not an assertion);
-//! - changing one fixture's grid runs that fixture again, and only it;
+//! - changing one fixture's grid runs that fixture again, and only it,
+//!   reusing its host build;
 //! - `gpu-harness serve` killed with SIGKILL, jobs queued and running,
 //!   finishes every accepted job after a restart;
 //! - a kernel writing files stays confined, and a manifest that tries to
-//!   inject code is refused, through the service as through `run`.
+//!   inject code is refused, through the service as through `run`; each
+//!   job's progress names its stages as they finish.
 
 #![allow(clippy::unwrap_used)]
 
@@ -187,6 +189,20 @@ fn changing_one_fixtures_grid_runs_only_that_fixture_again() {
     let by = |n: &str| second.fixtures.iter().find(|f| f.name == n).unwrap();
     assert!(!by("saxpy").cached, "the changed fixture runs again");
     assert!(by("shared_reduction").cached, "the unchanged one is cached");
+    // Its host program holds no number of the manifest: the build is reused.
+    let host = by("saxpy").stage("host").unwrap();
+    assert!(host.detail.contains("build reused"), "{host:?}");
+    let first_host = first.fixtures.iter().find(|f| f.name == "saxpy").unwrap();
+    assert!(!first_host.stage("host").unwrap().detail.contains("reused"));
+    // A new scalar too reaches the reused build (a stale `a` would make
+    // the host's values differ from the device's).
+    copy_fixture(&root, "saxpy", |m| {
+        m.replace("{ f32 = 2.0 }", "{ f32 = 3.0 }")
+    });
+    let third = gpu_harness::run::run_all(&dirs[..1], &o, 1, false);
+    assert!(third.all_passed(), "{}", third.table());
+    let host = third.fixtures[0].stage("host").unwrap();
+    assert!(host.detail.contains("build reused"), "{host:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -325,7 +341,12 @@ fn hostile_jobs_are_confined_or_refused_through_the_service() {
         let view = client
             .wait(id, Duration::from_millis(50), Duration::from_secs(600))
             .unwrap();
-        serde_json::from_value(view.report.unwrap()).unwrap()
+        let report: FixtureReport = serde_json::from_value(view.report.unwrap()).unwrap();
+        // The job's progress named each stage as it finished.
+        let progress: Vec<&str> = view.progress.iter().map(|p| p.name.as_str()).collect();
+        let stages: Vec<&str> = report.stages.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(progress, stages, "{name}");
+        report
     };
     // The host run writes nowhere outside its sandbox.
     let _ = wait("writes_file", manifest);

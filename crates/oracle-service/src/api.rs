@@ -114,6 +114,17 @@ impl JobStatus {
     }
 }
 
+/// One finished stage of a running or finished job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageProgress {
+    /// The stage (`import`, `lower`, `nvvm`, `host`, `device`, ...).
+    pub name: String,
+    /// `ok`, `failed` or `skipped`.
+    pub status: String,
+    /// Its wall time in milliseconds.
+    pub millis: f64,
+}
+
 /// A job as a client sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobView {
@@ -123,6 +134,9 @@ pub struct JobView {
     pub name: String,
     /// Where it is.
     pub status: JobStatus,
+    /// The stages finished so far, in order (while it runs, and after).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub progress: Vec<StageProgress>,
     /// The verdict, once done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,

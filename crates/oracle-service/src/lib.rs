@@ -41,6 +41,7 @@ pub struct RunOutcome {
 /// It is called on a blocking thread, one job at a time per worker.
 pub trait Runner: Send + Sync + 'static {
     /// Runs the fixture in `dir` (a folder named as the fixture, holding
-    /// its files) and returns its report.
-    fn run(&self, dir: &Path) -> RunOutcome;
+    /// its files) and returns its report, telling `progress` each stage as
+    /// it finishes.
+    fn run(&self, dir: &Path, progress: &(dyn Fn(api::StageProgress) + Sync)) -> RunOutcome;
 }

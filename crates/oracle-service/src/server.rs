@@ -385,6 +385,7 @@ async fn submit(
         id,
         name: request.name,
         status: JobStatus::Queued,
+        progress: Vec::new(),
         verdict: None,
         cached: None,
         report: None,
@@ -519,7 +520,15 @@ async fn run_job(app: &Arc<App>, job: Claimed) {
         Ok(()) => {
             let runner = app.runner.clone();
             let d = dir.clone();
-            let run = tokio::task::spawn_blocking(move || runner.run(&d));
+            let (progress_app, id) = (app.clone(), job.id);
+            let run = tokio::task::spawn_blocking(move || {
+                let progress = |stage: crate::api::StageProgress| {
+                    if let Err(e) = progress_app.store.progress(id, &stage) {
+                        tracing::warn!("cannot record progress: {e}");
+                    }
+                };
+                runner.run(&d, &progress)
+            });
             match tokio::time::timeout(app.config.job_deadline, run).await {
                 Ok(Ok(o)) => o,
                 Ok(Err(e)) => service_failure(&name, "panic", format!("the runner failed: {e}")),

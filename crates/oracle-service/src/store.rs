@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::api::{JobRequest, JobStatus, JobView};
+use crate::api::{JobRequest, JobStatus, JobView, StageProgress};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     status   TEXT NOT NULL,
     verdict  TEXT,
     cached   INTEGER,
-    report   TEXT
+    report   TEXT,
+    progress TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, id);
 ";
@@ -173,6 +174,22 @@ impl Store {
         Ok(Some(Claimed { id, request }))
     }
 
+    /// Adds a finished stage to a running job's progress.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`].
+    pub fn progress(&self, id: u64, stage: &StageProgress) -> Result<(), StoreError> {
+        let text = serde_json::to_string(stage).map_err(|e| StoreError::Corrupt {
+            id,
+            why: e.to_string(),
+        })?;
+        self.conn().execute(
+            "UPDATE jobs SET progress = json_insert(progress, '$[#]', json(?2)) WHERE id = ?1",
+            params![id as i64, text],
+        )?;
+        Ok(())
+    }
+
     /// Records a job's report.
     ///
     /// # Errors
@@ -203,11 +220,12 @@ impl Store {
             Option<String>,
             Option<bool>,
             Option<String>,
+            String,
         );
         let row: Option<Row> = self
             .conn()
             .query_row(
-                "SELECT client, name, status, verdict, cached, report FROM jobs WHERE id = ?1",
+                "SELECT client, name, status, verdict, cached, report, progress FROM jobs WHERE id = ?1",
                 params![id as i64],
                 |r| {
                     Ok((
@@ -217,11 +235,12 @@ impl Store {
                         r.get(3)?,
                         r.get(4)?,
                         r.get(5)?,
+                        r.get(6)?,
                     ))
                 },
             )
             .optional()?;
-        let Some((client, name, status, verdict, cached, report)) = row else {
+        let Some((client, name, status, verdict, cached, report, progress)) = row else {
             return Ok(None);
         };
         let corrupt = |why: String| StoreError::Corrupt { id, why };
@@ -231,12 +250,14 @@ impl Store {
             .map(|t| serde_json::from_str(&t))
             .transpose()
             .map_err(|e| corrupt(e.to_string()))?;
+        let progress = serde_json::from_str(&progress).map_err(|e| corrupt(e.to_string()))?;
         Ok(Some((
             client,
             JobView {
                 id,
                 name,
                 status,
+                progress,
                 verdict,
                 cached,
                 report,
@@ -303,6 +324,13 @@ mod tests {
         let order: Vec<u64> =
             std::iter::from_fn(|| s.claim().ok().flatten().map(|c| c.id)).collect();
         assert_eq!(order, [a, b]);
+        let stage = StageProgress {
+            name: "import".into(),
+            status: "ok".into(),
+            millis: 1.5,
+        };
+        s.progress(a, &stage).unwrap_or_else(|e| panic!("{e}"));
+        s.progress(a, &stage).unwrap_or_else(|e| panic!("{e}"));
         s.finish(a, "pass", false, &serde_json::json!({"name": "a"}))
             .unwrap_or_else(|e| panic!("{e}"));
         let (client, view) = s.get(a).ok().flatten().unwrap_or_else(|| panic!("no job"));
@@ -310,6 +338,7 @@ mod tests {
         assert_eq!(view.status, JobStatus::Done);
         assert_eq!(view.verdict.as_deref(), Some("pass"));
         assert_eq!(view.report, Some(serde_json::json!({"name": "a"})));
+        assert_eq!(view.progress, [stage.clone(), stage]);
         assert_eq!(s.count(JobStatus::Running).ok(), Some(1));
         let _ = std::fs::remove_dir_all(&dir);
     }

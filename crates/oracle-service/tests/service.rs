@@ -26,7 +26,16 @@ struct Echo {
 }
 
 impl Runner for Echo {
-    fn run(&self, dir: &Path) -> RunOutcome {
+    fn run(
+        &self,
+        dir: &Path,
+        progress: &(dyn Fn(oracle_service::api::StageProgress) + Sync),
+    ) -> RunOutcome {
+        progress(oracle_service::api::StageProgress {
+            name: "import".into(),
+            status: "ok".into(),
+            millis: 1.0,
+        });
         std::thread::sleep(self.delay);
         self.runs.fetch_add(1, Ordering::SeqCst);
         let kernel = std::fs::read_to_string(dir.join("kernel.rs")).unwrap_or_default();
@@ -98,6 +107,8 @@ fn a_job_runs_once_and_its_report_comes_back_to_its_client_only() {
         .wait(view.id, Duration::from_millis(20), Duration::from_secs(20))
         .unwrap();
     assert_eq!(done.verdict.as_deref(), Some("pass"));
+    assert_eq!(done.progress.len(), 1);
+    assert_eq!(done.progress[0].name, "import");
     assert_eq!(done.report.unwrap()["kernel"], "// saxpy");
     assert_eq!(runner.runs.load(Ordering::SeqCst), 1);
     // Client b cannot see a's job: as absent as a job that never was.
