@@ -6,7 +6,8 @@
 //! - the cache format's version;
 //! - the toolchain ([`Toolchain`]): this program's own executable (so any
 //!   change to the compiler, the prelude it embeds or the devices is a new
-//!   key), rustc's `-vV`, and libNVVM's version;
+//!   key), rustc's `-vV`, libNVVM's version, and the GPU with its driver
+//!   (or why there is none);
 //! - the run's options that change a report (device, compile-only, limits,
 //!   deadlines, confinement);
 //! - the fixture folder's name (the report's name), and every file in it,
@@ -46,6 +47,9 @@ pub struct Toolchain {
     pub rustc: String,
     /// libNVVM's version, or why there is none.
     pub libnvvm: String,
+    /// The GPU and its driver (name, architecture, driver version), or why
+    /// there is none: `--device auto` runs on whichever there is.
+    pub gpu: String,
 }
 
 impl Toolchain {
@@ -68,10 +72,18 @@ impl Toolchain {
             Ok(n) => format!("{:?} at {}", n.version(), n.path().display()),
             Err(e) => format!("none: {e}"),
         };
+        let gpu = match crate::device::cuda::probe() {
+            crate::device::cuda::Probe::Gpu(g) => {
+                use crate::device::Device as _;
+                g.describe()
+            }
+            crate::device::cuda::Probe::NoGpu(n) => format!("no GPU: {n}"),
+        };
         Ok(Toolchain {
             oracle,
             rustc,
             libnvvm,
+            gpu,
         })
     }
 }
@@ -140,6 +152,7 @@ impl ResultCache {
         field(&mut h, self.toolchain.oracle.as_bytes());
         field(&mut h, self.toolchain.rustc.as_bytes());
         field(&mut h, self.toolchain.libnvvm.as_bytes());
+        field(&mut h, self.toolchain.gpu.as_bytes());
         field(&mut h, options.as_bytes());
         // The folder's name is the fixture's name in its report.
         let name = fixture_dir
@@ -246,6 +259,7 @@ mod tests {
             oracle: "exe".into(),
             rustc: "rustc 1.95".into(),
             libnvvm: "12.9".into(),
+            gpu: "no GPU".into(),
         }
     }
 
@@ -286,6 +300,10 @@ mod tests {
         other.libnvvm = "12.8".into();
         let c2 = ResultCache::open(root.join("c"), other).unwrap_or_else(|e| panic!("{e}"));
         assert_ne!(k0, key(&c2, "o"), "toolchain");
+        let mut gpu = toolchain();
+        gpu.gpu = "NVIDIA H200 (sm_90), driver 12.9".into();
+        let c3 = ResultCache::open(root.join("c"), gpu).unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(k0, key(&c3, "o"), "the GPU");
         std::fs::write(fixture.join("kernel.rs"), "b").unwrap_or_else(|e| panic!("{e}"));
         assert_ne!(k0, key(&cache, "o"), "a file's contents");
         std::fs::write(fixture.join("kernel.rs"), "a").unwrap_or_else(|e| panic!("{e}"));
