@@ -52,7 +52,25 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                     discriminants: enum_discriminants(e),
                     ..Default::default()
                 };
-                out.insert(format!("{prefix}::{}", e.ident), a);
+                let path = format!("{prefix}::{}", e.ident);
+                // A struct variant's field names in declaration order, under
+                // `Enum::Variant`: MIR names its fields by index
+                // (`(_1 as Running).1`), the layout report by name.
+                for v in &e.variants {
+                    if let syn::Fields::Named(named) = &v.fields {
+                        let names = named
+                            .named
+                            .iter()
+                            .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+                            .collect();
+                        let va = ItemAttrs {
+                            field_names: Some(names),
+                            ..Default::default()
+                        };
+                        out.insert(format!("{path}::{}", v.ident), va);
+                    }
+                }
+                out.insert(path, a);
             }
             syn::Item::Struct(st) => {
                 use quote::ToTokens;

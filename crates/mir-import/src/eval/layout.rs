@@ -320,14 +320,28 @@ impl Layouts<'_> {
                 };
                 let vs: Vec<Variant> = variants
                     .iter()
-                    .map(|v| Variant {
-                        name: v.name.clone(),
-                        fields: v
+                    .map(|v| {
+                        let mut fields: BTreeMap<String, u64> = v
                             .fields
                             .iter()
                             .map(|f| (f.name.clone(), f.offset))
-                            .collect(),
-                        tag_value: tag_of(&v.name),
+                            .collect();
+                        // Index aliases for a struct variant's named fields,
+                        // from the declaration order, as for structs.
+                        if let Some(names) =
+                            self.field_names.get(&format!("{def_path}::{}", v.name))
+                        {
+                            for (i, n) in names.iter().enumerate() {
+                                if let Some(o) = fields.get(n).copied() {
+                                    fields.entry(i.to_string()).or_insert(o);
+                                }
+                            }
+                        }
+                        Variant {
+                            name: v.name.clone(),
+                            fields,
+                            tag_value: tag_of(&v.name),
+                        }
                     })
                     .collect();
                 let encoding = match tag {

@@ -59,6 +59,23 @@ impl FnLower<'_, '_> {
             }
             return Ok(());
         }
+        // A scalar transmuted to an aggregate (`u32::to_le_bytes`): its
+        // bytes are stored where the aggregate lives.
+        if let Rvalue::Cast(CastKind::Transmute, op, _) = rv
+            && let Repr::Mem { size, align } = self.repr(&dest_ty)?
+        {
+            let from = self.operand_ty(op)?;
+            let dest = self.place(place)?;
+            if let (PlaceRef::Mem { addr, .. }, Repr::Scalar(s)) = (&dest, self.repr(&from)?)
+                && s.size() == size
+            {
+                let Val::Immediate(x) = self.read_operand(op)? else {
+                    return Err(self.internal("a scalar operand that is not immediate"));
+                };
+                self.store_scalar_aligned(*addr, 0, s, x, align);
+                return Ok(());
+            }
+        }
         let v = self.rvalue(rv, &dest_ty)?;
         let dest = self.place(place)?;
         self.write_place(&dest, v)
@@ -269,6 +286,10 @@ impl FnLower<'_, '_> {
             (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b)) if a.size() == b.size() => {
                 let t = b.ssa_ty(self.b.module());
                 Ok(Val::Immediate(self.b.cast(CastOp::Bitcast, x, t)))
+            }
+            // An aggregate's bytes read as a scalar (`u32::from_le_bytes`).
+            (Val::ByRef(addr), Repr::Mem { size, align }, Repr::Scalar(b)) if size == b.size() => {
+                Ok(Val::Immediate(self.load_scalar_aligned(addr, 0, b, align)))
             }
             (..) => Err(self.unsupported(format!(
                 "`transmute` from `{from}` to `{to}` is not supported"

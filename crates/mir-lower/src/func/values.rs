@@ -68,12 +68,24 @@ impl FnLower<'_, '_> {
     }
 
     pub(super) fn load_scalar_at(&mut self, addr: Value, off: u64, s: Scalar) -> Value {
+        self.load_scalar_aligned(addr, off, s, s.size().min(8))
+    }
+
+    /// [`Self::load_scalar_at`] where the scalar may sit at a smaller
+    /// alignment than its own (a `u32` read from a `[u8; 4]`).
+    pub(super) fn load_scalar_aligned(
+        &mut self,
+        addr: Value,
+        off: u64,
+        s: Scalar,
+        align: u64,
+    ) -> Value {
         let p = self.offset(addr, off);
         let t = s.mem_ty(self.b.module());
         let typed = self.b.ptr_bitcast(p, t);
         let v = self
             .b
-            .load_with(t, typed, 1.max(s.size().min(8)) as u32, Default::default());
+            .load_with(t, typed, align.clamp(1, 8) as u32, Default::default());
         if s == Scalar::Bool {
             let zero = self.iconst(8, 0);
             return self.b.icmp(IntCC::Ne, v, zero);
@@ -94,6 +106,19 @@ impl FnLower<'_, '_> {
     }
 
     pub(super) fn store_scalar_at(&mut self, addr: Value, off: u64, s: Scalar, v: Value) {
+        self.store_scalar_aligned(addr, off, s, v, s.size().min(8));
+    }
+
+    /// [`Self::store_scalar_at`] where the scalar may sit at a smaller
+    /// alignment than its own (a `u32` stored into a `[u8; 4]`).
+    pub(super) fn store_scalar_aligned(
+        &mut self,
+        addr: Value,
+        off: u64,
+        s: Scalar,
+        v: Value,
+        align: u64,
+    ) {
         let p = self.offset(addr, off);
         let t = s.mem_ty(self.b.module());
         let v = if s == Scalar::Bool {
@@ -103,7 +128,7 @@ impl FnLower<'_, '_> {
         };
         let typed = self.b.ptr_bitcast(p, t);
         self.b
-            .store_with(v, typed, 1.max(s.size().min(8)) as u32, Default::default());
+            .store_with(v, typed, align.clamp(1, 8) as u32, Default::default());
     }
 
     /// Copies `size` bytes, in the widest chunks `align` allows.
@@ -416,6 +441,10 @@ impl FnLower<'_, '_> {
             ConstOperand::Promoted { owner, index } => {
                 self.unsupported(format!("no body for {owner}::promoted[{index}]"))
             }
+            // A function used as a value, not called: a function pointer.
+            ConstOperand::FnItem(path) => self.unsupported(format!(
+                "`{path}` used as a value (a function pointer) is not supported"
+            )),
             other => self.internal(&format!("the type of {other:?} is unknown here")),
         })
     }

@@ -207,11 +207,11 @@ impl Device for VirtualDevice {
                 .alloc(owner, g.space, g.size, u64::from(g.align), !g.mutable)
                 .map_err(exec_setup)?;
             if let Some(init) = &g.init {
-                for (off, byte) in init.image().into_iter().enumerate() {
-                    if let Some(b) = byte {
-                        self.mem.host_write(alloc, off as u64, &[b]);
-                    }
-                }
+                // An initializer's undefined bytes (a constant's padding) are
+                // zero in the PTX that libNVVM prints, so in GPU memory too:
+                // a byte-wise copy of a padded constant reads them.
+                let image: Vec<u8> = init.image().into_iter().map(|b| b.unwrap_or(0)).collect();
+                self.mem.host_write(alloc, 0, &image);
             }
             globals[id.index()] = Some(alloc);
         }
