@@ -74,6 +74,19 @@ word_enum!(
     }
 );
 
+impl Type {
+    /// Its size in bytes (`.pred` counts as one).
+    pub fn size(self) -> u64 {
+        match self {
+            Type::B8 | Type::U8 | Type::S8 | Type::Pred => 1,
+            Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 2,
+            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 4,
+            Type::B64 | Type::U64 | Type::S64 | Type::F64 => 8,
+            Type::B128 => 16,
+        }
+    }
+}
+
 impl StateSpace {
     /// The directive, as PTX spells it (`.global`).
     pub fn directive(self) -> String {

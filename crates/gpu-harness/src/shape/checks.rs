@@ -180,22 +180,11 @@ fn constant_stores_per_slot(
     stores
 }
 
-/// The bytes of one element of PTX type `t`.
-fn ptx_type_bytes(t: Type) -> u64 {
-    match t {
-        Type::B8 | Type::U8 | Type::S8 | Type::Pred => 1,
-        Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 2,
-        Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 4,
-        Type::B64 | Type::U64 | Type::S64 | Type::F64 => 8,
-        Type::B128 => 16,
-    }
-}
-
 /// The bytes of a PTX variable (an unsized dimension counts as zero).
 fn ptx_var_bytes(v: &ptx_reader::Variable) -> u64 {
-    v.dims.iter().fold(ptx_type_bytes(v.ty), |n, d| {
-        n.saturating_mul(d.unwrap_or(0))
-    })
+    v.dims
+        .iter()
+        .fold(Type::size(v.ty), |n, d| n.saturating_mul(d.unwrap_or(0)))
 }
 
 /// No function copies a constant table it reads to the stack.

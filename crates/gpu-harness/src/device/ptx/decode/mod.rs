@@ -229,19 +229,8 @@ fn space_of(s: StateSpace) -> Option<Space> {
     }
 }
 
-/// The size in bytes of a PTX type (`.pred` counts as one).
-pub(crate) fn type_size(t: Type) -> u64 {
-    match t {
-        Type::B8 | Type::U8 | Type::S8 | Type::Pred => 1,
-        Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 2,
-        Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 4,
-        Type::B64 | Type::U64 | Type::S64 | Type::F64 => 8,
-        Type::B128 => 16,
-    }
-}
-
 fn var_size(ty: Type, dims: &[Option<u64>]) -> Result<u64, DecodeError> {
-    let mut n = type_size(ty);
+    let mut n = ty.size();
     for d in dims {
         match d {
             Some(d) => n = n.saturating_mul(*d),
@@ -354,7 +343,7 @@ fn initializer(
         }
     }
     walk(init, &mut flat);
-    let elem = type_size(ty);
+    let elem = ty.size();
     let mut bytes = vec![0u8; size as usize];
     let mut relocs = Vec::new();
     for (k, v) in flat.iter().enumerate() {
@@ -432,7 +421,7 @@ fn decode_func(
         if p.space != StateSpace::Param {
             return err(format!("parameter {} in .{}", p.name, p.space));
         }
-        let size = type_size(p.ty) * p.array.unwrap_or(1);
+        let size = p.ty.size() * p.array.unwrap_or(1);
         scope.slots.insert(p.name.clone(), slots.len());
         slots.push(size as u32);
     }

@@ -5,7 +5,7 @@
 use ptx_reader::Type;
 
 use super::{Exec, Target, bits, f32_of, f64_of, mask, sext, signed, unsupported};
-use crate::device::ptx::decode::{Inst, Op, type_size};
+use crate::device::ptx::decode::{Inst, Op};
 use crate::device::ptx::float::{self, Round, bits32, bits64};
 use crate::device::virt::{Fault, Step};
 
@@ -22,7 +22,7 @@ impl Exec<'_, '_> {
         };
         let ty = i.ty;
         let w = bits(ty);
-        let size = type_size(ty) as usize;
+        let size = ty.size() as usize;
         let who = self.who("atomic");
         let old = self.ctx.mem.load(addr, size, i.space, who)?;
         let b = self.val(&rest[0])? & mask(w);

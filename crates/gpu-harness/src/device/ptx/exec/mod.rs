@@ -21,7 +21,7 @@ use std::sync::Arc;
 use device_ir::{ShuffleMode, VoteMode};
 use ptx_reader::Type;
 
-use super::decode::{Base, Func, Inst, Op, Opd, Program, Sreg, type_size};
+use super::decode::{Base, Func, Inst, Op, Opd, Program, Sreg};
 use super::memory::{Memory, Owner, Space, Who, address};
 use crate::device::LaunchConfig;
 use crate::device::virt::{Fault, FaultKind, Step, Val, WarpCall, WarpKind};
@@ -135,7 +135,7 @@ fn bits(t: Type) -> u32 {
     if t == Type::Pred {
         1
     } else {
-        type_size(t) as u32 * 8
+        t.size() as u32 * 8
     }
 }
 
@@ -475,7 +475,7 @@ impl Exec<'_, '_> {
             }
             Op::Ld => {
                 let tgt = self.target(&ops[1])?;
-                let size = type_size(ty) as usize;
+                let size = ty.size() as usize;
                 let dsts: Vec<Opd> = match &ops[0] {
                     Opd::Vector(v) => v.clone(),
                     d => vec![d.clone()],
@@ -509,7 +509,7 @@ impl Exec<'_, '_> {
             }
             Op::St => {
                 let tgt = self.target(&ops[0])?;
-                let size = type_size(ty) as usize;
+                let size = ty.size() as usize;
                 let srcs: Vec<Opd> = match &ops[1] {
                     Opd::Vector(v) => v.clone(),
                     s => vec![s.clone()],
