@@ -6,14 +6,7 @@
 // index (RUST_ASSERT, a trap); the S-box and word indices are in range by
 // construction on both sides.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
+#include "rust_twin.h"
 
 // The AES S-box (FIPS-197 Figure 7).
 __device__ const unsigned char SBOX[256] = {

@@ -4,14 +4,7 @@
 // index is then provably in bounds, so Rust's bounds check adds nothing.
 // atomicAdd is a relaxed, device-scope add, as fetch_add(Relaxed) is.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
+#include "rust_twin.h"
 
 // #[inline(never)] in Rust, which libNVVM keeps as a .func: __noinline__.
 __device__ __noinline__ void count(unsigned* bins, usize bins_len, unsigned value) {

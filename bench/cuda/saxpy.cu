@@ -5,9 +5,8 @@
 // A Rust slice is (pointer, length); its accesses here are all dominated by
 // the explicit checks, so Rust's own bounds checks add nothing. Compiled with
 // Rust's float semantics (--fmad=false: `a * x + y` is a multiply and an add).
-// No #include: NVRTC's builtins are enough.
 
-typedef unsigned long long usize;
+#include "rust_twin.h"
 
 // #[inline(never)] in Rust, which libNVVM keeps as a .func: __noinline__.
 __device__ __noinline__ float axpy(float a, float x, float y) { return a * x + y; }

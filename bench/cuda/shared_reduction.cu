@@ -5,14 +5,7 @@
 // RUST_ASSERT keeps those checks so both sides do the same work. One pointer
 // only, so aliasing cannot matter: one variant.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
+#include "rust_twin.h"
 
 __shared__ unsigned SUMS[8];
 

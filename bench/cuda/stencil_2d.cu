@@ -6,14 +6,7 @@
 // SharedArray::read/write theirs and DisjointSlice::set its own
 // (RUST_ASSERT, a trap), where neither compiler may prove them.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
+#include "rust_twin.h"
 
 #define B 16
 #define P (B + 2)

@@ -5,14 +5,7 @@
 // not known to either compiler), kept by RUST_ASSERT. The writes are
 // dominated by the explicit `i < len` checks. --fmad=false, as in Rust.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
+#include "rust_twin.h"
 
 // #[inline(never)] in Rust, which libNVVM keeps as a .func: __noinline__.
 __device__ __noinline__ float at(const float* u, usize u_len, usize x, usize y, usize z, usize n) {

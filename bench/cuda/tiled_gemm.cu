@@ -5,14 +5,7 @@
 // assert their index, Rust's slice indexing and DisjointSlice::set theirs
 // (RUST_ASSERT, a trap), where neither compiler may prove them.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
+#include "rust_twin.h"
 
 #define TILE 16
 

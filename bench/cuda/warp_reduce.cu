@@ -5,23 +5,7 @@
 // Same checks: DisjointSlice::set asserts its index (RUST_ASSERT, a trap);
 // the input read is guarded by the explicit `i < input.len()`.
 
-typedef unsigned long long usize;
-
-// A Rust panic: the device traps and never returns, which both compilers
-// are told (rustc's panics are `noreturn`; here `__builtin_unreachable`).
-#define RUST_ASSERT(c) \
-    do {               \
-        if (!(c)) { __trap(); __builtin_unreachable(); } \
-    } while (0)
-
-#define FULL_MASK 0xffffffffu
-
-// `%laneid`, as the prelude's lane_id() (a pure read, so it may be reused).
-__device__ __forceinline__ unsigned lane_id() {
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    return lane;
-}
+#include "rust_twin.h"
 
 // #[inline(never)] in Rust, which libNVVM keeps as a .func: __noinline__.
 __device__ __noinline__ float warp_sum(float x) {

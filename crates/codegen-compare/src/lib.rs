@@ -298,19 +298,9 @@ pub fn measure(ptx: &str, entry: &str, what: &str) -> Result<KernelFigures, Comp
     })
 }
 
-/// Our PTX (libNVVM `-opt=3`) for `fixtures/<fixture>/kernel.rs` under `root`.
-///
-/// # Errors
-/// [`CompareError::Ours`].
-pub fn our_ptx(root: &Path, fixture: &str) -> Result<String, CompareError> {
-    let kernel = root.join("fixtures").join(fixture).join("kernel.rs");
-    let nvvm = compile_driver::libnvvm()?;
-    let compiled =
-        compile_driver::compile(&kernel, &compile_driver::RustcOptions::default(), nvvm)?;
-    Ok(compiled.artifacts.ptx_o3)
-}
-
-/// NVRTC's PTX for `bench/cuda/<file>` under `root`, with [`NVRTC_OPTIONS`].
+/// NVRTC's PTX for `bench/cuda/<file>` under `root`, with [`NVRTC_OPTIONS`]
+/// and `bench/cuda` as an include path (for the twins' shared
+/// `rust_twin.h`).
 ///
 /// # Errors
 /// [`CompareError::Read`], [`CompareError::NvrtcLoad`], [`CompareError::Nvrtc`].
@@ -321,7 +311,13 @@ pub fn nvrtc_ptx(root: &Path, file: &str) -> Result<String, CompareError> {
         source,
     })?;
     let nvrtc = nvrtc::Nvrtc::shared()?;
-    Ok(nvrtc.compile(&source, file, &NVRTC_OPTIONS)?.text)
+    let include = format!("--include-path={}", root.join("bench/cuda").display());
+    let options: Vec<&str> = NVRTC_OPTIONS
+        .iter()
+        .copied()
+        .chain([include.as_str()])
+        .collect();
+    Ok(nvrtc.compile(&source, file, &options)?.text)
 }
 
 /// Runs `fixture`'s launches on a fresh PTX device, with the kernel
@@ -413,6 +409,25 @@ pub fn dynamic(
 /// # Errors
 /// Any [`CompareError`].
 pub fn compare(root: &Path, pair: &Pair) -> Result<Row, CompareError> {
+    compare_keeping_ptx(root, pair).map(|c| c.row)
+}
+
+/// A pair's row and the two PTX texts it measured.
+#[derive(Clone, Debug)]
+pub struct Compared {
+    /// The row.
+    pub row: Row,
+    /// Our PTX (libNVVM `-opt=3`).
+    pub ours_ptx: String,
+    /// NVRTC's PTX of the twin (both entries).
+    pub nvrtc_ptx: String,
+}
+
+/// [`compare`], keeping both PTX texts (`compare-nvrtc --ptx-dir`).
+///
+/// # Errors
+/// Any [`CompareError`].
+pub fn compare_keeping_ptx(root: &Path, pair: &Pair) -> Result<Compared, CompareError> {
     let kernel = root.join("fixtures").join(pair.fixture).join("kernel.rs");
     let nvvm = compile_driver::libnvvm()?;
     let compiled =
@@ -440,7 +455,11 @@ pub fn compare(root: &Path, pair: &Pair) -> Result<Row, CompareError> {
         standing: targets::Standing::default(),
     };
     row.standing = targets::evaluate(&row);
-    Ok(row)
+    Ok(Compared {
+        row,
+        ours_ptx,
+        nvrtc_ptx: cu_ptx,
+    })
 }
 
 /// The table for people: one line per fixture and compiler.

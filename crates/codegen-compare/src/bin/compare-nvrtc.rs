@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use codegen_compare::{PAIRS, compare, render_table, workspace_root};
+use codegen_compare::{Compared, PAIRS, compare_keeping_ptx, render_table, workspace_root};
 
 fn main() -> ExitCode {
     let mut json = false;
@@ -40,14 +40,16 @@ fn main() -> ExitCode {
         .iter()
         .filter(|p| only.is_empty() || only.iter().any(|o| o == p.fixture))
     {
-        if let Some(dir) = &ptx_dir
-            && let Err(e) = write_ptx(&root, pair, dir)
-        {
-            failed = true;
-            eprintln!("compare-nvrtc: {}: {e}", pair.fixture);
-        }
-        match compare(&root, pair) {
-            Ok(row) => rows.push(row),
+        match compare_keeping_ptx(&root, pair) {
+            Ok(c) => {
+                if let Some(dir) = &ptx_dir
+                    && let Err(e) = write_ptx(&c, pair.fixture, dir)
+                {
+                    failed = true;
+                    eprintln!("compare-nvrtc: {}: {e}", pair.fixture);
+                }
+                rows.push(c.row);
+            }
             Err(e) => {
                 failed = true;
                 eprintln!("compare-nvrtc: {}: {e}", pair.fixture);
@@ -74,16 +76,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes both compilers' PTX for `pair` into `dir`.
-fn write_ptx(
-    root: &std::path::Path,
-    pair: &codegen_compare::Pair,
-    dir: &std::path::Path,
-) -> Result<(), Box<dyn std::error::Error>> {
+/// Writes both PTX texts of `fixture`'s comparison into `dir`.
+fn write_ptx(c: &Compared, fixture: &str, dir: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let ours = codegen_compare::our_ptx(root, pair.fixture)?;
-    std::fs::write(dir.join(format!("{}.ours.ptx", pair.fixture)), ours)?;
-    let theirs = codegen_compare::nvrtc_ptx(root, &pair.cuda_file())?;
-    std::fs::write(dir.join(format!("{}.nvrtc.ptx", pair.fixture)), theirs)?;
-    Ok(())
+    std::fs::write(dir.join(format!("{fixture}.ours.ptx")), &c.ours_ptx)?;
+    std::fs::write(dir.join(format!("{fixture}.nvrtc.ptx")), &c.nvrtc_ptx)
 }
