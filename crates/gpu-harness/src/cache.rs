@@ -60,14 +60,7 @@ impl Toolchain {
     pub fn detect() -> io::Result<Toolchain> {
         let exe = std::fs::read(std::env::current_exe()?)?;
         let oracle = hex::encode(Sha256::digest(&exe));
-        let out = std::process::Command::new("rustc").arg("-vV").output()?;
-        if !out.status.success() {
-            return Err(io::Error::other(format!(
-                "rustc -vV failed: {}",
-                out.status
-            )));
-        }
-        let rustc = String::from_utf8_lossy(&out.stdout).into_owned();
+        let rustc = rustc_version().map_err(io::Error::other)?.to_owned();
         let libnvvm = match compile_driver::libnvvm() {
             Ok(n) => format!("{:?} at {}", n.version(), n.path().display()),
             Err(e) => format!("none: {e}"),
@@ -99,11 +92,47 @@ pub struct ResultCache {
     toolchain: Toolchain,
 }
 
-/// Feeds `bytes` with its length first, so that no two sequences of fields
-/// hash alike.
-fn field(h: &mut Sha256, bytes: &[u8]) {
-    h.update((bytes.len() as u64).to_le_bytes());
-    h.update(bytes);
+/// `rustc -vV`, run once per process (the result key and the host-build
+/// key both hold it), or why it failed.
+pub(crate) fn rustc_version() -> Result<&'static str, String> {
+    static VERSION: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    VERSION
+        .get_or_init(|| {
+            let out = std::process::Command::new("rustc")
+                .arg("-vV")
+                .output()
+                .map_err(|e| format!("cannot run rustc -vV: {e}"))?;
+            if !out.status.success() {
+                return Err(format!("rustc -vV failed: {}", out.status));
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        })
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+/// A SHA-256 over fields, each fed with its length first, so that no two
+/// sequences of fields hash alike.
+pub(crate) struct KeyHasher(Sha256);
+
+impl KeyHasher {
+    /// A hasher that starts with `format`, the key's kind and version.
+    pub(crate) fn new(format: &str) -> KeyHasher {
+        let mut h = KeyHasher(Sha256::new());
+        h.field(format.as_bytes());
+        h
+    }
+
+    /// Feeds one field.
+    pub(crate) fn field(&mut self, bytes: &[u8]) {
+        self.0.update((bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+    }
+
+    /// The digest, in hex.
+    pub(crate) fn finish(self) -> String {
+        hex::encode(self.0.finalize())
+    }
 }
 
 impl ResultCache {
@@ -147,19 +176,18 @@ impl ResultCache {
     /// files, or is larger than the cache reads: the fixture is then run,
     /// not cached.
     pub fn key(&self, fixture_dir: &Path, options: &str) -> io::Result<Key> {
-        let mut h = Sha256::new();
-        field(&mut h, FORMAT.as_bytes());
-        field(&mut h, self.toolchain.oracle.as_bytes());
-        field(&mut h, self.toolchain.rustc.as_bytes());
-        field(&mut h, self.toolchain.libnvvm.as_bytes());
-        field(&mut h, self.toolchain.gpu.as_bytes());
-        field(&mut h, options.as_bytes());
+        let mut h = KeyHasher::new(FORMAT);
+        h.field(self.toolchain.oracle.as_bytes());
+        h.field(self.toolchain.rustc.as_bytes());
+        h.field(self.toolchain.libnvvm.as_bytes());
+        h.field(self.toolchain.gpu.as_bytes());
+        h.field(options.as_bytes());
         // The folder's name is the fixture's name in its report.
         let name = fixture_dir
             .file_name()
             .map(|n| n.as_encoded_bytes())
             .unwrap_or_default();
-        field(&mut h, name);
+        h.field(name);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(fixture_dir)? {
             let entry = entry?;
@@ -184,10 +212,10 @@ impl ResultCache {
                 .file_name()
                 .map(|n| n.as_encoded_bytes())
                 .unwrap_or_default();
-            field(&mut h, name);
-            field(&mut h, &bytes);
+            h.field(name);
+            h.field(&bytes);
         }
-        Ok(Key(hex::encode(h.finalize())))
+        Ok(Key(h.finish()))
     }
 
     fn path(&self, key: &Key) -> PathBuf {

@@ -426,26 +426,12 @@ pub enum HostBuild {
 /// kernel and what it includes), the prelude, rustc's `-vV` and the build's
 /// own arguments.
 fn build_key(f: &Fixture, program: &str, args: &[std::ffi::OsString]) -> std::io::Result<String> {
-    use sha2::{Digest, Sha256};
-    static RUSTC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let rustc = RUSTC.get_or_init(|| {
-        std::process::Command::new("rustc")
-            .arg("-vV")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    });
-    let mut h = Sha256::new();
-    let mut field = |b: &[u8]| {
-        h.update((b.len() as u64).to_le_bytes());
-        h.update(b);
-    };
-    field(b"gpu-harness host build v1");
-    field(rustc.as_bytes());
-    field(mir_import::rustc::PRELUDE_SOURCE.as_bytes());
-    field(program.as_bytes());
+    let mut h = crate::cache::KeyHasher::new("gpu-harness host build v1");
+    h.field(crate::cache::rustc_version().unwrap_or_default().as_bytes());
+    h.field(mir_import::rustc::PRELUDE_SOURCE.as_bytes());
+    h.field(program.as_bytes());
     for a in args {
-        field(a.as_encoded_bytes());
+        h.field(a.as_encoded_bytes());
     }
     let mut files: Vec<_> = std::fs::read_dir(&f.dir)?
         .filter_map(Result::ok)
@@ -454,14 +440,14 @@ fn build_key(f: &Fixture, program: &str, args: &[std::ffi::OsString]) -> std::io
         .collect();
     files.sort();
     for p in files {
-        field(
+        h.field(
             p.file_name()
                 .map(|n| n.as_encoded_bytes())
                 .unwrap_or_default(),
         );
-        field(&std::fs::read(&p)?);
+        h.field(&std::fs::read(&p)?);
     }
-    Ok(hex::encode(h.finalize()))
+    Ok(h.finish())
 }
 
 /// Builds and runs the host program for `f` in `work` (a private folder of

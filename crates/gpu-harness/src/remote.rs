@@ -65,12 +65,9 @@ fn run_with_progress(
     progress: &(dyn Fn(StageProgress) + Sync),
 ) -> FixtureReport {
     let (tx, rx) = mpsc::channel::<Stage>();
-    let tx = std::sync::Mutex::new(tx);
     let opts = Options {
         on_stage: Some(StageSink(std::sync::Arc::new(move |s: &Stage| {
-            if let Ok(tx) = tx.lock() {
-                let _ = tx.send(s.clone());
-            }
+            let _ = tx.send(s.clone());
         }))),
         ..opts.clone()
     };
