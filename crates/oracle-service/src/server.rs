@@ -41,16 +41,40 @@ pub struct Tokens {
     by_token: BTreeMap<String, String>,
 }
 
+/// Why a tokens file's text is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TokensError {
+    /// A line without the `:` between client and token.
+    #[error("line {0}: expected `client:token`")]
+    NoSeparator(usize),
+    /// A line with an empty client name or a token under 16 characters.
+    #[error("line {0}: a client name and a token of at least 16 characters")]
+    TooShort(usize),
+    /// No token at all.
+    #[error("no tokens: every request would be refused")]
+    Empty,
+}
+
 /// Why the service could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// The tokens file is unreadable or malformed.
-    #[error("tokens file {path}: {why}")]
+    /// The tokens file cannot be read.
+    #[error("tokens file {path}: {source}")]
+    TokensRead {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The tokens file is malformed.
+    #[error("tokens file {path}: {source}")]
     Tokens {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        why: String,
+        #[source]
+        source: TokensError,
     },
     /// The state folder or the listening socket failed.
     #[error("{what}: {source}")]
@@ -71,8 +95,8 @@ impl Tokens {
     /// `#` comments are ignored. A token is at least 16 characters.
     ///
     /// # Errors
-    /// The first malformed line, by number.
-    pub fn parse(text: &str) -> Result<Tokens, String> {
+    /// The first malformed line, by number ([`TokensError`]).
+    pub fn parse(text: &str) -> Result<Tokens, TokensError> {
         let mut by_token = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -80,19 +104,16 @@ impl Tokens {
                 continue;
             }
             let Some((client, token)) = line.split_once(':') else {
-                return Err(format!("line {}: expected `client:token`", i + 1));
+                return Err(TokensError::NoSeparator(i + 1));
             };
             let (client, token) = (client.trim(), token.trim());
             if client.is_empty() || token.len() < 16 {
-                return Err(format!(
-                    "line {}: a client name and a token of at least 16 characters",
-                    i + 1
-                ));
+                return Err(TokensError::TooShort(i + 1));
             }
             by_token.insert(token.to_owned(), client.to_owned());
         }
         if by_token.is_empty() {
-            return Err("no tokens: every request would be refused".into());
+            return Err(TokensError::Empty);
         }
         Ok(Tokens { by_token })
     }
@@ -100,14 +121,16 @@ impl Tokens {
     /// Tokens from the file at `path`.
     ///
     /// # Errors
-    /// [`ServeError::Tokens`].
+    /// [`ServeError::TokensRead`] or [`ServeError::Tokens`].
     pub fn load(path: &Path) -> Result<Tokens, ServeError> {
-        let err = |why: String| ServeError::Tokens {
+        let text = std::fs::read_to_string(path).map_err(|source| ServeError::TokensRead {
             path: path.to_path_buf(),
-            why,
-        };
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-        Tokens::parse(&text).map_err(err)
+            source,
+        })?;
+        Tokens::parse(&text).map_err(|source| ServeError::Tokens {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// The client that `headers` authenticate, if any.
@@ -562,4 +585,24 @@ async fn run_job(app: &Arc<App>, job: Claimed) {
         Err(e) => tracing::error!("cannot record the report: {e}"),
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tokens_file_names_its_first_bad_line() {
+        let ok = "# ci\nci:0123456789abcdef\n";
+        assert!(Tokens::parse(ok).is_ok());
+        assert_eq!(
+            Tokens::parse("ci:0123456789abcdef\nno separator").err(),
+            Some(TokensError::NoSeparator(2))
+        );
+        assert_eq!(
+            Tokens::parse("ci:short").err(),
+            Some(TokensError::TooShort(1))
+        );
+        assert_eq!(Tokens::parse("# nothing\n").err(), Some(TokensError::Empty));
+    }
 }

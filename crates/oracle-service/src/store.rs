@@ -96,23 +96,6 @@ impl Store {
         Ok(n as u64)
     }
 
-    /// Queues `request` for `client`; returns its id.
-    ///
-    /// # Errors
-    /// [`StoreError::Sqlite`].
-    pub fn insert(&self, client: &str, request: &JobRequest) -> Result<u64, StoreError> {
-        let text = serde_json::to_string(request).map_err(|e| StoreError::Corrupt {
-            id: 0,
-            why: e.to_string(),
-        })?;
-        let conn = self.conn();
-        conn.execute(
-            "INSERT INTO jobs (client, name, request, status) VALUES (?1, ?2, ?3, 'queued')",
-            params![client, request.name, text],
-        )?;
-        Ok(conn.last_insert_rowid() as u64)
-    }
-
     /// Queues `request` for `client` unless the client already has `limit`
     /// unfinished jobs (the count and the insert in one transaction, so
     /// concurrent requests cannot overshoot); returns its id, or `None`.
@@ -277,19 +260,6 @@ impl Store {
         )?;
         Ok(n as u64)
     }
-
-    /// How many of `client`'s jobs are queued or running.
-    ///
-    /// # Errors
-    /// [`StoreError::Sqlite`].
-    pub fn active(&self, client: &str) -> Result<u64, StoreError> {
-        let n: i64 = self.conn().query_row(
-            "SELECT COUNT(*) FROM jobs WHERE client = ?1 AND status != 'done'",
-            params![client],
-            |r| r.get(0),
-        )?;
-        Ok(n as u64)
-    }
 }
 
 #[cfg(test)]
@@ -309,21 +279,33 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let path = dir.join("jobs.sqlite");
-        let (a, b) = {
+        let (a, b, other) = {
             let s = Store::open(&path).unwrap_or_else(|e| panic!("{e}"));
-            let a = s.insert("ci", &req("a")).unwrap_or_else(|e| panic!("{e}"));
-            let b = s.insert("ci", &req("b")).unwrap_or_else(|e| panic!("{e}"));
+            let insert = |name: &str| {
+                s.insert_limited("ci", &req(name), 2)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .unwrap_or_else(|| panic!("{name} refused"))
+            };
+            let (a, b) = (insert("a"), insert("b"));
             let c = s.claim().unwrap_or_else(|e| panic!("{e}")).map(|c| c.id);
             assert_eq!(c, Some(a), "the oldest first");
-            assert_eq!(s.active("ci").ok(), Some(2));
-            (a, b)
+            // One running and one queued: the limit of 2 unfinished jobs.
+            let third = s
+                .insert_limited("ci", &req("c"), 2)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(third, None);
+            let other = s
+                .insert_limited("other", &req("c"), 2)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .unwrap_or_else(|| panic!("another client has its own limit"));
+            (a, b, other)
             // The store is dropped with `a` running: a killed service.
         };
         let s = Store::open(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.recover().ok(), Some(1));
         let order: Vec<u64> =
             std::iter::from_fn(|| s.claim().ok().flatten().map(|c| c.id)).collect();
-        assert_eq!(order, [a, b]);
+        assert_eq!(order, [a, b, other]);
         let stage = StageProgress {
             name: "import".into(),
             status: "ok".into(),
@@ -339,7 +321,8 @@ mod tests {
         assert_eq!(view.verdict.as_deref(), Some("pass"));
         assert_eq!(view.report, Some(serde_json::json!({"name": "a"})));
         assert_eq!(view.progress, [stage.clone(), stage]);
-        assert_eq!(s.count(JobStatus::Running).ok(), Some(1));
+        // `b` and `other` were claimed and still run.
+        assert_eq!(s.count(JobStatus::Running).ok(), Some(2));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
