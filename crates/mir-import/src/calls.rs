@@ -34,6 +34,12 @@ pub enum KnownCall {
     },
     /// `ptr::null()` or `ptr::null_mut()`: address 0.
     NullPtr,
+    /// `intrinsics::select_unpredictable(c, a, b)` (`hint::select_unpredictable`,
+    /// libcore's branchless helpers): `if c { a } else { b }` without a branch.
+    Select,
+    /// `intrinsics::exact_div(a, b)` (`as_chunks`): a division that Rust
+    /// promises leaves no remainder.
+    ExactDiv,
     /// `intrinsics::typed_swap_nonoverlapping(a, b)`, which is what
     /// `mem::swap` leaves after inlining (and `mem::swap(a, b)` itself, when
     /// rustc keeps the call): exchange the two pointees.
@@ -366,6 +372,8 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
                 return Some(KnownCall::OffsetFrom { unsigned: true });
             }
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
+            "select_unpredictable" => return Some(KnownCall::Select),
+            "exact_div" => return Some(KnownCall::ExactDiv),
             _ => {}
         }
         if let Some(f) = int_fn(name) {
@@ -523,6 +531,11 @@ mod tests {
             Some(KnownCall::OffsetFrom { unsigned: true })
         );
         assert_eq!(c("core::ptr::null_mut"), Some(KnownCall::NullPtr));
+        assert_eq!(
+            c("core::intrinsics::select_unpredictable"),
+            Some(KnownCall::Select)
+        );
+        assert_eq!(c("std::intrinsics::exact_div"), Some(KnownCall::ExactDiv));
         assert_eq!(c("core::panicking::panic"), Some(KnownCall::Panic));
         assert_eq!(
             c("core::slice::index::slice_end_index_len_fail"),

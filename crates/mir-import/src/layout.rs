@@ -142,6 +142,39 @@ impl LayoutTable {
         }
     }
 
+    /// Records the captures of the closure type printed as `closure` at
+    /// `offsets` (with `sizes`), measured on a tuple laid out as the closure
+    /// is (see [`crate::Crate::closure_proxy_tuples`]) whose size and
+    /// alignment were `size` and `align`. Nothing is recorded unless those are
+    /// the closure's own, as the report printed them.
+    pub fn record_capture_offsets(
+        &mut self,
+        closure: &str,
+        size: u64,
+        align: u64,
+        sizes: &[u64],
+        offsets: &[u64],
+    ) {
+        let Some(l) = self.types.get_mut(closure) else {
+            return;
+        };
+        if l.size != size || l.align != align || offsets.len() < sizes.len() {
+            return;
+        }
+        if let TypeShape::Struct { fields } = &mut l.shape
+            && fields.is_empty()
+        {
+            for (i, (&size, &offset)) in sizes.iter().zip(offsets).enumerate() {
+                fields.push(FieldLayout {
+                    name: i.to_string(),
+                    offset,
+                    size,
+                    align: None,
+                });
+            }
+        }
+    }
+
     /// Reads a `-Zprint-type-sizes` report. Lines without the report's prefix
     /// (other compiler output) are ignored.
     pub fn parse(report: &str) -> Result<LayoutTable, LayoutError> {

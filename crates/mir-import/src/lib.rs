@@ -82,8 +82,9 @@ pub fn import_and_evaluate(
     opts: &rustc::RustcOptions,
     twin_fallback: bool,
 ) -> Result<Imported, ImportError> {
-    let krate = import_file(kernel, opts)?;
+    let mut krate = import_file(kernel, opts)?;
     let tuples = eval::probe::probe_tuples(kernel, &krate, opts)?;
+    krate.record_closure_offsets(&tuples);
     let mut ev = eval::evaluate_items(&krate, &tuples);
     let failed: Vec<String> = ev
         .items
@@ -209,14 +210,18 @@ pub fn print_kernel(
 /// MIR, and the instances' spans and call aliases.
 pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     let out = &p.out;
+    let generics = mono::generic_fns(&out.source);
     let Some((appended, known)) = &p.instances else {
-        return import_text(&out.mir, &out.type_sizes, Some((&out.source, file)));
+        let mut krate = import_text(&out.mir, &out.type_sizes, Some((&out.source, file)))?;
+        mono::closures::instantiate(&mut krate, &generics, &Default::default());
+        return Ok(krate);
     };
     let text = format!("{}\n{}", out.source, appended.text);
     let mut krate = import_text(&out.mir, &out.type_sizes, Some((&text, file)))?;
     let kernel_lines = out.source.matches('\n').count() as u32;
     mono::map_instance_spans(&mut krate, appended, file, kernel_lines);
-    mono::link_instances(&mut krate, known);
+    mono::link_instances(&mut krate, known, &generics);
+    mono::closures::instantiate(&mut krate, &generics, known);
     Ok(krate)
 }
 
@@ -253,6 +258,7 @@ pub fn import_text(
         }
         krate.source_file = Some(file.to_string());
         krate.attrs = attrs::recover_attrs(text, file, prelude::KERNEL_MODULE)?;
+        krate.kernel_implements_drop = attrs::implements_drop(text);
         // The prelude's own structs (field names of `DisjointSlice`, ...).
         krate.attrs.extend(prelude_attrs()?);
         krate.link_impl_methods();

@@ -139,3 +139,147 @@ fn polymorphic_recursion_is_rustc_s_own_error() {
     assert!(format!("{r:?}").contains("recursion limit"), "{r:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The closure instances of `closure_instances`: one body per call, under a
+/// name made of the closure's body path (not its span), noinline, with every
+/// closure call a call of the closure's body and every drop gone; the
+/// source instance of `apply_unary::<f32, F>` serves both closures.
+#[test]
+fn closure_arguments_get_one_instance_each_with_calls_of_the_closure_bodies() {
+    use mir_import::model::{Callee, TerminatorKind};
+    let file = fixture("closure_instances");
+    let k = mir_import::import_file(&file, &Default::default()).unwrap();
+    let mut instances: Vec<(&String, &String)> = k
+        .call_aliases
+        .iter()
+        .filter(|(call, _)| call.contains("{closure@"))
+        .collect();
+    instances.sort();
+    // apply ×3 (one from `compose`), apply_unary ×2, compose, fold_with ×2,
+    // for_each_up_to, run_once ×2.
+    assert_eq!(instances.len(), 11, "{instances:#?}");
+    for (call, body) in &instances {
+        assert!(
+            body.starts_with("kernel::__mono_")
+                && body.contains("_kernel_closure_instances_closure_"),
+            "{call} -> {body}"
+        );
+        let id = k
+            .fn_body(body)
+            .unwrap_or_else(|| panic!("{body} has no body"));
+        assert_eq!(
+            k.attrs.get(*body).and_then(|a| a.inline),
+            Some(InlineHint::Never),
+            "{body} must stay noinline"
+        );
+        for bb in k.bodies[id].blocks.values() {
+            match &bb.terminator.kind {
+                TerminatorKind::Drop { .. } => panic!("{body} keeps a drop"),
+                TerminatorKind::Call {
+                    func: Callee::Item(p),
+                    ..
+                } => {
+                    let to = p.to_string();
+                    assert!(!to.contains(" as std::ops::Fn"), "{body} still calls {to}");
+                }
+                _ => {}
+            }
+        }
+    }
+    // Both `apply_unary` closures go through the one source copy that names
+    // `T = f32` and keeps `F` generic.
+    let unary: Vec<_> = instances
+        .iter()
+        .filter(|(c, _)| c.starts_with("kernel::apply_unary"))
+        .collect();
+    assert_eq!(unary.len(), 2);
+    // The four-capture closure's offsets come from the probe's tuple: its
+    // captures in capture order, then `()`; rustc puts the `u64` first.
+    let proxies = k.closure_proxy_tuples();
+    let (closure, _) = proxies
+        .iter()
+        .find(|(_, t)| t.to_string() == "(u64, u16, u32, u16, ())")
+        .unwrap_or_else(|| panic!("{proxies:?}"));
+    let evaluated = mir_import::import_and_evaluate(&file, &Default::default(), true).unwrap();
+    let layout = evaluated.krate.layouts.get(closure).unwrap();
+    let mir_import::layout::TypeShape::Struct { fields } = &layout.shape else {
+        panic!("{layout:?}");
+    };
+    let offsets: Vec<u64> = fields.iter().map(|f| f.offset).collect();
+    assert_eq!(offsets, [0, 12, 8, 14], "{closure}");
+}
+
+/// The fact [`mir_import::Crate::closure_proxy_tuples`] rests on, checked on
+/// this machine's rustc: a closure's captures sit where the same types sit
+/// in a tuple of them followed by `()`, with the same size and alignment
+/// (niches and mixed sizes included). A program built here captures known
+/// bytes and finds them in the closure's memory.
+#[test]
+fn closure_layouts_are_tuple_prefixes() {
+    let dir = std::env::temp_dir().join(format!("closure-layout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("main.rs");
+    std::fs::write(&src, CLOSURE_LAYOUT_PROGRAM).unwrap();
+    let exe = dir.join("main");
+    let built = std::process::Command::new("rustc")
+        .args(["--edition", "2024", "-O", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = std::process::Command::new(&exe).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 8, "{out}");
+    for l in lines {
+        assert!(l.ends_with(" OK"), "closure and tuple layouts differ: {l}");
+    }
+}
+
+const CLOSURE_LAYOUT_PROGRAM: &str = r#"
+use std::mem::{align_of, align_of_val, offset_of, size_of, size_of_val};
+use std::num::{NonZeroU8, NonZeroU32};
+fn bytes<T>(v: &T) -> Vec<u8> {
+    // SAFETY: reads the value's own bytes; the captures below have no padding
+    // between the bytes that are compared.
+    unsafe { std::slice::from_raw_parts(v as *const T as *const u8, size_of_val(v)).to_vec() }
+}
+fn find(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).position(|w| w == needle).expect("capture bytes")
+}
+macro_rules! offsets {
+    ($tup:ty; $($i:tt),+) => { [$(offset_of!($tup, $i)),+] };
+}
+macro_rules! check {
+    ($($n:ident : $t:ty = $v:expr => $i:tt),+) => {{
+        $(let $n: $t = $v;)+
+        let c = move || { $(let _ = &$n;)+ };
+        let b = bytes(&c);
+        type Tup = ($($t,)+ ());
+        let found = [$(find(&b, &bytes(&$n))),+];
+        let expect = offsets!(Tup; $($i),+);
+        let ok = size_of_val(&c) == size_of::<Tup>()
+            && align_of_val(&c) == align_of::<Tup>()
+            && found == expect;
+        println!("{} {:?} {:?} {}", stringify!($($t),+), found, expect, if ok { "OK" } else { "DIFF" });
+        c();
+    }};
+}
+fn main() {
+    check!(a: u8 = 0x11 => 0, b: u32 = 0x2233_4455 => 1);
+    check!(a: u32 = 0x1122_3344 => 0, b: u8 = 0x55 => 1, c: u64 = 0x6677_8899_aabb_ccdd => 2);
+    check!(a: u16 = 0x1122 => 0, b: u64 = 0x3344_5566_7788_99aa => 1, c: u8 = 0xbb => 2, d: u32 = 0xccdd_eeff => 3);
+    check!(a: u8 = 0x11 => 0, b: u16 = 0x2233 => 1, c: u8 = 0x44 => 2);
+    check!(a: bool = true => 0, b: u32 = 0x2233_4455 => 1, c: char = 'Z' => 2);
+    check!(a: u8 = 0x12 => 0, b: NonZeroU32 = NonZeroU32::new(0x2233_4455).unwrap() => 1);
+    check!(a: u32 = 0x1212_1212 => 0, b: NonZeroU8 = NonZeroU8::new(0x77).unwrap() => 1, c: u16 = 0x9988 => 2);
+    check!(a: u16 = 0xe1f2 => 0, b: u64 = 0x0102_0304_0506_0708 => 1, c: u32 = 0x1112_1314 => 2, d: u16 = 0x2122 => 3);
+}
+"#;

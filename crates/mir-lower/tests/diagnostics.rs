@@ -52,8 +52,13 @@ fn a_diagnostic_without_a_span_renders_as_one_line() {
     settings().bind(|| insta::assert_snapshot!("diag_without_span", rendered));
 }
 
-const KSRC: &str =
-    "#[unsafe(no_mangle)] pub extern \"C\" fn k(p: *mut u32) { let x = 7u32; drop(x); }\n";
+const KSRC: &str = "#[unsafe(no_mangle)] pub extern \"C\" fn k(p: *mut u32) { let x = 7u32; drop(x); }\n\
+    pub struct G(u32);\n\
+    impl Drop for G { fn drop(&mut self) {} }\n";
+
+/// `kernel::G`'s layout: a type with drop glue (its `Drop` impl in `KSRC`).
+const G_SIZES: &str = "print-type-size type: `kernel::G`: 4 bytes, alignment: 4 bytes\n\
+    print-type-size     field `.0`: 4 bytes\n";
 
 /// rustc's shape for `drop(x)` inlined from the standard library: the
 /// statement's own span is in `core`, the inlined scope's call site in the
@@ -61,8 +66,8 @@ const KSRC: &str =
 const DROP_MIR: &str = "\
 fn kernel::k(_1: *mut u32) -> () {
     let mut _0: ();                      // return place in scope 0 at /src/k.rs:1:54: 1:54
-    let mut _2: u32;                     // in scope 0 at /src/k.rs:1:61: 1:62
-    scope 1 (inlined core::mem::drop::<u32>) { // at /src/k.rs:1:71: 1:78
+    let mut _2: kernel::G;               // in scope 0 at /src/k.rs:1:61: 1:62
+    scope 1 (inlined core::mem::drop::<kernel::G>) { // at /src/k.rs:1:71: 1:78
     }
 
     bb0: {
@@ -76,7 +81,7 @@ fn kernel::k(_1: *mut u32) -> () {
 ";
 
 fn lower_text(mir: &str) -> Result<mir_lower::Lowered, Diagnostics> {
-    let krate = mir_import::import_text(mir, "", Some((KSRC, "k.rs"))).expect("imports");
+    let krate = mir_import::import_text(mir, G_SIZES, Some((KSRC, "k.rs"))).expect("imports");
     let tuples = TupleLayouts::default();
     let eval = evaluate(&krate, &tuples);
     let imp = mir_import::Imported {

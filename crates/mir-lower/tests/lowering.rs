@@ -246,14 +246,32 @@ fn call_without_mir_is_a_diagnostic() {
     );
 }
 
+/// A kernel type with a `Drop` impl, and its layout report.
+const DROP_SRC: &str = "#[unsafe(no_mangle)] pub extern \"C\" fn k(p: *mut u32) {}\n\
+    pub struct G(u32);\n\
+    impl Drop for G { fn drop(&mut self) {} }\n";
+const G_SIZES: &str = "print-type-size type: `kernel::G`: 4 bytes, alignment: 4 bytes\n\
+    print-type-size     field `.0`: 4 bytes\n";
+
 #[test]
-fn drop_is_a_diagnostic() {
-    let d = diag(&one_fn(
-        "        drop(_2) -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;",
-        "    let mut _2: u32;\n",
-    ));
-    assert!(d.message.contains("`drop`"), "{d}");
+fn drop_with_drop_glue_is_a_diagnostic_and_without_it_a_jump() {
+    let body = "        drop(_2) -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;";
+    let d = lower_text_with_layouts(
+        &one_fn(body, "    let mut _2: kernel::G;\n"),
+        G_SIZES,
+        DROP_SRC,
+    )
+    .expect_err("a drop with drop glue");
+    let d = &d.0[0];
+    assert!(
+        d.message.contains("`drop` of `kernel::G`") && d.message.contains("not supported"),
+        "{d}"
+    );
     assert_eq!(d.location.as_deref(), Some("bb0[0]"));
+    // Without the `Drop` impl, `G` and a `u32` have no drop glue.
+    lower_text_with_layouts(&one_fn(body, "    let mut _2: kernel::G;\n"), G_SIZES, KSRC)
+        .expect("a drop of a type without drop glue does nothing");
+    lower_text(&one_fn(body, "    let mut _2: u32;\n"), KSRC).expect("a drop of a u32");
 }
 
 #[test]

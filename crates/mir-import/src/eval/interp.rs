@@ -437,7 +437,8 @@ impl<'a> Interp<'a> {
     pub(super) fn write_const(&mut self, dest: &PlaceRef, c: &ConstOperand) -> R<()> {
         match c {
             ConstOperand::Scalar(s) => self.write(dest, &scalar_bytes(s)),
-            ConstOperand::Unit | ConstOperand::ZeroSized(_) => Ok(()),
+            // Uninitialized bytes stay as they are: never written.
+            ConstOperand::Unit | ConstOperand::ZeroSized(_) | ConstOperand::Uninit => Ok(()),
             ConstOperand::Str(s) => self.write_str(dest, s.as_bytes()),
             ConstOperand::ByteStr(b) => {
                 let a = self.new_bytes(b);
@@ -550,9 +551,15 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// The type of a field from its printed value: a scalar's, a constant's, or
+/// for a unit struct its path (`std::marker::PhantomData::<u32>` is a value of
+/// the type it names; a unit variant's path names no type, and its layout
+/// lookup then fails).
 pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
     match v {
         ValTree::Scalar(s) => Ok(scalar_ty(s)),
+        ValTree::Const(c) => const_ty(c),
+        ValTree::Path(p) => Ok(Ty::Adt(p.clone())),
         _ => Err(format!("nested printed value {v:?} is not supported").into()),
     }
 }

@@ -190,6 +190,10 @@ const STD_DISCRIMINANTS: &[(&str, &[(&str, i128)])] = &[
     ("core::option::Option", &[("None", 0), ("Some", 1)]),
     ("std::result::Result", &[("Ok", 0), ("Err", 1)]),
     ("core::result::Result", &[("Ok", 0), ("Err", 1)]),
+    // `enum ControlFlow<B, C = ()> { Continue(C), Break(B) }` (the `?` and
+    // `try_fold` machinery that `[T; N]::map` inlines).
+    ("std::ops::ControlFlow", &[("Continue", 0), ("Break", 1)]),
+    ("core::ops::ControlFlow", &[("Continue", 0), ("Break", 1)]),
     // `#[repr(i8)]` with explicit discriminants: not their positions.
     (
         "std::cmp::Ordering",
@@ -293,6 +297,21 @@ impl Layouts<'_> {
             .get(&key)
             .ok_or_else(|| UnknownLayout::NotPrinted(ty.clone()))?;
         let shape = match &l.shape {
+            // The report prints a union as one variant named like it; std's
+            // `MaybeUninit<T>` (`union { uninit: (), value: ManuallyDrop<T> }`)
+            // is the one union std code leaves in kernels. Its fields all
+            // start at 0, by name and by declaration index.
+            TypeShape::Enum { variants, .. }
+                if variants.len() == 1
+                    && matches!(def_path, "std::mem::MaybeUninit" | "core::mem::MaybeUninit") =>
+            {
+                let mut fields = BTreeMap::new();
+                for (i, f) in variants[0].fields.iter().enumerate() {
+                    fields.insert(f.name.clone(), f.offset);
+                    fields.insert(i.to_string(), f.offset);
+                }
+                Shape::Struct { fields }
+            }
             TypeShape::Struct { fields } if fields.is_empty() && l.size == 0 => Shape::Zst,
             TypeShape::Struct { fields } => {
                 let mut map: BTreeMap<String, u64> =

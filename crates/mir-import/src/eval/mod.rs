@@ -31,7 +31,9 @@ pub use layout::TupleLayouts;
 pub use layout::UnknownLayout;
 pub use memory::{Alloc, EvalAlloc, MemError, Memory, Reloc, Target};
 
-use crate::model::{AggregateKind, BodyKind, ConstOperand, Crate, Rvalue, StatementKind, Ty};
+use crate::model::{
+    AggregateKind, BodyKind, ConstOperand, Crate, Operand, Rvalue, StatementKind, Ty, ValTree,
+};
 
 /// Which path produced an item's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -195,8 +197,30 @@ pub fn field_name_map(krate: &Crate) -> BTreeMap<String, Vec<String>> {
                 }
             }
         }
+        // Struct constants print every field too, in declaration order
+        // (`const Wrapped::<..> {{ f: .., p: .. }}`).
+        body.for_each_operand(|o| {
+            if let Operand::Const(ConstOperand::Value(v)) = o {
+                struct_value_fields(v, &mut map);
+            }
+        });
     }
     map
+}
+
+/// Records the field names of every struct value inside `v`.
+fn struct_value_fields(v: &ValTree, map: &mut BTreeMap<String, Vec<String>>) {
+    match v {
+        ValTree::Struct(path, fields) => {
+            map.entry(path.def_path())
+                .or_insert_with(|| fields.iter().map(|(n, _)| n.clone()).collect());
+            fields.iter().for_each(|(_, e)| struct_value_fields(e, map));
+        }
+        ValTree::Tuple(_, elems) | ValTree::Array(elems) => {
+            elems.iter().for_each(|e| struct_value_fields(e, map))
+        }
+        _ => {}
+    }
 }
 
 /// Discriminant values of the crate's own enums (from the source), by def path.

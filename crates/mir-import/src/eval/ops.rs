@@ -462,6 +462,7 @@ impl Interp<'_> {
                     named.iter().map(|(n, e)| (n.clone(), e)).collect();
                 self.write_fields(dest, &layout, Some(path), &fields)
             }
+            ValTree::Const(c) => self.write_const(dest, c),
             other => Err(format!("printed value {other:?} is not supported").into()),
         }
     }

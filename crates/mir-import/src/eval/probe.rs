@@ -37,6 +37,8 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
         }
         collect_body(b, &mut out);
     }
+    // The tuples that closures with several captures are laid out as.
+    out.extend(krate.closure_proxy_tuples().into_values());
     out.retain(nameable);
     out
 }

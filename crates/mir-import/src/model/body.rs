@@ -191,6 +191,10 @@ pub enum ValTree {
     Array(Vec<ValTree>),
     /// A unit struct or variant, or a named constant path.
     Path(Path),
+    /// A constant with no value syntax, inside a value: `{transmute(0x07):
+    /// {closure@..}}`, `ZeroSized: T`, `{0x0 as *const T}` (a closure field of
+    /// std's `try_trait::Wrapped`, which `[T; N]::map` builds).
+    Const(Box<ConstOperand>),
 }
 
 /// A constant operand.
@@ -242,6 +246,10 @@ pub enum ConstOperand {
     FnItem(Path),
     /// A structured value as printed (`const Foo {{ x: 1_u32 }}`).
     Value(ValTree),
+    /// `const <uninit>`: a value of its context's type whose every byte is
+    /// uninitialized (`MaybeUninit::uninit()`, which `[T; N]::map` builds
+    /// its result array from).
+    Uninit,
 }
 
 /// An operand.

@@ -3,14 +3,17 @@
 mod alloc;
 mod attrs;
 mod body;
+mod drops;
 mod impls;
 mod integrity;
 mod pos;
 mod query;
 mod ty;
+mod visit;
 
 pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
+pub use visit::Substitution;
 
 pub use alloc::{AllocDump, AllocId, Relocation};
 pub use attrs::{ImplOf, InlineHint, ItemAttrs};
@@ -50,6 +53,9 @@ pub struct Crate {
     /// with the def path of the body rustc printed for it (see
     /// [`Crate::link_impl_methods`]).
     pub call_aliases: BTreeMap<String, String>,
+    /// Whether the kernel's source implements `Drop` for some type, which
+    /// gives its own types drop glue (see [`Crate::trivially_dropped`]).
+    pub kernel_implements_drop: bool,
 }
 
 impl Crate {

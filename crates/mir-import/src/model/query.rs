@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::body::{
-    Body, Callee, ConstOperand, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
+    Body, Callee, ConstOperand, Local, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
     TerminatorKind,
 };
 use super::ty::{IntTy, Ty};
@@ -125,7 +125,8 @@ impl Crate {
             ConstOperand::Str(_)
             | ConstOperand::ByteStr(_)
             | ConstOperand::Value(_)
-            | ConstOperand::FnItem(_) => return None,
+            | ConstOperand::FnItem(_)
+            | ConstOperand::Uninit => return None,
         })
     }
 
@@ -183,13 +184,13 @@ impl Crate {
         seen
     }
 
-    /// Gives the captures of each closure type whose layout is certain
-    /// their offsets (see [`crate::layout::LayoutTable::record_captures`]):
-    /// the report prints a closure's captures as padding, and rustc reorders
-    /// fields, so only a closure with at most one capture that is not
-    /// zero-sized, filling the closure, has offsets that follow (all 0).
-    pub fn record_closure_captures(&mut self) {
-        let mut found = Vec::new();
+    /// The capture types of each closure type, by its printed name: from
+    /// the aggregates that build one (`{closure@..} { a: copy _5 }`), and
+    /// else from its body's reads of its captures (`((*_1).0: u8)`), which
+    /// name every capture, since a closure captures only what its body uses.
+    /// A closure that neither shows completely is absent.
+    pub fn closure_captures(&self) -> BTreeMap<String, Vec<Ty>> {
+        let mut found: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
         for b in self.bodies.values() {
             for bb in b.blocks.values() {
                 for st in &bb.statements {
@@ -209,20 +210,120 @@ impl Crate {
                     if !name.starts_with("{closure@") {
                         continue;
                     }
-                    let sizes: Option<Vec<u64>> = ops
+                    let tys: Option<Vec<Ty>> = ops
                         .iter()
-                        .map(|op| {
-                            let ty = match op {
-                                Operand::Copy(p) | Operand::Move(p) => b.place_ty(p)?,
-                                Operand::Const(c) => self.const_ty(c)?,
-                            };
-                            self.plain_size(&ty)
+                        .map(|op| match op {
+                            Operand::Copy(p) | Operand::Move(p) => b.place_ty(p),
+                            Operand::Const(c) => self.const_ty(c),
                         })
                         .collect();
-                    if let Some(sizes) = sizes {
-                        found.push((name.clone(), sizes));
+                    if let Some(tys) = tys {
+                        found.insert(name, tys);
                     }
                 }
+            }
+        }
+        for b in self.bodies.values() {
+            if !b.path.last_name().starts_with("{closure#") || b.arg_count == 0 {
+                continue;
+            }
+            let Some(first) = b.locals.get(Local::from_u32(1)) else {
+                continue;
+            };
+            let (by_ref, name) = match &first.ty {
+                Ty::Ref(_, t) => match &**t {
+                    Ty::Opaque(n) => (true, n),
+                    _ => continue,
+                },
+                Ty::Opaque(n) => (false, n),
+                _ => continue,
+            };
+            if !name.starts_with("{closure@") || found.contains_key(name) {
+                continue;
+            }
+            let mut fields: BTreeMap<u32, Ty> = BTreeMap::new();
+            b.for_each_place(|p| {
+                if p.local != Local::from_u32(1) {
+                    return;
+                }
+                let field = if by_ref {
+                    match p.projection.as_slice() {
+                        [PlaceElem::Deref, PlaceElem::Field(i, t), ..] => Some((i, t)),
+                        _ => None,
+                    }
+                } else {
+                    match p.projection.as_slice() {
+                        [PlaceElem::Field(i, t), ..] => Some((i, t)),
+                        _ => None,
+                    }
+                };
+                if let Some((i, t)) = field {
+                    fields.insert(*i, t.clone());
+                }
+            });
+            // Every index from 0 on, with no gap.
+            if fields.keys().copied().eq(0..fields.len() as u32) {
+                found.insert(name.clone(), fields.into_values().collect());
+            }
+        }
+        found
+    }
+
+    /// For each closure with several captures whose offsets the report
+    /// leaves unknown, the tuple whose layout the probe measures instead: its
+    /// capture types followed by `()`. rustc lays a closure out as it lays out
+    /// a tuple of its captures, except that a tuple keeps its last field in
+    /// place (it may be unsized); a trailing `()` is that last field, so the
+    /// captures before it are reordered exactly as the closure's are. The
+    /// test `closure_layouts_are_tuple_prefixes` pins this on rustc itself.
+    pub fn closure_proxy_tuples(&self) -> BTreeMap<String, Ty> {
+        self.closure_captures()
+            .into_iter()
+            .filter(|(name, tys)| {
+                tys.len() >= 2
+                    && self.layouts.get(name).is_some_and(|l| {
+                        matches!(&l.shape, crate::layout::TypeShape::Struct { fields } if fields.is_empty())
+                            && l.size > 0
+                    })
+            })
+            .map(|(name, mut tys)| {
+                tys.push(Ty::unit());
+                (name, Ty::Tuple(tys))
+            })
+            .collect()
+    }
+
+    /// Gives each closure of [`Crate::closure_proxy_tuples`] its capture
+    /// offsets from the probed layout of its tuple, where the tuple's size and
+    /// alignment are the closure's (as rustc printed them).
+    pub fn record_closure_offsets(&mut self, probed: &crate::eval::TupleLayouts) {
+        for (name, proxy) in self.closure_proxy_tuples() {
+            let Ty::Tuple(tys) = &proxy else { continue };
+            let Some((size, align, offsets)) = probed.by_type.get(&proxy.to_string()) else {
+                continue;
+            };
+            let sizes: Option<Vec<u64>> = tys[..tys.len() - 1]
+                .iter()
+                .map(|t| self.plain_size(t))
+                .collect();
+            if let Some(sizes) = sizes {
+                self.layouts
+                    .record_capture_offsets(&name, *size, *align, &sizes, offsets);
+            }
+        }
+    }
+
+    /// Gives the captures of each closure type whose layout is certain
+    /// their offsets (see [`crate::layout::LayoutTable::record_captures`]):
+    /// the report prints a closure's captures as padding, and rustc reorders
+    /// fields, so only a closure with at most one capture that is not
+    /// zero-sized, filling the closure, has offsets that follow (all 0).
+    pub fn record_closure_captures(&mut self) {
+        let mut found = Vec::new();
+        for (name, tys) in self.closure_captures() {
+            let sizes: Option<Vec<u64>> = tys.iter().map(|t| self.plain_size(t)).collect();
+            if let Some(sizes) = sizes {
+                found.push((name, sizes));
             }
         }
         for (name, sizes) in found {

@@ -163,6 +163,15 @@ pub fn parse_const(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
             c.bump()?;
             Ok(ConstOperand::Unit)
         }
+        Some(Tok::Punct("<"))
+            if matches!(c.peek_nth(1), Some(Tok::Ident(w)) if w == "uninit")
+                && matches!(c.peek_nth(2), Some(Tok::Punct(">"))) =>
+        {
+            c.bump()?;
+            c.bump()?;
+            c.bump()?;
+            Ok(ConstOperand::Uninit)
+        }
         Some(Tok::Str(s)) => {
             let s = s.clone();
             c.bump()?;
@@ -424,6 +433,13 @@ fn parse_valtree_level(c: &mut Cursor) -> Result<ValTree, ParseError> {
         Some(Tok::Punct("[")) => {
             c.bump()?;
             Ok(ValTree::Array(parse_valtree_list(c, "]")?))
+        }
+        Some(Tok::Punct("{")) => Ok(ValTree::Const(Box::new(parse_const(c)?))),
+        Some(Tok::Ident(w))
+            if (w == "ZeroSized" && matches!(c.peek_nth(1), Some(Tok::Punct(":"))))
+                || (w == "Indirect" && matches!(c.peek_nth(1), Some(Tok::Punct("{")))) =>
+        {
+            Ok(ValTree::Const(Box::new(parse_const(c)?)))
         }
         _ => {
             let path = parse_path(c, PathStyle::Expr)?;

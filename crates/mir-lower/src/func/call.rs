@@ -75,7 +75,7 @@ impl FnLower<'_, '_> {
                 || path.to_string().starts_with('<');
             let closure = path.to_string().contains("{closure@");
             let what = if closure {
-                "calls to a generic function with a closure type argument that rustc did not inline are not supported (a closure's type cannot be named, so the function cannot be instantiated; let rustc inline it, or pass a `fn` item)"
+                "calls with a closure that could not be instantiated are not supported (the body of a closure defined inside a generic function is generic too, and is not instantiated; a generic function of the standard library that rustc did not inline has no body here; let rustc inline the call, or define the closure outside generic code)"
             } else if generic {
                 "calls to generic functions or trait methods that rustc did not inline are not supported"
             } else {
@@ -201,6 +201,42 @@ impl FnLower<'_, '_> {
                 let c = self.b.icmp(cc, a, b);
                 Ok(Some(Val::Immediate(self.b.select(c, a, b))))
             }
+            KnownCall::Select if args.len() == 3 => {
+                // Scalars and pairs part by part; a value in memory (std
+                // selects `MaybeUninit<T>`) by its address, whose bytes the
+                // write to the destination then copies.
+                let c = self.scalar_operand(&args[0])?;
+                let v = match (self.read_operand(&args[1])?, self.read_operand(&args[2])?) {
+                    (Val::Zst, Val::Zst) => Val::Zst,
+                    (Val::Immediate(a), Val::Immediate(b)) => {
+                        Val::Immediate(self.b.select(c, a, b))
+                    }
+                    (Val::ByRef(a), Val::ByRef(b)) => Val::ByRef(self.b.select(c, a, b)),
+                    (Val::Pair(a0, a1), Val::Pair(b0, b1)) => {
+                        Val::Pair(self.b.select(c, a0, b0), self.b.select(c, a1, b1))
+                    }
+                    _ => return Ok(None),
+                };
+                Ok(Some(v))
+            }
+            KnownCall::ExactDiv if args.len() == 2 => {
+                // The quotient, as `udiv exact` / `sdiv exact` give it when
+                // the promise holds (an inexact division is undefined).
+                let ty = self.operand_ty(&args[0])?;
+                let Some((_, signed)) = int_info(&ty) else {
+                    return Ok(None);
+                };
+                let (a, b) = (
+                    self.scalar_operand(&args[0])?,
+                    self.scalar_operand(&args[1])?,
+                );
+                let op = if signed {
+                    device_ir::BinaryOp::SDiv
+                } else {
+                    device_ir::BinaryOp::UDiv
+                };
+                Ok(Some(Val::Immediate(self.b.binary(op, a, b))))
+            }
             KnownCall::ArithOffset if args.len() == 2 => {
                 // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
                 let size = self.pointee_size(&args[0], "arith_offset")?;
@@ -232,6 +268,8 @@ impl FnLower<'_, '_> {
                 ))))
             }
             KnownCall::MinMax(_)
+            | KnownCall::Select
+            | KnownCall::ExactDiv
             | KnownCall::Saturating { .. }
             | KnownCall::ArithOffset
             | KnownCall::NullPtr

@@ -593,7 +593,17 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 target,
                 ..
             } => self.lower_call(func, args, destination, *target),
-            TerminatorKind::Drop { .. } => Err(self.unsupported("`drop` is not supported")),
+            // A drop of a value without drop glue does nothing.
+            TerminatorKind::Drop { place, target, .. } => {
+                let ty = self.place_ty(place)?;
+                if !self.sh.krate.trivially_dropped(&ty) {
+                    return Err(self.unsupported(format!(
+                        "`drop` of `{ty}`, which may have drop glue, is not supported"
+                    )));
+                }
+                self.jump_to(*target);
+                Ok(())
+            }
             TerminatorKind::UnwindResume | TerminatorKind::Terminate => {
                 self.trap();
                 Ok(())

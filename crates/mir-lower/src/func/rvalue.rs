@@ -3,7 +3,9 @@
 use device_ir::layout::POINTER_SIZE;
 use device_ir::{BinaryOp, CastOp, FloatCC, IntCC, UnaryOp, Value};
 use mir_import::eval::layout::{Encoding, Shape};
-use mir_import::model::{AggregateKind, BinOp, CastKind, Operand, Place, Rvalue, Ty, UnOp};
+use mir_import::model::{
+    AggregateKind, BinOp, CastKind, ConstOperand, Operand, Place, Rvalue, Ty, UnOp,
+};
 
 use super::FnLower;
 use super::values::{PlaceRef, Val};
@@ -26,6 +28,18 @@ impl FnLower<'_, '_> {
             return Ok(());
         }
         let dest_ty = self.place_ty(place)?;
+        // `MaybeUninit::uninit()` into memory (`[const <uninit>; N]`): nothing
+        // to write; the bytes stay unwritten, which the devices track.
+        if let Rvalue::Use(Operand::Const(ConstOperand::Uninit))
+        | Rvalue::Repeat(Operand::Const(ConstOperand::Uninit), _) = rv
+        {
+            return match self.place(place)? {
+                PlaceRef::Mem { .. } => Ok(()),
+                _ => Err(self.unsupported(
+                    "an uninitialized value (`MaybeUninit::uninit()`) held in a register is not supported",
+                )),
+            };
+        }
         // Aggregates into memory are written field by field in place.
         if let Rvalue::Aggregate(kind, ops) = rv {
             let dest = self.place(place)?;
@@ -73,6 +87,20 @@ impl FnLower<'_, '_> {
                     return Err(self.internal("a scalar operand that is not immediate"));
                 };
                 self.store_scalar_aligned(*addr, 0, s, x, align);
+                return Ok(());
+            }
+            // Between two types in memory of one size (`[MaybeUninit<T>; N]`
+            // to `[T; N]`, which `[T; N]::map` ends with): the bytes move.
+            if let (PlaceRef::Mem { addr, .. }, Operand::Copy(src) | Operand::Move(src)) =
+                (&dest, op)
+                && let Repr::Mem {
+                    size: from_size,
+                    align: from_align,
+                } = self.repr(&from)?
+                && from_size == size
+                && let PlaceRef::Mem { addr: src_addr, .. } = self.place(src)?
+            {
+                self.memcpy(*addr, src_addr, size, align.min(from_align));
                 return Ok(());
             }
         }

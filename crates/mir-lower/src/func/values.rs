@@ -445,6 +445,9 @@ impl FnLower<'_, '_> {
             ConstOperand::FnItem(path) => self.unsupported(format!(
                 "`{path}` used as a value (a function pointer) is not supported"
             )),
+            ConstOperand::Uninit => self.unsupported(
+                "an uninitialized value (`MaybeUninit::uninit()`) used as an operand is not supported",
+            ),
             other => self.internal(&format!("the type of {other:?} is unknown here")),
         })
     }

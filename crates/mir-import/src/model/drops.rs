@@ -1,0 +1,122 @@
+//! Which values need no drop: MIR keeps a `drop` wherever a generic body's
+//! value might have drop glue, and instances (ours and rustc's inlined std
+//! code) keep them at types that have none. Such a `drop` does nothing.
+
+use std::collections::BTreeMap;
+
+use super::Crate;
+use super::ty::{GenericArg, Ty};
+use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
+
+/// Standard-library types that have drop glue only through their type
+/// arguments: no `Drop` impl, or one that only drops the values of their
+/// type argument that they still hold.
+const DROPS_ONLY_ELEMENTS: &[&str] = &[
+    // `[T; N]::map` drains its input through `Drain`, whose `Drop` drops the
+    // elements not yet taken.
+    "std::array::drain::Drain",
+    "core::array::drain::Drain",
+    // No `Drop` impl: a closure and a `PhantomData` (`[T; N]::map`'s wrapper).
+    "std::ops::try_trait::Wrapped",
+    "core::ops::try_trait::Wrapped",
+];
+
+impl Crate {
+    /// Whether dropping a value of `ty` does nothing: no type in it has drop
+    /// glue. Conservative: scalars, references, pointers, closures over such
+    /// captures, the kernel's and the prelude's own types when the kernel's
+    /// source implements `Drop` for nothing (the prelude implements it only
+    /// in its host half), and [`DROPS_ONLY_ELEMENTS`] over such types.
+    pub fn trivially_dropped(&self, ty: &Ty) -> bool {
+        let mut captures = None;
+        self.trivially_dropped_with(ty, &mut captures)
+    }
+
+    fn trivially_dropped_with(
+        &self,
+        ty: &Ty,
+        captures: &mut Option<BTreeMap<String, Vec<Ty>>>,
+    ) -> bool {
+        match ty {
+            Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Never | Ty::Str => true,
+            Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => true,
+            Ty::Tuple(v) => v.iter().all(|t| self.trivially_dropped_with(t, captures)),
+            Ty::Array(e, _) | Ty::Slice(e) => self.trivially_dropped_with(e, captures),
+            Ty::Opaque(name) if name.starts_with("{closure@") => {
+                let tys = captures
+                    .get_or_insert_with(|| self.closure_captures())
+                    .get(name)
+                    .cloned();
+                tys.is_some_and(|c| c.iter().all(|t| self.trivially_dropped_with(t, captures)))
+            }
+            Ty::Adt(p) => {
+                let def = p.def_path();
+                let module = p.segments.first().map(|s| s.name.as_str());
+                let own = !self.kernel_implements_drop
+                    && matches!(module, Some(KERNEL_MODULE | PRELUDE_MODULE));
+                let std_elements = DROPS_ONLY_ELEMENTS.contains(&def.as_str());
+                // `PhantomData` holds nothing.
+                let phantom = matches!(
+                    def.as_str(),
+                    "std::marker::PhantomData" | "core::marker::PhantomData"
+                );
+                (own || std_elements || phantom)
+                    && p.segments.iter().all(|s| {
+                        s.args.iter().all(|a| match a {
+                            GenericArg::Type(t) => self.trivially_dropped_with(t, captures),
+                            _ => true,
+                        })
+                    })
+            }
+            Ty::Opaque(_) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IntTy, Mutability, Path, PathSegment};
+
+    fn adt(segments: &[&str], args: Vec<Ty>) -> Ty {
+        let n = segments.len();
+        Ty::Adt(Path {
+            segments: segments
+                .iter()
+                .enumerate()
+                .map(|(i, s)| PathSegment {
+                    name: s.to_string(),
+                    args: if i + 1 == n {
+                        args.iter().cloned().map(GenericArg::Type).collect()
+                    } else {
+                        vec![]
+                    },
+                })
+                .collect(),
+        })
+    }
+
+    #[test]
+    fn drop_glue_is_found_conservatively() {
+        let mut k = Crate::default();
+        let u32_ = Ty::Int(IntTy::U32);
+        assert!(k.trivially_dropped(&Ty::Tuple(vec![
+            u32_.clone(),
+            Ty::Ref(Mutability::Mut, Box::new(u32_.clone()))
+        ])));
+        let drain = adt(&["std", "array", "drain", "Drain"], vec![u32_.clone()]);
+        assert!(k.trivially_dropped(&drain));
+        let own = adt(&["kernel", "Pair"], vec![u32_.clone()]);
+        assert!(k.trivially_dropped(&own));
+        // Another std type, a closure nobody builds, and the kernel's own
+        // types once it implements `Drop`.
+        assert!(!k.trivially_dropped(&adt(&["std", "vec", "Vec"], vec![u32_.clone()])));
+        assert!(!k.trivially_dropped(&Ty::Opaque("{closure@k.rs:1:1: 1:4}".into())));
+        assert!(!k.trivially_dropped(&adt(
+            &["std", "array", "drain", "Drain"],
+            vec![adt(&["std", "vec", "Vec"], vec![u32_.clone()])]
+        )));
+        k.kernel_implements_drop = true;
+        assert!(!k.trivially_dropped(&own));
+    }
+}

@@ -1,0 +1,480 @@
+//! Instances of generic functions at closure types.
+//!
+//! A closure's type cannot be written in source, so the source instances of
+//! [`super`] cannot name it. But a closure argument needs no trait solving:
+//! all a generic body can do with an `F: Fn*` is move it, borrow it, drop it,
+//! pass it on, and call it through `Fn::call`, `FnMut::call_mut` or
+//! `FnOnce::call_once`, and each of those resolves to the one body rustc
+//! printed for the closure (`kernel::k::{closure#0}`). So the instance is made
+//! here, from MIR that rustc printed generic over the closure parameters only:
+//! the kernel's generic function itself when all its type arguments are
+//! closures, or else the source instance that names the others and keeps the
+//! closure parameters generic. The body is cloned with each parameter
+//! replaced by its closure type ([`crate::model::Substitution`]), and:
+//!
+//! - each call `<F as FnMut<(A, B)>>::call_mut(self, args)` becomes a call of
+//!   the closure's body with the argument tuple spread (`rust-call`), the
+//!   receiver borrowed as the body takes it (`&C`, `&mut C` or `C`: the
+//!   closure kind rustc inferred);
+//! - each `drop` of a value that has no drop glue (a closure whose captures
+//!   are references, raw pointers and plain data) becomes a `goto`;
+//! - calls of generic functions at the closure types are instantiated in turn.
+//!
+//! rustc stays the authority on everything else: the closure body, its
+//! kind, every type and layout, and trait calls on non-closure parameters,
+//! which the source instance resolved. A closure body that is itself generic
+//! (a closure defined inside a generic function) is not instantiated: its
+//! parameters stay in its types and the lowering refuses it by name.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cranelift_entity::EntityRef;
+
+use super::{GenericFn, Instance, all_type_args, is_closure, module_name};
+use crate::model::{
+    BodyId, BodyKind, Callee, ConstOperand, Crate, Local, LocalDecl, Mutability, Operand, Path,
+    PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind, Substitution, TerminatorKind,
+    Ty, ValTree,
+};
+use crate::prelude::KERNEL_MODULE;
+
+/// How many closure instances an import makes at most: deeper chains are a
+/// generic function passing itself ever new closures, which rustc would
+/// refuse as polymorphic recursion anyway.
+pub const MAX_CLOSURE_INSTANCES: usize = 256;
+
+/// How a closure's body takes the closure: the kind rustc inferred.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Receiver {
+    /// `&C`: an `Fn` closure.
+    Shared,
+    /// `&mut C`: an `FnMut` closure.
+    Unique,
+    /// `C`: an `FnOnce` closure.
+    Owned,
+}
+
+/// A closure's body, found by the closure's type.
+#[derive(Clone, Debug)]
+struct ClosureBody {
+    path: Path,
+    receiver: Receiver,
+    /// The number of its inputs (its arguments after the receiver).
+    inputs: usize,
+}
+
+/// Whether `t` names a type parameter: a one-segment path without
+/// arguments (the kernel's and std's own types print with their module).
+fn mentions_parameter(t: &Ty) -> bool {
+    match t {
+        Ty::Adt(p) => {
+            matches!(p.segments.as_slice(), [s] if s.args.is_empty())
+                || p.segments.iter().any(|s| {
+                    s.args.iter().any(|a| match a {
+                        crate::model::GenericArg::Type(t) => mentions_parameter(t),
+                        _ => false,
+                    })
+                })
+        }
+        Ty::Tuple(v) => v.iter().any(mentions_parameter),
+        Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => mentions_parameter(e),
+        Ty::FnPtr(a, r) => a.iter().any(mentions_parameter) || mentions_parameter(r),
+        _ => false,
+    }
+}
+
+/// Every closure body of the crate, by the closure type its receiver names.
+fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
+    let mut out = BTreeMap::new();
+    for b in krate.bodies.values() {
+        if !matches!(b.kind, BodyKind::Fn { ctfe: false })
+            || !b.path.last_name().starts_with("{closure#")
+            || b.arg_count == 0
+        {
+            continue;
+        }
+        let Some(first) = b.locals.get(Local::new(1)) else {
+            continue;
+        };
+        // A closure defined inside a generic function: its body is generic
+        // too, and is not instantiated.
+        if b.locals.values().any(|l| mentions_parameter(&l.ty)) {
+            continue;
+        }
+        let (receiver, ty) = match &first.ty {
+            Ty::Ref(Mutability::Not, t) => (Receiver::Shared, &**t),
+            Ty::Ref(Mutability::Mut, t) => (Receiver::Unique, &**t),
+            t => (Receiver::Owned, t),
+        };
+        if let Ty::Opaque(name) = ty
+            && is_closure(ty)
+        {
+            out.entry(name.clone()).or_insert(ClosureBody {
+                path: b.path.clone(),
+                receiver,
+                inputs: b.arg_count as usize - 1,
+            });
+        }
+    }
+    out
+}
+
+/// What a closure instance is made from.
+struct Template {
+    /// The body printed generic over the closure parameters.
+    body: BodyId,
+    /// The call's type arguments, all of them.
+    args: Vec<Ty>,
+    /// Each closure parameter and its closure type.
+    subst: Substitution,
+}
+
+/// The template of a call whose type arguments hold closures: the generic
+/// function's own body when all of them are closures, else the source
+/// instance serving the call.
+fn template(
+    krate: &Crate,
+    call: &Path,
+    generics: &BTreeMap<String, GenericFn>,
+    known: &BTreeMap<String, Instance>,
+) -> Option<Template> {
+    let def = call.def_path();
+    let g = generics.get(&def)?;
+    let args = g.args_of(call);
+    if args.len() != g.params.len() || !args.iter().any(is_closure) {
+        return None;
+    }
+    let subst = g
+        .params
+        .iter()
+        .zip(&args)
+        .filter(|(_, t)| is_closure(t))
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect();
+    let body = if args.iter().all(is_closure) {
+        g.generic_body(krate, &def)?
+    } else {
+        let path = g.instance_body(krate, known.get(&call.to_string())?)?;
+        krate.fn_body(&path)?
+    };
+    Some(Template { body, args, subst })
+}
+
+/// The attributes recorded for a body: by its def path, or, for a method of
+/// an `impl` block, by the block's position (`kernel::<impl@7:1>::dot`).
+fn attrs_of(krate: &Crate, body: &crate::model::Body) -> Option<crate::model::ItemAttrs> {
+    if let Some(a) = krate.attrs.get(&body.path.def_path()) {
+        return Some(a.clone());
+    }
+    let names: Vec<String> = body
+        .path
+        .segments
+        .iter()
+        .map(|s| crate::model::normalize_impl_segment(&s.name).unwrap_or_else(|| s.name.clone()))
+        .collect();
+    krate.attrs.get(&names.join("::")).cloned()
+}
+
+/// For `<F as std::ops::FnMut<(u32,)>>::call_mut`: `F` and the method, when
+/// the path calls one of the three closure traits' methods on a bare
+/// parameter.
+fn closure_trait_call(path: &Path) -> Option<(&str, &str)> {
+    let [qualified, method] = path.segments.as_slice() else {
+        return None;
+    };
+    let inner = qualified.name.strip_prefix('<')?.strip_suffix('>')?;
+    let (param, tr) = inner.split_once(" as ")?;
+    let tr = tr.split('<').next()?;
+    let expected = match tr.rsplit("::").next()? {
+        "Fn" => "call",
+        "FnMut" => "call_mut",
+        "FnOnce" => "call_once",
+        _ => return None,
+    };
+    (method.name == expected).then_some((param, expected))
+}
+
+/// The elements of a `rust-call` argument tuple as separate operands
+/// (`place_ty` types a place of the calling body).
+fn spread(place_ty: &dyn Fn(&Place) -> Option<Ty>, tuple: &Operand) -> Option<Vec<Operand>> {
+    match tuple {
+        Operand::Copy(p) | Operand::Move(p) => {
+            let Ty::Tuple(elems) = place_ty(p)? else {
+                return None;
+            };
+            Some(
+                elems
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let mut q = p.clone();
+                        q.projection.push(PlaceElem::Field(i as u32, t));
+                        match tuple {
+                            Operand::Copy(_) => Operand::Copy(q),
+                            _ => Operand::Move(q),
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        Operand::Const(ConstOperand::Unit) => Some(Vec::new()),
+        Operand::Const(ConstOperand::Value(ValTree::Tuple(None, leaves))) => leaves
+            .iter()
+            .map(|l| match l {
+                ValTree::Scalar(s) => Some(Operand::Const(ConstOperand::Scalar(s.clone()))),
+                ValTree::Const(c) => Some(Operand::Const((**c).clone())),
+                _ => None,
+            })
+            .collect(),
+        Operand::Const(_) => None,
+    }
+}
+
+/// Rewrites each call of a closure trait's method on a parameter of `subst`
+/// into a call of the closure's body. A call that cannot be rewritten (no
+/// body for the closure, an argument tuple it cannot spread) stays, and the
+/// lowering refuses it by name.
+fn rewrite_closure_calls(
+    body: &mut crate::model::Body,
+    subst: &Substitution,
+    closures: &BTreeMap<String, ClosureBody>,
+) {
+    let blocks: Vec<_> = body.blocks.keys().collect();
+    for bb in blocks {
+        let TerminatorKind::Call {
+            func: Callee::Item(path),
+            args,
+            ..
+        } = &body.blocks[bb].terminator.kind
+        else {
+            continue;
+        };
+        let Some((param, method)) = closure_trait_call(path) else {
+            continue;
+        };
+        let Some(Ty::Opaque(closure)) = subst.get(param) else {
+            continue;
+        };
+        let Some(cb) = closures.get(closure) else {
+            continue;
+        };
+        let [receiver, tuple] = args.as_slice() else {
+            continue;
+        };
+        let Some(inputs) = spread(&|p| body.place_ty(p), tuple) else {
+            continue;
+        };
+        if inputs.len() != cb.inputs {
+            continue;
+        }
+        let closure_ty = Ty::Opaque(closure.clone());
+        // The receiver as the body takes it: passed on, or borrowed into a
+        // new local (`&*r` of a `&mut C` for an `Fn` body; `&c` or `&mut c`
+        // of a closure value).
+        let borrow = match (cb.receiver, method) {
+            (Receiver::Shared, "call") | (Receiver::Unique, "call_mut") => None,
+            (Receiver::Owned, "call_once") => None,
+            (Receiver::Shared, "call_mut") => Some(Mutability::Not),
+            (Receiver::Shared, "call_once") => Some(Mutability::Not),
+            (Receiver::Unique, "call_once") => Some(Mutability::Mut),
+            _ => continue,
+        };
+        let receiver = receiver.clone();
+        let term = body.blocks[bb].terminator.clone();
+        let stmt = |kind| Statement {
+            kind,
+            pos: term.pos,
+            source: term.source.clone(),
+        };
+        let mut new_stmts = Vec::new();
+        let receiver = match borrow {
+            None => receiver,
+            Some(m) => {
+                let place = match receiver {
+                    // `&mut C` reborrowed as `&C`.
+                    Operand::Copy(p) | Operand::Move(p) if method == "call_mut" => {
+                        let mut p = p;
+                        p.projection.push(PlaceElem::Deref);
+                        p
+                    }
+                    Operand::Copy(p) | Operand::Move(p) => p,
+                    Operand::Const(c) => {
+                        let l = body.locals.push(LocalDecl {
+                            ty: closure_ty.clone(),
+                            mutable: true,
+                            is_arg: false,
+                        });
+                        new_stmts.push(stmt(StatementKind::Assign(
+                            Place::local(l),
+                            Rvalue::Use(Operand::Const(c)),
+                        )));
+                        Place::local(l)
+                    }
+                };
+                let r = body.locals.push(LocalDecl {
+                    ty: Ty::Ref(m, Box::new(closure_ty.clone())),
+                    mutable: false,
+                    is_arg: false,
+                });
+                new_stmts.push(stmt(StatementKind::Assign(
+                    Place::local(r),
+                    Rvalue::Ref(m, place),
+                )));
+                Operand::Move(Place::local(r))
+            }
+        };
+        let block = &mut body.blocks[bb];
+        block.statements.extend(new_stmts);
+        if let TerminatorKind::Call { func, args, .. } = &mut block.terminator.kind {
+            *func = Callee::Item(cb.path.clone());
+            *args = std::iter::once(receiver).chain(inputs).collect();
+        }
+    }
+}
+
+/// Makes an instance for every call, in a body reachable from the kernels,
+/// of a generic function of the kernel at closure types, and points the
+/// call at it (through [`Crate::call_aliases`]); then again for calls inside
+/// the new instances, up to [`MAX_CLOSURE_INSTANCES`].
+pub fn instantiate(
+    krate: &mut Crate,
+    generics: &BTreeMap<String, GenericFn>,
+    known: &BTreeMap<String, Instance>,
+) {
+    let closures = closure_bodies(krate);
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let mut todo: BTreeMap<String, Path> = BTreeMap::new();
+        for id in krate.reachable_function_bodies().into_values() {
+            for bb in krate.bodies[id].blocks.values() {
+                if let TerminatorKind::Call {
+                    func: Callee::Item(c),
+                    ..
+                } = &bb.terminator.kind
+                    && all_type_args(c).any(is_closure)
+                    && !done.contains(&c.to_string())
+                {
+                    todo.insert(c.to_string(), c.clone());
+                }
+            }
+        }
+        if todo.is_empty() || done.len() >= MAX_CLOSURE_INSTANCES {
+            return;
+        }
+        for (key, call) in todo {
+            done.insert(key.clone());
+            let Some(t) = template(krate, &call, generics, known) else {
+                continue;
+            };
+            // A closure without a usable body (one defined inside generic
+            // code) leaves the call as it is, for the lowering to refuse.
+            if t.subst
+                .values()
+                .any(|c| !closures.contains_key(&c.to_string()))
+            {
+                continue;
+            }
+            let mut body = krate.bodies[t.body].clone();
+            body.substitute(&t.subst);
+            rewrite_closure_calls(&mut body, &t.subst, &closures);
+            for bb in body.blocks.keys().collect::<Vec<_>>() {
+                if let TerminatorKind::Drop { place, target, .. } = &body.blocks[bb].terminator.kind
+                    && body
+                        .place_ty(place)
+                        .is_some_and(|ty| krate.trivially_dropped(&ty))
+                {
+                    body.blocks[bb].terminator.kind = TerminatorKind::Goto(*target);
+                }
+            }
+            let def = call.def_path();
+            let name = def.rsplit("::").next().unwrap_or("f").to_string();
+            // A closure by its body's path (`kernel::k::{closure#0}`), which
+            // an edit above it does not move, unlike its type's span.
+            let stable = t.args.iter().map(|t| match t {
+                Ty::Opaque(name) => closures
+                    .get(name)
+                    .map_or_else(|| t.to_string(), |cb| cb.path.def_path()),
+                _ => t.to_string(),
+            });
+            let module = module_name(&def, stable);
+            body.path = Path {
+                segments: [KERNEL_MODULE, &module, &name]
+                    .into_iter()
+                    .map(|n| PathSegment {
+                        name: n.to_string(),
+                        args: vec![],
+                    })
+                    .collect(),
+            };
+            let path = body.path.def_path();
+            if let Some(a) = attrs_of(krate, &krate.bodies[t.body]) {
+                krate.attrs.insert(path.clone(), a);
+            }
+            krate.bodies.push(body);
+            krate.call_aliases.insert(key, path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Scalar;
+
+    fn path(names: &[&str]) -> Path {
+        Path {
+            segments: names
+                .iter()
+                .map(|n| PathSegment {
+                    name: n.to_string(),
+                    args: vec![],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn closure_trait_calls_are_recognised_by_trait_and_method() {
+        assert_eq!(
+            closure_trait_call(&path(&["<F as std::ops::FnMut<(u32, u32)>>", "call_mut"])),
+            Some(("F", "call_mut"))
+        );
+        assert_eq!(
+            closure_trait_call(&path(&["<G as std::ops::FnOnce<()>>", "call_once"])),
+            Some(("G", "call_once"))
+        );
+        // A method of another trait, or the wrong method of the trait.
+        assert_eq!(
+            closure_trait_call(&path(&["<F as std::clone::Clone>", "clone"])),
+            None
+        );
+        assert_eq!(
+            closure_trait_call(&path(&["<F as std::ops::Fn<(u32,)>>", "call_once"])),
+            None
+        );
+    }
+
+    #[test]
+    fn a_scalar_tuple_constant_spreads_into_its_elements() {
+        let no_places = |_: &Place| None;
+        let one = Scalar::Int {
+            bits: 1,
+            ty: crate::model::IntTy::U32,
+        };
+        let spread_const = spread(
+            &no_places,
+            &Operand::Const(ConstOperand::Value(ValTree::Tuple(
+                None,
+                vec![ValTree::Scalar(one.clone())],
+            ))),
+        );
+        assert_eq!(
+            spread_const,
+            Some(vec![Operand::Const(ConstOperand::Scalar(one))])
+        );
+        assert_eq!(
+            spread(&no_places, &Operand::Const(ConstOperand::Unit)),
+            Some(vec![])
+        );
+    }
+}
