@@ -151,6 +151,73 @@ fn reads_of_unwritten_memory() {
     assert!(e.message.contains("byte 0 of buffer 1"), "{e}");
 }
 
+/// A word of a stack slot with only some bytes written (a struct's padding,
+/// an enum variant's unwritten payload) travels to another stack slot, as a
+/// GPU copies it; its written bytes read back there. Using it, or storing it
+/// to a buffer, is a fault naming the first unwritten byte and its slot.
+#[test]
+fn partly_written_stack_words_are_carried_to_their_use() {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let pg32 = m.types.ptr(i32t, AddressSpace::Global);
+    let pg64 = m.types.ptr(i64t, AddressSpace::Global);
+    // `a` holds 4 written bytes of 8; its word is copied to `b`, and then
+    // `what` is done with the copy.
+    let half_written = |m: &mut Module, name: &str, out: Ty, what: u8| {
+        let k = kernel(m, name, &[out]);
+        let mut b = FunctionBuilder::new(m, k);
+        let out = b.block_params(b.entry_block())[0];
+        let (a, c) = (b.alloca(i64t), b.alloca(i64t));
+        let a32 = b.ptr_bitcast(a, i32t);
+        let seven = b.iconst(i32t, 7);
+        b.store(seven, a32);
+        let word = b.load(i64t, a);
+        b.store(word, c);
+        match what {
+            // The copy's written half, read back whole.
+            0 => {
+                let c32 = b.ptr_bitcast(c, i32t);
+                let v = b.load(i32t, c32);
+                b.store(v, out);
+            }
+            // Arithmetic on the partly written word.
+            1 => {
+                let one = b.iconst(i64t, 1);
+                let v = b.iadd(word, one);
+                b.store(v, out);
+            }
+            // The partly written word stored to a buffer.
+            _ => {
+                b.store(word, out);
+            }
+        }
+        b.ret(None);
+    };
+    half_written(&mut m, "copy", pg32, 0);
+    half_written(&mut m, "add", pg64, 1);
+    half_written(&mut m, "leak", pg64, 2);
+    let (mut dev, h) = load(&m);
+    let out32 = dev.zeroed::<i32>(1).unwrap();
+    dev.launch(h, "copy", ONE, &[KernelArg::Buffer(out32)])
+        .expect("a stack-to-stack copy of unwritten bytes is no fault");
+    assert_eq!(dev.download::<i32>(out32).unwrap(), [7]);
+    let out64 = dev.zeroed::<i64>(1).unwrap();
+    for kernel in ["add", "leak"] {
+        let e = expect_fault(
+            &mut dev,
+            h,
+            kernel,
+            ONE,
+            &[KernelArg::Buffer(out64)],
+            FaultKind::Uninit,
+        );
+        assert!(
+            e.message.contains("byte 4 of the stack slot inst0 of"),
+            "{kernel}: {e}"
+        );
+    }
+}
+
 #[test]
 fn an_infinite_loop_times_out() {
     let mut m = Module::new();

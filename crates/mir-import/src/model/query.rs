@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::body::{
     Body, Callee, ConstOperand, Local, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
-    TerminatorKind,
+    TerminatorKind, ValTree,
 };
-use super::ty::{IntTy, Ty};
+use super::ty::{IntTy, Path, Ty};
 use super::{BodyId, BodyKind, Crate};
 
 impl Body {
@@ -98,9 +98,11 @@ impl Body {
 impl Crate {
     /// The type of a constant operand as it is written: a literal's own type,
     /// the declared type of the const item or promoted it names, or, for a
-    /// path that names no item (`PhantomData::<&u32>`, a unit variant), the
-    /// path as a type. `None` for printed values and function items, whose
-    /// type the operand does not say, and for a promoted with no body.
+    /// path that names no item or a value printed by path (`PhantomData::<&u32>`,
+    /// `kernel::E::C`, `kernel::E::A(7_u32)`), its struct, or the enum whose
+    /// variant it names. `None` for other printed values and function
+    /// items, whose type the operand does not say, and for a promoted with no
+    /// body.
     pub fn const_ty(&self, c: &ConstOperand) -> Option<Ty> {
         Some(match c {
             ConstOperand::Scalar(Scalar::Int { ty, .. }) => Ty::Int(*ty),
@@ -115,9 +117,13 @@ impl Crate {
             ConstOperand::Item(p) => match (p.int_limit_type(), self.item_body(&p.def_path())) {
                 (Some(it), _) => Ty::Int(it),
                 (None, Some(b)) => self.bodies[b].return_ty.clone(),
-                // A unit struct value (`PhantomData::<&u32>`) is its own type.
-                (None, None) => Ty::Adt(p.clone()),
+                // A unit variant's (`kernel::E::C`) is its enum's; a unit
+                // struct value (`PhantomData::<&u32>`) is its own type.
+                (None, None) => self.value_path_ty(p),
             },
+            ConstOperand::Value(
+                ValTree::Tuple(Some(p), _) | ValTree::Struct(p, _) | ValTree::Path(p),
+            ) => self.value_path_ty(p),
             ConstOperand::Promoted { owner, index } => {
                 let b = self.promoted(&owner.def_path(), *index)?;
                 self.bodies[b].return_ty.clone()
@@ -128,6 +134,25 @@ impl Crate {
             | ConstOperand::FnItem(_)
             | ConstOperand::Uninit => return None,
         })
+    }
+
+    /// The type of a value printed by path (`kernel::E::A(7_u32)`,
+    /// `kernel::S {{ .. }}`, `kernel::E::C`): the enum's when the path's last
+    /// segment is a variant of the type its parent names (as the layout
+    /// report prints it), else the path's own.
+    fn value_path_ty(&self, p: &Path) -> Ty {
+        if let Some((variant, parent)) = p.segments.split_last() {
+            let parent = Ty::Adt(Path {
+                segments: parent.to_vec(),
+            });
+            if let Some(l) = self.layouts.get(&parent.to_string())
+                && let crate::layout::TypeShape::Enum { variants, .. } = &l.shape
+                && variants.iter().any(|v| v.name == variant.name)
+            {
+                return parent;
+            }
+        }
+        Ty::Adt(p.clone())
     }
 
     /// The functions lowering translates: every kernel entry point and every

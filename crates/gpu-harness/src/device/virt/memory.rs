@@ -298,6 +298,18 @@ impl Memory {
             .allocs
             .get_mut(id.0 as usize)
             .ok_or_else(|| fault(FaultKind::Internal, "write of no allocation".to_owned()))?;
+        // Unwritten bytes travel from stack slot to stack slot only.
+        if let Val::Partial { origin, .. } = val
+            && !matches!(a.owner, Owner::Local { .. })
+        {
+            return Err(fault(
+                FaultKind::Uninit,
+                format!(
+                    "a store to {} of a value loaded from {origin}, which was never written",
+                    a.owner.describe()
+                ),
+            ));
+        }
         write_val(a, off, ty, val, types)
     }
 
@@ -374,6 +386,33 @@ fn read_val(
     strict: bool,
     who: Who,
 ) -> Result<Val, Fault> {
+    // An integer from a stack slot may lack bytes: it is carried as a
+    // `Val::Partial` to its use (see there). Any other read must be whole.
+    let carried = |n: u64| -> Option<Val> {
+        let TyKind::Int(bits) = types.kind(ty) else {
+            return None;
+        };
+        if !matches!(a.owner, Owner::Local { .. }) || n > 16 {
+            return None;
+        }
+        let r = a.range(off, n);
+        let init = &a.init[r.clone()];
+        let first = init.iter().position(|&i| !i)?;
+        let mut buf = [0u8; 16];
+        let mut defined = 0u16;
+        for (k, (&b, &i)) in a.bytes[r].iter().zip(init).enumerate() {
+            if i {
+                buf[k] = b;
+                defined |= 1 << k;
+            }
+        }
+        Some(Val::Partial {
+            bits: *bits,
+            v: u128::from_le_bytes(buf) & mask(*bits),
+            defined,
+            origin: format!("byte {} of {}", off + first as u64, a.owner.describe()).into(),
+        })
+    };
     let leaf = |n: u64| -> Result<Option<u128>, Fault> {
         let r = a.range(off, n);
         let init = &a.init[r.clone()];
@@ -395,6 +434,9 @@ fn read_val(
         buf[..n as usize].copy_from_slice(&a.bytes[r]);
         Ok(Some(u128::from_le_bytes(buf)))
     };
+    if strict && let Some(v) = carried(layout::size_of(types, ty)) {
+        return Ok(v);
+    }
     Ok(match types.kind(ty) {
         TyKind::Int(bits) => match leaf(layout::size_of(types, ty))? {
             Some(v) => Val::Int {
@@ -446,6 +488,16 @@ fn write_val(a: &mut Allocation, off: u64, ty: Ty, val: &Val, types: &Types) -> 
     let size = layout::size_of(types, ty);
     match (types.kind(ty), val) {
         (_, Val::Undef) => a.put_undef(off, size),
+        (TyKind::Int(_), Val::Partial { v, defined, .. }) => {
+            let bytes = v.to_le_bytes();
+            for k in 0..size.min(16) {
+                if defined & (1 << k) != 0 {
+                    a.put_bytes(off + k, &bytes[k as usize..k as usize + 1]);
+                } else {
+                    a.put_undef(off + k, 1);
+                }
+            }
+        }
         (TyKind::Int(_), Val::Int { v, .. }) => {
             a.put_bytes(off, &v.to_le_bytes()[..size as usize]);
         }

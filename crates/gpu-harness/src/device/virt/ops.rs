@@ -15,6 +15,14 @@ fn undef_use(what: &str) -> Fault {
     )
 }
 
+/// A use of a [`Val::Partial`]: the bytes it lacks were never written.
+pub(crate) fn partial_use(what: &str, origin: &str) -> Fault {
+    Fault::new(
+        FaultKind::Uninit,
+        format!("{what} uses a value loaded from {origin}, which was never written"),
+    )
+}
+
 fn internal(what: String) -> Fault {
     Fault::new(FaultKind::Internal, what)
 }
@@ -28,6 +36,7 @@ pub(crate) fn as_int(v: &Val, what: &str) -> Result<(u16, u128), Fault> {
     match v {
         Val::Int { bits, v } => Ok((*bits, *v)),
         Val::Undef => Err(undef_use(what)),
+        Val::Partial { origin, .. } => Err(partial_use(what, origin)),
         other => Err(internal(format!(
             "{what} expects an integer, got {}",
             other.kind()
@@ -40,6 +49,7 @@ pub(crate) fn as_ptr(v: &Val, what: &str) -> Result<Ptr, Fault> {
     match v {
         Val::Ptr(p) => Ok(*p),
         Val::Undef => Err(undef_use(what)),
+        Val::Partial { origin, .. } => Err(partial_use(what, origin)),
         other => Err(internal(format!(
             "{what} expects a pointer, got {}",
             other.kind()
@@ -53,6 +63,7 @@ fn as_float(v: &Val, what: &str) -> Result<(f64, bool), Fault> {
         Val::F32(b) => Ok((f64::from(f32::from_bits(*b)), true)),
         Val::F64(b) => Ok((f64::from_bits(*b), false)),
         Val::Undef => Err(undef_use(what)),
+        Val::Partial { origin, .. } => Err(partial_use(what, origin)),
         other => Err(internal(format!(
             "{what} expects a float, got {}",
             other.kind()

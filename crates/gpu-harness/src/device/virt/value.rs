@@ -1,5 +1,7 @@
 //! Run-time values of the virtual device, and tagged pointers.
 
+use std::sync::Arc;
+
 use device_ir::AddressSpace;
 
 /// An allocation of the virtual device's memory. Ids are never reused, so an id
@@ -48,12 +50,29 @@ impl Ptr {
 /// is an error, never a silent zero.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Val {
-    Int { bits: u16, v: u128 },
+    Int {
+        bits: u16,
+        v: u128,
+    },
     F32(u32),
     F64(u64),
     Ptr(Ptr),
     Agg(Vec<Val>),
     Undef,
+    /// An integer loaded from a stack slot whose bytes were not all written:
+    /// a by-value copy of a struct's padding, or of an enum whose variant
+    /// leaves bytes unwritten, which a GPU copies harmlessly. `v` holds the
+    /// written bytes (the others zero), `defined` one bit per byte. Like
+    /// `Undef` it may be copied, and stored into a stack slot, whose bytes
+    /// then stay unwritten where it had none; any other use, or a store to
+    /// other memory, is an error naming `origin` (the first unwritten byte
+    /// and the slot).
+    Partial {
+        bits: u16,
+        v: u128,
+        defined: u16,
+        origin: Arc<str>,
+    },
 }
 
 /// The mask of the low `bits` bits.
@@ -100,6 +119,7 @@ impl Val {
             Val::Ptr(_) => "a pointer",
             Val::Agg(_) => "an aggregate",
             Val::Undef => "an undefined value",
+            Val::Partial { .. } => "a partly undefined value",
         }
     }
 }
