@@ -171,27 +171,17 @@ impl FnLower<'_, '_> {
                 })))
             }
             KnownCall::Saturating { sub } if args.len() == 2 => {
-                let ty = self.operand_ty(&args[0])?;
-                let Some((bits, signed)) = int_info(&ty) else {
+                let Some((bits, signed, x, y)) = self.int_operands(args)? else {
                     return Ok(None);
                 };
-                let (x, y) = (
-                    self.scalar_operand(&args[0])?,
-                    self.scalar_operand(&args[1])?,
-                );
                 let v = self.saturating(sub, x, y, bits, signed)?;
                 Ok(Some(Val::Immediate(v)))
             }
             KnownCall::Atomic { op, ordering } => self.atomic(&op, ordering, args),
             KnownCall::MinMax(which) if args.len() == 2 => {
-                let ty = self.operand_ty(&args[0])?;
-                let Some((_, signed)) = int_info(&ty) else {
+                let Some((_, signed, a, b)) = self.int_operands(args)? else {
                     return Ok(None);
                 };
-                let (a, b) = (
-                    self.scalar_operand(&args[0])?,
-                    self.scalar_operand(&args[1])?,
-                );
                 let cc = match (which, signed) {
                     (MinMax::Min, true) => device_ir::IntCC::Slt,
                     (MinMax::Min, false) => device_ir::IntCC::Ult,
@@ -222,14 +212,9 @@ impl FnLower<'_, '_> {
             KnownCall::ExactDiv if args.len() == 2 => {
                 // The quotient, as `udiv exact` / `sdiv exact` give it when
                 // the promise holds (an inexact division is undefined).
-                let ty = self.operand_ty(&args[0])?;
-                let Some((_, signed)) = int_info(&ty) else {
+                let Some((_, signed, a, b)) = self.int_operands(args)? else {
                     return Ok(None);
                 };
-                let (a, b) = (
-                    self.scalar_operand(&args[0])?,
-                    self.scalar_operand(&args[1])?,
-                );
                 let op = if signed {
                     device_ir::BinaryOp::SDiv
                 } else {
@@ -276,6 +261,25 @@ impl FnLower<'_, '_> {
             | KnownCall::Swap
             | KnownCall::Panic => Ok(None),
         }
+    }
+
+    /// The first two operands, when the first is an integer: its width and
+    /// signedness, and both values. `None` for any other type (the call is
+    /// then not the known one after all).
+    fn int_operands(
+        &mut self,
+        args: &[Operand],
+    ) -> Result<Option<(u16, bool, Value, Value)>, Diagnostic> {
+        let ty = self.operand_ty(&args[0])?;
+        let Some((bits, signed)) = int_info(&ty) else {
+            return Ok(None);
+        };
+        Ok(Some((
+            bits,
+            signed,
+            self.scalar_operand(&args[0])?,
+            self.scalar_operand(&args[1])?,
+        )))
     }
 
     /// The size of what the pointer operand `op` points to; `what` names the
