@@ -12,10 +12,31 @@ use super::body::{
     Body, Callee, ConstOperand, Local, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
     TerminatorKind, ValTree,
 };
-use super::ty::{IntTy, Path, Ty};
+use super::ty::{IntTy, Mutability, Path, Ty};
 use super::{BodyId, BodyKind, Crate};
 
 impl Body {
+    /// For a closure's body (`kernel::k::{closure#0}`): how it takes the
+    /// closure, `&C` (`Some(Not)`: an `Fn` closure), `&mut C` (`Some(Mut)`:
+    /// `FnMut`) or by value (`None`: `FnOnce`), and the closure type's printed
+    /// name (`{closure@..}`). `None` for any other body.
+    pub fn closure_receiver(&self) -> Option<(Option<Mutability>, &str)> {
+        if !matches!(self.kind, BodyKind::Fn { ctfe: false })
+            || !self.path.last_name().starts_with("{closure#")
+            || self.arg_count == 0
+        {
+            return None;
+        }
+        let (by, ty) = match &self.locals.get(Local::from_u32(1))?.ty {
+            Ty::Ref(m, t) => (Some(*m), &**t),
+            t => (None, t),
+        };
+        match ty {
+            Ty::Opaque(name) if name.starts_with("{closure@") => Some((by, name)),
+            _ => None,
+        }
+    }
+
     /// The type of `p`: the local's declared type through each projection.
     /// `None` when a projection does not fit (a deref of a non-pointer, an
     /// index into a non-array) or the local is not declared.
@@ -249,21 +270,11 @@ impl Crate {
             }
         }
         for b in self.bodies.values() {
-            if !b.path.last_name().starts_with("{closure#") || b.arg_count == 0 {
-                continue;
-            }
-            let Some(first) = b.locals.get(Local::from_u32(1)) else {
+            let Some((by, name)) = b.closure_receiver() else {
                 continue;
             };
-            let (by_ref, name) = match &first.ty {
-                Ty::Ref(_, t) => match &**t {
-                    Ty::Opaque(n) => (true, n),
-                    _ => continue,
-                },
-                Ty::Opaque(n) => (false, n),
-                _ => continue,
-            };
-            if !name.starts_with("{closure@") || found.contains_key(name) {
+            let by_ref = by.is_some();
+            if found.contains_key(name) {
                 continue;
             }
             let mut fields: BTreeMap<u32, Ty> = BTreeMap::new();
@@ -288,7 +299,7 @@ impl Crate {
             });
             // Every index from 0 on, with no gap.
             if fields.keys().copied().eq(0..fields.len() as u32) {
-                found.insert(name.clone(), fields.into_values().collect());
+                found.insert(name.to_string(), fields.into_values().collect());
             }
         }
         found

@@ -28,13 +28,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cranelift_entity::EntityRef;
-
 use super::{GenericFn, Instance, all_type_args, is_closure, module_name};
 use crate::model::{
-    BodyId, BodyKind, Callee, ConstOperand, Crate, Local, LocalDecl, Mutability, Operand, Path,
-    PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind, Substitution, TerminatorKind,
-    Ty, ValTree,
+    BodyId, Callee, ConstOperand, Crate, LocalDecl, Mutability, Operand, Path, PathSegment, Place,
+    PlaceElem, Rvalue, Statement, StatementKind, Substitution, TerminatorKind, Ty, ValTree,
 };
 use crate::prelude::KERNEL_MODULE;
 
@@ -87,13 +84,7 @@ fn mentions_parameter(t: &Ty) -> bool {
 fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
     let mut out = BTreeMap::new();
     for b in krate.bodies.values() {
-        if !matches!(b.kind, BodyKind::Fn { ctfe: false })
-            || !b.path.last_name().starts_with("{closure#")
-            || b.arg_count == 0
-        {
-            continue;
-        }
-        let Some(first) = b.locals.get(Local::new(1)) else {
+        let Some((by, name)) = b.closure_receiver() else {
             continue;
         };
         // A closure defined inside a generic function: its body is generic
@@ -101,20 +92,16 @@ fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
         if b.locals.values().any(|l| mentions_parameter(&l.ty)) {
             continue;
         }
-        let (receiver, ty) = match &first.ty {
-            Ty::Ref(Mutability::Not, t) => (Receiver::Shared, &**t),
-            Ty::Ref(Mutability::Mut, t) => (Receiver::Unique, &**t),
-            t => (Receiver::Owned, t),
+        let receiver = match by {
+            Some(Mutability::Not) => Receiver::Shared,
+            Some(Mutability::Mut) => Receiver::Unique,
+            None => Receiver::Owned,
         };
-        if let Ty::Opaque(name) = ty
-            && is_closure(ty)
-        {
-            out.entry(name.clone()).or_insert(ClosureBody {
-                path: b.path.clone(),
-                receiver,
-                inputs: b.arg_count as usize - 1,
-            });
-        }
+        out.entry(name.to_string()).or_insert(ClosureBody {
+            path: b.path.clone(),
+            receiver,
+            inputs: b.arg_count as usize - 1,
+        });
     }
     out
 }
