@@ -169,6 +169,15 @@ impl Sandbox {
         }
     }
 
+    /// The path of the toolchain's `cargo` as a job sees it (dependency
+    /// builds of kernels: their build scripts are user code).
+    pub fn cargo(&self) -> PathBuf {
+        match self {
+            Sandbox::Confined(_) => Path::new(TOOLCHAIN).join("bin/cargo"),
+            Sandbox::Unconfined(t) => t.sysroot.join("bin/cargo"),
+        }
+    }
+
     /// The C compiler that rustc links with (`-C linker=`): jobs get no
     /// `PATH`, so rustc cannot look `cc` up itself.
     pub fn linker(&self) -> PathBuf {

@@ -1,0 +1,467 @@
+//! Building a dependency table with cargo: vendored, built confined, kept.
+//!
+//! 1. **Lock.** The fixture's `Cargo.lock` pins every version. Without one,
+//!    cargo writes it (`generate-lockfile`, which runs no crate code) and it
+//!    is copied into the fixture folder, where it stays, as cargo itself does.
+//! 2. **Vendor.** `cargo vendor --locked` copies the locked sources out of
+//!    crates.io (the only step that needs the network; it runs no crate code).
+//! 3. **Refuse.** A crate whose source reads `OUT_DIR` includes code that its
+//!    build script generates, which we would compile without seeing.
+//! 4. **Build.** `cargo build --offline --locked` in the sandbox (build
+//!    scripts and proc macros are user code), for the host target named
+//!    explicitly so that the flags below reach the dependencies only, not
+//!    build scripts or proc macros: `--emit=mir,link` (each crate's MIR text
+//!    beside its rlib) and `-Zcross-crate-inline-threshold=always` (every
+//!    function's MIR in the metadata, so that the kernel's rustc can inline
+//!    it). The panic strategy stays `unwind`, so that the same rlibs serve
+//!    the kernel (`panic=abort`, MIR only) and its host twin.
+//! 5. **Check.** A crate linked against `std` is refused by name
+//!    (`rustc -Zls=root` lists each rlib's own dependencies).
+//! 6. **Keep.** Everything lives in `<cache>/<key>/`, where the key covers
+//!    the generated manifest, the lock file, rustc's version and the flags;
+//!    the folder is built under a private name and renamed into place, so a
+//!    second run, or a concurrent one, reuses it whole.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sandbox::{Job, Sandbox, WORK_DIR};
+use sha2::{Digest, Sha256};
+
+use crate::spec::DependencyTable;
+use crate::{BuiltDeps, DepCrate, DepsError};
+
+/// The flags every dependency is compiled with (see the module's doc).
+pub const DEP_RUSTFLAGS: [&str; 8] = [
+    "-Copt-level=3",
+    "--emit=mir,link",
+    "-Zcross-crate-inline-threshold=always",
+    "-Zinline-mir-threshold=1000",
+    "-Zinline-mir-hint-threshold=1000",
+    "-Zinline-mir-forwarder-threshold=1000",
+    "-Ztrim-diagnostic-paths=false",
+    "-Cdebuginfo=0",
+];
+
+/// The target the dependencies are built for: the host's, which is also the
+/// target of the kernel's MIR and of its host twin.
+fn host_triple() -> Result<String, DepsError> {
+    let out = std::process::Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .map_err(|e| DepsError::Tool(format!("cannot run rustc -vV: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(|h| h.trim().to_string())
+        .ok_or_else(|| DepsError::Tool("rustc -vV names no host".into()))
+}
+
+fn rustc_version() -> String {
+    std::process::Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+/// How a build was obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Obtained {
+    /// cargo built it now.
+    Built,
+    /// A build kept from an earlier run was reused.
+    Reused,
+}
+
+/// Where the builds are kept: `$KERNEL_DEPS_CACHE`, else
+/// `$CARGO_TARGET_DIR/kernel-deps`, else `target/kernel-deps` under the
+/// current folder.
+pub fn default_cache_dir() -> PathBuf {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = env("KERNEL_DEPS_CACHE") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = env("CARGO_TARGET_DIR") {
+        return PathBuf::from(d).join("kernel-deps");
+    }
+    PathBuf::from("target/kernel-deps")
+}
+
+fn io(what: &str, path: &Path) -> impl FnOnce(std::io::Error) -> DepsError {
+    let what = format!("{what} {}", path.display());
+    move |e| DepsError::Io(format!("{what}: {e}"))
+}
+
+/// Runs cargo outside the sandbox for a step that runs no crate code
+/// (`generate-lockfile`, `vendor`), with the machine's cargo home (its
+/// registry cache) and network.
+fn cargo_unconfined(project: &Path, args: &[&str]) -> Result<String, DepsError> {
+    let out = std::process::Command::new("cargo")
+        .args(args)
+        .current_dir(project)
+        .output()
+        .map_err(|e| DepsError::Tool(format!("cannot run cargo: {e}")))?;
+    if !out.status.success() {
+        return Err(DepsError::Cargo {
+            step: args.first().copied().unwrap_or("cargo").to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The lock file of `table`: the fixture's own (`lock`), else one cargo
+/// writes now and that is copied to `lock`.
+fn lock_text(table: &DependencyTable, lock: &Path, scratch: &Path) -> Result<String, DepsError> {
+    if let Ok(text) = std::fs::read_to_string(lock) {
+        return Ok(text);
+    }
+    let project = scratch.join("lock-project");
+    write_project(table, &project)?;
+    cargo_unconfined(&project, &["generate-lockfile", "--quiet"])?;
+    let made = project.join("Cargo.lock");
+    let text = std::fs::read_to_string(&made).map_err(io("cannot read", &made))?;
+    std::fs::write(lock, &text).map_err(io("cannot write", lock))?;
+    tracing::info!("wrote {} (pin it with the fixture)", lock.display());
+    Ok(text)
+}
+
+fn write_project(table: &DependencyTable, project: &Path) -> Result<(), DepsError> {
+    let src = project.join("src");
+    std::fs::create_dir_all(&src).map_err(io("cannot create", &src))?;
+    let manifest = project.join("Cargo.toml");
+    std::fs::write(&manifest, table.cargo_manifest()).map_err(io("cannot write", &manifest))?;
+    let lib = src.join("lib.rs");
+    std::fs::write(&lib, "#![no_std]\n").map_err(io("cannot write", &lib))
+}
+
+/// The key of a build: everything that decides its output.
+fn build_key(table: &DependencyTable, lock: &str, triple: &str) -> String {
+    let mut h = Sha256::new();
+    let mut field = |b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    field(b"kernel-deps build v1");
+    field(rustc_version().as_bytes());
+    field(triple.as_bytes());
+    field(table.cargo_manifest().as_bytes());
+    field(lock.as_bytes());
+    for f in DEP_RUSTFLAGS {
+        field(f.as_bytes());
+    }
+    hex::encode(h.finalize())
+}
+
+/// Builds `table` (pinned by the lock file at `lock`, created there if
+/// missing) in `cache`, or reuses the build kept there.
+pub fn build(
+    table: &DependencyTable,
+    lock: &Path,
+    cache: &Path,
+    sandbox: &Sandbox,
+) -> Result<(BuiltDeps, Obtained), DepsError> {
+    std::fs::create_dir_all(cache).map_err(io("cannot create", cache))?;
+    let cache = std::path::absolute(cache).map_err(io("cannot resolve", cache))?;
+    let scratch = tempdir(&cache)?;
+    let result = (|| {
+        let lock_text = lock_text(table, lock, &scratch)?;
+        let triple = host_triple()?;
+        let key = build_key(table, &lock_text, &triple);
+        let dir = cache.join(&key);
+        if let Ok(kept) = BuiltDeps::load(&dir) {
+            return Ok((kept, Obtained::Reused));
+        }
+        let staging = scratch.join("build");
+        build_into(table, &lock_text, &triple, &staging, sandbox)?;
+        // Into place whole; a concurrent run that got there first wins.
+        if std::fs::rename(&staging, &dir).is_err() && !dir.join(BuiltDeps::RECORD).is_file() {
+            return Err(DepsError::Io(format!(
+                "cannot keep the build in {}",
+                dir.display()
+            )));
+        }
+        Ok((BuiltDeps::load(&dir)?, Obtained::Built))
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn tempdir(cache: &Path) -> Result<PathBuf, DepsError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = cache.join(format!(
+        ".tmp-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(io("cannot create", &dir))?;
+    Ok(dir)
+}
+
+/// Vendors, checks and builds `table` into `dir`, and records the result.
+fn build_into(
+    table: &DependencyTable,
+    lock: &str,
+    triple: &str,
+    dir: &Path,
+    sandbox: &Sandbox,
+) -> Result<(), DepsError> {
+    let project = dir.join("project");
+    write_project(table, &project)?;
+    let lock_path = project.join("Cargo.lock");
+    std::fs::write(&lock_path, lock).map_err(io("cannot write", &lock_path))?;
+    let vendor = dir.join("vendor");
+    cargo_unconfined(
+        &project,
+        &[
+            "vendor",
+            "--locked",
+            "--versioned-dirs",
+            "--quiet",
+            vendor.to_str().unwrap_or("vendor"),
+        ],
+    )?;
+    refuse_generated_code(&vendor)?;
+
+    // cargo, confined: it sees `dir` only, at /work.
+    let mut job = Job::new(sandbox.cargo()).read_write(dir, WORK_DIR);
+    let view = job.clone();
+    let seen = |p: &Path| sandbox.path_in(&view, p);
+    let config_dir = project.join(".cargo");
+    std::fs::create_dir_all(&config_dir).map_err(io("cannot create", &config_dir))?;
+    let mut config = toml::Table::new();
+    let mut crates_io = toml::Table::new();
+    crates_io.insert("replace-with".into(), "vendored".into());
+    let mut vendored = toml::Table::new();
+    vendored.insert(
+        "directory".into(),
+        seen(&vendor).to_string_lossy().into_owned().into(),
+    );
+    let mut source = toml::Table::new();
+    source.insert("crates-io".into(), crates_io.into());
+    source.insert("vendored".into(), vendored.into());
+    config.insert("source".into(), source.into());
+    let config_path = config_dir.join("config.toml");
+    std::fs::write(&config_path, toml::to_string(&config).unwrap_or_default())
+        .map_err(io("cannot write", &config_path))?;
+    let home = dir.join("cargo-home");
+    std::fs::create_dir_all(&home).map_err(io("cannot create", &home))?;
+    let target = dir.join("target");
+    job.args = [
+        "build",
+        "--release",
+        "--offline",
+        "--locked",
+        "--jobs",
+        "2",
+        "--message-format=json",
+        "--target",
+        triple,
+    ]
+    .map(Into::into)
+    .to_vec();
+    job.args.push("--target-dir".into());
+    job.args.push(seen(&target).into_os_string());
+    let rustc = sandbox.rustc();
+    let bin = rustc.parent().map(Path::to_path_buf).unwrap_or_default();
+    job.env = vec![
+        (
+            "CARGO_HOME".into(),
+            seen(&home).to_string_lossy().into_owned(),
+        ),
+        ("HOME".into(), seen(dir).to_string_lossy().into_owned()),
+        ("RUSTC".into(), rustc.to_string_lossy().into_owned()),
+        (
+            "PATH".into(),
+            format!("{}:/usr/bin:/bin", bin.to_string_lossy()),
+        ),
+        ("RUSTC_BOOTSTRAP".into(), "1".into()),
+        (
+            "CARGO_ENCODED_RUSTFLAGS".into(),
+            DEP_RUSTFLAGS.join("\u{1f}"),
+        ),
+        ("CARGO_TERM_COLOR".into(), "never".into()),
+        ("CARGO_INCREMENTAL".into(), "0".into()),
+    ];
+    job.cwd = Some(project.clone());
+    job.timeout = Duration::from_secs(600);
+    job.limits.processes = 1024;
+    job.limits.cpu_seconds = 1200;
+    let out = sandbox
+        .run(&job)
+        .map_err(|e| DepsError::Tool(e.to_string()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let messages: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    if !out.success() {
+        // With JSON messages, rustc's diagnostics come on stdout.
+        let mut stderr: String = messages
+            .iter()
+            .filter(|m| m["reason"] == "compiler-message")
+            .filter_map(|m| m["message"]["rendered"].as_str())
+            .collect();
+        stderr.push_str(&out.stderr_text());
+        return Err(DepsError::Cargo {
+            step: "build".into(),
+            stderr,
+        });
+    }
+    let inside = seen(dir);
+    let to_host = |p: &str| -> PathBuf {
+        match Path::new(p).strip_prefix(&inside) {
+            Ok(rest) => rest.to_path_buf(),
+            Err(_) => PathBuf::from(p),
+        }
+    };
+    let mut crates = Vec::new();
+    for msg in &messages {
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let kinds = msg["target"]["kind"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if !kinds.iter().any(|k| k == "lib" || k == "rlib") {
+            continue;
+        }
+        let name = msg["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if name == crate::spec::PROJECT_NAME.replace('-', "_") {
+            continue;
+        }
+        let Some(rlib) = msg["filenames"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str())
+            .find(|f| f.ends_with(".rlib"))
+        else {
+            continue;
+        };
+        let rlib = to_host(rlib);
+        let mir = rlib.with_file_name(
+            rlib.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix("lib"))
+                .and_then(|n| n.strip_suffix(".rlib"))
+                .map(|stem| format!("{stem}.mir"))
+                .unwrap_or_default(),
+        );
+        let manifest = to_host(msg["manifest_path"].as_str().unwrap_or_default());
+        let package_id = msg["package_id"].as_str().unwrap_or_default();
+        crates.push(DepCrate {
+            name,
+            package: package_id.to_string(),
+            rlib,
+            mir,
+            src_dir: manifest.parent().map(Path::to_path_buf).unwrap_or_default(),
+            direct: false,
+        });
+    }
+    let direct = table.crate_names();
+    for c in &mut crates {
+        c.direct = direct.contains(&c.name);
+    }
+    crates.sort_by(|a, b| a.name.cmp(&b.name));
+    let built = BuiltDeps {
+        root: dir.to_path_buf(),
+        crates,
+    };
+    for name in &direct {
+        if !built.crates.iter().any(|c| &c.name == name) {
+            return Err(DepsError::Missing(name.clone()));
+        }
+    }
+    refuse_std(&built, sandbox)?;
+    built.save()
+}
+
+/// Refuses a vendored crate whose source reads `OUT_DIR`: it compiles code
+/// its build script writes, which nobody reviewed and which the MIR would
+/// show without a source to point at.
+fn refuse_generated_code(vendor: &Path) -> Result<(), DepsError> {
+    let mut stack = vec![vendor.to_path_buf()];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        if text.contains("env!(\"OUT_DIR\")") && f.file_name().is_some_and(|n| n != "build.rs") {
+            let rel = f.strip_prefix(vendor).unwrap_or(&f);
+            let krate = rel
+                .components()
+                .next()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Err(DepsError::GeneratedCode {
+                krate,
+                file: rel.display().to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a crate of the build whose rlib depends on `std`: the device has
+/// none.
+fn refuse_std(built: &BuiltDeps, sandbox: &Sandbox) -> Result<(), DepsError> {
+    for c in &built.crates {
+        let rlib = built.root.join(&c.rlib);
+        let mut job = Job::new(sandbox.rustc()).read_write(&built.root, WORK_DIR);
+        job.args = vec![
+            "-Zls=root".into(),
+            sandbox.path_in(&job, &rlib).into_os_string(),
+        ];
+        job.env = vec![("RUSTC_BOOTSTRAP".into(), "1".into())];
+        job.timeout = Duration::from_secs(60);
+        let out = sandbox
+            .run(&job)
+            .map_err(|e| DepsError::Tool(e.to_string()))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let deps = text
+            .split("=External Dependencies=")
+            .nth(1)
+            .unwrap_or_default();
+        let links_std = deps.lines().any(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|n| n == "std" || n.starts_with("std-"))
+        });
+        if !out.success() {
+            return Err(DepsError::Tool(format!(
+                "rustc -Zls=root {}: {}",
+                c.rlib.display(),
+                out.stderr_text()
+            )));
+        }
+        if links_std {
+            return Err(DepsError::NeedsStd {
+                krate: c.name.clone(),
+                package: c.package.clone(),
+            });
+        }
+    }
+    Ok(())
+}
