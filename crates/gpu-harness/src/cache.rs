@@ -267,6 +267,7 @@ pub fn cacheable(report: &FixtureReport) -> bool {
                 FailureKind::HostTimeout
                     | FailureKind::HostSandbox
                     | FailureKind::SandboxUnavailable
+                    | FailureKind::Dependencies
                     | FailureKind::NoGpu
                     | FailureKind::LibnvvmMissing
                     | FailureKind::Panic

@@ -337,12 +337,24 @@ pub struct Manifest {
     /// Instructions each simulated thread may run in one launch before the
     /// virtual device calls it a timeout (default: the device's own limit).
     pub step_limit: Option<u64>,
+    /// crates.io dependencies of the kernel, as in a `Cargo.toml`
+    /// (`libm = { version = "0.2", default-features = false }`), pinned by
+    /// the `Cargo.lock` beside the kernel (`kernel-deps`).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub dependencies: toml::Table,
 }
 
 impl Manifest {
+    /// The checked dependency table.
+    pub fn dependency_table(&self) -> Result<kernel_deps::DependencyTable, ManifestError> {
+        kernel_deps::DependencyTable::from_toml(&self.dependencies)
+            .map_err(ManifestError::Dependency)
+    }
+
     /// Names are identifiers and distinct, buffers fit in
     /// [`MAX_BUFFER_BYTES`], launches have at least one thread.
     pub fn validate(&self) -> Result<(), ManifestError> {
+        self.dependency_table()?;
         let mut seen = std::collections::BTreeSet::new();
         let mut total: u64 = 0;
         for b in &self.buffer {
@@ -439,6 +451,9 @@ pub enum FixtureError {
 /// What makes a manifest unusable, found before anything runs.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ManifestError {
+    /// The `[dependencies]` table is refused.
+    #[error(transparent)]
+    Dependency(kernel_deps::SpecError),
     /// An argument names neither a buffer nor a scalar type.
     #[error("an argument needs `buffer` or one scalar type key")]
     ArgumentWithoutKind,

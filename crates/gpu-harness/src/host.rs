@@ -461,11 +461,17 @@ pub fn run(
     work: &Path,
     timeout: Duration,
     builds: Option<&Path>,
+    deps: Option<&kernel_deps::BuiltDeps>,
 ) -> Result<(Readback, HostBuild), HostError> {
     std::fs::create_dir_all(work)?;
     let folder = std::path::absolute(&f.dir)?;
     let kernel = std::path::absolute(&f.kernel)?;
     let mut build = Job::in_folders(sandbox.rustc(), &folder, work);
+    if let Some(d) = deps {
+        // The same rlibs as the kernel's: the expected values come from the
+        // same dependency code.
+        build = build.read_only(&d.root, mir_import::rustc::DEPS_DIR);
+    }
     let seen = |p: &Path| sandbox.path_in(&build, p);
     let prelude = work.join("gpu.rs");
     std::fs::write(&prelude, mir_import::rustc::PRELUDE_SOURCE)?;
@@ -494,10 +500,18 @@ pub fn run(
         "codegen-units=1".into(),
         "-C".into(),
         format!("linker={}", sandbox.linker().display()).into(),
+    ];
+    if let Some(d) = deps {
+        let view = build.clone();
+        build
+            .args
+            .extend(d.rustc_args(&|p: &Path| sandbox.path_in(&view, p)));
+    }
+    build.args.extend([
         "-o".into(),
         bin_in.clone().into_os_string(),
         src_in.into_os_string(),
-    ];
+    ]);
     build.cwd = Some(work.to_path_buf());
     build.timeout = BUILD_TIMEOUT;
     // A build kept from an earlier run (its key covers everything rustc

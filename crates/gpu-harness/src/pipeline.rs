@@ -245,8 +245,32 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
     };
     let expect_error = f.manifest.expect_error.clone();
     let work = WorkDir::new(opts, f);
+    // The kernel's crates.io dependencies, built (or reused) before rustc
+    // sees the kernel; every rustc run and the host build take them.
+    let deps = match f.manifest.dependency_table() {
+        Ok(table) if table.is_empty() => Some(None),
+        Ok(table) => run
+            .stage("dependencies", || dependencies_stage(f, &table, opts))
+            .map(Some),
+        Err(e) => {
+            run.stage("dependencies", || -> Result<((), String), StageError> {
+                Err(StageError::Dependencies(kernel_deps::DepsError::Io(
+                    e.to_string(),
+                )))
+            });
+            None
+        }
+    };
+    let Some(deps) = deps else {
+        return FixtureReport::new(f.name.clone(), run.stages, Vec::new());
+    };
+    let rustc = || -> Result<RustcOptions, StageError> {
+        let mut r = opts.rustc()?;
+        r.deps = deps.clone();
+        Ok(r)
+    };
     let imported = run.stage("import", || {
-        let i = compile_driver::import(&f.kernel, &opts.rustc()?)?;
+        let i = compile_driver::import(&f.kernel, &rustc()?)?;
         let n = i.krate.bodies.len();
         Ok((i, format!("{n} bodies")))
     });
@@ -274,7 +298,7 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
         (Some((l, imp)), Some(Some(a))) => {
             let checks = f.manifest.shape.clone();
             run.stage("shape", || {
-                crate::shape_stage::run(f, l, &imp.krate, a, &checks, &opts.rustc()?)
+                crate::shape_stage::run(f, l, &imp.krate, a, &checks, &rustc()?)
             });
         }
         _ => run.skip("shape", "no artifacts"),
@@ -296,6 +320,7 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
                 &work.path,
                 f.manifest.host_timeout(),
                 builds.as_deref(),
+                deps.as_deref(),
             )?;
             let build = match how {
                 crate::host::HostBuild::Built => "rustc -C opt-level=1",
@@ -384,6 +409,42 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
         run.stage("hand-check", || hand_check(f, exp));
     }
     FixtureReport::new(f.name.clone(), run.stages, values)
+}
+
+/// Builds the kernel's dependencies, or reuses the build kept in the
+/// cache folder (the result cache's, else `kernel_deps::default_cache_dir`).
+fn dependencies_stage(
+    f: &Fixture,
+    table: &kernel_deps::DependencyTable,
+    opts: &Options,
+) -> Result<(std::sync::Arc<kernel_deps::BuiltDeps>, String), StageError> {
+    let sandbox = opts
+        .sandbox
+        .clone()
+        .map_err(|why| StageError::SandboxUnavailable { why })?;
+    let cache = match &opts.cache {
+        Some(c) => c.dir().join("kernel-deps"),
+        None => kernel_deps::default_cache_dir(),
+    };
+    let lock = f.dir.join("Cargo.lock");
+    let (built, how) = kernel_deps::build(table, &lock, &cache, &sandbox)?;
+    let names: Vec<String> = built
+        .crates
+        .iter()
+        .map(|c| c.package.rsplit('#').next().unwrap_or(&c.name).to_string())
+        .collect();
+    let how = match how {
+        kernel_deps::Obtained::Built => "built",
+        kernel_deps::Obtained::Reused => "build reused",
+    };
+    Ok((
+        std::sync::Arc::new(built),
+        format!(
+            "{} ({how}; cargo, {})",
+            names.join(", "),
+            sandbox.describe()
+        ),
+    ))
 }
 
 /// The lowering, judged by the manifest: `Some` lowering for a kernel that

@@ -23,6 +23,9 @@ pub enum StageStatus {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureKind {
+    /// The kernel's crates.io dependencies could not be built, or were
+    /// refused (`std`, generated code, a source outside crates.io).
+    Dependencies,
     /// rustc, the MIR reader or the constant evaluator failed.
     Import,
     /// The lowering refused a kernel that must compile.

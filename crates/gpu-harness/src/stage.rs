@@ -67,6 +67,9 @@ pub enum StageError {
     /// The host program (the expected values) failed.
     #[error(transparent)]
     Host(#[from] HostError),
+    /// The kernel's dependencies could not be built, or were refused.
+    #[error(transparent)]
+    Dependencies(#[from] kernel_deps::DepsError),
     /// The sandbox cannot be set up, so the user's code does not run.
     #[error("{why}")]
     SandboxUnavailable {
@@ -134,6 +137,7 @@ impl StageError {
                 HostError::Readback(_) => FailureKind::HostReadback,
                 HostError::Sandbox(_) | HostError::Io(_) => FailureKind::HostSandbox,
             },
+            StageError::Dependencies(_) => FailureKind::Dependencies,
             StageError::SandboxUnavailable { .. } => FailureKind::SandboxUnavailable,
             StageError::NoGpu { .. } => FailureKind::NoGpu,
             StageError::Launch(l) => match l {

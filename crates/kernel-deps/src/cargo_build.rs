@@ -75,17 +75,21 @@ pub enum Obtained {
 }
 
 /// Where the builds are kept: `$KERNEL_DEPS_CACHE`, else
-/// `$CARGO_TARGET_DIR/kernel-deps`, else `target/kernel-deps` under the
-/// current folder.
+/// `$XDG_CACHE_HOME/kernel-deps`, else `~/.cache/kernel-deps`, else under
+/// the system's temporary folder. One folder for every tool and test of
+/// the machine, so a table is built once whoever asks first.
 pub fn default_cache_dir() -> PathBuf {
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     if let Some(d) = env("KERNEL_DEPS_CACHE") {
         return PathBuf::from(d);
     }
-    if let Some(d) = env("CARGO_TARGET_DIR") {
+    if let Some(d) = env("XDG_CACHE_HOME") {
         return PathBuf::from(d).join("kernel-deps");
     }
-    PathBuf::from("target/kernel-deps")
+    if let Some(h) = env("HOME") {
+        return PathBuf::from(h).join(".cache/kernel-deps");
+    }
+    std::env::temp_dir().join("kernel-deps")
 }
 
 fn io(what: &str, path: &Path) -> impl FnOnce(std::io::Error) -> DepsError {
@@ -464,4 +468,40 @@ fn refuse_std(built: &BuiltDeps, sandbox: &Sandbox) -> Result<(), DepsError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_generated_by_a_build_script_is_refused_by_crate_and_file() {
+        let vendor = std::env::temp_dir().join(format!("kernel-deps-gen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&vendor);
+        let src = vendor.join("gen-0.1.0/src");
+        std::fs::create_dir_all(&src).expect("vendor");
+        std::fs::write(src.join("lib.rs"), "pub fn f() -> u32 { 1 }\n").expect("lib");
+        std::fs::write(
+            vendor.join("gen-0.1.0/build.rs"),
+            "// env!(\"OUT_DIR\") is fine here\n",
+        )
+        .expect("build.rs");
+        assert!(
+            refuse_generated_code(&vendor).is_ok(),
+            "a build script alone is accepted"
+        );
+        std::fs::write(
+            src.join("consts.rs"),
+            "include!(concat!(env!(\"OUT_DIR\"), \"/consts.rs\"));\n",
+        )
+        .expect("consts");
+        match refuse_generated_code(&vendor) {
+            Err(DepsError::GeneratedCode { krate, file }) => {
+                assert_eq!(krate, "gen-0.1.0");
+                assert_eq!(file, "gen-0.1.0/src/consts.rs");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&vendor);
+    }
 }

@@ -29,7 +29,7 @@ pub struct DependencyTable {
 }
 
 /// Why a `[dependencies]` table was refused.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SpecError {
     /// A dependency name that is not a crate name.
     #[error("dependency `{0}`: not a crate name (ASCII letters, digits, `-` and `_`)")]
@@ -177,6 +177,24 @@ impl DependencyTable {
         // Its own workspace: never part of one found above it.
         root.insert("workspace".into(), toml::Table::new().into());
         toml::to_string(&root).unwrap_or_default()
+    }
+}
+
+/// The `[dependencies]` table of a fixture manifest's text (empty when it
+/// has none). Only that table is read: the rest of the manifest is the
+/// oracle's business.
+pub fn manifest_dependencies(manifest: &str) -> Result<DependencyTable, SpecError> {
+    let table: toml::Table = toml::from_str(manifest).map_err(|e| SpecError::Value {
+        name: "manifest".into(),
+        what: e.to_string(),
+    })?;
+    match table.get("dependencies") {
+        Some(toml::Value::Table(t)) => DependencyTable::from_toml(t),
+        Some(_) => Err(SpecError::Value {
+            name: "manifest".into(),
+            what: "`dependencies` is not a table".into(),
+        }),
+        None => Ok(DependencyTable::default()),
     }
 }
 

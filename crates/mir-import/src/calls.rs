@@ -44,6 +44,10 @@ pub enum KnownCall {
     /// `mem::swap` leaves after inlining (and `mem::swap(a, b)` itself, when
     /// rustc keeps the call): exchange the two pointees.
     Swap,
+    /// `intrinsics::volatile_load(p)` (`ptr::read_volatile`, which libm's
+    /// `force_eval!` leaves): a read of `*p`. The device has no memory-mapped
+    /// I/O, so a plain load gives the value Rust promises.
+    VolatileLoad,
     /// A device-prelude primitive (`gpu::thread_idx_x`, `gpu::sync_threads`).
     Device(Intrinsic),
     /// A float math intrinsic (`intrinsics::sinf32`) or std's libm shim
@@ -374,6 +378,7 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
             "select_unpredictable" => return Some(KnownCall::Select),
             "exact_div" => return Some(KnownCall::ExactDiv),
+            "volatile_load" => return Some(KnownCall::VolatileLoad),
             _ => {}
         }
         if let Some(f) = int_fn(name) {
@@ -536,6 +541,10 @@ mod tests {
             Some(KnownCall::Select)
         );
         assert_eq!(c("std::intrinsics::exact_div"), Some(KnownCall::ExactDiv));
+        assert_eq!(
+            c("core::intrinsics::volatile_load"),
+            Some(KnownCall::VolatileLoad)
+        );
         assert_eq!(c("core::panicking::panic"), Some(KnownCall::Panic));
         assert_eq!(
             c("core::slice::index::slice_end_index_len_fail"),

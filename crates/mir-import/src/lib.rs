@@ -18,6 +18,7 @@
 
 pub mod attrs;
 pub mod calls;
+pub mod deps;
 pub mod eval;
 pub mod layout;
 pub mod model;
@@ -57,6 +58,9 @@ pub enum ImportError {
     /// The twin build (rustc evaluating consts) failed.
     #[error(transparent)]
     Twin(#[from] eval::twin::TwinError),
+    /// The kernel's dependencies could not be built.
+    #[error(transparent)]
+    Dependencies(#[from] kernel_deps::DepsError),
 }
 
 /// A kernel's import with its constants evaluated: every const, static and
@@ -183,6 +187,9 @@ pub fn print_kernel(
     let mut krate = import_printed(&printed, &name)?;
     let generics = mono::generic_fns(&printed.out.source);
     if generics.is_empty() {
+        if let Some(deps) = &opts.deps {
+            deps::link_dependency_items(&mut krate, deps);
+        }
         return Ok((printed, krate));
     }
     let mut known = std::collections::BTreeMap::new();
@@ -203,6 +210,9 @@ pub fn print_kernel(
     }
     // New instances still appearing after the last round: their calls stay
     // unresolved, and the lowering refuses them.
+    if let Some(deps) = &opts.deps {
+        deps::link_dependency_items(&mut krate, deps);
+    }
     Ok((printed, krate))
 }
 

@@ -45,7 +45,21 @@ pub struct RustcOptions {
     pub device: bool,
     /// Wall-clock limit of one rustc call.
     pub timeout: Duration,
+    /// The kernel's crates.io dependencies, built (`kernel-deps`): rustc
+    /// sees them read-only at [`DEPS_DIR`] and takes the direct ones with
+    /// `--extern`.
+    pub deps: Option<std::sync::Arc<kernel_deps::BuiltDeps>>,
 }
+
+/// Where rustc sees a kernel's built dependencies when confined.
+pub const DEPS_DIR: &str = "/deps";
+
+/// The MIR inliner's thresholds for a kernel with dependencies. Their
+/// functions reach the device only inlined into the kernel's own: rustc
+/// prints a dependency's MIR under its own paths and generically, so a call
+/// left to one has no body here (the lowering refuses it by name). With
+/// these thresholds rustc inlines every non-recursive one.
+pub const DEPENDENCY_INLINE_THRESHOLD: u32 = 100_000;
 
 impl Default for RustcOptions {
     fn default() -> Self {
@@ -53,11 +67,38 @@ impl Default for RustcOptions {
             sandbox: None,
             device: true,
             timeout: Duration::from_secs(300),
+            deps: None,
         }
     }
 }
 
 impl RustcOptions {
+    /// The default (unconfined) options for a kernel of this workspace's
+    /// own corpus, with the dependencies that the `manifest.toml` beside it
+    /// declares, built (or reused) in [`kernel_deps::default_cache_dir`].
+    /// Their build runs unconfined too: this is for trusted sources only.
+    pub fn for_kernel(kernel: &Path) -> Result<RustcOptions, kernel_deps::DepsError> {
+        let mut opts = RustcOptions::default();
+        let folder = kernel.parent().unwrap_or(Path::new("."));
+        let Ok(text) = std::fs::read_to_string(folder.join("manifest.toml")) else {
+            return Ok(opts);
+        };
+        let table = kernel_deps::manifest_dependencies(&text)?;
+        if table.is_empty() {
+            return Ok(opts);
+        }
+        let sandbox =
+            Sandbox::unconfined().map_err(|e| kernel_deps::DepsError::Tool(e.to_string()))?;
+        let (built, _) = kernel_deps::build(
+            &table,
+            &folder.join("Cargo.lock"),
+            &kernel_deps::default_cache_dir(),
+            &sandbox,
+        )?;
+        opts.deps = Some(std::sync::Arc::new(built));
+        Ok(opts)
+    }
+
     /// The options for an untrusted kernel: rustc confined in `sandbox`.
     pub fn confined(sandbox: Sandbox) -> Self {
         RustcOptions {
@@ -188,6 +229,9 @@ fn run(
     };
     let scratch = Scratch::new("rustc").map_err(RustcError::Scratch)?;
     let mut job = Job::in_folders(sandbox.rustc(), &folder, &scratch.0);
+    if let Some(deps) = &opts.deps {
+        job = job.read_only(&deps.root, DEPS_DIR);
+    }
     let seen = |p: &Path| sandbox.path_in(&job, p);
     let prelude = scratch.0.join("gpu.rs");
     std::fs::write(&prelude, PRELUDE_SOURCE).map_err(RustcError::Scratch)?;
@@ -226,13 +270,21 @@ fn run(
         "-Zprint-type-sizes",
         "-Ztrim-diagnostic-paths=false",
         "-Zmir-include-spans",
-        "-Zinline-mir-threshold=1000",
-        "-Zinline-mir-hint-threshold=1000",
-        "-Zinline-mir-forwarder-threshold=1000",
         "-Zcross-crate-inline-threshold=always",
     ]
     .map(Into::into)
     .to_vec();
+    let threshold = if opts.deps.is_some() {
+        DEPENDENCY_INLINE_THRESHOLD
+    } else {
+        1000
+    };
+    for flag in ["threshold", "hint-threshold", "forwarder-threshold"] {
+        args.push(format!("-Zinline-mir-{flag}={threshold}").into());
+    }
+    if let Some(deps) = &opts.deps {
+        args.extend(deps.rustc_args(&|p: &Path| seen(p)));
+    }
     // Unconfined, the same fixed names through rustc's own path remapping,
     // so that the printed MIR is the same in every run either way.
     for (host, inside) in [

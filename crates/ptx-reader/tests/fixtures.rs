@@ -102,11 +102,12 @@ fn every_fixture_ptx_reads_at_both_levels() {
     let Some(nvvm) = nvvm_emit::testing::libnvvm_or_skip("ptx-reader fixtures") else {
         return;
     };
-    let rustc = mir_import::rustc::RustcOptions::default();
     let mut compiled = 0;
     let mut failures = Vec::new();
     for dir in fixtures() {
         let n = name(&dir);
+        let rustc = mir_import::rustc::RustcOptions::for_kernel(&dir.join("kernel.rs"))
+            .unwrap_or_else(|e| panic!("{n}: {e}"));
         let c = match compile_driver::compile(&dir.join("kernel.rs"), &rustc, nvvm) {
             Ok(c) => c,
             // error_* fixtures are refused by the lowering: no PTX to read.

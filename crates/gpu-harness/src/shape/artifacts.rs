@@ -32,9 +32,15 @@ pub struct Artifacts {
 impl Artifacts {
     /// Imports, lowers, prints and compiles `kernel` at `-opt=3` and `-opt=0`.
     pub fn build(kernel: &Path, nvvm: &Libnvvm) -> Result<Artifacts, CompileError> {
-        let (imported, lowered) = compile_driver::import_and_lower(kernel, &Default::default())?;
+        let rustc =
+            compile_driver::RustcOptions::for_kernel(kernel).map_err(|e| CompileError::Import {
+                kernel: kernel.to_path_buf(),
+                source: mir_import::ImportError::Dependencies(e),
+            })?;
+        let (imported, lowered) = compile_driver::import_and_lower(kernel, &rustc)?;
         let mut a = Self::from_lowered(kernel, lowered, nvvm)?;
         a.mir = Some(imported.krate);
+        a.rustc = rustc;
         Ok(a)
     }
 

@@ -222,6 +222,24 @@ impl FnLower<'_, '_> {
                 };
                 Ok(Some(Val::Immediate(self.b.binary(op, a, b))))
             }
+            KnownCall::VolatileLoad if args.len() == 1 => {
+                let elem = self
+                    .operand_ty(&args[0])?
+                    .pointee()
+                    .cloned()
+                    .ok_or_else(|| self.unsupported("`volatile_load` of a non-pointer"))?;
+                let p = self.scalar_operand(&args[0])?;
+                Ok(Some(match self.repr(&elem)? {
+                    Repr::Zst => Val::Zst,
+                    Repr::Scalar(s) => Val::Immediate(self.load_scalar_at(p, 0, s)),
+                    Repr::Pair(s0, o0, s1, o1) => Val::Pair(
+                        self.load_scalar_at(p, o0, s0),
+                        self.load_scalar_at(p, o1, s1),
+                    ),
+                    // The destination's write copies the pointee's bytes.
+                    Repr::Mem { .. } => Val::ByRef(p),
+                }))
+            }
             KnownCall::ArithOffset if args.len() == 2 => {
                 // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
                 let size = self.pointee_size(&args[0], "arith_offset")?;
@@ -255,6 +273,7 @@ impl FnLower<'_, '_> {
             KnownCall::MinMax(_)
             | KnownCall::Select
             | KnownCall::ExactDiv
+            | KnownCall::VolatileLoad
             | KnownCall::Saturating { .. }
             | KnownCall::ArithOffset
             | KnownCall::NullPtr

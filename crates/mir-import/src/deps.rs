@@ -1,0 +1,411 @@
+//! What a kernel's MIR names of its crates.io dependencies without printing
+//! it: their constants and promoteds, and their enums' declarations.
+//!
+//! rustc inlines a dependency's functions into the kernel
+//! ([`crate::rustc::DEPENDENCY_INLINE_THRESHOLD`]), but the inlined code
+//! still names the dependency's constants (`const libm::powf::promoted[6]`,
+//! `const libm::math::powf::DP_H`), whose bodies only the dependency's own
+//! MIR holds, and its enums, whose variant order only its source gives.
+//!
+//! - **Constants and statics.** Each dependency's MIR text (`kernel-deps` keeps it
+//!   beside the rlib) is indexed by item header. A name the kernel uses is
+//!   found by its def path without the crate (`math::powf::DP_H`), else,
+//!   for a name printed through a public re-export (`libm::powf` for
+//!   `math::powf::powf`), by the one item whose path ends the same way; an
+//!   ambiguous or missing name is left unresolved, and the lowering refuses
+//!   it by name. The item's text is renamed to the kernel's name, its
+//!   references to the dependency's own items get the crate's name, and it
+//!   is parsed and added; what it names in turn follows.
+//! - **Enums and structs.** The module that declares a dependency's type
+//!   (`libm::math::generic::sqrt::Exp`) is read from the crate's source
+//!   (`src/math/generic/sqrt.rs` or `.../sqrt/mod.rs`), for its variants'
+//!   declared discriminants and its fields' names ([`crate::attrs`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path as FsPath, PathBuf};
+
+use kernel_deps::BuiltDeps;
+
+use crate::model::{ConstOperand, Crate, Operand, Ty};
+
+/// One dependency's MIR text, indexed by item.
+struct DepMir {
+    crate_name: String,
+    text: String,
+    /// Header path (`math::powf::DP_H`, `math::expf::expf::promoted[0]`) →
+    /// the item's byte range.
+    items: BTreeMap<String, (usize, usize)>,
+    /// The first segments of the crate's own item paths (`math`).
+    modules: BTreeSet<String>,
+}
+
+impl DepMir {
+    fn read(crate_name: &str, path: &FsPath) -> Option<DepMir> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut items = BTreeMap::new();
+        let mut modules = BTreeSet::new();
+        let mut offset = 0;
+        let mut open: Option<(String, usize)> = None;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            let l = line.trim_end();
+            if let Some((name, from)) = &open {
+                if l == "}" {
+                    items.insert(name.clone(), (*from, offset));
+                    open = None;
+                }
+                continue;
+            }
+            let Some(rest) = l
+                .strip_prefix("const ")
+                .or_else(|| l.strip_prefix("static mut "))
+                .or_else(|| l.strip_prefix("static "))
+                .or_else(|| l.strip_prefix("fn "))
+            else {
+                continue;
+            };
+            let path = header_path(rest);
+            if let Some(first) = path.split("::").next()
+                && path.contains("::")
+                && !first.starts_with('<')
+            {
+                modules.insert(first.to_string());
+            }
+            if l.ends_with('{') {
+                open = Some((path.to_string(), start));
+            } else {
+                items.insert(path.to_string(), (start, offset));
+            }
+        }
+        Some(DepMir {
+            crate_name: crate_name.to_string(),
+            text,
+            items,
+            modules,
+        })
+    }
+
+    /// The header path of the item the kernel calls `name` (a path that
+    /// starts with this crate's name).
+    fn find(&self, name: &str) -> Option<&str> {
+        let rest = name.strip_prefix(&format!("{}::", self.crate_name))?;
+        if let Some((k, _)) = self.items.get_key_value(rest) {
+            return Some(k);
+        }
+        // Printed through a re-export: the one item whose path ends with
+        // the printed one's last two segments (`powf::promoted[6]`).
+        let segs: Vec<&str> = rest.split("::").collect();
+        let tail = segs[segs.len().saturating_sub(2)..].join("::");
+        let suffix = format!("::{tail}");
+        let mut found = self
+            .items
+            .keys()
+            .filter(|k| k.ends_with(&suffix) && !k.contains('<'));
+        let first = found.next()?;
+        found.next().is_none().then_some(first.as_str())
+    }
+
+    /// The text of item `header`, renamed to `name` and with the crate's
+    /// own paths given the crate's name.
+    fn item_text(&self, header: &str, name: &str) -> Option<String> {
+        let &(from, to) = self.items.get(header)?;
+        let text = &self.text[from..to];
+        let mut out = String::with_capacity(text.len() + 64);
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        // The header: its path becomes the kernel's name.
+        let kw = ["const ", "static mut ", "static "]
+            .into_iter()
+            .find(|k| text.starts_with(k))?;
+        out.push_str(kw);
+        out.push_str(name);
+        i += kw.len() + header.len();
+        while i < bytes.len() {
+            let c = bytes[i];
+            let boundary = i == 0
+                || !(bytes[i - 1].is_ascii_alphanumeric()
+                    || bytes[i - 1] == b'_'
+                    || bytes[i - 1] == b':');
+            if boundary && (c.is_ascii_alphabetic() || c == b'_') {
+                let end = text[i..]
+                    .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                    .map_or(text.len(), |e| i + e);
+                let word = &text[i..end];
+                if text[end..].starts_with("::") && self.modules.contains(word) {
+                    out.push_str(&self.crate_name);
+                    out.push_str("::");
+                }
+                out.push_str(word);
+                i = end;
+                continue;
+            }
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+        Some(out)
+    }
+}
+
+/// The first path of a header after its keyword: up to the `:` of the type
+/// (for a const or static) or the `(` of the parameters, outside `<..>`.
+fn header_path(rest: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => return &rest[..i],
+            ':' if depth == 0 && !rest[i..].starts_with("::") && !rest[..i].ends_with(':') => {
+                return &rest[..i];
+            }
+            _ => {}
+        }
+    }
+    rest
+}
+
+/// The constant items and promoteds that `krate`'s bodies name and that no
+/// body of `krate` defines, with a dependency crate's name first.
+fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for body in krate.bodies.values() {
+        body.for_each_operand(|op| {
+            let Operand::Const(c) = op else { return };
+            let name = match c {
+                ConstOperand::Item(p) => p.def_path(),
+                ConstOperand::Promoted { owner, index } => {
+                    format!("{}::promoted[{index}]", owner.def_path())
+                }
+                _ => return,
+            };
+            if name
+                .split("::")
+                .next()
+                .is_some_and(|first| crates.contains(first))
+            {
+                named.insert(name);
+            }
+        });
+    }
+    // Statics that the kernel's MIR points at without dumping their bytes.
+    let dumped = krate.allocs.values().filter_map(|a| a.static_path.as_ref());
+    for name in krate.static_names.values().chain(dumped) {
+        if name
+            .split("::")
+            .next()
+            .is_some_and(|first| crates.contains(first))
+        {
+            named.insert(name.clone());
+        }
+    }
+    named.retain(|n| !has_body(krate, n));
+    named
+}
+
+fn has_body(krate: &Crate, name: &str) -> bool {
+    match name.rsplit_once("::promoted[") {
+        Some((owner, idx)) => idx
+            .trim_end_matches(']')
+            .parse()
+            .is_ok_and(|i| krate.promoted(owner, i).is_some()),
+        None => krate.item_body(name).is_some(),
+    }
+}
+
+/// Adds to `krate` the bodies of the dependencies' constants it names (and
+/// what those name in turn), and the attributes of the dependencies' types
+/// it uses. Names that cannot be found stay unresolved (the lowering
+/// refuses them, naming them).
+pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
+    let crates: BTreeSet<String> = deps.crates.iter().map(|c| c.name.clone()).collect();
+    let mut mirs: BTreeMap<String, Option<DepMir>> = BTreeMap::new();
+    let mut tried = BTreeSet::new();
+    loop {
+        let missing: Vec<String> = missing_items(krate, &crates)
+            .into_iter()
+            .filter(|n| !tried.contains(n))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        for name in missing {
+            tried.insert(name.clone());
+            let krate_name = name.split("::").next().unwrap_or_default().to_string();
+            let mir = mirs.entry(krate_name.clone()).or_insert_with(|| {
+                let c = deps.krate(&krate_name)?;
+                DepMir::read(&krate_name, &deps.path(&c.mir))
+            });
+            let Some(mir) = mir else { continue };
+            let Some(text) = mir.find(&name).and_then(|h| mir.item_text(h, &name)) else {
+                tracing::debug!("dependency item `{name}` not found in its crate's MIR");
+                continue;
+            };
+            if text.contains("{alloc") {
+                // A constant that points at the dependency's own
+                // allocations: their ids are the dependency's, not ours.
+                tracing::debug!("dependency item `{name}` points at allocations");
+                continue;
+            }
+            match crate::parse::parse_mir_named(&text, crate::prelude::PRELUDE_MODULE) {
+                Ok(parsed) => {
+                    for body in parsed.bodies {
+                        krate.bodies.push(body);
+                    }
+                }
+                Err(e) => tracing::debug!("dependency item `{name}`: {e}"),
+            }
+        }
+    }
+    link_type_attrs(krate, deps, &crates);
+}
+
+fn adt_paths(ty: &Ty, out: &mut BTreeSet<String>) {
+    match ty {
+        Ty::Adt(p) => {
+            out.insert(p.def_path());
+            for a in p.generic_args() {
+                if let crate::model::GenericArg::Type(t) = a {
+                    adt_paths(t, out);
+                }
+            }
+        }
+        Ty::Tuple(ts) => ts.iter().for_each(|t| adt_paths(t, out)),
+        Ty::Array(t, _) | Ty::Slice(t) | Ty::Ref(_, t) | Ty::RawPtr(_, t) => adt_paths(t, out),
+        _ => {}
+    }
+}
+
+/// Reads the declarations of the dependencies' types that `krate`'s bodies
+/// use from the modules that declare them.
+fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTreeSet<String>) {
+    let mut types = BTreeSet::new();
+    for body in krate.bodies.values() {
+        for l in body.locals.values() {
+            adt_paths(&l.ty, &mut types);
+        }
+    }
+    let mut modules: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
+    for t in &types {
+        let segs: Vec<String> = t.split("::").map(str::to_string).collect();
+        if segs.len() >= 2 && crates.contains(&segs[0]) && !krate.attrs.contains_key(t) {
+            modules.insert((segs[0].clone(), segs[1..segs.len() - 1].to_vec()));
+        }
+    }
+    for (name, module) in modules {
+        let Some(c) = deps.krate(&name) else { continue };
+        let src = deps.path(&c.src_dir).join("src");
+        let Some(file) = module_file(&src, &module) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let prefix = std::iter::once(name.as_str())
+            .chain(module.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("::");
+        match crate::attrs::recover_attrs(&text, &file.display().to_string(), &prefix) {
+            Ok(attrs) => {
+                for (k, a) in attrs {
+                    // Types only: a dependency's functions never reach the
+                    // device as functions of their own.
+                    if a.discriminants.is_some() || a.field_names.is_some() {
+                        krate.attrs.entry(k).or_insert(a);
+                    }
+                }
+            }
+            Err(e) => tracing::debug!("{e}"),
+        }
+    }
+}
+
+/// The file of module `module` of a crate whose sources are in `src`, by
+/// the conventional layout (`a/b.rs` or `a/b/mod.rs`, the root `lib.rs`).
+fn module_file(src: &FsPath, module: &[String]) -> Option<PathBuf> {
+    if module.is_empty() {
+        return Some(src.join("lib.rs")).filter(|p| p.is_file());
+    }
+    let rel: PathBuf = module.iter().collect();
+    let flat = src.join(&rel).with_extension("rs");
+    if flat.is_file() {
+        return Some(flat);
+    }
+    Some(src.join(rel).join("mod.rs")).filter(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_paths_stop_at_the_type_outside_impl_spans() {
+        assert_eq!(
+            header_path("math::powf::DP_H: [f32; 2] = {"),
+            "math::powf::DP_H"
+        );
+        assert_eq!(
+            header_path("math::expf::expf::promoted[0]: &[f32; 2] = {"),
+            "math::expf::expf::promoted[0]"
+        );
+        assert_eq!(
+            header_path("m::<impl at /s/b.rs:55:1: 55:21>::BITS: u32 = const 256_u32;"),
+            "m::<impl at /s/b.rs:55:1: 55:21>::BITS"
+        );
+        assert_eq!(
+            header_path("math::sinf::sinf(_1: f32) -> f32 {"),
+            "math::sinf::sinf"
+        );
+    }
+
+    fn dep(text: &str) -> DepMir {
+        let dir = std::env::temp_dir().join(format!("deps-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let f = dir.join("d.mir");
+        std::fs::write(&f, text).expect("write");
+        DepMir::read("libm", &f).expect("read")
+    }
+
+    #[test]
+    fn items_are_found_by_def_path_or_through_a_reexport_and_renamed() {
+        let d = dep(
+            "const math::powf::DP_H: [f32; 2] = {\n    let mut _0: [f32; 2];\n\n    bb0: {\n        _0 = [const 0f32, const 1f32];\n        return;\n    }\n}\n\n\
+             const math::powf::powf::promoted[1]: &[f32; 2] = {\n    let mut _0: &[f32; 2];\n    let mut _1: [f32; 2];\n\n    bb0: {\n        _1 = const math::powf::DP_H;\n        _0 = &_1;\n        return;\n    }\n}\n\n\
+             const math::sinf::K: u32 = const 3_u32;\n",
+        );
+        assert_eq!(d.find("libm::math::powf::DP_H"), Some("math::powf::DP_H"));
+        assert_eq!(
+            d.find("libm::powf::promoted[1]"),
+            Some("math::powf::powf::promoted[1]")
+        );
+        assert_eq!(d.find("libm::K"), Some("math::sinf::K"));
+        assert_eq!(d.find("libm::nothing"), None);
+        assert_eq!(d.find("other::math::powf::DP_H"), None);
+        let text = d
+            .item_text("math::powf::powf::promoted[1]", "libm::powf::promoted[1]")
+            .expect("text");
+        assert!(
+            text.starts_with("const libm::powf::promoted[1]: &[f32; 2] = {"),
+            "{text}"
+        );
+        assert!(
+            text.contains("_1 = const libm::math::powf::DP_H;"),
+            "{text}"
+        );
+        let parsed = crate::parse::parse_mir_named(&text, "gpu").expect("parses");
+        assert_eq!(parsed.bodies.len(), 1);
+    }
+
+    #[test]
+    fn an_ambiguous_reexport_is_not_guessed() {
+        let d = dep(
+            "const a::f::f::promoted[0]: u32 = const 1_u32;\nconst b::f::f::promoted[0]: u32 = const 2_u32;\n",
+        );
+        assert_eq!(d.find("libm::f::promoted[0]"), None);
+        assert_eq!(
+            d.find("libm::a::f::f::promoted[0]"),
+            Some("a::f::f::promoted[0]")
+        );
+    }
+}
