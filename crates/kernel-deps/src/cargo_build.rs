@@ -351,6 +351,12 @@ fn build_into(
             continue;
         };
         let rlib = to_host(rlib);
+        // Build scripts, proc macros and their dependencies are built for
+        // the host (`target/release`), and may use `std`; only what is
+        // built for the target (`target/<triple>/release`) reaches the kernel.
+        if !rlib.starts_with(Path::new("target").join(triple)) {
+            continue;
+        }
         let mir = rlib.with_file_name(
             rlib.file_name()
                 .and_then(|n| n.to_str())

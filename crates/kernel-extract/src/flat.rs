@@ -199,6 +199,7 @@ impl<'k> Flat<'k> {
                 TerminatorKind::Assert { target, .. } | TerminatorKind::Drop { target, .. } => {
                     vec![to(target)]
                 }
+                TerminatorKind::InlineAsm { target, .. } => target.iter().map(to).collect(),
                 TerminatorKind::Call { target, .. } => match self.inlined.get(&id) {
                     Some(&callee) => vec![self.index[&(callee, BasicBlock::from_u32(0))]],
                     None => target.iter().map(to).collect(),

@@ -102,6 +102,7 @@ pub fn check(body: &Body) -> Result<(), ExtractError> {
                 place(destination, &mut locals);
                 targets.extend(target.iter().copied());
             }
+            TerminatorKind::InlineAsm { target, .. } => targets.extend(target.iter().copied()),
             TerminatorKind::Return
             | TerminatorKind::Unreachable
             | TerminatorKind::UnwindResume

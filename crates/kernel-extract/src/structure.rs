@@ -391,6 +391,14 @@ impl<'f, 'k> Extractor<'f, 'k> {
                 }
                 self.flat.succs[b].first().copied()
             }
+            TerminatorKind::InlineAsm { .. } => {
+                self.warn(
+                    WarningKind::Action,
+                    "asm",
+                    "inline assembly is not modelled",
+                );
+                self.flat.succs[b].first().copied()
+            }
             TerminatorKind::Assert {
                 cond,
                 expected,

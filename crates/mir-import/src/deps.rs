@@ -37,6 +37,9 @@ struct DepMir {
     items: BTreeMap<String, (usize, usize)>,
     /// The first segments of the crate's own item paths (`math`).
     modules: BTreeSet<String>,
+    /// The crate's root items that its MIR names by one segment
+    /// (`Sha1State`, `DEFAULT_STATE`).
+    roots: BTreeSet<String>,
 }
 
 impl DepMir {
@@ -44,6 +47,7 @@ impl DepMir {
         let text = std::fs::read_to_string(path).ok()?;
         let mut items = BTreeMap::new();
         let mut modules = BTreeSet::new();
+        let mut roots = BTreeSet::new();
         let mut offset = 0;
         let mut open: Option<(String, usize)> = None;
         for line in text.split_inclusive('\n') {
@@ -72,6 +76,9 @@ impl DepMir {
             {
                 modules.insert(first.to_string());
             }
+            if !path.contains("::") && !path.contains('<') {
+                roots.insert(path.to_string());
+            }
             if l.ends_with('{') {
                 open = Some((path.to_string(), start));
             } else {
@@ -83,6 +90,7 @@ impl DepMir {
             text,
             items,
             modules,
+            roots,
         })
     }
 
@@ -132,7 +140,8 @@ impl DepMir {
                     .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
                     .map_or(text.len(), |e| i + e);
                 let word = &text[i..end];
-                if text[end..].starts_with("::") && self.modules.contains(word) {
+                let module = text[end..].starts_with("::") && self.modules.contains(word);
+                if module || self.roots.contains(word) {
                     out.push_str(&self.crate_name);
                     out.push_str("::");
                 }
@@ -238,6 +247,7 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
                 DepMir::read(&krate_name, &deps.path(&c.mir))
             });
             let Some(mir) = mir else { continue };
+            mir.roots.extend(root_types(krate, &krate_name));
             let Some(text) = mir.find(&name).and_then(|h| mir.item_text(h, &name)) else {
                 tracing::debug!("dependency item `{name}` not found in its crate's MIR");
                 continue;
@@ -259,6 +269,25 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
         }
     }
     link_type_attrs(krate, deps, &crates);
+}
+
+/// The crate-root types of dependency `name` that `krate`'s bodies use
+/// (`sha1_smol::Sha1State` gives `Sha1State`): its own MIR names them by
+/// that one segment.
+fn root_types(krate: &Crate, name: &str) -> BTreeSet<String> {
+    let mut types = BTreeSet::new();
+    for body in krate.bodies.values() {
+        for l in body.locals.values() {
+            adt_paths(&l.ty, &mut types);
+        }
+    }
+    let prefix = format!("{name}::");
+    types
+        .iter()
+        .filter_map(|t| t.strip_prefix(&prefix))
+        .filter(|rest| !rest.contains("::"))
+        .map(str::to_string)
+        .collect()
 }
 
 fn adt_paths(ty: &Ty, out: &mut BTreeSet<String>) {
@@ -308,10 +337,13 @@ fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTreeSet<String
             .join("::");
         match crate::attrs::recover_attrs(&text, &file.display().to_string(), &prefix) {
             Ok(attrs) => {
-                for (k, a) in attrs {
+                for (k, mut a) in attrs {
                     // Types only: a dependency's functions never reach the
-                    // device as functions of their own.
+                    // device as functions of their own. Field types as
+                    // written name the dependency's scope, not the
+                    // kernel's: they are not kept.
                     if a.discriminants.is_some() || a.field_names.is_some() {
+                        a.field_types = None;
                         krate.attrs.entry(k).or_insert(a);
                     }
                 }
@@ -360,9 +392,11 @@ mod tests {
     }
 
     fn dep(text: &str) -> DepMir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("deps-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let f = dir.join("d.mir");
+        let f = dir.join(format!("d{n}.mir"));
         std::fs::write(&f, text).expect("write");
         DepMir::read("libm", &f).expect("read")
     }

@@ -179,6 +179,16 @@ pub fn crate_root(prelude: &Path, kernel: &Path) -> String {
     )
 }
 
+/// The line of the crate root (1-based) on which an extra module's source
+/// (`run_rustc_with_module`) starts: after the root's own lines and the
+/// module's `pub mod name {` line. rustc's errors in that module point there.
+pub fn extra_module_first_line() -> usize {
+    crate_root(Path::new("p"), Path::new("k"))
+        .matches('\n')
+        .count()
+        + 2
+}
+
 /// Runs rustc on `kernel` and captures its MIR and layout report.
 pub fn run_rustc(kernel: &Path, opts: &RustcOptions) -> Result<RustcOutput, RustcError> {
     run_rustc_with_module(kernel, opts, None)

@@ -560,6 +560,9 @@ pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
         ValTree::Scalar(s) => Ok(scalar_ty(s)),
         ValTree::Const(c) => const_ty(c),
         ValTree::Path(p) => Ok(Ty::Adt(p.clone())),
+        // A struct printed by its path and fields (`State { state: 0_u32 }`)
+        // is a value of the type its path names.
+        ValTree::Struct(p, _) => Ok(Ty::Adt(p.clone())),
         _ => Err(format!("nested printed value {v:?} is not supported").into()),
     }
 }

@@ -161,7 +161,7 @@ pub fn probe_source(tuples: &[Ty], niche_enums: &[(Ty, String)]) -> String {
     );
     for (i, t) in tuples.iter().enumerate() {
         let Ty::Tuple(elems) = t else { continue };
-        let src = t.to_rust_source();
+        let src = behind_stand_ins(t).to_rust_source();
         let mut items = vec![
             format!("size_of::<{src}>()"),
             format!("align_of::<{src}>()"),
@@ -188,6 +188,38 @@ pub fn probe_source(tuples: &[Ty], niche_enums: &[(Ty, String)]) -> String {
     }
     s.push_str("\n}\n");
     s
+}
+
+/// `ty` with each reference or raw pointer to a dependency's type (an ADT
+/// outside the kernel, the prelude and the standard library) replaced by
+/// the same pointer to `u8`: a thin pointer to a sized type is laid out the
+/// same whatever it points to (a reference keeps its non-null niche), and
+/// a dependency's private type cannot be named in the probe.
+fn behind_stand_ins(ty: &Ty) -> Ty {
+    let foreign = |t: &Ty| match t {
+        Ty::Adt(p) => {
+            p.segments.len() > 1
+                && !matches!(
+                    p.segments[0].name.as_str(),
+                    "std"
+                        | "core"
+                        | "alloc"
+                        | crate::prelude::KERNEL_MODULE
+                        | crate::prelude::PRELUDE_MODULE
+                )
+        }
+        _ => false,
+    };
+    let byte = || Box::new(Ty::Int(crate::model::IntTy::U8));
+    match ty {
+        Ty::Ref(m, t) if foreign(t) => Ty::Ref(*m, byte()),
+        Ty::RawPtr(m, t) if foreign(t) => Ty::RawPtr(*m, byte()),
+        Ty::Ref(m, t) => Ty::Ref(*m, Box::new(behind_stand_ins(t))),
+        Ty::RawPtr(m, t) => Ty::RawPtr(*m, Box::new(behind_stand_ins(t))),
+        Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(behind_stand_ins).collect()),
+        Ty::Array(t, n) => Ty::Array(Box::new(behind_stand_ins(t)), n.clone()),
+        other => other.clone(),
+    }
 }
 
 /// Why probing failed.
@@ -229,12 +261,86 @@ pub fn probe_tuples(
             Some((t, empty.name.clone()))
         })
         .collect();
+    probe_named(kernel, opts, &tuples, &niche_enums)
+}
+
+/// The probe statics (`PROBE_3`, `NICHE_0`) on the lines of the probe
+/// module that rustc's errors point at (`--> /work/root.rs:12:40`).
+fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
+    let first = crate::rustc::extra_module_first_line();
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = Vec::new();
+    for l in stderr.lines() {
+        let Some(rest) = l.trim_start().strip_prefix("--> ") else {
+            continue;
+        };
+        let Some(after) = rest.split("root.rs:").nth(1) else {
+            continue;
+        };
+        let Some(n) = after
+            .split(':')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let Some(text) = n.checked_sub(first).and_then(|i| lines.get(i)) else {
+            continue;
+        };
+        if let Some(name) = text
+            .strip_prefix("pub static ")
+            .and_then(|t| t.split(':').next())
+        {
+            out.push(name.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Runs the probe for `tuples` and `niche_enums` as given.
+fn probe_named(
+    kernel: &Path,
+    opts: &RustcOptions,
+    tuples: &[Ty],
+    niche_enums: &[(Ty, String)],
+) -> Result<TupleLayouts, ProbeError> {
     let mut out = TupleLayouts::default();
     if tuples.is_empty() && niche_enums.is_empty() {
         return Ok(out);
     }
-    let src = probe_source(&tuples, &niche_enums);
-    let res = run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src)))?;
+    let src = probe_source(tuples, niche_enums);
+    let res = match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
+        Err(RustcError::Failed { stderr, .. }) if stderr.contains("E0603") => {
+            // A dependency's private type in a tuple cannot be named here:
+            // those probes are dropped (their layouts stay unknown, and the
+            // lowering refuses what needs them), the rest run again.
+            let private = private_probe_lines(&stderr, &src);
+            let keep = |name: &str| !private.iter().any(|p| p == name);
+            let tuples: Vec<Ty> = tuples
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep(&format!("PROBE_{i}")))
+                .map(|(_, t)| t.clone())
+                .collect();
+            let niche_enums: Vec<(Ty, String)> = niche_enums
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep(&format!("NICHE_{i}")))
+                .map(|(_, t)| t.clone())
+                .collect();
+            if private.is_empty() {
+                return Err(ProbeError::Rustc(RustcError::Failed {
+                    path: kernel.into(),
+                    status: "a private type in the layout probe".into(),
+                    stderr,
+                }));
+            }
+            return probe_named(kernel, opts, &tuples, &niche_enums);
+        }
+        other => other?,
+    };
     let parsed = crate::parse::parse_mir(&res.mir).map_err(ProbeError::Parse)?;
     for (i, t) in tuples.iter().enumerate() {
         let name = format!("{PROBE_MODULE}::PROBE_{i}");
@@ -282,4 +388,59 @@ pub fn zero_niche(bytes: &[Option<u8>]) -> Option<(u64, u64)> {
     let rest_uninit = bytes[start + len..].iter().all(Option::is_none);
     let zeros = bytes[start..start + len].iter().all(|b| *b == Some(0));
     (rest_uninit && zeros && matches!(len, 1 | 2 | 4 | 8)).then_some((start as u64, len as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IntTy, Mutability, Path, PathSegment};
+
+    fn adt(path: &str) -> Ty {
+        Ty::Adt(Path {
+            segments: path
+                .split("::")
+                .map(|n| PathSegment {
+                    name: n.into(),
+                    args: vec![],
+                })
+                .collect(),
+        })
+    }
+
+    #[test]
+    fn pointers_to_dependency_types_are_probed_as_pointers_to_bytes() {
+        let t = Ty::Tuple(vec![
+            Ty::Ref(Mutability::Mut, Box::new(adt("sha1_smol::Sha1State"))),
+            Ty::RawPtr(Mutability::Not, Box::new(adt("dep::m::Private"))),
+            Ty::Ref(Mutability::Not, Box::new(adt("kernel::Mine"))),
+            Ty::Ref(Mutability::Not, Box::new(adt("core::option::Option"))),
+            adt("dep::ByValue"),
+            Ty::Int(IntTy::U32),
+        ]);
+        assert_eq!(
+            behind_stand_ins(&t).to_rust_source(),
+            "(&mut u8, *const u8, &crate::kernel::Mine, &core::option::Option, dep::ByValue, u32)"
+        );
+    }
+
+    #[test]
+    fn private_types_are_traced_to_their_probe_statics() {
+        let src = probe_source(
+            &[
+                Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Int(IntTy::U32)]),
+                Ty::Tuple(vec![adt("dep::Hidden"), Ty::Int(IntTy::U32)]),
+            ],
+            &[],
+        );
+        let first = crate::rustc::extra_module_first_line();
+        let line = first
+            + src
+                .lines()
+                .position(|l| l.starts_with("pub static PROBE_1"))
+                .expect("PROBE_1");
+        let stderr = format!(
+            "error[E0603]: struct `Hidden` is private\n  --> /work/root.rs:{line}:82\nnote: defined here\n"
+        );
+        assert_eq!(private_probe_lines(&stderr, &src), ["PROBE_1"]);
+    }
 }

@@ -493,6 +493,14 @@ pub enum TerminatorKind {
     UnwindResume,
     /// `abort;` / `terminate;`
     Terminate,
+    /// `asm!("..", operands) -> [return: bb, ..]`: inline assembly, which
+    /// no device runs (the lowering refuses it, naming the template).
+    InlineAsm {
+        /// The assembly template and operands as printed.
+        text: String,
+        /// Where control goes after it; `None` for `options(noreturn)`.
+        target: Option<BasicBlock>,
+    },
     /// `assert(cond, msg, args..) -> [success: bb, unwind ..];`
     Assert {
         /// The condition operand.

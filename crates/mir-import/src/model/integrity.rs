@@ -199,6 +199,11 @@ pub fn check_handles(body: &Body) -> Result<(), HandleError> {
                 }
                 c.unwind(unwind)?;
             }
+            TerminatorKind::InlineAsm { target, .. } => {
+                if let Some(t) = target {
+                    c.block(*t)?;
+                }
+            }
             TerminatorKind::Return
             | TerminatorKind::Unreachable
             | TerminatorKind::UnwindResume

@@ -149,11 +149,16 @@ impl Crate {
                 let b = self.promoted(&owner.def_path(), *index)?;
                 self.bodies[b].return_ty.clone()
             }
-            ConstOperand::Str(_)
-            | ConstOperand::ByteStr(_)
-            | ConstOperand::Value(_)
-            | ConstOperand::FnItem(_)
-            | ConstOperand::Uninit => return None,
+            ConstOperand::Str(_) => Ty::Ref(super::Mutability::Not, Box::new(Ty::Str)),
+            // `b"123"`: a `&[u8; 3]`.
+            ConstOperand::ByteStr(b) => Ty::Ref(
+                super::Mutability::Not,
+                Box::new(Ty::Array(
+                    Box::new(Ty::Int(super::IntTy::U8)),
+                    super::ArrayLen::Known(b.len() as u64),
+                )),
+            ),
+            ConstOperand::Value(_) | ConstOperand::FnItem(_) | ConstOperand::Uninit => return None,
         })
     }
 

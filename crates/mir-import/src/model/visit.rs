@@ -199,6 +199,7 @@ impl Body {
                     place(destination, s);
                 }
                 TerminatorKind::Goto(_)
+                | TerminatorKind::InlineAsm { .. }
                 | TerminatorKind::Return
                 | TerminatorKind::Unreachable
                 | TerminatorKind::UnwindResume
@@ -287,6 +288,7 @@ impl Body {
                     place(destination);
                 }
                 TerminatorKind::Goto(_)
+                | TerminatorKind::InlineAsm { .. }
                 | TerminatorKind::Return
                 | TerminatorKind::Unreachable
                 | TerminatorKind::UnwindResume

@@ -394,4 +394,21 @@ mod named_tests {
         let text = format!("{}{}", text(), f("kernel::unused", None));
         assert!(paths(&text, true).contains(&"gpu::unused".to_string()));
     }
+
+    #[test]
+    fn inline_assembly_is_a_terminator_with_its_template_and_target() {
+        let text = "fn m::sqrt(_1: f32) -> f32 {\n    let mut _0: f32;\n\n    bb0: {\n        \
+                    asm!(\"sqrtss {0}, {0}\", inout(xmm_reg) copy _1 => _1, options(PURE | NOMEM | NOSTACK)) -> [return: bb1, unwind unreachable];\n    }\n\n    \
+                    bb1: {\n        _0 = copy _1;\n        return;\n    }\n}\n";
+        let parsed = parse_mir(text).expect("parses");
+        let body = &parsed.bodies[0];
+        let first = body.blocks.values().next().expect("bb0");
+        match &first.terminator.kind {
+            crate::model::TerminatorKind::InlineAsm { text, target } => {
+                assert!(text.starts_with("\"sqrtss {0}, {0}\""), "{text}");
+                assert_eq!(target.map(|t| t.as_u32()), Some(1));
+            }
+            other => panic!("not inline assembly: {other:?}"),
+        }
+    }
 }

@@ -123,6 +123,16 @@ fn parse_line_inner(c: &mut Cursor) -> Result<BlockLine, ParseError> {
             }
             Ok(T(TerminatorKind::Terminate))
         }
+        "asm" => {
+            c.bump()?;
+            c.expect_punct("!")?;
+            c.expect_punct("(")?;
+            let text = c.raw_until_close(")")?;
+            c.expect_punct(")")?;
+            c.expect_punct("->")?;
+            let (target, _) = parse_targets(c, "return")?;
+            Ok(T(TerminatorKind::InlineAsm { text, target }))
+        }
         "switchInt" if call_like => parse_switch(c).map(T),
         "assert" if call_like => parse_assert(c).map(T),
         "drop" if call_like => {

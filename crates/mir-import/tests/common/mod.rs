@@ -78,6 +78,7 @@ fn summary_raw(k: &Crate) -> String {
                 TerminatorKind::Assert { .. } => "assert",
                 TerminatorKind::Drop { .. } => "drop",
                 TerminatorKind::Call { .. } => "call",
+                TerminatorKind::InlineAsm { .. } => "asm",
             })
             .collect();
         let _ = writeln!(

@@ -519,8 +519,8 @@ impl<'a, 'm> FnLower<'a, 'm> {
             | StatementKind::PlaceMention(_)
             | StatementKind::Deinit(_)
             | StatementKind::Assume(_) => Ok(()),
-            StatementKind::CopyNonOverlapping { .. } => {
-                Err(self.unsupported("`copy_nonoverlapping` is not supported"))
+            StatementKind::CopyNonOverlapping { dst, src, count } => {
+                self.copy_nonoverlapping(dst, src, count)
             }
         }
     }
@@ -603,6 +603,19 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 }
                 self.jump_to(*target);
                 Ok(())
+            }
+            TerminatorKind::InlineAsm { text, .. } => {
+                // Where it was written: a dependency's file, when rustc
+                // inlined the dependency into the kernel.
+                let at = self
+                    .cur_bb
+                    .and_then(|bb| self.body.blocks[bb].terminator.source.as_ref())
+                    .map(|s| format!(" (at {}:{}:{})", s.span.file, s.span.line, s.span.col))
+                    .unwrap_or_default();
+                let template = text.split(',').next().unwrap_or(text);
+                Err(self.unsupported(format!(
+                    "inline assembly (`asm!({template}, ..)`{at}) is for the host's architecture and is not supported on the device"
+                )))
             }
             TerminatorKind::UnwindResume | TerminatorKind::Terminate => {
                 self.trap();

@@ -21,6 +21,13 @@ fn int_bits(ty: &Ty) -> Option<(u16, bool)> {
     }
 }
 
+/// `const <uninit>` (`MaybeUninit::uninit()`): as a field or element of an
+/// aggregate written to memory, nothing is written (the bytes stay
+/// unwritten, which the devices track), as for a whole value.
+fn is_uninit(op: &Operand) -> bool {
+    matches!(op, Operand::Const(ConstOperand::Uninit))
+}
+
 impl FnLower<'_, '_> {
     pub(super) fn assign(&mut self, place: &Place, rv: &Rvalue) -> Result<(), Diagnostic> {
         // A constant-homed local's home is the constant's global already.
@@ -682,6 +689,9 @@ impl FnLower<'_, '_> {
                     return Err(self.unsupported("array aggregate into a non-array"));
                 };
                 for (i, op) in ops.iter().enumerate() {
+                    if is_uninit(op) {
+                        continue;
+                    }
                     let v = self.read_operand(op)?;
                     let a = self.offset(addr, i as u64 * stride);
                     self.write_mem(a, elem, v)?;
@@ -698,6 +708,9 @@ impl FnLower<'_, '_> {
                     _ => (None, Vec::new()),
                 };
                 for (i, op) in ops.iter().enumerate() {
+                    if is_uninit(op) {
+                        continue;
+                    }
                     let fty = self.operand_ty(op)?;
                     let name = names.get(i).cloned().unwrap_or_else(|| i.to_string());
                     let off = self.field_offset(ty, variant.as_deref(), &name)?;
@@ -714,6 +727,9 @@ impl FnLower<'_, '_> {
             // (see `LayoutTable::record_captures`).
             AggregateKind::Opaque(s) if s.starts_with("{closure@") => {
                 for (i, op) in ops.iter().enumerate() {
+                    if is_uninit(op) {
+                        continue;
+                    }
                     let fty = self.operand_ty(op)?;
                     let off = self.field_offset(ty, None, &i.to_string()).map_err(|_| {
                         self.unsupported(format!(
