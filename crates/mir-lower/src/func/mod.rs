@@ -13,6 +13,7 @@
 
 mod atomics;
 mod call;
+mod liveness;
 mod rvalue;
 mod values;
 
@@ -68,6 +69,14 @@ pub struct FnLower<'a, 'm> {
     homes: Vec<Home>,
     reprs: Vec<Repr>,
     slot_tys: Vec<DTy>,
+    /// The local each SSA slot belongs to.
+    slot_locals: Vec<Local>,
+    /// One `undef` per slot, made in the entry block: the value of a slot
+    /// that is not live where a block starts.
+    undefs: Vec<Value>,
+    /// The locals live on entry to each MIR block ([`liveness`]): the slots
+    /// its IR block takes as parameters.
+    live: Vec<liveness::LocalSet>,
     cur: Vec<Value>,
     blocks: Vec<Block>,
     sret: Option<Value>,
@@ -107,6 +116,9 @@ pub fn lower_fn(
         homes: Vec::new(),
         reprs: Vec::new(),
         slot_tys: Vec::new(),
+        slot_locals: Vec::new(),
+        undefs: Vec::new(),
+        live: liveness::live_in(body),
         cur: Vec::new(),
         blocks: Vec::new(),
         sret: None,
@@ -282,6 +294,8 @@ impl<'a, 'm> FnLower<'a, 'm> {
                     }
                     _ => {}
                 }
+                self.slot_locals
+                    .resize(self.slot_tys.len(), Local::new(idx));
                 Home::Ssa(start)
             } else if let (Repr::Mem { .. }, Some(a)) = (&repr, constant_homed.get(&local)) {
                 Home::Mem(self.constant_home(local, a)?)
@@ -299,6 +313,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
         for t in self.slot_tys.clone() {
             cur.push(self.b.undef(t));
         }
+        self.undefs = cur.clone();
         self.cur = cur;
         for (idx, vals) in &arg_values {
             if let Home::Ssa(s) = self.homes[*idx] {
@@ -307,17 +322,16 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 }
             }
         }
-        for _ in self.body.blocks.iter() {
+        for (bb, _) in self.body.blocks.iter() {
             let blk = self.b.create_block();
-            for t in self.slot_tys.clone() {
+            for s in self.live_slots(bb) {
+                let t = self.slot_tys[s];
                 self.b.append_block_param(blk, t);
             }
             self.blocks.push(blk);
         }
         self.make_call_slots()?;
-        let first = self.blocks[0];
-        let args = self.cur.clone();
-        self.b.jump(first, &args);
+        self.jump_to(BasicBlock::new(0));
         Ok(())
     }
 
@@ -455,16 +469,41 @@ impl<'a, 'm> FnLower<'a, 'm> {
         self.blocks[bb.index()]
     }
 
+    /// The SSA slots live on entry to `bb`, in slot order: its IR block's
+    /// parameters.
+    fn live_slots(&self, bb: BasicBlock) -> Vec<usize> {
+        let live = &self.live[bb.index()];
+        (0..self.slot_tys.len())
+            .filter(|&s| live.contains(self.slot_locals[s]))
+            .collect()
+    }
+
+    /// The arguments of a jump to `bb`: the current values of its live slots.
+    fn block_args(&self, bb: BasicBlock) -> Vec<Value> {
+        self.live_slots(bb)
+            .into_iter()
+            .map(|s| self.cur[s])
+            .collect()
+    }
+
     fn jump_to(&mut self, bb: BasicBlock) {
         let blk = self.block_of(bb);
-        let args = self.cur.clone();
+        let args = self.block_args(bb);
         self.b.jump(blk, &args);
     }
 
     fn lower_block(&mut self, bb: BasicBlock) -> Result<(), Diagnostic> {
         let blk = self.block_of(bb);
         self.b.switch_to_block(blk);
-        self.cur = self.b.block_params(blk);
+        let mut cur = self.undefs.clone();
+        for (s, v) in self
+            .live_slots(bb)
+            .into_iter()
+            .zip(self.b.block_params(blk))
+        {
+            cur[s] = v;
+        }
+        self.cur = cur;
         self.cur_bb = Some(bb);
         let data = &self.body.blocks[bb];
         // A block that ends in a panic only builds the panic's message (with
@@ -548,8 +587,10 @@ impl<'a, 'm> FnLower<'a, 'm> {
             } => {
                 let v = self.scalar_operand(discr)?;
                 let ty = self.b.value_ty(v);
-                let args = self.cur.clone();
-                let default = device_ir::BlockCall::new(self.block_of(*otherwise), &args);
+                let default = device_ir::BlockCall::new(
+                    self.block_of(*otherwise),
+                    &self.block_args(*otherwise),
+                );
                 if self.b.types().int_bits(ty) == Some(1) {
                     // `switchInt` on a bool: 0 is false.
                     let zero_target = targets.iter().find(|(k, _)| *k == 0).map(|(_, b)| *b);
@@ -557,12 +598,18 @@ impl<'a, 'm> FnLower<'a, 'm> {
                     let f = zero_target.unwrap_or(*otherwise);
                     let tr = one_target.unwrap_or(*otherwise);
                     let (fb, tb) = (self.block_of(f), self.block_of(tr));
-                    self.b.brif(v, tb, &args, fb, &args);
+                    let (fa, ta) = (self.block_args(f), self.block_args(tr));
+                    self.b.brif(v, tb, &ta, fb, &fa);
                     return Ok(());
                 }
                 let cases = targets
                     .iter()
-                    .map(|(k, bb)| (*k, device_ir::BlockCall::new(self.block_of(*bb), &args)))
+                    .map(|(k, bb)| {
+                        (
+                            *k,
+                            device_ir::BlockCall::new(self.block_of(*bb), &self.block_args(*bb)),
+                        )
+                    })
                     .collect();
                 self.b.switch(v, default, cases);
                 Ok(())
@@ -576,7 +623,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 let c = self.scalar_operand(cond)?;
                 let ok = self.block_of(*target);
                 let fail = self.b.create_block();
-                let args = self.cur.clone();
+                let args = self.block_args(*target);
                 if *expected {
                     self.b.brif(c, ok, &args, fail, &[]);
                 } else {
