@@ -60,3 +60,32 @@ fn a_crate_that_needs_std_is_refused_by_name() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_crate_that_compiles_build_script_output_is_refused_by_name() {
+    let Some(sandbox) = sandbox::testing::confined_or_not_run() else {
+        return;
+    };
+    let dir = scratch("generated");
+    // typenum 1.15 includes the `consts.rs` and `op.rs` its build script
+    // writes (`include!(concat!(env!("OUT_DIR"), "/consts.rs"))`); later
+    // versions check the generated code in.
+    let deps = table("typenum = \"=1.15.0\"");
+    let err =
+        build(&deps, &dir.join("Cargo.lock"), &dir.join("cache"), &sandbox).expect_err("refused");
+    match err {
+        DepsError::GeneratedCode { krate, file } => {
+            assert_eq!(krate, "typenum-1.15.0");
+            assert_eq!(file, "typenum-1.15.0/src/lib.rs");
+        }
+        other => panic!("wrong refusal: {other}"),
+    }
+    assert!(
+        !dir.join("cache")
+            .read_dir()
+            .is_ok_and(|mut d| d
+                .any(|e| e.is_ok_and(|e| !e.file_name().to_string_lossy().starts_with('.')))),
+        "nothing is kept for a refused table"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

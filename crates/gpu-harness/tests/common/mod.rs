@@ -127,7 +127,9 @@ pub fn compile_fixture(
 ) -> (gpu_harness::fixture::Fixture, mir_lower::Lowered) {
     let f = gpu_harness::fixture::Fixture::load(dir)
         .unwrap_or_else(|e| panic!("fixture {}: {e}", dir.display()));
-    let l = gpu_harness::shape::stable::lower_kernel(&f.kernel, &Default::default())
+    let rustc = mir_import::rustc::RustcOptions::for_kernel(&f.kernel)
+        .unwrap_or_else(|e| panic!("fixture {}: {e}", dir.display()));
+    let l = gpu_harness::shape::stable::lower_kernel(&f.kernel, &rustc)
         .unwrap_or_else(|e| panic!("fixture {}: {e}", dir.display()));
     (f, l)
 }
