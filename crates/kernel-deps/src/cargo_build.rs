@@ -147,7 +147,7 @@ fn build_key(table: &DependencyTable, lock: &str, triple: &str) -> String {
         h.update((b.len() as u64).to_le_bytes());
         h.update(b);
     };
-    field(b"kernel-deps build v1");
+    field(b"kernel-deps build v2");
     field(rustc_version().as_bytes());
     field(triple.as_bytes());
     field(table.cargo_manifest().as_bytes());
@@ -271,6 +271,14 @@ fn build_into(
     job.args.push(seen(&target).into_os_string());
     let rustc = sandbox.rustc();
     let bin = rustc.parent().map(Path::to_path_buf).unwrap_or_default();
+    // The dependencies' spans name `/work/vendor/<crate>-<version>/..`
+    // however the build ran: confined, that is the folder's own path;
+    // unconfined, rustc maps the build folder there (a diagnostic that points
+    // into a dependency is then the same on every machine).
+    let mut rustflags: Vec<String> = DEP_RUSTFLAGS.iter().map(|f| f.to_string()).collect();
+    if seen(dir) != Path::new(WORK_DIR) {
+        rustflags.push(format!("--remap-path-prefix={}={WORK_DIR}", dir.display()));
+    }
     job.env = vec![
         (
             "CARGO_HOME".into(),
@@ -283,10 +291,7 @@ fn build_into(
             format!("{}:/usr/bin:/bin", bin.to_string_lossy()),
         ),
         ("RUSTC_BOOTSTRAP".into(), "1".into()),
-        (
-            "CARGO_ENCODED_RUSTFLAGS".into(),
-            DEP_RUSTFLAGS.join("\u{1f}"),
-        ),
+        ("CARGO_ENCODED_RUSTFLAGS".into(), rustflags.join("\u{1f}")),
         ("CARGO_TERM_COLOR".into(), "never".into()),
         ("CARGO_INCREMENTAL".into(), "0".into()),
     ];

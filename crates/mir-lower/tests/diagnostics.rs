@@ -31,7 +31,9 @@ fn negative_fixtures_render_with_their_kernel_line() {
     for name in names {
         let kernel = fixtures_dir().join(&name).join("kernel.rs");
         let source = std::fs::read_to_string(&kernel).expect("kernel.rs");
-        let imported = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
+        let rustc = mir_import::rustc::RustcOptions::for_kernel(&kernel)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let imported = mir_import::import_and_evaluate(&kernel, &rustc, true)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let d = mir_lower::lower(&imported).expect_err(&name);
         // A stable name, never the path the test happened to read.
