@@ -51,6 +51,26 @@ pub struct RustcOptions {
     pub deps: Option<std::sync::Arc<kernel_deps::BuiltDeps>>,
 }
 
+/// The dependencies that the `manifest.toml` beside `kernel` declares,
+/// built by `sandbox` (or reused) in `cache`; `None` when it declares none
+/// or there is no manifest (a kernel compiled on its own).
+pub fn kernel_dependencies(
+    kernel: &Path,
+    sandbox: &Sandbox,
+    cache: &Path,
+) -> Result<Option<kernel_deps::BuiltDeps>, kernel_deps::DepsError> {
+    let folder = kernel.parent().unwrap_or(Path::new("."));
+    let Ok(text) = std::fs::read_to_string(folder.join("manifest.toml")) else {
+        return Ok(None);
+    };
+    let table = kernel_deps::manifest_dependencies(&text)?;
+    if table.is_empty() {
+        return Ok(None);
+    }
+    let (built, _) = kernel_deps::build(&table, &folder.join("Cargo.lock"), cache, sandbox)?;
+    Ok(Some(built))
+}
+
 /// Where rustc sees a kernel's built dependencies when confined.
 pub const DEPS_DIR: &str = "/deps";
 
@@ -78,25 +98,13 @@ impl RustcOptions {
     /// declares, built (or reused) in [`kernel_deps::default_cache_dir`].
     /// Their build runs unconfined too: this is for trusted sources only.
     pub fn for_kernel(kernel: &Path) -> Result<RustcOptions, kernel_deps::DepsError> {
-        let mut opts = RustcOptions::default();
-        let folder = kernel.parent().unwrap_or(Path::new("."));
-        let Ok(text) = std::fs::read_to_string(folder.join("manifest.toml")) else {
-            return Ok(opts);
-        };
-        let table = kernel_deps::manifest_dependencies(&text)?;
-        if table.is_empty() {
-            return Ok(opts);
-        }
         let sandbox =
             Sandbox::unconfined().map_err(|e| kernel_deps::DepsError::Tool(e.to_string()))?;
-        let (built, _) = kernel_deps::build(
-            &table,
-            &folder.join("Cargo.lock"),
-            &kernel_deps::default_cache_dir(),
-            &sandbox,
-        )?;
-        opts.deps = Some(std::sync::Arc::new(built));
-        Ok(opts)
+        Ok(RustcOptions {
+            deps: kernel_dependencies(kernel, &sandbox, &kernel_deps::default_cache_dir())?
+                .map(std::sync::Arc::new),
+            ..RustcOptions::default()
+        })
     }
 
     /// The options for an untrusted kernel: rustc confined in `sandbox`.

@@ -37,15 +37,27 @@ fn main() {
             continue;
         }
         let k = d.join("kernel.rs");
-        let opts = Default::default();
+        // With the crates.io dependencies its manifest declares (their build,
+        // kept in the dependency cache, is not timed).
+        let opts = match mir_import::rustc::RustcOptions::for_kernel(&k) {
+            Ok(o) => o,
+            Err(e) => {
+                println!("{name:<28} skipped: its dependencies: {e}");
+                continue;
+            }
+        };
         // A kernel with generic helpers left as calls takes a second rustc
         // run with their instances (mir_import::mono): rustc's time is both
         // runs, ours imports the last one.
-        let Ok((printed, _)) = mir_import::print_kernel(&k, &opts) else {
-            continue;
-        };
-        let Ok(first) = mir_import::import_and_evaluate(&k, &opts, true) else {
-            continue;
+        let (printed, first) = match (
+            mir_import::print_kernel(&k, &opts),
+            mir_import::import_and_evaluate(&k, &opts, true),
+        ) {
+            (Ok((printed, _)), Ok(first)) => (printed, first),
+            (Err(e), _) | (_, Err(e)) => {
+                println!("{name:<28} skipped: {e}");
+                continue;
+            }
         };
         let tuples = first.tuples.clone();
         let rustc = best(5, || {
@@ -59,6 +71,10 @@ fn main() {
         });
         let ours = best(20, || {
             let mut krate = mir_import::import_printed(&printed, "k.rs").expect("imports");
+            // What the kernel names of its dependencies, from their MIR.
+            if let Some(deps) = &opts.deps {
+                mir_import::deps::link_dependency_items(&mut krate, deps);
+            }
             // The probe's layouts (a rustc run, not timed) as the import
             // gives them: tuples, and the closures laid out as tuples.
             krate.record_closure_offsets(&tuples);

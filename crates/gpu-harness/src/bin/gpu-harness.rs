@@ -359,24 +359,13 @@ fn main() -> anyhow::Result<()> {
             let sandbox = confinement.sandbox()?;
             let mut rustc = mir_import::rustc::RustcOptions::confined(sandbox.clone());
             // A kernel beside a manifest with `[dependencies]` gets them built
-            // (or reused), as `run` does.
-            let folder = kernel.parent().unwrap_or(std::path::Path::new("."));
-            let manifest = folder.join("manifest.toml");
-            if manifest.is_file() {
-                let m: gpu_harness::fixture::Manifest =
-                    toml::from_str(&std::fs::read_to_string(&manifest)?)
-                        .map_err(|e| anyhow::anyhow!("{}: {e}", manifest.display()))?;
-                let table = m.dependency_table()?;
-                if !table.is_empty() {
-                    let (built, _) = kernel_deps::build(
-                        &table,
-                        &folder.join("Cargo.lock"),
-                        &kernel_deps::default_cache_dir(),
-                        &sandbox,
-                    )?;
-                    rustc.deps = Some(std::sync::Arc::new(built));
-                }
-            }
+            // (or reused), confined, as `run` does.
+            rustc.deps = mir_import::rustc::kernel_dependencies(
+                &kernel,
+                &sandbox,
+                &kernel_deps::default_cache_dir(),
+            )?
+            .map(std::sync::Arc::new);
             // A driver error's message already holds its causes: printed
             // once, not again as anyhow's "Caused by" chain.
             let flat = |e: compile_driver::CompileError| anyhow::anyhow!("{e}");
