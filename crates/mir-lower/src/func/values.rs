@@ -144,57 +144,6 @@ impl FnLower<'_, '_> {
         }
     }
 
-    /// `copy_nonoverlapping(dst, src, count)`: `count` elements of the
-    /// pointee type, copied byte by byte in a loop (the count is a run-time
-    /// value: siphasher's tail loads copy 0 to 7 bytes).
-    pub(super) fn copy_nonoverlapping(
-        &mut self,
-        dst: &Operand,
-        src: &Operand,
-        count: &Operand,
-    ) -> Result<(), Diagnostic> {
-        let elem = self
-            .operand_ty(dst)?
-            .pointee()
-            .cloned()
-            .ok_or_else(|| self.unsupported("`copy_nonoverlapping` to a non-pointer"))?;
-        let size = self
-            .sh
-            .layouts
-            .of(&elem)
-            .map_err(|e| self.unsupported(e))?
-            .size;
-        let (d, s, n) = (
-            self.scalar_operand(dst)?,
-            self.scalar_operand(src)?,
-            self.scalar_operand(count)?,
-        );
-        let i64t = self.b.types().i64();
-        let n = self.zext_or_trunc(n, i64t);
-        let size = self.iconst(64, size as i128);
-        let bytes = self.b.imul(n, size);
-        // header(i): i < bytes ? body : exit; body: copy byte i, i + 1.
-        let header = self.b.create_block();
-        let i = self.b.append_block_param(header, i64t);
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        let zero = self.iconst(64, 0);
-        self.b.jump(header, &[zero]);
-        self.b.switch_to_block(header);
-        let more = self.b.icmp(device_ir::IntCC::Ult, i, bytes);
-        self.b.brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let (from, to) = (self.b.byte_offset(s, i), self.b.byte_offset(d, i));
-        let byte = Scalar::Int(8);
-        let v = self.load_scalar_at(from, 0, byte);
-        self.store_scalar_at(to, 0, byte, v);
-        let one = self.iconst(64, 1);
-        let next = self.b.iadd(i, one);
-        self.b.jump(header, &[next]);
-        self.b.switch_to_block(exit);
-        Ok(())
-    }
-
     /// Resolves a place.
     pub(super) fn place(&mut self, p: &Place) -> Result<PlaceRef, Diagnostic> {
         let ty = self.local_ty(p.local);
