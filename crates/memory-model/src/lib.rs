@@ -28,6 +28,7 @@
 
 pub mod checks;
 pub mod consistency;
+pub mod drf;
 pub mod event;
 pub mod herd;
 pub mod lang;

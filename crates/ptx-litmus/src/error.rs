@@ -86,6 +86,13 @@ pub enum Limit {
         /// The limit.
         max: usize,
     },
+    /// A construct that the operational exploration (`explore`) does not
+    /// handle: it is refused, never approximated.
+    #[error("the exploration does not handle {what}")]
+    Exploration {
+        /// The construct.
+        what: &'static str,
+    },
     /// The value domains did not reach a fixed point.
     #[error("the stored values do not converge in {rounds} rounds")]
     NoFixedPoint {

@@ -13,6 +13,9 @@
 //!   predicate, over the bit relations of [`rel`];
 //! - [`budget`] bounds each check in time: the loops above consult a
 //!   [`Deadline`] and stop with a [`Timeout`], never a verdict;
+//! - [`explore`] builds executions event by event instead, pruning each
+//!   inconsistent prefix, for the set of final outcomes (the compiled side
+//!   of a refinement check);
 //! - [`report`] prints the verdict and its evidence, and [`expect`] reads
 //!   Dat3M's recorded verdicts.
 //!
@@ -34,6 +37,7 @@ pub mod corpus;
 pub mod domain;
 pub mod error;
 pub mod expect;
+pub mod explore;
 pub mod model;
 mod orders;
 pub mod parse;

@@ -95,6 +95,42 @@ pub struct Path {
     pub regs: BTreeMap<Reg, i64>,
 }
 
+/// Where each label of a thread's code is.
+pub(crate) fn labels(code: &[crate::syntax::Line]) -> BTreeMap<Label, usize> {
+    code.iter()
+        .enumerate()
+        .filter_map(|(i, l)| match l.instr {
+            Instr::Mark(label) => Some((label, i)),
+            _ => None,
+        })
+        .collect()
+}
+
+impl State {
+    /// Thread `t` before its first instruction, with its initial registers.
+    pub(crate) fn start(test: &Test, t: usize) -> State {
+        let regs = test
+            .registers
+            .iter()
+            .filter(|(thread, _, _)| *thread as usize == t)
+            .map(|&(_, reg, value)| (reg, value))
+            .collect();
+        State {
+            pc: 0,
+            regs,
+            taint: BTreeMap::new(),
+            ctrl: 0,
+            back_jumps: BTreeMap::new(),
+            path: Path {
+                events: Vec::new(),
+                rmw: Vec::new(),
+                deps: Vec::new(),
+                regs: BTreeMap::new(),
+            },
+        }
+    }
+}
+
 /// Every path of one thread.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadPaths {
@@ -120,15 +156,15 @@ const MAX_PATHS: usize = 1 << 16;
 
 /// A thread's state part-way along a path.
 #[derive(Clone)]
-struct State {
-    pc: usize,
-    regs: BTreeMap<Reg, i64>,
+pub(crate) struct State {
+    pub(crate) pc: usize,
+    pub(crate) regs: BTreeMap<Reg, i64>,
     /// For each register, the reads its value depends on.
     taint: BTreeMap<Reg, Set>,
     /// The reads that a branch taken or not so far depended on.
     ctrl: Set,
-    back_jumps: BTreeMap<usize, u32>,
-    path: Path,
+    pub(crate) back_jumps: BTreeMap<usize, u32>,
+    pub(crate) path: Path,
 }
 
 impl State {
@@ -211,33 +247,8 @@ pub fn thread_paths(
 ) -> Result<ThreadPaths, NoVerdict> {
     let thread = &test.threads[t];
     let code = &thread.code;
-    let labels: BTreeMap<Label, usize> = code
-        .iter()
-        .enumerate()
-        .filter_map(|(i, l)| match l.instr {
-            Instr::Mark(label) => Some((label, i)),
-            _ => None,
-        })
-        .collect();
-    let mut regs = BTreeMap::new();
-    for &(thread_index, reg, value) in &test.registers {
-        if thread_index as usize == t {
-            regs.insert(reg, value);
-        }
-    }
-    let start = State {
-        pc: 0,
-        regs,
-        taint: BTreeMap::new(),
-        ctrl: 0,
-        back_jumps: BTreeMap::new(),
-        path: Path {
-            events: Vec::new(),
-            rmw: Vec::new(),
-            deps: Vec::new(),
-            regs: BTreeMap::new(),
-        },
-    };
+    let labels = labels(code);
+    let start = State::start(test, t);
     let mut out = ThreadPaths::default();
     let mut stack = vec![start];
     while let Some(mut s) = stack.pop() {
@@ -264,218 +275,245 @@ pub fn thread_paths(
             pos: line.pos,
             message: format!("`{}`: {message}", line.text),
         };
-        s.pc += 1;
-        match line.instr {
-            Instr::Load {
-                order,
-                scope,
-                dst,
-                loc,
-            } => {
+        match line.instr.read_location() {
+            // A read guesses each value of its location's domain.
+            Some(loc) => {
                 for &v in domains[loc.0 as usize].iter().rev() {
                     let mut next = s.clone();
-                    let e = next
-                        .push(
-                            Event {
-                                tags: Tags::R | load_tags(order),
-                                loc: Some(loc),
-                                value: v,
-                                scope,
-                                line: at,
-                                barrier: None,
-                            },
-                            0,
-                        )
-                        .map_err(fail)?;
-                    next.regs.insert(dst, v);
-                    next.taint.insert(dst, bit(e));
-                    stack.push(next);
-                }
-            }
-            Instr::Store {
-                order,
-                scope,
-                loc,
-                value,
-            } => {
-                let deps = s.taint_of(value);
-                let v = s.value(value);
-                s.push(
-                    Event {
-                        tags: Tags::W | store_tags(order),
-                        loc: Some(loc),
-                        value: v,
-                        scope,
-                        line: at,
-                        barrier: None,
-                    },
-                    deps,
-                )
-                .map_err(fail)?;
-                stack.push(s);
-            }
-            Instr::Move { dst, value } => {
-                let (v, taint) = (s.value(value), s.taint_of(value));
-                s.regs.insert(dst, v);
-                s.taint.insert(dst, taint);
-                stack.push(s);
-            }
-            Instr::Local { op, dst, lhs, rhs } => {
-                let v = apply(op, s.value(lhs), s.value(rhs)).map_err(fail)?;
-                let taint = s.taint_of(lhs) | s.taint_of(rhs);
-                s.regs.insert(dst, v);
-                s.taint.insert(dst, taint);
-                stack.push(s);
-            }
-            Instr::Atom {
-                order,
-                scope,
-                op,
-                dst,
-                loc,
-                value,
-            } => {
-                for &old in domains[loc.0 as usize].iter().rev() {
-                    let mut next = s.clone();
-                    // `cas` loads straight into `dst` (Dat3M's `visitPtxAtomCAS`), so
-                    // operands naming `dst` see the old value; the other forms load
-                    // into a fresh register and set `dst` afterwards.
-                    if matches!(op, AtomOp::Cas { .. }) {
-                        next.regs.insert(dst, old);
-                        next.taint.insert(dst, bit(next.path.events.len()));
+                    match exec(&mut next, &line.instr, at, &labels, bound, Some(v)).map_err(fail)? {
+                        Flow::Next => stack.push(next),
+                        Flow::Cut => unreachable!("a read never jumps"),
                     }
-                    let (new, operand_taint, reads_old) = match op {
-                        AtomOp::Bin(b) => (
-                            apply(b, old, next.value(value)).map_err(fail)?,
-                            next.taint_of(value),
-                            true,
-                        ),
-                        // The stored value is the operand alone: no dependency on the read.
-                        AtomOp::Exch => (next.value(value), next.taint_of(value), false),
-                        AtomOp::Cas { expected } => (
-                            if old == next.value(expected) {
-                                next.value(value)
-                            } else {
-                                old
-                            },
-                            next.taint_of(expected) | next.taint_of(value),
-                            true,
-                        ),
-                    };
-                    let written = Written {
-                        old,
-                        new,
-                        operand_taint,
-                        reads_old,
-                    };
-                    rmw(&mut next, order, scope, loc, written, at).map_err(fail)?;
-                    let read = next.path.rmw.last().map_or(0, |&(r, _)| r);
-                    next.regs.insert(dst, old);
-                    next.taint.insert(dst, bit(read));
-                    stack.push(next);
                 }
             }
-            Instr::Red {
-                order,
-                scope,
-                op,
-                loc,
-                value,
-            } => {
-                for &old in domains[loc.0 as usize].iter().rev() {
-                    let mut next = s.clone();
-                    let written = Written {
-                        old,
-                        new: apply(op, old, next.value(value)).map_err(fail)?,
-                        operand_taint: next.taint_of(value),
-                        reads_old: true,
-                    };
-                    rmw(&mut next, order, scope, loc, written, at).map_err(fail)?;
-                    stack.push(next);
-                }
-            }
-            Instr::Fence { order, scope } => {
-                let tags = Tags::F
-                    | if order == Order::Sc {
-                        Tags::SC
-                    } else {
-                        Tags::ACQ_REL
-                    };
-                s.push(
-                    Event {
-                        tags,
-                        loc: None,
-                        value: 0,
-                        scope: Some(scope),
-                        line: at,
-                        barrier: None,
-                    },
-                    0,
-                )
-                .map_err(fail)?;
-                stack.push(s);
-            }
-            Instr::Barrier {
-                arrive,
-                instance,
-                id,
-                quorum,
-            } => {
-                let use_ = BarrierUse {
-                    instance,
-                    id: id.map(|op| s.value(op)),
-                    id_is_constant: matches!(id, Some(Operand::Const(_))),
-                    quorum: quorum.map(|op| s.value(op)),
-                    arrive,
-                };
-                s.push(
-                    Event {
-                        tags: Tags::F | Tags::BAR,
-                        loc: None,
-                        value: 0,
-                        scope: Some(Scope::Cta),
-                        line: at,
-                        barrier: Some(use_),
-                    },
-                    0,
-                )
-                .map_err(fail)?;
-                stack.push(s);
-            }
-            Instr::Branch {
-                cmp,
-                lhs,
-                rhs,
-                target,
-            } => {
-                s.ctrl |= s.taint_of(lhs) | s.taint_of(rhs);
-                let to = *labels
-                    .get(&target)
-                    .ok_or_else(|| fail(format!("no label {target}")))?;
-                if cmp.holds(s.value(lhs), s.value(rhs)) && !jump(&mut s, at, to, bound) {
+            None => match exec(&mut s, &line.instr, at, &labels, bound, None).map_err(fail)? {
+                Flow::Next => stack.push(s),
+                Flow::Cut => {
                     s.path.regs = s.regs;
                     out.cut.push(s.path);
-                    continue;
                 }
-                stack.push(s);
-            }
-            Instr::Goto(target) => {
-                let to = *labels
-                    .get(&target)
-                    .ok_or_else(|| fail(format!("no label {target}")))?;
-                if !jump(&mut s, at, to, bound) {
-                    s.path.regs = s.regs;
-                    out.cut.push(s.path);
-                    continue;
-                }
-                stack.push(s);
-            }
-            Instr::Mark(_) => stack.push(s),
+            },
         }
     }
     // Depth-first order pops the last guess first; put paths in guess order.
     out.complete.reverse();
     Ok(out)
+}
+
+/// What [`exec`] did to the thread's control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// The thread goes on at its new `pc`.
+    Next,
+    /// A backward jump would exceed the loop bound: the path is cut.
+    Cut,
+}
+
+impl Instr {
+    /// The location a read of this instruction reads (`ld`, `atom`, `red`):
+    /// the instructions whose meaning depends on a value from memory.
+    pub(crate) fn read_location(&self) -> Option<Loc> {
+        match *self {
+            Instr::Load { loc, .. } | Instr::Atom { loc, .. } | Instr::Red { loc, .. } => Some(loc),
+            _ => None,
+        }
+    }
+}
+
+/// Runs one instruction at `at`: its events, its registers, its jump. A read
+/// ([`Instr::read_location`]) takes `read` as the value memory answered,
+/// and must be given one; other instructions ignore it. Shared by the path
+/// enumeration (which guesses `read`) and [`super::explore`] (which takes
+/// it from a chosen write).
+pub(crate) fn exec(
+    s: &mut State,
+    instr: &Instr,
+    at: usize,
+    labels: &BTreeMap<Label, usize>,
+    bound: u32,
+    read: Option<i64>,
+) -> Result<Flow, String> {
+    s.pc += 1;
+    let old = || read.ok_or_else(|| "a read without a value".to_string());
+    match *instr {
+        Instr::Load {
+            order,
+            scope,
+            dst,
+            loc,
+        } => {
+            let v = old()?;
+            let e = s.push(
+                Event {
+                    tags: Tags::R | load_tags(order),
+                    loc: Some(loc),
+                    value: v,
+                    scope,
+                    line: at,
+                    barrier: None,
+                },
+                0,
+            )?;
+            s.regs.insert(dst, v);
+            s.taint.insert(dst, bit(e));
+        }
+        Instr::Store {
+            order,
+            scope,
+            loc,
+            value,
+        } => {
+            let deps = s.taint_of(value);
+            let v = s.value(value);
+            s.push(
+                Event {
+                    tags: Tags::W | store_tags(order),
+                    loc: Some(loc),
+                    value: v,
+                    scope,
+                    line: at,
+                    barrier: None,
+                },
+                deps,
+            )?;
+        }
+        Instr::Move { dst, value } => {
+            let (v, taint) = (s.value(value), s.taint_of(value));
+            s.regs.insert(dst, v);
+            s.taint.insert(dst, taint);
+        }
+        Instr::Local { op, dst, lhs, rhs } => {
+            let v = apply(op, s.value(lhs), s.value(rhs))?;
+            let taint = s.taint_of(lhs) | s.taint_of(rhs);
+            s.regs.insert(dst, v);
+            s.taint.insert(dst, taint);
+        }
+        Instr::Atom {
+            order,
+            scope,
+            op,
+            dst,
+            loc,
+            value,
+        } => {
+            let old = old()?;
+            // `cas` loads straight into `dst` (Dat3M's `visitPtxAtomCAS`), so
+            // operands naming `dst` see the old value; the other forms load
+            // into a fresh register and set `dst` afterwards.
+            if matches!(op, AtomOp::Cas { .. }) {
+                s.regs.insert(dst, old);
+                s.taint.insert(dst, bit(s.path.events.len()));
+            }
+            let (new, operand_taint, reads_old) = match op {
+                AtomOp::Bin(b) => (apply(b, old, s.value(value))?, s.taint_of(value), true),
+                // The stored value is the operand alone: no dependency on the read.
+                AtomOp::Exch => (s.value(value), s.taint_of(value), false),
+                AtomOp::Cas { expected } => (
+                    if old == s.value(expected) {
+                        s.value(value)
+                    } else {
+                        old
+                    },
+                    s.taint_of(expected) | s.taint_of(value),
+                    true,
+                ),
+            };
+            let written = Written {
+                old,
+                new,
+                operand_taint,
+                reads_old,
+            };
+            rmw(s, order, scope, loc, written, at)?;
+            let read = s.path.rmw.last().map_or(0, |&(r, _)| r);
+            s.regs.insert(dst, old);
+            s.taint.insert(dst, bit(read));
+        }
+        Instr::Red {
+            order,
+            scope,
+            op,
+            loc,
+            value,
+        } => {
+            let old = old()?;
+            let written = Written {
+                old,
+                new: apply(op, old, s.value(value))?,
+                operand_taint: s.taint_of(value),
+                reads_old: true,
+            };
+            rmw(s, order, scope, loc, written, at)?;
+        }
+        Instr::Fence { order, scope } => {
+            let tags = Tags::F
+                | if order == Order::Sc {
+                    Tags::SC
+                } else {
+                    Tags::ACQ_REL
+                };
+            s.push(
+                Event {
+                    tags,
+                    loc: None,
+                    value: 0,
+                    scope: Some(scope),
+                    line: at,
+                    barrier: None,
+                },
+                0,
+            )?;
+        }
+        Instr::Barrier {
+            arrive,
+            instance,
+            id,
+            quorum,
+        } => {
+            let use_ = BarrierUse {
+                instance,
+                id: id.map(|op| s.value(op)),
+                id_is_constant: matches!(id, Some(Operand::Const(_))),
+                quorum: quorum.map(|op| s.value(op)),
+                arrive,
+            };
+            s.push(
+                Event {
+                    tags: Tags::F | Tags::BAR,
+                    loc: None,
+                    value: 0,
+                    scope: Some(Scope::Cta),
+                    line: at,
+                    barrier: Some(use_),
+                },
+                0,
+            )?;
+        }
+        Instr::Branch {
+            cmp,
+            lhs,
+            rhs,
+            target,
+        } => {
+            s.ctrl |= s.taint_of(lhs) | s.taint_of(rhs);
+            let to = *labels
+                .get(&target)
+                .ok_or_else(|| format!("no label {target}"))?;
+            if cmp.holds(s.value(lhs), s.value(rhs)) && !jump(s, at, to, bound) {
+                return Ok(Flow::Cut);
+            }
+        }
+        Instr::Goto(target) => {
+            let to = *labels
+                .get(&target)
+                .ok_or_else(|| format!("no label {target}"))?;
+            if !jump(s, at, to, bound) {
+                return Ok(Flow::Cut);
+            }
+        }
+        Instr::Mark(_) => {}
+    }
+    Ok(Flow::Next)
 }
 
 /// Jumps to `to`; false when a backward jump has used up the loop bound.

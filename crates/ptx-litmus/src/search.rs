@@ -175,25 +175,25 @@ impl Tally {
 
 /// One combination of thread paths: the events and every relation that does
 /// not depend on the choices made later.
-struct Base<'a> {
-    test: &'a Test,
+pub(crate) struct Base<'a> {
+    pub(crate) test: &'a Test,
     /// For each event: its thread (`None` for initial writes) and the event.
-    events: Vec<(Option<usize>, paths::Event)>,
+    pub(crate) events: Vec<(Option<usize>, paths::Event)>,
     /// The paths, for final register values.
-    combo: &'a [&'a Path],
-    x: Execution,
+    pub(crate) combo: &'a [&'a Path],
+    pub(crate) x: Execution,
     /// Named barriers with a quorum: they may or may not synchronize.
-    free_barriers: Vec<usize>,
+    pub(crate) free_barriers: Vec<usize>,
     /// Named barriers without a quorum: they always synchronize.
-    forced_barriers: Set,
+    pub(crate) forced_barriers: Set,
     /// Each quorum barrier with its quorum and its group (same CTA, instance, id).
-    quorums: Vec<(usize, i64, Set)>,
+    pub(crate) quorums: Vec<(usize, i64, Set)>,
     /// Whether some barrier is blocked: no terminating candidate.
-    blocked: bool,
+    pub(crate) blocked: bool,
 }
 
 impl<'a> Base<'a> {
-    fn new(test: &'a Test, combo: &'a [&'a Path]) -> Result<Self, Limit> {
+    pub(crate) fn new(test: &'a Test, combo: &'a [&'a Path]) -> Result<Self, Limit> {
         let mut events: Vec<(Option<usize>, paths::Event)> = test
             .locations
             .iter()
@@ -428,7 +428,7 @@ impl<'a> Base<'a> {
     }
 
     /// `syncbar & scta` for the synchronizing set `sync`.
-    fn sync_barrier(&self, sync: Set) -> Rel {
+    pub(crate) fn sync_barrier(&self, sync: Set) -> Rel {
         let n = self.events.len();
         let mut rel = Rel::empty(n);
         for a in 0..n {
@@ -691,7 +691,12 @@ impl<'a> Base<'a> {
         }
     }
 
-    fn witness(&self, x: &Execution, d: &Derived, violations: Vec<Violation>) -> Witness {
+    pub(crate) fn witness(
+        &self,
+        x: &Execution,
+        d: &Derived,
+        violations: Vec<Violation>,
+    ) -> Witness {
         let events = self
             .events
             .iter()

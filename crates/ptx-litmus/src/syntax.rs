@@ -109,7 +109,7 @@ impl fmt::Display for Label {
 }
 
 /// A value operand: a constant or a register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Operand {
     /// A constant.
     Const(i64),
@@ -146,7 +146,7 @@ pub enum BinOp {
 }
 
 /// A comparison, for branches and conditions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum CmpOp {
     /// `==` (or `=` in conditions, `beq` in code).
     Eq,

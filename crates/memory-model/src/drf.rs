@@ -1,0 +1,627 @@
+//! Every interleaving, with a happens-before race check: whether a program is
+//! data-race-free, and if it is, the set of its final outcomes.
+//!
+//! This is the source side of the refinement check (the premise of the
+//! reference's open theorem). [`explore`] runs the interleaving machine
+//! ([`crate::machine`]) depth first over **every** interleaving, not the
+//! canonical schedule, and carries vector clocks along each one:
+//!
+//! - each event of thread `t` advances `t`'s own component;
+//! - an acquire load that reads a release store joins the store's clock
+//!   (`sw`); a load reads the last store (the machine is sequentially
+//!   consistent), so the store is known;
+//! - the `k`-th shared barrier joins, into every thread that passes it, the
+//!   clocks of all threads as they arrived (`bar`); the legacy barrier is
+//!   inert, as in the event layer.
+//!
+//! Two accesses to one location **race** when at least one writes, at least
+//! one is plain (non-atomic), they are on different threads, and neither
+//! happens before the other (`hb = (po ∪ sw ∪ bar)+`). Per location and
+//! thread it is enough to keep the latest access of each kind (plain or
+//! atomic, read or write): a thread's earlier access of the same kind is
+//! `po`-before it, so if the latest one happens before an access, so does the
+//! earlier. The initializer's stores are the launch's memory, before
+//! everything, and never race.
+//!
+//! States are memoized with their clocks, so each distinct (machine state,
+//! happens-before summary) is expanded once; the first race found is returned
+//! with the interleaving that reaches it. The outcome of a completed run is its
+//! final global memory.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt::{self, Write as _};
+use std::hash::BuildHasherDefault;
+use std::time::{Duration, Instant};
+
+use crate::event::{Action, Event, Who, render_action};
+use crate::lang::{Access, BarrierKind, Loc, Ordering, Program, Space, Value};
+use crate::machine::{FxHasher, ScState};
+
+/// A vector clock: one component per thread.
+type Clock = Vec<u32>;
+
+/// The final global memory of one completed run: location → value.
+pub type Outcome = BTreeMap<Loc, Value>;
+
+/// How far [`explore`] may go.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The most distinct states expanded.
+    pub max_states: u64,
+    /// The wall-clock time allowed.
+    pub time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_states: 5_000_000,
+            time: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why [`explore`] stopped without a verdict.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Exhausted {
+    /// More states than [`Limits::max_states`].
+    #[error("{program}: stopped after {states} states (limit {max})")]
+    States {
+        /// The program.
+        program: String,
+        /// States expanded when it stopped.
+        states: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The time limit passed.
+    #[error("{program}: stopped after {millis} ms (limit {limit_ms} ms) and {states} states")]
+    Time {
+        /// The program.
+        program: String,
+        /// States expanded when it stopped.
+        states: u64,
+        /// Time spent.
+        millis: u64,
+        /// The limit.
+        limit_ms: u64,
+    },
+}
+
+/// One access of a race, as it appears in the racing interleaving.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RacingAccess {
+    /// Its index in [`Race::trace`].
+    pub index: usize,
+    /// The event.
+    pub event: Event,
+}
+
+/// A data race: an interleaving whose last event races with an earlier one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// The interleaving, from the launch to the second access (inclusive).
+    pub trace: Vec<Event>,
+    /// The earlier access.
+    pub first: RacingAccess,
+    /// The later access (the last event of the trace).
+    pub second: RacingAccess,
+}
+
+impl Race {
+    /// The race as text: the two accesses, then the interleaving with both marked.
+    pub fn render(&self, program: &Program) -> String {
+        let mut out = String::new();
+        let describe = |a: &RacingAccess| {
+            format!(
+                "#{} {} {}",
+                a.index,
+                a.event.who,
+                render_action(program, &a.event.action)
+            )
+        };
+        let _ = writeln!(
+            out,
+            "data race on {}: {}  and  {}, unordered by happens-before",
+            self.second
+                .event
+                .action
+                .loc()
+                .map_or_else(|| "?".into(), |l| program.loc_name(l)),
+            describe(&self.first),
+            describe(&self.second)
+        );
+        let _ = writeln!(out, "interleaving ({} events):", self.trace.len());
+        for (i, e) in self.trace.iter().enumerate() {
+            let mark = if i == self.first.index || i == self.second.index {
+                "  <- race"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  #{i:<4} {:<5} {}{mark}",
+                e.who.to_string(),
+                render_action(program, &e.action)
+            );
+        }
+        out
+    }
+}
+
+/// What [`explore`] found.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// No interleaving has a race; the final outcomes of the completed runs.
+    RaceFree {
+        /// Every distinct final global memory of a completed run.
+        outcomes: BTreeSet<Outcome>,
+    },
+    /// A race, with the interleaving that shows it.
+    Race(Box<Race>),
+}
+
+/// The verdict with the size of the exploration.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The program's name.
+    pub program: String,
+    /// Race-free with outcomes, or a race.
+    pub verdict: Verdict,
+    /// Distinct states expanded (machine state with its clocks).
+    pub states: u64,
+    /// Transitions taken.
+    pub transitions: u64,
+    /// Completed runs reached (distinct final states).
+    pub completed: u64,
+    /// States where no thread can step and some has not finished (a
+    /// deadlock at a barrier, or a load with nothing to read).
+    pub stuck: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+impl Report {
+    /// Whether the program is data-race-free.
+    pub fn race_free(&self) -> bool {
+        matches!(self.verdict, Verdict::RaceFree { .. })
+    }
+
+    /// The outcomes, when the program is race-free.
+    pub fn outcomes(&self) -> Option<&BTreeSet<Outcome>> {
+        match &self.verdict {
+            Verdict::RaceFree { outcomes } => Some(outcomes),
+            Verdict::Race(_) => None,
+        }
+    }
+}
+
+/// Renders an outcome as `{data=1, flag=1, out=7}`.
+pub fn render_outcome(program: &Program, outcome: &Outcome) -> String {
+    let items: Vec<String> = outcome
+        .iter()
+        .map(|(l, v)| format!("{}={v}", program.loc_name(*l)))
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = match &self.verdict {
+            Verdict::RaceFree { outcomes } => {
+                format!("data-race-free, {} outcomes", outcomes.len())
+            }
+            Verdict::Race(_) => "data race".to_string(),
+        };
+        write!(
+            f,
+            "{}: {verdict} ({} states, {} transitions, {} completed, {} stuck, {:.1} ms)",
+            self.program,
+            self.states,
+            self.transitions,
+            self.completed,
+            self.stuck,
+            self.elapsed.as_secs_f64() * 1e3
+        )
+    }
+}
+
+/// The latest access of each kind, per thread and location: epochs (the
+/// thread's own clock component at the access).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Latest {
+    plain_write: Option<u32>,
+    atomic_write: Option<u32>,
+    plain_read: Option<u32>,
+    atomic_read: Option<u32>,
+}
+
+impl Latest {
+    /// The accesses that conflict with an access of the given kind:
+    /// `(epoch, is_write, is_atomic)`.
+    fn conflicts(&self, write: bool, atomic: bool) -> impl Iterator<Item = (u32, bool, bool)> {
+        [
+            (self.plain_write, true, false),
+            (self.atomic_write, true, true),
+            (self.plain_read, false, false),
+            (self.atomic_read, false, true),
+        ]
+        .into_iter()
+        .filter_map(move |(epoch, w, a)| {
+            let conflicting = (write || w) && (!atomic || !a);
+            epoch.filter(|_| conflicting).map(|e| (e, w, a))
+        })
+    }
+
+    fn record(&mut self, epoch: u32, write: bool, atomic: bool) {
+        let slot = match (write, atomic) {
+            (true, false) => &mut self.plain_write,
+            (true, true) => &mut self.atomic_write,
+            (false, false) => &mut self.plain_read,
+            (false, true) => &mut self.atomic_read,
+        };
+        *slot = Some(epoch);
+    }
+}
+
+/// The happens-before summary carried with a machine state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Hb {
+    clocks: Vec<Clock>,
+    latest: BTreeMap<Loc, Vec<Latest>>,
+    /// The clock of the last store to a location, when it was a release.
+    release: BTreeMap<Loc, Clock>,
+    /// The clock of the barrier being passed: its count and the join of the
+    /// clocks of every thread as it arrived.
+    barrier: Option<(u32, Clock)>,
+}
+
+fn join(into: &mut Clock, other: &Clock) {
+    for (a, b) in into.iter_mut().zip(other) {
+        *a = (*a).max(*b);
+    }
+}
+
+/// The earlier access that a new one races with: its thread and epoch.
+struct Conflict {
+    thread: u32,
+    epoch: u32,
+}
+
+impl Hb {
+    fn new(threads: usize) -> Hb {
+        Hb {
+            clocks: vec![vec![0; threads]; threads],
+            latest: BTreeMap::new(),
+            release: BTreeMap::new(),
+            barrier: None,
+        }
+    }
+
+    /// Applies one thread event; the first earlier access it races with, if any.
+    fn step(&mut self, t: u32, action: &Action) -> Option<Conflict> {
+        let ti = t as usize;
+        match *action {
+            Action::Barrier {
+                kind: BarrierKind::Shared,
+                k,
+            } => {
+                if self.barrier.as_ref().is_none_or(|(bk, _)| *bk != k) {
+                    let mut all = vec![0; self.clocks.len()];
+                    for c in &self.clocks {
+                        join(&mut all, c);
+                    }
+                    self.barrier = Some((k, all));
+                }
+                if let Some((_, b)) = &self.barrier {
+                    let b = b.clone();
+                    join(&mut self.clocks[ti], &b);
+                }
+                self.clocks[ti][ti] += 1;
+                None
+            }
+            Action::Barrier {
+                kind: BarrierKind::LegacyGlobal,
+                ..
+            } => {
+                self.clocks[ti][ti] += 1;
+                None
+            }
+            Action::Load { loc, access, .. } => {
+                if access == Access::Atomic(Ordering::Acquire)
+                    && let Some(c) = self.release.get(&loc)
+                {
+                    let c = c.clone();
+                    join(&mut self.clocks[ti], &c);
+                }
+                self.clocks[ti][ti] += 1;
+                self.access(t, loc, false, access != Access::Plain)
+            }
+            Action::Store { loc, access, .. } => {
+                self.clocks[ti][ti] += 1;
+                let conflict = self.access(t, loc, true, access != Access::Plain);
+                if access == Access::Atomic(Ordering::Release) {
+                    self.release.insert(loc, self.clocks[ti].clone());
+                } else {
+                    self.release.remove(&loc);
+                }
+                conflict
+            }
+        }
+    }
+
+    fn access(&mut self, t: u32, loc: Loc, write: bool, atomic: bool) -> Option<Conflict> {
+        let threads = self.clocks.len();
+        let latest = self
+            .latest
+            .entry(loc)
+            .or_insert_with(|| vec![Latest::default(); threads]);
+        let clock = &self.clocks[t as usize];
+        let mut conflict = None;
+        for (u, l) in latest.iter().enumerate() {
+            if u == t as usize {
+                continue;
+            }
+            if let Some((epoch, _, _)) = l.conflicts(write, atomic).find(|(e, _, _)| *e > clock[u])
+            {
+                conflict = Some(Conflict {
+                    thread: u as u32,
+                    epoch,
+                });
+                break;
+            }
+        }
+        let epoch = clock[t as usize];
+        latest[t as usize].record(epoch, write, atomic);
+        conflict
+    }
+}
+
+/// The event of thread `thread` with own-clock `epoch` in `trace` (the
+/// thread's `epoch`-th event, counted from 1).
+fn nth_event_of(trace: &[Event], thread: u32, epoch: u32) -> Option<usize> {
+    trace
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.who == Who::Thread(thread))
+        .nth(epoch.checked_sub(1)? as usize)
+        .map(|(i, _)| i)
+}
+
+type Seen = HashSet<(ScState, Hb), BuildHasherDefault<FxHasher>>;
+
+/// A state on the depth-first stack, with its successors and the next one
+/// to take.
+struct Frame {
+    hb: Hb,
+    successors: Vec<(Who, Event, ScState)>,
+    next: usize,
+}
+
+/// Explores every interleaving of `program` with the race check.
+///
+/// # Errors
+/// [`Exhausted`] when the state or time limit passes before the verdict.
+pub fn explore(program: &Program, limits: &Limits) -> Result<Report, Exhausted> {
+    let start = Instant::now();
+    let threads = program.threads() as usize;
+    let mut report = Report {
+        program: program.name.clone(),
+        verdict: Verdict::RaceFree {
+            outcomes: BTreeSet::new(),
+        },
+        states: 0,
+        transitions: 0,
+        completed: 0,
+        stuck: 0,
+        elapsed: Duration::ZERO,
+    };
+    let mut outcomes = BTreeSet::new();
+    let mut seen = Seen::default();
+    let root = (ScState::start(program), Hb::new(threads));
+    seen.insert(root.clone());
+    // Depth first; each frame holds a state, its successors and the next one
+    // to take. `path` is the trace from the launch to the top frame.
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut path: Vec<Event> = Vec::new();
+    let expand = |state: &ScState, report: &mut Report, outcomes: &mut BTreeSet<Outcome>| {
+        report.states += 1;
+        let successors = state.successors(program);
+        if successors.is_empty() {
+            if state.finished(program) {
+                report.completed += 1;
+                outcomes.insert(
+                    state
+                        .global
+                        .iter()
+                        .map(|(&addr, &(_, v))| {
+                            (
+                                Loc {
+                                    space: Space::Global,
+                                    addr,
+                                },
+                                v,
+                            )
+                        })
+                        .collect(),
+                );
+            } else {
+                report.stuck += 1;
+            }
+        }
+        successors
+    };
+    let successors = expand(&root.0, &mut report, &mut outcomes);
+    stack.push(Frame {
+        hb: root.1,
+        successors,
+        next: 0,
+    });
+    while let Some(top) = stack.last_mut() {
+        let Some((who, event, after)) = top.successors.get(top.next).cloned() else {
+            stack.pop();
+            path.pop();
+            continue;
+        };
+        top.next += 1;
+        report.transitions += 1;
+        if report.states >= limits.max_states {
+            return Err(Exhausted::States {
+                program: program.name.clone(),
+                states: report.states,
+                max: limits.max_states,
+            });
+        }
+        if report.states.is_multiple_of(4096) && start.elapsed() > limits.time {
+            return Err(Exhausted::Time {
+                program: program.name.clone(),
+                states: report.states,
+                millis: start.elapsed().as_millis() as u64,
+                limit_ms: limits.time.as_millis() as u64,
+            });
+        }
+        let mut hb_after = top.hb.clone();
+        if let Who::Thread(t) = who
+            && let Some(conflict) = hb_after.step(t, &event.action)
+        {
+            let mut trace = path.clone();
+            trace.push(event);
+            let first = nth_event_of(&trace, conflict.thread, conflict.epoch)
+                .expect("a recorded access is an event of the trace");
+            let second = trace.len() - 1;
+            report.verdict = Verdict::Race(Box::new(Race {
+                first: RacingAccess {
+                    index: first,
+                    event: trace[first],
+                },
+                second: RacingAccess {
+                    index: second,
+                    event,
+                },
+                trace,
+            }));
+            report.elapsed = start.elapsed();
+            return Ok(report);
+        }
+        let key = (after, hb_after);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.insert(key.clone());
+        let (after, hb_after) = key;
+        let successors = expand(&after, &mut report, &mut outcomes);
+        path.push(event);
+        stack.push(Frame {
+            hb: hb_after,
+            successors,
+            next: 0,
+        });
+    }
+    report.verdict = Verdict::RaceFree { outcomes };
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::{Builder, Ty};
+    use crate::litmus::{self, MpReader, MpSync};
+
+    fn run(program: &Program) -> Report {
+        explore(program, &Limits::default()).expect("small programs finish")
+    }
+
+    #[test]
+    fn release_acquire_message_passing_is_race_free() {
+        // The reader's plain load of data is guarded by the acquire load.
+        let report = run(&litmus::message_passing(
+            MpSync::AcquireRelease,
+            MpReader::Conditional,
+        ));
+        let outcomes = report.outcomes().expect("race-free");
+        // data = 1 and flag = 1 in every completed run.
+        assert_eq!(outcomes.len(), 1, "{report}");
+        assert!(report.states > 5, "{report}");
+    }
+
+    #[test]
+    fn relaxed_message_passing_races_on_data() {
+        let program = litmus::message_passing(MpSync::Relaxed, MpReader::Conditional);
+        let report = run(&program);
+        let Verdict::Race(race) = &report.verdict else {
+            panic!("relaxed flags do not order data: {report}");
+        };
+        assert_eq!(race.first.event.action.loc(), Some(litmus::DATA));
+        assert_eq!(race.second.event.action.loc(), Some(litmus::DATA));
+        assert_ne!(race.first.event.who, race.second.event.who);
+        let text = race.render(&program);
+        assert!(text.contains("data race on data"), "{text}");
+        assert!(text.contains("<- race"), "{text}");
+    }
+
+    #[test]
+    fn reduction_is_race_free_with_one_outcome() {
+        for n in [2u32, 4, 8] {
+            let program = litmus::tree_reduction(n);
+            let report = run(&program);
+            let Verdict::RaceFree { outcomes } = &report.verdict else {
+                panic!("{report}");
+            };
+            // Shared memory is not part of an outcome; global memory is empty.
+            assert_eq!(outcomes.len(), 1, "{report}");
+            assert!(report.completed >= 1 && report.stuck == 0, "{report}");
+        }
+    }
+
+    #[test]
+    fn a_missing_barrier_is_a_race() {
+        // Two threads: T0 writes sh[0] plain, T1 reads it, with no barrier.
+        let mut b = Builder::new();
+        let r = b.reg("r");
+        let st = b.store(Space::Shared, 0, Ty::U32, 1, Access::Plain);
+        let ld = b.load(r, Space::Shared, 0, Ty::U32, Access::Plain);
+        let seed = b.store(Space::Shared, 0, Ty::U32, 0, Access::Plain);
+        let bar = b.barrier(BarrierKind::Shared);
+        let t0 = b.seq([seed, bar, st]);
+        let bar1 = b.barrier(BarrierKind::Shared);
+        let t1 = b.seq([bar1, ld]);
+        let program = b.finish("no_second_barrier", vec![t0, t1], vec![], &[]);
+        let report = run(&program);
+        assert!(!report.race_free(), "{report}");
+        // With a second barrier between the store and the load, no race.
+        let mut b = Builder::new();
+        let r = b.reg("r");
+        let seed = b.store(Space::Shared, 0, Ty::U32, 0, Access::Plain);
+        let bar = b.barrier(BarrierKind::Shared);
+        let st = b.store(Space::Shared, 0, Ty::U32, 1, Access::Plain);
+        let bar2 = b.barrier(BarrierKind::Shared);
+        let t0 = b.seq([seed, bar, st, bar2]);
+        let bar1 = b.barrier(BarrierKind::Shared);
+        let bar3 = b.barrier(BarrierKind::Shared);
+        let ld = b.load(r, Space::Shared, 0, Ty::U32, Access::Plain);
+        let t1 = b.seq([bar1, bar3, ld]);
+        let program = b.finish("two_barriers", vec![t0, t1], vec![], &[]);
+        assert!(run(&program).race_free());
+    }
+
+    #[test]
+    fn atomic_accesses_never_race_with_each_other() {
+        let program = litmus::store_buffering();
+        assert!(run(&program).race_free());
+    }
+
+    #[test]
+    fn limits_are_reported_not_turned_into_verdicts() {
+        let program = litmus::tree_reduction(8);
+        let err = explore(
+            &program,
+            &Limits {
+                max_states: 10,
+                time: Duration::from_secs(60),
+            },
+        )
+        .expect_err("10 states are not enough");
+        assert!(matches!(err, Exhausted::States { states: 10, .. }), "{err}");
+    }
+}
