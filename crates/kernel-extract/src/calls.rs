@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use mir_import::calls::{AtomicOp, AtomicOrdering, KnownCall, OrderingArg, classify};
+use mir_import::calls::{AtomicOp, AtomicOrdering, KnownCall, OrderingArg, RmwKind, classify};
 use mir_import::model::{Callee, ConstOperand, Local, Operand, Place, Ty as MirTy};
 use mir_import::prelude::Intrinsic;
 
@@ -22,7 +22,8 @@ use crate::structure::Extractor;
 use crate::value::{Sym, elem_ty};
 use crate::{ExtractError, WarningKind};
 use memory_model::lang::{
-    Access, BarrierKind, Expr, InitStore, Loc, Ordering, Space, Stmt, StmtId, Ty, Value,
+    Access, BarrierKind, BinOp, Expr, InitStore, Loc, Ordering, Reg, RmwOp, Space, Stmt, StmtId,
+    Ty, Value,
 };
 
 impl Extractor<'_, '_> {
@@ -100,6 +101,9 @@ impl Extractor<'_, '_> {
                     t @ MirTy::Adt(_) => buffer(elem_ty(t), 1),
                     _ => None,
                 },
+                // A raw pointer argument (`counter: *mut u32`) points to one
+                // element unless the launch gives it a length.
+                MirTy::RawPtr(_, t) => buffer(elem_ty(t), len_of(&name).unwrap_or(1)),
                 MirTy::Adt(p) if p.def_path() == mir_import::prelude::DISJOINT_SLICE => {
                     let elem = p.generic_args().iter().find_map(|a| match a {
                         mir_import::model::GenericArg::Type(t) => elem_ty(t),
@@ -131,11 +135,21 @@ impl Extractor<'_, '_> {
                             });
                         }
                     }
-                    let s = Sym::Buffer {
-                        space: Space::Global,
-                        base: next,
-                        len,
-                        elem,
+                    // A raw pointer is a pointer to the buffer's first
+                    // element (`*counter`); the others are buffers.
+                    let s = if matches!(ty, MirTy::RawPtr(..)) {
+                        Sym::Ptr {
+                            space: Space::Global,
+                            addr: Expr::Const(next),
+                            elem,
+                        }
+                    } else {
+                        Sym::Buffer {
+                            space: Space::Global,
+                            base: next,
+                            len,
+                            elem,
+                        }
                     };
                     next += len.max(1);
                     s
@@ -178,7 +192,18 @@ impl Extractor<'_, '_> {
         let def = path.def_path();
         let known = classify(path);
         if let Some(KnownCall::Device(i)) = known {
+            let ctas = self.launch.ctas.max(1);
+            let n = self.launch.threads;
             let sym = match i {
+                // Threads are numbered CTA by CTA: `tid % n` within the CTA,
+                // `tid / n` the CTA.
+                Intrinsic::ThreadIdx(0) if ctas > 1 => {
+                    Some(Sym::Val(Expr::Tid.bin(BinOp::Rem, Expr::Const(n))))
+                }
+                Intrinsic::BlockIdx(0) if ctas > 1 => {
+                    Some(Sym::Val(Expr::Tid.bin(BinOp::Div, Expr::Const(n))))
+                }
+                Intrinsic::GridDim(0) if ctas > 1 => Some(Sym::Val(Expr::Const(ctas))),
                 Intrinsic::ThreadIdx(0) => Some(Sym::Val(Expr::Tid)),
                 Intrinsic::BlockDim(0) => Some(Sym::Val(Expr::Const(self.launch.threads))),
                 Intrinsic::ThreadIdx(_) | Intrinsic::BlockDim(_) => {
@@ -260,6 +285,73 @@ impl Extractor<'_, '_> {
                 .first()
                 .map(|a| self.operand(frame, a, out))
                 .unwrap_or(Sym::Unit);
+            if let AtomicOp::CompareExchange { .. }
+            | AtomicOp::Sub
+            | AtomicOp::Rmw(RmwKind::Add | RmwKind::Xchg) = op
+                && let Sym::Ptr { space, addr, elem } = ptr.clone()
+                && let Some((success, failure)) = rmw_orderings(path, args, op)
+            {
+                let value = |this: &mut Self, i: usize, out: &mut Vec<StmtId>, what: &str| {
+                    let v = match args.get(i) {
+                        Some(a) => this.operand(frame, a, out),
+                        None => Sym::Unit,
+                    };
+                    let e = this.value_expr(v, what);
+                    // Kept in a register of its own: the expression may read
+                    // registers that change before the result is used.
+                    let r = this.fresh_reg(what);
+                    out.push(this.push(Stmt::Assign { dst: r, val: e }));
+                    Expr::Reg(r)
+                };
+                let name = self.load_name();
+                let (rmw, result): (RmwOp, Box<dyn Fn(Reg) -> Sym>) = match op {
+                    AtomicOp::CompareExchange { .. } => {
+                        let expected = value(self, 1, out, "expected");
+                        let new = value(self, 2, out, "new");
+                        let cmp = expected.clone();
+                        (
+                            RmwOp::Cas {
+                                expected,
+                                new,
+                                failure,
+                            },
+                            Box::new(move |r| {
+                                Sym::Tuple(vec![
+                                    Sym::Val(Expr::Reg(r)),
+                                    Sym::Val(Expr::Reg(r).equals(cmp.clone())),
+                                ])
+                            }),
+                        )
+                    }
+                    AtomicOp::Sub => {
+                        let v = value(self, 1, out, "operand");
+                        (
+                            RmwOp::Add(Expr::Const(0).bin(BinOp::Sub, v)),
+                            Box::new(|r| Sym::Val(Expr::Reg(r))),
+                        )
+                    }
+                    AtomicOp::Rmw(RmwKind::Add) => (
+                        RmwOp::Add(value(self, 1, out, "operand")),
+                        Box::new(|r| Sym::Val(Expr::Reg(r))),
+                    ),
+                    _ => (
+                        RmwOp::Exchange(value(self, 1, out, "operand")),
+                        Box::new(|r| Sym::Val(Expr::Reg(r))),
+                    ),
+                };
+                let dst = self.fresh_reg(&name);
+                out.push(self.push(Stmt::Rmw {
+                    dst,
+                    space,
+                    addr,
+                    ty: elem,
+                    op: rmw,
+                    ordering: success,
+                }));
+                let sym = result(dst);
+                self.assign(frame, dest, sym, out);
+                return;
+            }
             match (op, ord, ptr) {
                 (AtomicOp::Load, Some(ord), Sym::Ptr { space, addr, elem }) => {
                     let name = self.load_name();
@@ -293,8 +385,9 @@ impl Extractor<'_, '_> {
                     let s = self.opaque(
                         WarningKind::Action,
                         &format!("{def} ({named})"),
-                        "RMW, SeqCst and AcqRel atomics are not modelled: no memory action; the \
-                         result is",
+                        "SeqCst atomics, AcqRel loads and stores, and RMWs other than \
+                         compare-exchange, add, sub and swap are not modelled: no memory action; \
+                         the result is",
                     );
                     self.assign(frame, dest, s, out);
                 }
@@ -319,4 +412,65 @@ impl Extractor<'_, '_> {
         );
         self.assign(frame, dest, s, out);
     }
+}
+
+/// A read-modify-write's orderings: on success, and on failure (a
+/// compare-exchange's second; the same as the first otherwise). `None` for
+/// `SeqCst`, which the model does not have.
+fn rmw_orderings(
+    path: &mir_import::model::Path,
+    args: &[Operand],
+    op: &AtomicOp,
+) -> Option<(Ordering, Ordering)> {
+    use mir_import::model::GenericArg;
+    let mut named: Vec<AtomicOrdering> = path
+        .generic_args()
+        .iter()
+        .filter_map(|a| match a {
+            GenericArg::Type(mir_import::model::Ty::Adt(p))
+                if p.def_path().contains("AtomicOrdering") =>
+            {
+                AtomicOrdering::from_name(p.last_name())
+            }
+            GenericArg::Const(c) if c.contains("AtomicOrdering::") => {
+                c.rsplit("::").next().and_then(AtomicOrdering::from_name)
+            }
+            _ => None,
+        })
+        .collect();
+    if named.is_empty() {
+        // `compare_exchange(p, old, new, success, failure)` and
+        // `fetch_add(p, v, order)`: the trailing arguments.
+        let count = if matches!(op, AtomicOp::CompareExchange { .. }) {
+            2
+        } else {
+            1
+        };
+        named = args
+            .iter()
+            .rev()
+            .take(count)
+            .rev()
+            .filter_map(|a| match a {
+                Operand::Const(ConstOperand::Item(p)) => AtomicOrdering::from_name(p.last_name()),
+                _ => None,
+            })
+            .collect();
+    }
+    let map = |o: AtomicOrdering| match o {
+        AtomicOrdering::Relaxed => Some(Ordering::Relaxed),
+        AtomicOrdering::Acquire => Some(Ordering::Acquire),
+        AtomicOrdering::Release => Some(Ordering::Release),
+        AtomicOrdering::AcqRel => Some(Ordering::AcqRel),
+        AtomicOrdering::SeqCst => None,
+    };
+    let success = map(*named.first()?)?;
+    let failure = match named.get(1) {
+        Some(o) => map(*o)?,
+        None => match success {
+            Ordering::Acquire | Ordering::AcqRel => Ordering::Acquire,
+            _ => Ordering::Relaxed,
+        },
+    };
+    Some((success, failure))
 }

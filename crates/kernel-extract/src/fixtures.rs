@@ -1,7 +1,8 @@
 //! Launch parameters: what a kernel's MIR does not say but its launch does.
 //!
-//! The model has one CTA, so a launch here is the block size, the length of
-//! each buffer argument, and which buffers the host zero-initializes. The
+//! A launch here is the block size, the grid size (one CTA unless a caller
+//! asks for more), the length of each buffer argument, and which buffers
+//! the host zero-initializes. The
 //! values for the fixtures are copied from each fixture's README (its
 //! "Launch" and "Buffers" lines), one table, so that a change there has one
 //! place to follow it here.
@@ -11,13 +12,20 @@ use std::collections::BTreeMap;
 /// A kernel launch, as the model sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
-    /// Threads in the (one) CTA: the block's x size.
+    /// Threads per CTA: the block's x size.
     pub threads: u32,
+    /// CTAs: the grid's x size (1 unless [`Launch::with_ctas`]).
+    pub ctas: u32,
     /// The length, in elements, of each buffer argument, by parameter name.
     /// `&AtomicU32` arguments are one element and need no entry.
     pub lens: BTreeMap<String, u32>,
     /// Buffer arguments that the host zero-initializes before the launch.
     pub zero_init: Vec<String>,
+    /// How a loop without a constant bound (a spin loop) is extracted: `None`
+    /// as its first test only (a thread that would iterate again is cut off
+    /// and skips the rest of its region), `Some(n)` as a `loop` of at most
+    /// `n` iterations (a run that needs more does not complete).
+    pub spin_bound: Option<u32>,
 }
 
 impl Launch {
@@ -25,9 +33,23 @@ impl Launch {
     pub fn new(threads: u32, lens: &[(&str, u32)], zero_init: &[&str]) -> Launch {
         Launch {
             threads,
+            ctas: 1,
             lens: lens.iter().map(|(n, l)| (n.to_string(), *l)).collect(),
             zero_init: zero_init.iter().map(|n| n.to_string()).collect(),
+            spin_bound: None,
         }
+    }
+
+    /// The same launch with `ctas` CTAs of `threads` threads each.
+    pub fn with_ctas(mut self, ctas: u32) -> Launch {
+        self.ctas = ctas.max(1);
+        self
+    }
+
+    /// The same launch with spin loops extracted as bounded loops.
+    pub fn with_spin_bound(mut self, bound: u32) -> Launch {
+        self.spin_bound = Some(bound);
+        self
     }
 }
 

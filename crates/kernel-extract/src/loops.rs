@@ -40,6 +40,11 @@ impl Extractor<'_, '_> {
         let block = &self.flat.body(node.frame).blocks[node.bb];
         let mut pre = Vec::new();
         self.statements(h, &mut pre);
+        if self.launch.spin_bound.is_some()
+            && !matches!(block.terminator.kind, TerminatorKind::SwitchInt { .. })
+        {
+            return self.bounded_loop(h, out);
+        }
         let TerminatorKind::SwitchInt {
             discr,
             targets,
@@ -126,6 +131,11 @@ impl Extractor<'_, '_> {
             }));
             return Some(exit);
         }
+        if self.launch.spin_bound.is_some() {
+            // The header's statements are emitted again inside the loop.
+            self.forget_known();
+            return self.bounded_loop(h, out);
+        }
         out.extend(pre);
         self.warn(
             WarningKind::ControlFlow,
@@ -143,6 +153,94 @@ impl Extractor<'_, '_> {
             els,
         }));
         None
+    }
+
+    /// A loop without a constant bound, as `loop { .. }` of at most
+    /// `spin_bound` iterations: the blocks from the header run straight
+    /// (calls included) up to the one test that leaves the loop, which
+    /// becomes `if exit { break } else { rest of the body }`. `Some(exit)` to
+    /// continue after it; `None` (with a warning) for a loop of another
+    /// shape, whose region is dropped.
+    fn bounded_loop(&mut self, h: NodeId, out: &mut Vec<StmtId>) -> Option<NodeId> {
+        let bound = self.launch.spin_bound.unwrap_or(1);
+        let body = self.flat.loops[&h].body.clone();
+        let exits: std::collections::BTreeSet<NodeId> = body
+            .iter()
+            .flat_map(|&n| self.flat.succs[n].iter().copied())
+            .filter(|s| !body.contains(s) && self.flat.live[*s])
+            .collect();
+        let fail = |this: &mut Self, why: &str| {
+            this.warn(
+                WarningKind::ControlFlow,
+                "loop without a constant bound",
+                &format!("not translated ({why}): the loop and the rest of the region are dropped"),
+            );
+            None
+        };
+        let [exit] = exits.into_iter().collect::<Vec<_>>()[..] else {
+            return fail(self, "it does not leave to exactly one place");
+        };
+        self.forget_known();
+        let mut inner = Vec::new();
+        let mut b = h;
+        loop {
+            self.cur = b;
+            self.statements(b, &mut inner);
+            let node = self.flat.nodes[b];
+            let block = &self.flat.body(node.frame).blocks[node.bb];
+            if let TerminatorKind::SwitchInt {
+                discr,
+                targets,
+                otherwise,
+            } = &block.terminator.kind
+                && let [(v, t)] = targets.as_slice()
+            {
+                let (tv, to) = (
+                    self.flat.node(node.frame, *t),
+                    self.flat.node(node.frame, *otherwise),
+                );
+                let leaves = |n: NodeId| n == exit || !self.flat.live[n];
+                if leaves(tv) != leaves(to) && (tv == exit || to == exit) {
+                    let crate::value::Sym::Val(d) = self.operand(node.frame, discr, &mut inner)
+                    else {
+                        return fail(self, "its test is not on an integer");
+                    };
+                    let is_v = if *v == 0 {
+                        bin(BinOp::Eq, d.clone(), Expr::Const(0))
+                    } else {
+                        d.clone().equals(Expr::Const(*v as Value))
+                    };
+                    let not_v = if *v == 0 {
+                        d.clone()
+                    } else {
+                        d.bin(BinOp::Ne, Expr::Const(*v as Value))
+                    };
+                    let (stay, exit_cond) = if tv == exit { (to, is_v) } else { (tv, not_v) };
+                    let brk = self.push(Stmt::Break);
+                    let then = self.push(Stmt::Seq(vec![brk]));
+                    let mut rest = Vec::new();
+                    self.region(stay, Some(h), &mut rest);
+                    let els = self.push(Stmt::Seq(rest));
+                    inner.push(self.push(Stmt::If {
+                        cond: exit_cond,
+                        then,
+                        els,
+                    }));
+                    break;
+                }
+            }
+            match self.terminator(b, Some(h), &mut inner) {
+                Some(next) if next != h && body.contains(&next) => b = next,
+                _ => return fail(self, "no test leaves it before it repeats"),
+            }
+        }
+        self.forget_known();
+        self.note_here(format!(
+            "loop without a constant bound: translated as `loop` of at most {bound} iterations"
+        ));
+        let seq = self.push(Stmt::Seq(inner));
+        out.push(self.push(Stmt::Loop { body: seq, bound }));
+        Some(exit)
     }
 
     /// For a counted loop: its induction register, the register's value in

@@ -115,14 +115,21 @@ fn walk(p: &Program, id: StmtId, out: &mut Vec<Item>) {
                 out.push(Item::If(a, b));
             }
         }
-        Stmt::For { count, body, .. } => {
+        Stmt::For { count: n, body, .. } | Stmt::Loop { bound: n, body } => {
             let mut inner = Vec::new();
             walk(p, *body, &mut inner);
             if !inner.is_empty() {
-                out.push(Item::Loop(*count, inner));
+                out.push(Item::Loop(*n, inner));
             }
         }
-        Stmt::Load { .. } | Stmt::Store { .. } | Stmt::Assign { .. } | Stmt::Barrier(_) => {}
+        // The outline is of loads, stores and barriers; a kernel with RMWs
+        // or breaks is not a reduction's outline in any case.
+        Stmt::Load { .. }
+        | Stmt::Store { .. }
+        | Stmt::Rmw { .. }
+        | Stmt::Break
+        | Stmt::Assign { .. }
+        | Stmt::Barrier(_) => {}
     }
 }
 

@@ -93,10 +93,11 @@ impl<'f, 'k> Extractor<'f, 'k> {
         let program = Program {
             name: format!("extracted.{}", self.name),
             stmts: self.stmts,
-            bodies: vec![body; self.launch.threads as usize],
+            bodies: vec![body; (self.launch.threads * self.launch.ctas.max(1)) as usize],
             regs: self.regs,
             init: self.init,
             names: self.names,
+            cta_size: self.launch.threads,
         };
         program.verify().map_err(|errors| {
             ExtractError::Verify(memory_model::lang::IllFormed {

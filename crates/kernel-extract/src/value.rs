@@ -436,27 +436,22 @@ impl Extractor<'_, '_> {
                 (Some(k), _) if log2(k).is_some() => {
                     bin(BinOp::Shl, y, Expr::Const(k.trailing_zeros()))
                 }
-                _ => {
-                    return self.opaque(
-                        WarningKind::Value,
-                        "Mul of two variables",
-                        "the language has no multiplication; an unconstrained value",
-                    );
-                }
+                _ => bin(BinOp::Mul, x, y),
             },
             M::Div => match (c(&x), c(&y)) {
                 (Some(a), Some(b)) if b != 0 => Expr::Const((a / b) as u32),
                 (_, Some(k)) if log2(k).is_some() => {
                     bin(BinOp::Shr, x, Expr::Const(k.trailing_zeros()))
                 }
-                _ => {
-                    return self.opaque(
-                        WarningKind::Value,
-                        "Div by a non-power of two",
-                        "the language has no division; an unconstrained value",
-                    );
-                }
+                _ => bin(BinOp::Div, x, y),
             },
+            M::Rem if c(&y).is_some_and(|k| k != 0) => match (c(&x), c(&y)) {
+                (Some(a), Some(b)) => Expr::Const((a % b) as u32),
+                _ => bin(BinOp::Rem, x, y),
+            },
+            M::BitAnd => bin(BinOp::And, x, y),
+            M::BitOr => bin(BinOp::Or, x, y),
+            M::BitXor => bin(BinOp::Xor, x, y),
             other => match (c(&x), c(&y)) {
                 (Some(a), Some(b)) => match mir_const(other, a, b) {
                     Some(v) => Expr::Const(v),

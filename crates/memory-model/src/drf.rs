@@ -7,9 +7,10 @@
 //! canonical schedule, and carries vector clocks along each one:
 //!
 //! - each event of thread `t` advances `t`'s own component;
-//! - an acquire load that reads a release store joins the store's clock
-//!   (`sw`); a load reads the last store (the machine is sequentially
-//!   consistent), so the store is known;
+//! - an acquire load (or an acquire read-modify-write) that reads a release
+//!   store joins the store's clock (`sw`); a load reads the last store (the
+//!   machine is sequentially consistent), so the store is known; a
+//!   read-modify-write continues the release sequence it reads from;
 //! - the `k`-th shared barrier joins, into every thread that passes it, the
 //!   clocks of all threads as they arrived (`bar`); the legacy barrier is
 //!   inert, as in the event layer.
@@ -271,9 +272,9 @@ struct Hb {
     latest: BTreeMap<Loc, Vec<Latest>>,
     /// The clock of the last store to a location, when it was a release.
     release: BTreeMap<Loc, Clock>,
-    /// The clock of the barrier being passed: its count and the join of the
-    /// clocks of every thread as it arrived.
-    barrier: Option<(u32, Clock)>,
+    /// Per CTA, the clock of the barrier being passed: its count and the join
+    /// of the clocks of every thread of the CTA as it arrived.
+    barrier: BTreeMap<u32, (u32, Clock)>,
 }
 
 fn join(into: &mut Clock, other: &Clock) {
@@ -294,26 +295,29 @@ impl Hb {
             clocks: vec![vec![0; threads]; threads],
             latest: BTreeMap::new(),
             release: BTreeMap::new(),
-            barrier: None,
+            barrier: BTreeMap::new(),
         }
     }
 
     /// Applies one thread event; the first earlier access it races with, if any.
-    fn step(&mut self, t: u32, action: &Action) -> Option<Conflict> {
+    fn step(&mut self, program: &Program, t: u32, action: &Action) -> Option<Conflict> {
         let ti = t as usize;
         match *action {
             Action::Barrier {
                 kind: BarrierKind::Shared,
                 k,
             } => {
-                if self.barrier.as_ref().is_none_or(|(bk, _)| *bk != k) {
+                let cta = program.cta_of(t);
+                if self.barrier.get(&cta).is_none_or(|(bk, _)| *bk != k) {
                     let mut all = vec![0; self.clocks.len()];
-                    for c in &self.clocks {
-                        join(&mut all, c);
+                    for (u, c) in self.clocks.iter().enumerate() {
+                        if program.cta_of(u as u32) == cta {
+                            join(&mut all, c);
+                        }
                     }
-                    self.barrier = Some((k, all));
+                    self.barrier.insert(cta, (k, all));
                 }
-                if let Some((_, b)) = &self.barrier {
+                if let Some((_, b)) = self.barrier.get(&cta) {
                     let b = b.clone();
                     join(&mut self.clocks[ti], &b);
                 }
@@ -336,6 +340,31 @@ impl Hb {
                 }
                 self.clocks[ti][ti] += 1;
                 self.access(t, loc, false, access != Access::Plain)
+            }
+            Action::Rmw {
+                loc, new, ordering, ..
+            } => {
+                // The read part synchronizes like an acquire load, the write
+                // part like a release store (a failed exchange only reads).
+                if matches!(ordering, Ordering::Acquire | Ordering::AcqRel)
+                    && let Some(c) = self.release.get(&loc)
+                {
+                    let c = c.clone();
+                    join(&mut self.clocks[ti], &c);
+                }
+                self.clocks[ti][ti] += 1;
+                let conflict = self.access(t, loc, new.is_some(), true);
+                // An RMW continues the release sequence it reads from: the
+                // clock of the release it extends stays, joined with its own
+                // when it releases too.
+                if new.is_some() && matches!(ordering, Ordering::Release | Ordering::AcqRel) {
+                    let mut c = self.clocks[ti].clone();
+                    if let Some(before) = self.release.get(&loc) {
+                        join(&mut c, before);
+                    }
+                    self.release.insert(loc, c);
+                }
+                conflict
             }
             Action::Store { loc, access, .. } => {
                 self.clocks[ti][ti] += 1;
@@ -482,7 +511,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Report, Exhausted> 
         }
         let mut hb_after = top.hb.clone();
         if let Who::Thread(t) = who
-            && let Some(conflict) = hb_after.step(t, &event.action)
+            && let Some(conflict) = hb_after.step(program, t, &event.action)
         {
             let mut trace = path.clone();
             trace.push(event);
@@ -525,6 +554,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Report, Exhausted> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Ordering;
     use crate::lang::{Builder, Ty};
     use crate::litmus::{self, MpReader, MpSync};
 
@@ -603,6 +633,91 @@ mod tests {
         let t1 = b.seq([bar1, bar3, ld]);
         let program = b.finish("two_barriers", vec![t0, t1], vec![], &[]);
         assert!(run(&program).race_free());
+    }
+
+    /// Two threads increment a plain counter under a spin lock:
+    /// `loop { r := cas(lock, 0, 1); if r == 0 break }; c := counter;
+    /// counter := c + 1; lock := 0`.
+    fn spin_lock(acquire: Ordering, release: Access) -> Program {
+        use crate::lang::{Expr, InitStore, RmwOp, Stmt};
+        let lock = 0;
+        let counter = 1;
+        let mut b = Builder::new();
+        let r = b.reg("r");
+        let c = b.reg("c");
+        let cas = b.push(Stmt::Rmw {
+            dst: r,
+            space: Space::Global,
+            addr: Expr::Const(lock),
+            ty: Ty::U32,
+            op: RmwOp::Cas {
+                expected: Expr::Const(0),
+                new: Expr::Const(1),
+                failure: Ordering::Relaxed,
+            },
+            ordering: acquire,
+        });
+        let brk = b.brk();
+        let out = b.if_then(Expr::Reg(r).equals(0), brk);
+        let body = b.seq([cas, out]);
+        let spin = b.bounded_loop(body, 3);
+        let ld = b.load(c, Space::Global, counter, Ty::U32, Access::Plain);
+        let st = b.store(
+            Space::Global,
+            counter,
+            Ty::U32,
+            Expr::Reg(c) + 1,
+            Access::Plain,
+        );
+        let unlock = b.store(Space::Global, lock, Ty::U32, 0, release);
+        let main = b.seq([spin, ld, st, unlock]);
+        let zero = |addr| InitStore {
+            loc: Loc {
+                space: Space::Global,
+                addr,
+            },
+            ty: Ty::U32,
+            val: 0,
+        };
+        b.finish(
+            "spin_lock",
+            vec![main, main],
+            vec![zero(lock), zero(counter)],
+            &[(0, "lock"), (1, "counter")],
+        )
+    }
+
+    #[test]
+    fn a_release_acquire_spin_lock_is_race_free_and_counts_exactly() {
+        let program = spin_lock(Ordering::Acquire, Access::RELEASE);
+        let report = run(&program);
+        if let Verdict::Race(race) = &report.verdict {
+            panic!("{}", race.render(&program));
+        }
+        let outcomes = report.outcomes().expect("race-free");
+        let counter = Loc {
+            space: Space::Global,
+            addr: 1,
+        };
+        let counts: BTreeSet<Value> = outcomes.iter().map(|o| o[&counter]).collect();
+        assert_eq!(counts, BTreeSet::from([2]), "{report}");
+        // A thread that spins past the bound is cut: those runs are stuck.
+        assert!(report.stuck > 0, "{report}");
+    }
+
+    #[test]
+    fn a_relaxed_spin_lock_races_on_the_counter() {
+        for (acquire, release) in [
+            (Ordering::Relaxed, Access::RELEASE),
+            (Ordering::Acquire, Access::RELAXED),
+        ] {
+            let program = spin_lock(acquire, release);
+            let report = run(&program);
+            let Verdict::Race(race) = &report.verdict else {
+                panic!("{acquire:?}/{release:?}: {report}");
+            };
+            assert_eq!(race.second.event.action.loc().map(|l| l.addr), Some(1));
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::lang::{Access, BarrierKind, Loc, Program, Ty, Value, barrier_name, mnemonic};
+use crate::lang::{Access, BarrierKind, Loc, Ordering, Program, Ty, Value, barrier_name, mnemonic};
 
 /// The index of an event in its trace.
 pub type EventId = u32;
@@ -58,6 +58,20 @@ pub enum Action {
         /// Plain or atomic with an ordering.
         access: Access,
     },
+    /// An atomic read-modify-write that read `old` and stored `new` (none
+    /// for a failed compare-exchange, which only reads).
+    Rmw {
+        /// Where.
+        loc: Loc,
+        /// Its type tag.
+        ty: Ty,
+        /// The value read.
+        old: Value,
+        /// The value written, if any.
+        new: Option<Value>,
+        /// The ordering it had (the failure ordering for a failed exchange).
+        ordering: Ordering,
+    },
     /// The thread's `k`-th barrier of this kind (counted from 1).
     Barrier {
         /// Which barrier.
@@ -71,7 +85,9 @@ impl Action {
     /// The location of a load or store.
     pub fn loc(&self) -> Option<Loc> {
         match self {
-            Action::Store { loc, .. } | Action::Load { loc, .. } => Some(*loc),
+            Action::Store { loc, .. } | Action::Load { loc, .. } | Action::Rmw { loc, .. } => {
+                Some(*loc)
+            }
             Action::Barrier { .. } => None,
         }
     }
@@ -79,6 +95,15 @@ impl Action {
     /// Whether this is a store.
     pub fn is_store(&self) -> bool {
         matches!(self, Action::Store { .. })
+    }
+
+    /// The value this action leaves in memory, if it writes.
+    pub fn written(&self) -> Option<Value> {
+        match *self {
+            Action::Store { val, .. } => Some(val),
+            Action::Rmw { new, .. } => new,
+            Action::Load { .. } | Action::Barrier { .. } => None,
+        }
     }
 
     /// Whether this is a load.
@@ -97,6 +122,15 @@ impl Action {
                 ty,
                 val: 0,
                 access,
+            },
+            Action::Rmw {
+                loc, ty, ordering, ..
+            } => Action::Rmw {
+                loc,
+                ty,
+                old: 0,
+                new: None,
+                ordering,
             },
             other => other,
         }
@@ -151,10 +185,11 @@ impl Execution {
     /// The value of the last store to `loc` in trace order: the final memory
     /// in the canonical machines, where coherence follows the trace.
     pub fn final_value(&self, loc: Loc) -> Option<Value> {
-        self.events.iter().rev().find_map(|e| match e.action {
-            Action::Store { loc: l, val, .. } if l == loc => Some(val),
-            _ => None,
-        })
+        self.events
+            .iter()
+            .rev()
+            .filter(|e| e.action.loc() == Some(loc))
+            .find_map(|e| e.action.written())
     }
 
     /// The values read by `who`'s loads of `loc`, in order.
@@ -219,6 +254,20 @@ pub fn render_action(program: &Program, action: &Action) -> String {
             format!(
                 "{} {} -> {val}",
                 mnemonic("ld", loc.space, ty, access),
+                program.loc_name(loc)
+            )
+        }
+        Action::Rmw {
+            loc,
+            ty,
+            old,
+            new,
+            ordering,
+        } => {
+            let written = new.map_or_else(|| "no store".to_string(), |v| format!(":= {v}"));
+            format!(
+                "{} {} -> {old}, {written}",
+                mnemonic("atom", loc.space, ty, Access::Atomic(ordering)),
                 program.loc_name(loc)
             )
         }

@@ -7,7 +7,8 @@
 //! step, so every load reads an actual store.
 //!
 //! Barriers: a thread at its `k`-th CTA-shared barrier may pass it once every
-//! thread of the CTA has passed its `k`-th barrier or is waiting at it. Threads
+//! thread of its CTA ([`Program::cta_of`]) has passed its `k`-th barrier or is
+//! waiting at it. Each CTA has its own shared memory ([`Program::loc_of`]). Threads
 //! are released one at a time, in any order. A thread that finishes with fewer
 //! barriers leaves the others waiting forever (a deadlock, not a completed run).
 //! The legacy global barrier neither blocks nor orders: it is an inert event.
@@ -82,8 +83,17 @@ impl ScState {
     }
 
     fn apply_store(&mut self, action: &Action) {
-        if let Action::Store { loc, ty, val, .. } = *action {
-            self.memory_mut(loc.space).insert(loc.addr, (ty, val));
+        match *action {
+            Action::Store { loc, ty, val, .. }
+            | Action::Rmw {
+                loc,
+                ty,
+                new: Some(val),
+                ..
+            } => {
+                self.memory_mut(loc.space).insert(loc.addr, (ty, val));
+            }
+            _ => {}
         }
     }
 
@@ -127,7 +137,7 @@ impl ScState {
                     kind: BarrierKind::Shared,
                     k,
                 } = action
-                    && !self.barrier_open(program, k)
+                    && !self.barrier_open(program, t, k)
                 {
                     return None;
                 }
@@ -139,11 +149,12 @@ impl ScState {
         }
     }
 
-    /// Whether the `k`-th shared barrier lets threads through: every thread has
-    /// passed it or waits at it.
-    fn barrier_open(&self, program: &Program, k: u32) -> bool {
+    /// Whether the `k`-th shared barrier of thread `t`'s CTA lets threads
+    /// through: every thread of the CTA has passed it or waits at it.
+    fn barrier_open(&self, program: &Program, t: u32, k: u32) -> bool {
         self.threads.iter().enumerate().all(|(u, ts)| {
-            ts.shared_barriers >= k
+            program.cta_of(u as u32) != program.cta_of(t)
+                || ts.shared_barriers >= k
                 || (ts.shared_barriers + 1 == k && {
                     let mut ts = ThreadState::clone(ts);
                     thread::next_action(program, u as u32, &mut ts)
@@ -199,8 +210,11 @@ impl ScState {
                     k,
                 } = *action
                 {
-                    let open = (0..self.threads.len())
-                        .all(|u| self.threads[u].shared_barriers >= k || waiting_at(u, k));
+                    let open = (0..self.threads.len()).all(|u| {
+                        program.cta_of(u as u32) != program.cta_of(t as u32)
+                            || self.threads[u].shared_barriers >= k
+                            || waiting_at(u, k)
+                    });
                     if !open {
                         continue;
                     }
@@ -320,11 +334,17 @@ struct Recorder {
 impl Recorder {
     fn record(&mut self, event: Event) {
         let rf = match event.action {
-            Action::Load { loc, .. } => self.last_store.get(&loc).copied(),
+            Action::Load { loc, .. } | Action::Rmw { loc, .. } => {
+                self.last_store.get(&loc).copied()
+            }
             _ => None,
         };
         let id = self.exec.push(event.who, event.action, rf);
-        if let Action::Store { loc, .. } = event.action {
+        if let Some(loc) = event
+            .action
+            .loc()
+            .filter(|_| event.action.written().is_some())
+        {
             self.last_store.insert(loc, id);
         }
     }

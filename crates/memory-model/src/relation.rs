@@ -20,13 +20,19 @@
 //! | `assign` | top is `x := e` | τ: `x := ⟦e⟧`, pop it |
 //! | `load` | top is `x := ld [a]`, memory answers `v` | `ld a v`: `x := v`, pop it |
 //! | `store` | top is `st [a] := e` | `st a ⟦e⟧`: pop it |
+//! | `rmw` | top is `x := atom.op [a]`, memory answers `v` | `atom a v ⟦op⟧(v)`: `x := v`, pop it |
+//! | `loop-enter` | top is `Loop(body, n)` | τ: replace it by `Looping(0)` |
+//! | `loop-iter` | top is `Looping(i)`, `i < n` | τ: `body`, then `Looping(i+1)` |
+//! | `break` | top is `break` | τ: pop up to and including the innermost `Looping` |
+//!
+//! No rule applies to `Looping(n)`: a thread at its loop's bound is cut.
 //! | `barrier` | top is a barrier | `bar kind k`: count it, pop it |
 //!
 //! A step of the semantics is `τ*` followed by one visible label.
 
 use crate::event::Action;
 use crate::lang::{BarrierKind, Loc, Program, Stmt, Ty, Value};
-use crate::thread::{Frame, ThreadState};
+use crate::thread::{Frame, ThreadState, rmw_value};
 
 /// The outcome of firing one rule.
 enum Fired {
@@ -40,7 +46,7 @@ pub type Read<'a> = &'a dyn Fn(Loc, Ty) -> Option<Value>;
 type Rule = fn(&Program, u32, &ThreadState, Read<'_>) -> Option<Fired>;
 
 /// The rules, by name.
-const RULES: [(&str, Rule); 11] = [
+const RULES: [(&str, Rule); 15] = [
     ("seq", rule_seq),
     ("if-true", rule_if_true),
     ("if-false", rule_if_false),
@@ -50,6 +56,10 @@ const RULES: [(&str, Rule); 11] = [
     ("assign", rule_assign),
     ("load", rule_load),
     ("store", rule_store),
+    ("rmw", rule_rmw),
+    ("loop-enter", rule_loop_enter),
+    ("loop-iter", rule_loop_iter),
+    ("break", rule_break),
     ("barrier-shared", rule_barrier_shared),
     ("barrier-legacy", rule_barrier_legacy),
 ];
@@ -86,7 +96,7 @@ fn derive(
 fn top_stmt<'p>(program: &'p Program, ts: &ThreadState) -> Option<&'p Stmt> {
     match ts.cont.last()? {
         Frame::Run(id) => Some(program.stmt(*id)),
-        Frame::Iter { .. } => None,
+        Frame::Iter { .. } | Frame::Loop { .. } => None,
     }
 }
 
@@ -187,10 +197,7 @@ fn rule_load(program: &Program, tid: u32, ts: &ThreadState, read: Read<'_>) -> O
     else {
         return None;
     };
-    let loc = Loc {
-        space: *space,
-        addr: addr.eval(tid, &ts.regs),
-    };
+    let loc = program.loc_of(tid, *space, addr.eval(tid, &ts.regs));
     let val = read(loc, *ty)?;
     let mut after = replace_top(ts, &[]);
     after.regs[usize::from(dst.0)] = val;
@@ -216,10 +223,7 @@ fn rule_store(program: &Program, tid: u32, ts: &ThreadState, _: Read<'_>) -> Opt
     else {
         return None;
     };
-    let loc = Loc {
-        space: *space,
-        addr: addr.eval(tid, &ts.regs),
-    };
+    let loc = program.loc_of(tid, *space, addr.eval(tid, &ts.regs));
     let val = val.eval(tid, &ts.regs);
     Some(Fired::Visible(
         Action::Store {
@@ -230,6 +234,82 @@ fn rule_store(program: &Program, tid: u32, ts: &ThreadState, _: Read<'_>) -> Opt
         },
         replace_top(ts, &[]),
     ))
+}
+
+fn rule_rmw(program: &Program, tid: u32, ts: &ThreadState, read: Read<'_>) -> Option<Fired> {
+    let Stmt::Rmw {
+        dst,
+        space,
+        addr,
+        ty,
+        op,
+        ordering,
+    } = top_stmt(program, ts)?
+    else {
+        return None;
+    };
+    let loc = program.loc_of(tid, *space, addr.eval(tid, &ts.regs));
+    let old = read(loc, *ty)?;
+    let (new, ordering) = rmw_value(op, tid, &ts.regs).apply(old, *ordering);
+    let mut after = replace_top(ts, &[]);
+    after.regs[usize::from(dst.0)] = old;
+    Some(Fired::Visible(
+        Action::Rmw {
+            loc,
+            ty: *ty,
+            old,
+            new,
+            ordering,
+        },
+        after,
+    ))
+}
+
+fn rule_loop_enter(program: &Program, _: u32, ts: &ThreadState, _: Read<'_>) -> Option<Fired> {
+    let Frame::Run(id) = *ts.cont.last()? else {
+        return None;
+    };
+    let Stmt::Loop { .. } = program.stmt(id) else {
+        return None;
+    };
+    Some(Fired::Silent(replace_top(
+        ts,
+        &[Frame::Loop { stmt: id, iter: 0 }],
+    )))
+}
+
+fn rule_loop_iter(program: &Program, _: u32, ts: &ThreadState, _: Read<'_>) -> Option<Fired> {
+    let Frame::Loop { stmt, iter } = *ts.cont.last()? else {
+        return None;
+    };
+    let Stmt::Loop { body, bound } = *program.stmt(stmt) else {
+        return None;
+    };
+    (iter < bound).then(|| {
+        Fired::Silent(replace_top(
+            ts,
+            &[
+                Frame::Run(body),
+                Frame::Loop {
+                    stmt,
+                    iter: iter + 1,
+                },
+            ],
+        ))
+    })
+}
+
+fn rule_break(program: &Program, _: u32, ts: &ThreadState, _: Read<'_>) -> Option<Fired> {
+    let Stmt::Break = top_stmt(program, ts)? else {
+        return None;
+    };
+    let mut after = ts.clone();
+    while let Some(frame) = after.cont.pop() {
+        if matches!(frame, Frame::Loop { .. }) {
+            break;
+        }
+    }
+    Some(Fired::Silent(after))
 }
 
 fn rule_barrier_shared(program: &Program, _: u32, ts: &ThreadState, _: Read<'_>) -> Option<Fired> {

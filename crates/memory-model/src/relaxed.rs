@@ -227,7 +227,7 @@ struct Node {
 impl Node {
     fn place(&mut self, who: Who, action: Action, rf: Option<EventId>, bits: Option<Vec<u64>>) {
         let id = self.exec.push(who, action, rf);
-        if let Action::Store { loc, .. } = action {
+        if let Some(loc) = action.loc().filter(|_| action.written().is_some()) {
             self.stores.entry(loc).or_default().push(id);
         }
         if let Some(hb) = &mut self.hb {
@@ -352,6 +352,16 @@ fn run(
         let who = Who::Thread(t);
         match thread::next_action(program, t, &mut node.threads[t as usize]) {
             Pending::Done | Pending::Barrier(BarrierKind::Shared) => node.cursor += 1,
+            // A thread at its loop's bound never completes.
+            Pending::Cut => return Outcome::Stuck,
+            // A read-modify-write is atomic: it reads the latest store to its
+            // location (coherence follows the canonical trace here).
+            Pending::Rmw { loc, ty, .. } => {
+                let Some(&w) = same_type_stores(node, loc, ty).last() else {
+                    return Outcome::Stuck;
+                };
+                read_from(program, node, t, w, None);
+            }
             Pending::Store { .. } | Pending::Barrier(BarrierKind::LegacyGlobal) => {
                 let Some(action) = thread::commit(program, t, &mut node.threads[t as usize], 0)
                 else {
@@ -426,7 +436,12 @@ fn same_type_stores(node: &Node, loc: Loc, ty: Ty) -> Vec<EventId> {
         .map(|s| {
             s.iter()
                 .copied()
-                .filter(|&w| matches!(node.exec.event(w).action, Action::Store { ty: t, .. } if t == ty))
+                .filter(|&w| {
+                    matches!(
+                        node.exec.event(w).action,
+                        Action::Store { ty: t, .. } | Action::Rmw { ty: t, .. } if t == ty
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -434,7 +449,7 @@ fn same_type_stores(node: &Node, loc: Loc, ty: Ty) -> Vec<EventId> {
 
 /// Thread `t` performs its pending load, reading the store `w`.
 fn read_from(program: &Program, node: &mut Node, t: u32, w: EventId, bits: Option<Vec<u64>>) {
-    let Action::Store { val, .. } = node.exec.event(w).action else {
+    let Some(val) = node.exec.event(w).action.written() else {
         unreachable!("reads-from choices are stores")
     };
     let Some(action) = thread::commit(program, t, &mut node.threads[t as usize], val) else {

@@ -12,7 +12,9 @@
 //! the two agree on every reachable state of the corpus.
 
 use crate::event::Action;
-use crate::lang::{Access, BarrierKind, Loc, Program, Reg, Stmt, StmtId, Ty, Value};
+use crate::lang::{
+    Access, BarrierKind, Loc, Ordering, Program, Reg, RmwOp, Stmt, StmtId, Ty, Value,
+};
 
 /// One entry of a continuation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,6 +28,14 @@ pub enum Frame {
         stmt: StmtId,
         /// The iteration to run next.
         next: u32,
+    },
+    /// Start iteration `iter` of this `loop` statement next (iterations are
+    /// counted from 0); at its bound, the thread is cut.
+    Loop {
+        /// The `loop` statement.
+        stmt: StmtId,
+        /// Iterations started so far.
+        iter: u32,
     },
 }
 
@@ -84,10 +94,83 @@ pub enum Pending {
         /// Plain or atomic.
         access: Access,
     },
+    /// An atomic read-modify-write into `dst`; the old value comes from the
+    /// machine.
+    Rmw {
+        /// The register written with the old value.
+        dst: Reg,
+        /// Where.
+        loc: Loc,
+        /// The type tag.
+        ty: Ty,
+        /// What it stores, evaluated.
+        op: RmwValue,
+        /// The ordering of the read-modify-write (of a successful exchange).
+        ordering: Ordering,
+    },
     /// A barrier.
     Barrier(BarrierKind),
+    /// The thread would start a loop's iteration past its bound: it is cut
+    /// and never steps again (its run does not complete).
+    Cut,
     /// The thread has finished.
     Done,
+}
+
+/// A read-modify-write's operation with its operands evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwValue {
+    /// Stores `old + v`.
+    Add(Value),
+    /// Stores `v`.
+    Exchange(Value),
+    /// Stores `new` when `old == expected`.
+    Cas {
+        /// Compared with the old value.
+        expected: Value,
+        /// Stored on success.
+        new: Value,
+        /// The ordering of a failed exchange.
+        failure: Ordering,
+    },
+}
+
+impl RmwValue {
+    /// What is stored after reading `old`, and the ordering the access had.
+    pub fn apply(self, old: Value, ordering: Ordering) -> (Option<Value>, Ordering) {
+        match self {
+            RmwValue::Add(v) => (Some(old.wrapping_add(v)), ordering),
+            RmwValue::Exchange(v) => (Some(v), ordering),
+            RmwValue::Cas {
+                expected,
+                new,
+                failure,
+            } => {
+                if old == expected {
+                    (Some(new), ordering)
+                } else {
+                    (None, failure)
+                }
+            }
+        }
+    }
+}
+
+/// Evaluates a read-modify-write's operands.
+pub fn rmw_value(op: &RmwOp, tid: u32, regs: &[Value]) -> RmwValue {
+    match op {
+        RmwOp::Add(e) => RmwValue::Add(e.eval(tid, regs)),
+        RmwOp::Exchange(e) => RmwValue::Exchange(e.eval(tid, regs)),
+        RmwOp::Cas {
+            expected,
+            new,
+            failure,
+        } => RmwValue::Cas {
+            expected: expected.eval(tid, regs),
+            new: new.eval(tid, regs),
+            failure: *failure,
+        },
+    }
 }
 
 /// Performs silent steps until the top frame is a memory or barrier action, or
@@ -109,8 +192,37 @@ pub fn normalize(program: &Program, tid: u32, ts: &mut ThreadState) {
                     ts.cont.push(Frame::Run(body));
                 }
             }
+            Frame::Loop { stmt, iter } => {
+                let Stmt::Loop { body, bound } = *program.stmt(stmt) else {
+                    unreachable!("a Loop frame always names a loop statement")
+                };
+                if iter >= bound {
+                    // Cut: `pending` reports it, and nothing ever pops it.
+                    return;
+                }
+                ts.cont.pop();
+                ts.cont.push(Frame::Loop {
+                    stmt,
+                    iter: iter + 1,
+                });
+                ts.cont.push(Frame::Run(body));
+            }
             Frame::Run(id) => match program.stmt(id) {
-                Stmt::Load { .. } | Stmt::Store { .. } | Stmt::Barrier(_) => return,
+                Stmt::Load { .. } | Stmt::Store { .. } | Stmt::Rmw { .. } | Stmt::Barrier(_) => {
+                    return;
+                }
+                Stmt::Loop { .. } => {
+                    ts.cont.pop();
+                    ts.cont.push(Frame::Loop { stmt: id, iter: 0 });
+                }
+                Stmt::Break => {
+                    // Leave everything up to and including the innermost loop.
+                    while let Some(frame) = ts.cont.pop() {
+                        if matches!(frame, Frame::Loop { .. }) {
+                            break;
+                        }
+                    }
+                }
                 Stmt::Assign { dst, val } => {
                     ts.cont.pop();
                     ts.regs[usize::from(dst.0)] = val.eval(tid, &ts.regs);
@@ -139,9 +251,13 @@ pub fn normalize(program: &Program, tid: u32, ts: &mut ThreadState) {
 
 /// The pending action of a normalized state.
 pub fn pending(program: &Program, tid: u32, ts: &ThreadState) -> Pending {
-    let Some(&Frame::Run(id)) = ts.cont.last() else {
-        debug_assert!(ts.cont.is_empty(), "pending() needs a normalized state");
-        return Pending::Done;
+    let id = match ts.cont.last() {
+        Some(&Frame::Run(id)) => id,
+        Some(Frame::Loop { .. }) => return Pending::Cut,
+        _ => {
+            debug_assert!(ts.cont.is_empty(), "pending() needs a normalized state");
+            return Pending::Done;
+        }
     };
     match program.stmt(id) {
         Stmt::Load {
@@ -152,10 +268,7 @@ pub fn pending(program: &Program, tid: u32, ts: &ThreadState) -> Pending {
             access,
         } => Pending::Load {
             dst: *dst,
-            loc: Loc {
-                space: *space,
-                addr: addr.eval(tid, &ts.regs),
-            },
+            loc: program.loc_of(tid, *space, addr.eval(tid, &ts.regs)),
             ty: *ty,
             access: *access,
         },
@@ -166,13 +279,24 @@ pub fn pending(program: &Program, tid: u32, ts: &ThreadState) -> Pending {
             val,
             access,
         } => Pending::Store {
-            loc: Loc {
-                space: *space,
-                addr: addr.eval(tid, &ts.regs),
-            },
+            loc: program.loc_of(tid, *space, addr.eval(tid, &ts.regs)),
             ty: *ty,
             val: val.eval(tid, &ts.regs),
             access: *access,
+        },
+        Stmt::Rmw {
+            dst,
+            space,
+            addr,
+            ty,
+            op,
+            ordering,
+        } => Pending::Rmw {
+            dst: *dst,
+            loc: program.loc_of(tid, *space, addr.eval(tid, &ts.regs)),
+            ty: *ty,
+            op: rmw_value(op, tid, &ts.regs),
+            ordering: *ordering,
         },
         Stmt::Barrier(kind) => Pending::Barrier(*kind),
         other => unreachable!("pending() needs a normalized state, found {other:?}"),
@@ -190,7 +314,24 @@ pub fn next_action(program: &Program, tid: u32, ts: &mut ThreadState) -> Pending
 /// thread is done.
 pub fn commit(program: &Program, tid: u32, ts: &mut ThreadState, read: Value) -> Option<Action> {
     let action = match pending(program, tid, ts) {
-        Pending::Done => return None,
+        Pending::Done | Pending::Cut => return None,
+        Pending::Rmw {
+            dst,
+            loc,
+            ty,
+            op,
+            ordering,
+        } => {
+            ts.regs[usize::from(dst.0)] = read;
+            let (new, ordering) = op.apply(read, ordering);
+            Action::Rmw {
+                loc,
+                ty,
+                old: read,
+                new,
+                ordering,
+            }
+        }
         Pending::Load {
             dst,
             loc,
@@ -240,8 +381,8 @@ pub fn step(
 ) -> Option<(Action, ThreadState)> {
     let mut next = ts.clone();
     let value = match next_action(program, tid, &mut next) {
-        Pending::Done => return None,
-        Pending::Load { loc, ty, .. } => read(loc, ty)?,
+        Pending::Done | Pending::Cut => return None,
+        Pending::Load { loc, ty, .. } | Pending::Rmw { loc, ty, .. } => read(loc, ty)?,
         Pending::Store { .. } | Pending::Barrier(_) => 0,
     };
     let action = commit(program, tid, &mut next, value)?;

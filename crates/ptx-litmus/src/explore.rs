@@ -81,6 +81,9 @@ pub struct Explored {
     /// Graphs where no thread could go on and some had not finished (a
     /// barrier that some thread of the CTA never reaches).
     pub blocked: u64,
+    /// Whether the exploration stopped at an outcome the caller asked it to
+    /// stop at ([`outcomes_until`]): the outcomes are then a subset.
+    pub stopped: bool,
     /// Time taken.
     pub millis: f64,
 }
@@ -127,6 +130,14 @@ pub fn render_final(outcome: &Final) -> String {
 enum Ev {
     Init(u32),
     At(u32, u32),
+}
+
+/// Where an earlier write goes relative to a new one in coherence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Before,
+    After,
+    Unordered,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -181,6 +192,7 @@ struct Explorer<'a> {
     options: &'a Options,
     labels: Vec<BTreeMap<Label, usize>>,
     observe: Vec<Loc>,
+    stop: &'a dyn Fn(&Final) -> bool,
     seen: HashSet<Vec<i64>>,
     out: Explored,
     start: Instant,
@@ -198,6 +210,22 @@ pub fn outcomes_within(
     options: &Options,
     observe: Option<&[Loc]>,
     deadline: &Deadline,
+) -> Result<Explored, NoVerdict> {
+    outcomes_until(test, options, observe, deadline, &|_| false)
+}
+
+/// [`outcomes_within`], stopping at the first outcome for which `stop`
+/// holds ([`Explored::stopped`]): a refinement check needs one outcome
+/// outside the source's, not all of them.
+///
+/// # Errors
+/// As [`outcomes_within`].
+pub fn outcomes_until(
+    test: &Test,
+    options: &Options,
+    observe: Option<&[Loc]>,
+    deadline: &Deadline,
+    stop: &dyn Fn(&Final) -> bool,
 ) -> Result<Explored, NoVerdict> {
     for thread in &test.threads {
         for line in &thread.code {
@@ -221,6 +249,7 @@ pub fn outcomes_within(
         options,
         labels: test.threads.iter().map(|t| labels(&t.code)).collect(),
         observe,
+        stop,
         seen: HashSet::new(),
         out: Explored {
             name: test.name.clone(),
@@ -231,6 +260,7 @@ pub fn outcomes_within(
             reaching: 0,
             cut: 0,
             blocked: 0,
+            stopped: false,
             millis: 0.0,
         },
         start: Instant::now(),
@@ -246,14 +276,15 @@ pub fn outcomes_within(
         co: BTreeSet::new(),
         sc: Vec::new(),
     };
+    explorer.seen.insert(explorer.key(&root));
     let mut stack = vec![root];
     while let Some(g) = stack.pop() {
         deadline.tick(Stage::Candidates)?;
-        if !explorer.seen.insert(explorer.key(&g)) {
-            continue;
-        }
         explorer.out.states += 1;
-        explorer.expand(g, &mut stack)?;
+        explorer.expand(g, &mut stack, deadline)?;
+        if explorer.out.stopped {
+            break;
+        }
     }
     explorer.out.millis = explorer.start.elapsed().as_secs_f64() * 1e3;
     Ok(explorer.out)
@@ -452,7 +483,12 @@ impl Explorer<'_> {
         false
     }
 
-    fn expand(&mut self, g: Graph, stack: &mut Vec<Graph>) -> Result<(), NoVerdict> {
+    fn expand(
+        &mut self,
+        g: Graph,
+        stack: &mut Vec<Graph>,
+        deadline: &Deadline,
+    ) -> Result<(), NoVerdict> {
         let n = g.threads.len();
         let mut ready = Vec::new();
         let mut all_done = true;
@@ -485,6 +521,11 @@ impl Explorer<'_> {
             };
         for (t, s) in chosen {
             for child in self.step(&g, t, s)? {
+                deadline.tick(Stage::Candidates)?;
+                // Each distinct graph is judged once and expanded once.
+                if !self.seen.insert(self.key(&child)) {
+                    continue;
+                }
                 if self.consistent(&child)? {
                     stack.push(child);
                 } else {
@@ -586,43 +627,130 @@ impl Explorer<'_> {
         out
     }
 
-    /// Every placement of the new write `w` in its location's coherence.
+    /// Every placement of the new write `w` in its location's coherence: for
+    /// each earlier write, before `w`, after `w`, or (when the two are not
+    /// morally strong) unordered with it, such that the result is a strict
+    /// partial order that leaves the earlier writes' order as it was. The
+    /// writes are decided in an order compatible with `co`, and a choice
+    /// that transitivity would contradict is never made, so every placement
+    /// comes out once and none is built to be thrown away.
     fn place_in_co(&self, g: &Graph, w: Ev) -> Vec<Graph> {
         let Some(loc) = self.event(g, w).and_then(|e| e.loc) else {
             return vec![g.clone()];
         };
-        let others: Vec<Ev> = self
+        let mut others: Vec<Ev> = self
             .writes_to(g, loc)
             .into_iter()
             .map(|(e, _)| e)
             .filter(|&e| e != w && !matches!(e, Ev::Init(_)))
             .collect();
+        // `co` is transitively closed: fewer predecessors first is a
+        // topological order.
+        let all = others.clone();
+        let preds = |e: Ev| -> Vec<Ev> {
+            all.iter()
+                .copied()
+                .filter(|&p| g.co.contains(&(p, e)))
+                .collect()
+        };
+        others.sort_by_key(|&e| preds(e).len());
+        let preds: Vec<Vec<Ev>> = others.iter().map(|&e| preds(e)).collect();
+        let strong: Vec<bool> = others
+            .iter()
+            .map(|&e| self.morally_strong(g, e, w))
+            .collect();
         let mut out = Vec::new();
-        // 0: unordered, 1: before `w`, 2: after `w`.
-        let mut choice = vec![0usize; others.len()];
-        loop {
-            let mut co = g.co.clone();
+        let mut side = vec![Side::Unordered; others.len()];
+        self.place_from(g, w, &others, &preds, &strong, 0, &mut side, &mut out);
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn place_from(
+        &self,
+        g: &Graph,
+        w: Ev,
+        others: &[Ev],
+        preds: &[Vec<Ev>],
+        strong: &[bool],
+        i: usize,
+        side: &mut Vec<Side>,
+        out: &mut Vec<Graph>,
+    ) {
+        if i == others.len() {
+            let mut child = g.clone();
             for (k, &e) in others.iter().enumerate() {
-                match choice[k] {
-                    1 => {
-                        co.insert((e, w));
+                match side[k] {
+                    Side::Before => {
+                        child.co.insert((e, w));
                     }
-                    2 => {
-                        co.insert((w, e));
+                    Side::After => {
+                        child.co.insert((w, e));
                     }
-                    _ => {}
+                    Side::Unordered => {}
                 }
             }
-            if let Some(closed) = close(&co, &g.co, w) {
-                let mut child = g.clone();
-                child.co = closed;
-                out.push(child);
-            }
-            if !crate::domain::next_choice(&mut choice, others.iter().map(|_| 3)) {
-                break;
-            }
+            debug_assert!(close(&child.co, &g.co, w).is_some_and(|c| c == child.co));
+            out.push(child);
+            return;
         }
-        out
+        let e = others[i];
+        let of = |x: Ev| others.iter().position(|&o| o == x).map(|k| side[k]);
+        let any_after = side[..i].contains(&Side::After);
+        let pred_after = preds[i].iter().any(|&p| of(p) == Some(Side::After));
+        let preds_before = preds[i].iter().all(|&p| of(p) == Some(Side::Before));
+        // Before `w`: nothing decided is after `w` (it would have to follow
+        // `e`, and it comes earlier in the order), and `e`'s predecessors are
+        // before `w` too.
+        let mut options = Vec::new();
+        if !any_after && preds_before {
+            options.push(Side::Before);
+        }
+        // After `w`: every write before `w` precedes `e` already.
+        let befores_precede = others[..i]
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| side[*k] == Side::Before)
+            .all(|(_, &b)| g.co.contains(&(b, e)));
+        if befores_precede {
+            options.push(Side::After);
+        }
+        // Unordered: only writes that are not morally strong, and not after
+        // a write that is after `w`.
+        if !strong[i] && !pred_after {
+            options.push(Side::Unordered);
+        }
+        if pred_after {
+            options.retain(|s| *s == Side::After);
+        }
+        for choice in options {
+            side[i] = choice;
+            self.place_from(g, w, others, preds, strong, i + 1, side, out);
+        }
+        side[i] = Side::Unordered;
+    }
+
+    /// Whether two events are morally strong: in program order, or both
+    /// strong (not `.weak`) with each one's scope including the other's
+    /// thread.
+    fn morally_strong(&self, g: &Graph, a: Ev, b: Ev) -> bool {
+        let (Ev::At(ta, _), Ev::At(tb, _)) = (a, b) else {
+            return false;
+        };
+        if ta == tb {
+            return true;
+        }
+        let (Some(ea), Some(eb)) = (self.event(g, a), self.event(g, b)) else {
+            return false;
+        };
+        let (pa, pb) = (
+            &self.test.threads[ta as usize],
+            &self.test.threads[tb as usize],
+        );
+        match (ea.scope, eb.scope) {
+            (Some(sa), Some(sb)) => pa.shares(pb, sa) && pb.shares(pa, sb),
+            _ => false,
+        }
     }
 
     /// Whether the graph breaks none of the checked axioms.
@@ -736,6 +864,9 @@ impl Explorer<'_> {
                                 .map(move |(r, v)| (format!("P{id}:{r}"), *v))
                         })
                         .collect();
+                    if (self.stop)(&outcome) {
+                        self.out.stopped = true;
+                    }
                     self.out.outcomes.insert(outcome, witness);
                 }
             }

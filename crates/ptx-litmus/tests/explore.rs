@@ -75,7 +75,11 @@ fn explorer_agrees_with_the_complete_search_on_the_corpus() {
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test");
         let test = parse::parse(&text).expect("the corpus parses");
-        let name = path.file_name().expect("a file").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
         let explored = match outcomes_within(&test, &Options::default(), None, &Deadline::none()) {
             Ok(e) => e,
             Err(NoVerdict::Error(CheckError::Limit(Limit::Exploration { what }))) => {

@@ -59,7 +59,7 @@ fn buffer(name: &str, len: usize) -> Param {
 }
 
 /// The kernels the check knows, by fixture name.
-pub const KERNELS: &[&str] = &["atomic_flag", "shared_reduction"];
+pub const KERNELS: &[&str] = &["atomic_flag", "shared_reduction", "spin_lock"];
 
 /// The launch of `fixture` with `threads` threads per CTA (its default when
 /// `None`); `None` for an unknown fixture.
@@ -81,6 +81,12 @@ pub fn launch(fixture: &str, threads: Option<u32>) -> Option<Launch> {
             threads.unwrap_or(8),
             1,
             vec![buffer("out", 4), Param::Len { of: 0 }],
+        ),
+        // The spin lock across two CTAs, one thread each by default.
+        "spin_lock" => (
+            threads.unwrap_or(1),
+            2,
+            vec![buffer("word", 1), buffer("counter", 1)],
         ),
         _ => return None,
     };

@@ -82,7 +82,7 @@ pub enum CheckError {
     Source(#[from] source::SourceError),
     /// The compiled side has no verdict (a limit or its time ran out).
     #[error("compiled side: {}", match .0 {
-        NoVerdict::Timeout(t) => t.line(),
+        NoVerdict::Timeout(t) => format!("the exploration passed its time limit ({:.0} ms)", t.limit_millis),
         NoVerdict::Error(e) => ptx_litmus::error::chain(e),
     })]
     Compiled(NoVerdict),
@@ -143,6 +143,9 @@ impl Check {
             l.fixture, l.ctas, l.threads
         );
         let _ = writeln!(out, "  source:   {}", self.source.report);
+        for w in &self.source.warnings {
+            let _ = writeln!(out, "  source warning: {w}");
+        }
         if let Some(outcomes) = &self.source.outcomes {
             for o in outcomes {
                 let _ = writeln!(out, "            {}", explore::render_final(o));
@@ -150,6 +153,12 @@ impl Check {
         }
         if let Some(c) = &self.compiled {
             let _ = writeln!(out, "  compiled: {c}");
+            if c.stopped {
+                let _ = writeln!(
+                    out,
+                    "            (stopped at the first outcome outside the source's: the set is partial)"
+                );
+            }
             for o in c.outcomes.keys() {
                 let _ = writeln!(out, "            {}", explore::render_final(o));
             }
@@ -202,7 +211,9 @@ pub fn check_ptx(
         time: options.time,
         ..memory_model::drf::Limits::default()
     };
-    let source = source::check(krate, launch, &limits)?;
+    // One more iteration than the compiled side's bound allows, so that
+    // every compiled run that terminates has a source run that does too.
+    let source = source::check(krate, launch, options.bound + 1, &limits)?;
     let Some(source_outcomes) = source.outcomes.clone() else {
         let race = match &source.report.verdict {
             memory_model::drf::Verdict::Race(r) => r.render(&source.program),
@@ -218,7 +229,8 @@ pub fn check_ptx(
     };
     let module = ptx_reader::parse(ptx)?;
     let translated = translate::translate(&module, &launch.kernel, launch)?;
-    let explored = explore::outcomes_within(
+    let allowed: BTreeSet<Final> = source_outcomes.iter().map(word).collect();
+    let explored = explore::outcomes_until(
         &translated.test,
         &ptx_litmus::Options {
             bound: options.bound,
@@ -226,6 +238,7 @@ pub fn check_ptx(
         },
         Some(&translated.observed),
         &Deadline::after(options.time),
+        &|o| !allowed.contains(&word(o)),
     )
     .map_err(CheckError::Compiled)?;
     let verdict = compare(&source_outcomes, &explored);
@@ -238,17 +251,18 @@ pub fn check_ptx(
     })
 }
 
-/// Every compiled outcome must be a source outcome; values compare as the
-/// 32-bit words they are in memory.
+/// An outcome with its values as the 32-bit words they are in memory.
+fn word(o: &Final) -> Final {
+    o.iter()
+        .map(|(k, v)| (k.clone(), i64::from(*v as u32)))
+        .collect()
+}
+
+/// Every compiled outcome must be a source outcome, compared as words.
 fn compare(source: &BTreeSet<Final>, compiled: &Explored) -> Verdict {
     if compiled.outcomes.is_empty() {
         return Verdict::NoCompiledOutcome;
     }
-    let word = |o: &Final| -> Final {
-        o.iter()
-            .map(|(k, v)| (k.clone(), i64::from(*v as u32)))
-            .collect()
-    };
     let source: BTreeSet<Final> = source.iter().map(word).collect();
     for (outcome, witness) in &compiled.outcomes {
         if !source.contains(&word(outcome)) {

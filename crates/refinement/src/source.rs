@@ -38,8 +38,12 @@ pub struct Source {
     pub outcomes: Option<BTreeSet<Final>>,
 }
 
-/// The extraction's launch for `launch`.
-pub fn extract_launch(launch: &Launch) -> Result<kernel_extract::Launch, SourceError> {
+/// The extraction's launch for `launch`, with spin loops bounded at
+/// `spin_bound` iterations.
+pub fn extract_launch(
+    launch: &Launch,
+    spin_bound: u32,
+) -> Result<kernel_extract::Launch, SourceError> {
     let mut lens = Vec::new();
     let mut zero = Vec::new();
     for (name, init) in launch.buffers() {
@@ -49,7 +53,9 @@ pub fn extract_launch(launch: &Launch) -> Result<kernel_extract::Launch, SourceE
         lens.push((name, init.len() as u32));
         zero.push(name);
     }
-    Ok(kernel_extract::Launch::new(launch.threads, &lens, &zero))
+    Ok(kernel_extract::Launch::new(launch.threads, &lens, &zero)
+        .with_ctas(launch.ctas)
+        .with_spin_bound(spin_bound))
 }
 
 /// Names a global location `buffer[i]`: the extraction lays buffers out one
@@ -69,7 +75,8 @@ pub fn location_name(program: &Program, launch: &Launch, loc: Loc) -> String {
     }
 }
 
-/// Extracts the kernel from `krate` and explores it.
+/// Extracts the kernel from `krate` (spin loops bounded at `spin_bound`
+/// iterations) and explores it.
 ///
 /// # Errors
 /// Extraction failing, a launch the source cannot model, or the exploration
@@ -77,10 +84,11 @@ pub fn location_name(program: &Program, launch: &Launch, loc: Loc) -> String {
 pub fn check(
     krate: &mir_import::Crate,
     launch: &Launch,
+    spin_bound: u32,
     limits: &Limits,
 ) -> Result<Source, SourceError> {
     let extraction =
-        kernel_extract::extract_crate(krate, &launch.kernel, &extract_launch(launch)?)?;
+        kernel_extract::extract_crate(krate, &launch.kernel, &extract_launch(launch, spin_bound)?)?;
     let program = extraction.program;
     let report = drf::explore(&program, limits)?;
     let outcomes = match &report.verdict {

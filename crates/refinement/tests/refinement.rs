@@ -18,10 +18,12 @@ fn root() -> PathBuf {
 fn compiled(fixture: &str) -> Option<&'static (mir_import::Crate, String)> {
     static ATOMIC_FLAG: OnceLock<(mir_import::Crate, String)> = OnceLock::new();
     static REDUCTION: OnceLock<(mir_import::Crate, String)> = OnceLock::new();
+    static SPIN_LOCK: OnceLock<(mir_import::Crate, String)> = OnceLock::new();
     nvvm_emit::testing::libnvvm_or_skip(&format!("refinement {fixture}"))?;
     let cell = match fixture {
         "atomic_flag" => &ATOMIC_FLAG,
         "shared_reduction" => &REDUCTION,
+        "spin_lock" => &SPIN_LOCK,
         other => panic!("no cell for {other}"),
     };
     Some(cell.get_or_init(|| compile_fixture(&root().join(fixture)).expect("the fixture compiles")))
@@ -140,4 +142,25 @@ fn narrowing_scopes_inside_one_cta_is_still_correct() {
         return;
     };
     assert!(check.refines(), "{}", check.render());
+}
+
+#[test]
+fn the_spin_lock_across_two_ctas_counts_exactly() {
+    let Some(check) = check("spin_lock", None) else { return };
+    assert!(check.refines(), "{}", check.render());
+    let compiled = check.compiled.as_ref().expect("the compiled side ran");
+    let counts: Vec<_> = compiled.outcomes.keys().map(|o| o["counter[0]"]).collect();
+    assert_eq!(counts, [2], "{}", check.render());
+    // The source's lock is a bounded loop of compare-exchanges, not a first
+    // test: no run where a thread gives up and skips its increment.
+    let source = check.source.outcomes.as_ref().expect("race-free");
+    assert!(source.iter().all(|o| o["counter[0]"] == 2), "{}", check.render());
+}
+
+#[test]
+fn the_lock_narrowed_to_cta_scope_across_ctas_is_caught() {
+    // `.cta` acquire and release do not order the two CTAs' increments: one
+    // is lost.
+    let Some((outcome, _)) = caught("spin_lock", Mutant::NarrowScope) else { return };
+    assert_eq!(outcome.get("counter[0]"), Some(&1), "{outcome:?}");
 }

@@ -89,6 +89,16 @@ impl Builder {
         self.push(Stmt::If { cond, then, els })
     }
 
+    /// `loop { body }`, at most `bound` iterations in a completed run.
+    pub fn bounded_loop(&mut self, body: StmtId, bound: u32) -> StmtId {
+        self.push(Stmt::Loop { body, bound })
+    }
+
+    /// `break` out of the innermost loop.
+    pub fn brk(&mut self) -> StmtId {
+        self.push(Stmt::Break)
+    }
+
     /// `for var in 0..count { body }`.
     pub fn for_loop(&mut self, var: Reg, count: u32, body: StmtId) -> StmtId {
         self.push(Stmt::For { var, count, body })
@@ -110,6 +120,7 @@ impl Builder {
         let program = Program {
             name: name.to_string(),
             stmts: self.stmts,
+            cta_size: bodies.len() as u32,
             bodies,
             regs: self.regs,
             init,

@@ -31,7 +31,7 @@ mod builder;
 mod print;
 
 pub use builder::Builder;
-pub use print::{barrier_name, mnemonic};
+pub use print::{barrier_name, mnemonic, ordering_name};
 
 use serde::Serialize;
 
@@ -65,6 +65,8 @@ pub enum Ordering {
     Acquire,
     /// Release: valid on stores only.
     Release,
+    /// Acquire and release: valid on read-modify-writes only.
+    AcqRel,
 }
 
 /// How a load or store accesses memory.
@@ -121,6 +123,19 @@ pub enum BinOp {
     Shl,
     /// Logical right shift; a shift by 32 or more gives 0.
     Shr,
+    /// Wrapping multiplication.
+    Mul,
+    /// Unsigned division; by 0 gives 0 (extraction never divides by a
+    /// value that can be 0).
+    Div,
+    /// Unsigned remainder; by 0 gives 0.
+    Rem,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
     /// Unsigned `<`.
     Lt,
     /// `==`.
@@ -137,6 +152,12 @@ impl BinOp {
             BinOp::Sub => a.wrapping_sub(b),
             BinOp::Shl => a.checked_shl(b).unwrap_or(0),
             BinOp::Shr => a.checked_shr(b).unwrap_or(0),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => a.checked_div(b).unwrap_or(0),
+            BinOp::Rem => a.checked_rem(b).unwrap_or(0),
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
             BinOp::Lt => Value::from(a < b),
             BinOp::Eq => Value::from(a == b),
             BinOp::Ne => Value::from(a != b),
@@ -149,6 +170,12 @@ impl BinOp {
             BinOp::Sub => "-",
             BinOp::Shl => "<<",
             BinOp::Shr => ">>",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
             BinOp::Lt => "<",
             BinOp::Eq => "==",
             BinOp::Ne => "!=",
@@ -244,6 +271,38 @@ impl From<Reg> for Expr {
     }
 }
 
+/// What a read-modify-write stores, given the old value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// `old + e` (wrapping): `fetch_add`.
+    Add(Expr),
+    /// `e`: `swap`.
+    Exchange(Expr),
+    /// `new` when `old == expected`, and no store otherwise:
+    /// `compare_exchange`. A failed exchange is an atomic read with the
+    /// failure ordering.
+    Cas {
+        /// The value compared with the old one.
+        expected: Expr,
+        /// The value stored on success.
+        new: Expr,
+        /// The ordering of a failed exchange (a read: relaxed or acquire).
+        failure: Ordering,
+    },
+}
+
+impl RmwOp {
+    fn regs(&self, out: &mut Vec<Reg>) {
+        match self {
+            RmwOp::Add(e) | RmwOp::Exchange(e) => e.regs(out),
+            RmwOp::Cas { expected, new, .. } => {
+                expected.regs(out);
+                new.regs(out);
+            }
+        }
+    }
+}
+
 /// The index of a statement in its program's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StmtId(pub u32);
@@ -310,6 +369,33 @@ pub enum Stmt {
         /// Taken when the condition is 0.
         els: StmtId,
     },
+    /// `dst := atom.op.ordering [addr]`: an atomic read-modify-write that
+    /// returns the old value.
+    Rmw {
+        /// The register written with the old value.
+        dst: Reg,
+        /// The memory.
+        space: Space,
+        /// The address.
+        addr: Expr,
+        /// The type tag.
+        ty: Ty,
+        /// What is stored.
+        op: RmwOp,
+        /// The ordering (of a successful exchange, for `Cas`).
+        ordering: Ordering,
+    },
+    /// `loop { body }`, left by [`Stmt::Break`]. A thread that would start
+    /// iteration `bound + 1` is cut: it never steps again, so its run does
+    /// not complete (a spin loop bounded as Dat3M bounds one).
+    Loop {
+        /// The body.
+        body: StmtId,
+        /// The most iterations a completed run may take.
+        bound: u32,
+    },
+    /// Leaves the innermost enclosing [`Stmt::Loop`].
+    Break,
     /// `for var in 0..count { body }`, with a compile-time bound.
     For {
         /// The counter register, set to the iteration number before each
@@ -349,7 +435,15 @@ pub struct Program {
     pub init: Vec<InitStore>,
     /// Names of global addresses, for printing (`data`, `flag`).
     pub names: BTreeMap<Value, String>,
+    /// Threads per CTA: threads are numbered CTA by CTA, each CTA has its own
+    /// shared memory and its own barriers. [`Expr::Tid`] is the thread's
+    /// number in the launch.
+    pub cta_size: u32,
 }
+
+/// How far apart two CTAs' shared memories are in the machines' address
+/// space: CTA `c`'s `sh[a]` is location `c * SHARED_STRIDE + a`.
+pub const SHARED_STRIDE: Value = 1 << 20;
 
 /// What [`Program::verify`] rejects.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -377,6 +471,12 @@ pub enum VerifyError {
         stmt: StmtId,
         /// The register.
         reg: Reg,
+    },
+    /// A `break` outside every loop.
+    #[error("{stmt}: break outside a loop")]
+    BreakOutsideLoop {
+        /// The statement.
+        stmt: StmtId,
     },
     /// An ordering tag that does not fit the action (acquire store, release load).
     #[error("{stmt}: {ordering:?} is not valid on a {action}")]
@@ -420,6 +520,21 @@ impl Program {
         &self.stmts[id.index()]
     }
 
+    /// The CTA of thread `tid`.
+    pub fn cta_of(&self, tid: u32) -> u32 {
+        tid / self.cta_size.max(1)
+    }
+
+    /// The location thread `tid` reaches at `addr` of `space`: shared memory
+    /// is its CTA's own.
+    pub fn loc_of(&self, tid: u32, space: Space, addr: Value) -> Loc {
+        let addr = match space {
+            Space::Global => addr,
+            Space::Shared => addr.wrapping_add(self.cta_of(tid).wrapping_mul(SHARED_STRIDE)),
+        };
+        Loc { space, addr }
+    }
+
     /// Whether any statement is a CTA-shared barrier. Such programs are scheduled
     /// round by round; the others use the plain scheduler.
     pub fn has_shared_barriers(&self) -> bool {
@@ -449,10 +564,10 @@ impl Program {
                 } => {
                     regs.push(*dst);
                     addr.regs(&mut regs);
-                    if *access == Access::RELEASE {
+                    if let Access::Atomic(o @ (Ordering::Release | Ordering::AcqRel)) = *access {
                         errors.push(VerifyError::BadOrdering {
                             stmt: id,
-                            ordering: Ordering::Release,
+                            ordering: o,
                             action: "load",
                         });
                     }
@@ -462,15 +577,37 @@ impl Program {
                 } => {
                     addr.regs(&mut regs);
                     val.regs(&mut regs);
-                    if *access == Access::ACQUIRE {
+                    if let Access::Atomic(o @ (Ordering::Acquire | Ordering::AcqRel)) = *access {
                         errors.push(VerifyError::BadOrdering {
                             stmt: id,
-                            ordering: Ordering::Acquire,
+                            ordering: o,
                             action: "store",
                         });
                     }
                 }
-                Stmt::Barrier(_) => {}
+                Stmt::Rmw {
+                    dst,
+                    addr,
+                    op,
+                    ordering,
+                    ..
+                } => {
+                    regs.push(*dst);
+                    addr.regs(&mut regs);
+                    op.regs(&mut regs);
+                    if let RmwOp::Cas { failure, .. } = op
+                        && matches!(failure, Ordering::Release | Ordering::AcqRel)
+                    {
+                        errors.push(VerifyError::BadOrdering {
+                            stmt: id,
+                            ordering: *failure,
+                            action: "failed compare-exchange",
+                        });
+                    }
+                    let _ = ordering;
+                }
+                Stmt::Loop { body, .. } => children.push(*body),
+                Stmt::Barrier(_) | Stmt::Break => {}
                 Stmt::Seq(items) => children.extend(items.iter().copied()),
                 Stmt::If { cond, then, els } => {
                     cond.regs(&mut regs);
@@ -492,6 +629,15 @@ impl Program {
                 }
             }
         }
+        if errors.is_empty() {
+            for body in self
+                .bodies
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+            {
+                self.breaks_in_loops(*body, 0, &mut errors);
+            }
+        }
         for (t, body) in self.bodies.iter().enumerate() {
             if body.index() >= self.stmts.len() {
                 errors.push(VerifyError::BadBody {
@@ -504,6 +650,31 @@ impl Program {
             Ok(())
         } else {
             Err(errors)
+        }
+    }
+
+    /// Every `break` under `id` must have a loop around it (`depth` loops
+    /// enclose `id`). Children are in bounds here.
+    fn breaks_in_loops(&self, id: StmtId, depth: u32, errors: &mut Vec<VerifyError>) {
+        if id.index() >= self.stmts.len() {
+            return;
+        }
+        match self.stmt(id) {
+            Stmt::Break if depth == 0 => errors.push(VerifyError::BreakOutsideLoop { stmt: id }),
+            Stmt::Seq(items) => {
+                for s in items {
+                    self.breaks_in_loops(*s, depth, errors);
+                }
+            }
+            Stmt::If { then, els, .. } => {
+                self.breaks_in_loops(*then, depth, errors);
+                self.breaks_in_loops(*els, depth, errors);
+            }
+            // A `for` body is not a `loop`: a `break` there would leave the
+            // `for` in Rust, which extraction never produces.
+            Stmt::For { body, .. } => self.breaks_in_loops(*body, depth, errors),
+            Stmt::Loop { body, .. } => self.breaks_in_loops(*body, depth + 1, errors),
+            _ => {}
         }
     }
 }
@@ -524,6 +695,7 @@ mod tests {
             regs: b.regs,
             init: vec![],
             names: BTreeMap::new(),
+            cta_size: 1,
         };
         p.stmts.push(Stmt::Seq(vec![st, ld, StmtId(5)]));
         p.stmts.push(Stmt::Assign {

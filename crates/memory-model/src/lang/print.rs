@@ -5,7 +5,9 @@
 
 use std::fmt;
 
-use super::{Access, BarrierKind, Expr, Loc, Ordering, Program, Reg, Space, Stmt, StmtId, Ty};
+use super::{
+    Access, BarrierKind, Expr, Loc, Ordering, Program, Reg, RmwOp, Space, Stmt, StmtId, Ty,
+};
 
 impl Program {
     /// A location's display name: `data`, `sh[3]`, `g[7]`.
@@ -15,6 +17,11 @@ impl Program {
                 Some(name) => name.clone(),
                 None => format!("g[{}]", loc.addr),
             },
+            Space::Shared if loc.addr >= super::SHARED_STRIDE => format!(
+                "sh{}[{}]",
+                loc.addr / super::SHARED_STRIDE,
+                loc.addr % super::SHARED_STRIDE
+            ),
             Space::Shared => format!("sh[{}]", loc.addr),
         }
     }
@@ -72,6 +79,50 @@ impl Program {
                 self.write_stmt(f, *body, indent + 1)?;
                 writeln!(f, "{pad}}}")
             }
+            Stmt::Rmw {
+                dst,
+                space,
+                addr,
+                ty,
+                op,
+                ordering,
+            } => {
+                let (name, operands) = match op {
+                    RmwOp::Add(e) => ("add", self.expr(e)),
+                    RmwOp::Exchange(e) => ("exch", self.expr(e)),
+                    RmwOp::Cas {
+                        expected,
+                        new,
+                        failure,
+                    } => (
+                        "cas",
+                        format!(
+                            "{}, {} (failure {})",
+                            self.expr(expected),
+                            self.expr(new),
+                            ordering_name(*failure)
+                        ),
+                    ),
+                };
+                writeln!(
+                    f,
+                    "{pad}{} := {} {}, {operands}",
+                    reg(dst),
+                    mnemonic(
+                        &format!("atom.{name}"),
+                        *space,
+                        *ty,
+                        Access::Atomic(*ordering)
+                    ),
+                    self.addr_text(*space, addr),
+                )
+            }
+            Stmt::Loop { body, bound } => {
+                writeln!(f, "{pad}loop (at most {bound} iterations) {{")?;
+                self.write_stmt(f, *body, indent + 1)?;
+                writeln!(f, "{pad}}}")
+            }
+            Stmt::Break => writeln!(f, "{pad}break"),
         }
     }
 
@@ -132,6 +183,7 @@ pub fn mnemonic(op: &str, space: Space, ty: Ty, access: Access) -> String {
         Access::Atomic(Ordering::Relaxed) => ".relaxed",
         Access::Atomic(Ordering::Acquire) => ".acquire",
         Access::Atomic(Ordering::Release) => ".release",
+        Access::Atomic(Ordering::AcqRel) => ".acq_rel",
     };
     let space = match space {
         Space::Global => ".global",
@@ -142,6 +194,16 @@ pub fn mnemonic(op: &str, space: Space, ty: Ty, access: Access) -> String {
         Ty::F32 => ".f32",
     };
     format!("{op}{sem}{space}{ty}")
+}
+
+/// An ordering's name: `acquire`.
+pub fn ordering_name(o: Ordering) -> &'static str {
+    match o {
+        Ordering::Relaxed => "relaxed",
+        Ordering::Acquire => "acquire",
+        Ordering::Release => "release",
+        Ordering::AcqRel => "acq_rel",
+    }
 }
 
 /// The display name of a barrier.

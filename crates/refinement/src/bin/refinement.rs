@@ -27,6 +27,9 @@ struct Args {
     /// Loop bound of the compiled side.
     #[arg(long, default_value_t = 2)]
     bound: u32,
+    /// Print the extracted source program and the translated PTX program.
+    #[arg(long)]
+    programs: bool,
     /// Seconds allowed to each side of each check.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
@@ -56,6 +59,9 @@ fn main() -> ExitCode {
         match run(&args, f, mutant, &options) {
             Ok(check) => {
                 print!("{}", check.render());
+                if args.programs {
+                    println!("{}", check.source.program);
+                }
                 ok &= check.refines();
             }
             Err(e) => {
