@@ -189,7 +189,7 @@ impl Extractor<'_, '_> {
             for (k, (r, vs)) in domains.iter().enumerate() {
                 regfile[usize::from(r.0)] = vs[idx[k]];
             }
-            for tid in 0..self.launch.threads {
+            for tid in 0..self.launch.threads * self.launch.ctas.max(1) {
                 let holds = self.assumptions.iter().all(|a| {
                     let mut ar = Vec::new();
                     collect_regs(a, &mut ar);

@@ -123,15 +123,16 @@ impl Extractor<'_, '_> {
                         );
                     }
                     self.names.insert(next, name.clone());
-                    if self.launch.zero_init.contains(&name) {
-                        for a in next..next + len {
+                    let values = self.launch.values.get(&name);
+                    if values.is_some() || self.launch.zero_init.contains(&name) {
+                        for (k, a) in (next..next + len).enumerate() {
                             self.init.push(InitStore {
                                 loc: Loc {
                                     space: Space::Global,
                                     addr: a,
                                 },
                                 ty: elem,
-                                val: 0,
+                                val: values.and_then(|v| v.get(k)).copied().unwrap_or(0),
                             });
                         }
                     }

@@ -21,6 +21,9 @@ pub struct Launch {
     pub lens: BTreeMap<String, u32>,
     /// Buffer arguments that the host zero-initializes before the launch.
     pub zero_init: Vec<String>,
+    /// Buffer arguments the host fills with these values before the launch
+    /// (one per element).
+    pub values: BTreeMap<String, Vec<u32>>,
     /// How a loop without a constant bound (a spin loop) is extracted: `None`
     /// as its first test only (a thread that would iterate again is cut off
     /// and skips the rest of its region), `Some(n)` as a `loop` of at most
@@ -36,8 +39,15 @@ impl Launch {
             ctas: 1,
             lens: lens.iter().map(|(n, l)| (n.to_string(), *l)).collect(),
             zero_init: zero_init.iter().map(|n| n.to_string()).collect(),
+            values: BTreeMap::new(),
             spin_bound: None,
         }
+    }
+
+    /// The same launch with the buffer `name` filled with `values`.
+    pub fn with_values(mut self, name: &str, values: &[u32]) -> Launch {
+        self.values.insert(name.to_string(), values.to_vec());
+        self
     }
 
     /// The same launch with `ctas` CTAs of `threads` threads each.

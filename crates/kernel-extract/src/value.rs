@@ -191,6 +191,9 @@ impl Extractor<'_, '_> {
                     _ => return self.unresolved(place, "buffer field beyond (ptr, len)"),
                 },
                 (Resolved::Inner(b), PlaceElem::Field(0, _)) => Resolved::Inner(b),
+                // Field 0 of an element in memory: `AtomicU32`'s `UnsafeCell`
+                // and the `u32` in it share its address and its type.
+                (m @ Resolved::Mem { .. }, PlaceElem::Field(0, _)) => m,
                 // A variant's fields are kept as a tuple (see `rvalue`).
                 (Resolved::Sym(t @ Sym::Tuple(_)), PlaceElem::Downcast(_)) => Resolved::Sym(t),
                 (

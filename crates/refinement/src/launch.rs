@@ -16,6 +16,9 @@ pub enum Param {
         name: String,
         /// Its initial values: one location per element.
         init: Vec<u32>,
+        /// Whether no thread writes it (an input, `&[u32]`): its loads are
+        /// known values in the compiled program, and a write to it is refused.
+        read_only: bool,
     },
     /// The length of the buffer at parameter index `of` (a slice's second half).
     Len {
@@ -45,7 +48,7 @@ impl Launch {
     /// The buffers: `(name, initial values)`.
     pub fn buffers(&self) -> impl Iterator<Item = (&str, &[u32])> {
         self.params.iter().filter_map(|p| match p {
-            Param::Buffer { name, init } => Some((name.as_str(), init.as_slice())),
+            Param::Buffer { name, init, .. } => Some((name.as_str(), init.as_slice())),
             _ => None,
         })
     }
@@ -55,11 +58,32 @@ fn buffer(name: &str, len: usize) -> Param {
     Param::Buffer {
         name: name.to_string(),
         init: vec![0; len],
+        read_only: false,
     }
 }
 
-/// The kernels the check knows, by fixture name.
-pub const KERNELS: &[&str] = &["atomic_flag", "shared_reduction", "spin_lock"];
+fn input(name: &str, values: Vec<u32>) -> Param {
+    Param::Buffer {
+        name: name.to_string(),
+        init: values,
+        read_only: true,
+    }
+}
+
+/// The kernels the check knows whose source is data-race-free: the
+/// command line's default list.
+pub const KERNELS: &[&str] = &[
+    "atomic_flag",
+    "shared_reduction",
+    "mp_across_ctas",
+    "spin_lock",
+    "ticket_lock",
+    "spsc_ring",
+    "atomic_slice_histogram",
+];
+
+/// Kernels the check knows whose source races: the premise fails.
+pub const RACY: &[&str] = &["race_message_passing"];
 
 /// The launch of `fixture` with `threads` threads per CTA (its default when
 /// `None`); `None` for an unknown fixture.
@@ -82,6 +106,51 @@ pub fn launch(fixture: &str, threads: Option<u32>) -> Option<Launch> {
             1,
             vec![buffer("out", 4), Param::Len { of: 0 }],
         ),
+        // Message passing between two CTAs (the racy one with relaxed flags).
+        "mp_across_ctas" | "race_message_passing" => (
+            threads.unwrap_or(1),
+            2,
+            vec![
+                buffer("data", 1),
+                buffer("flag", 1),
+                buffer("out", 1),
+                Param::Len { of: 2 },
+            ],
+        ),
+        // The ticket lock across two CTAs, one thread each by default.
+        "ticket_lock" => (
+            threads.unwrap_or(1),
+            2,
+            vec![
+                buffer("next", 1),
+                buffer("serving", 1),
+                buffer("counter", 1),
+            ],
+        ),
+        // The ring between threads 0 and 32 of one CTA.
+        "spsc_ring" => (
+            threads.unwrap_or(33),
+            1,
+            vec![
+                buffer("slots", 2),
+                buffer("head", 1),
+                buffer("tail", 1),
+                buffer("out", 3),
+                Param::Len { of: 3 },
+            ],
+        ),
+        // Four inputs (the manifest's iota 7, 12, 17, ...) into two bins with
+        // `fetch_add`, across two CTAs.
+        "atomic_slice_histogram" => (
+            threads.unwrap_or(2),
+            2,
+            vec![
+                input("data", vec![7, 12, 17, 22]),
+                Param::Len { of: 0 },
+                buffer("bins", 2),
+                Param::Len { of: 2 },
+            ],
+        ),
         // The spin lock across two CTAs, one thread each by default.
         "spin_lock" => (
             threads.unwrap_or(1),
@@ -90,9 +159,13 @@ pub fn launch(fixture: &str, threads: Option<u32>) -> Option<Launch> {
         ),
         _ => return None,
     };
+    let kernel = match fixture {
+        "atomic_slice_histogram" => "histogram",
+        other => other,
+    };
     Some(Launch {
         fixture: fixture.to_string(),
-        kernel: fixture.to_string(),
+        kernel: kernel.to_string(),
         threads,
         ctas,
         params,

@@ -66,7 +66,7 @@ impl Default for Options {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
     /// No launch is known for the fixture.
-    #[error("no launch is known for fixture `{0}` (known: {known:?})", known = launch::KERNELS)]
+    #[error("no launch is known for fixture `{0}` (known: {known:?}, racy: {racy:?})", known = launch::KERNELS, racy = launch::RACY)]
     UnknownKernel(String),
     /// Compiling the kernel failed.
     #[error("{0}")]

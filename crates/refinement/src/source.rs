@@ -16,10 +16,6 @@ pub enum SourceError {
     /// Extraction failed.
     #[error("extraction: {0}")]
     Extract(#[from] kernel_extract::ExtractError),
-    /// A buffer starts with values other than zero (the extraction
-    /// initializes buffers with zeros only).
-    #[error("buffer `{0}` starts with non-zero values, which the source side does not model")]
-    NonZeroBuffer(String),
     /// The exploration ran out of states or time.
     #[error("{0}")]
     Exhausted(#[from] drf::Exhausted),
@@ -44,18 +40,24 @@ pub fn extract_launch(
     launch: &Launch,
     spin_bound: u32,
 ) -> Result<kernel_extract::Launch, SourceError> {
-    let mut lens = Vec::new();
-    let mut zero = Vec::new();
+    let lens: Vec<(&str, u32)> = launch
+        .buffers()
+        .map(|(name, init)| (name, init.len() as u32))
+        .collect();
+    let zero: Vec<&str> = launch
+        .buffers()
+        .filter(|(_, init)| init.iter().all(|v| *v == 0))
+        .map(|(name, _)| name)
+        .collect();
+    let mut out = kernel_extract::Launch::new(launch.threads, &lens, &zero)
+        .with_ctas(launch.ctas)
+        .with_spin_bound(spin_bound);
     for (name, init) in launch.buffers() {
         if init.iter().any(|v| *v != 0) {
-            return Err(SourceError::NonZeroBuffer(name.to_string()));
+            out = out.with_values(name, init);
         }
-        lens.push((name, init.len() as u32));
-        zero.push(name);
     }
-    Ok(kernel_extract::Launch::new(launch.threads, &lens, &zero)
-        .with_ctas(launch.ctas)
-        .with_spin_bound(spin_bound))
+    Ok(out)
 }
 
 /// Names a global location `buffer[i]`: the extraction lays buffers out one

@@ -326,6 +326,15 @@ fn signed(v: u64, bits: u32) -> i64 {
     }
 }
 
+/// A known value as the 32-bit word memory holds (locations are 4-byte
+/// elements; PTX prints some constants negative).
+fn word(v: Val) -> Val {
+    match v {
+        Val::Int(n) => Val::Int(mask(n, 32)),
+        other => other,
+    }
+}
+
 fn is_signed(ty: Option<Type>) -> bool {
     matches!(ty, Some(Type::S8 | Type::S16 | Type::S32 | Type::S64))
 }
@@ -936,6 +945,35 @@ impl Ctx<'_> {
                 };
                 self.set(spec, &dst, v, e, inst);
             }
+            "mad" if inst.has_modifier("lo") || inst.has_modifier("wide") => {
+                // a * b + c, on known values (addresses and indices).
+                let dst = self.dst(spec, inst)?.to_string();
+                let a = self.value(spec, &inst.operands[1], inst)?;
+                let b = self.value(spec, &inst.operands[2], inst)?;
+                let c = self.value(spec, &inst.operands[3], inst)?;
+                let wide = inst.has_modifier("wide");
+                let v = match (a, b, c) {
+                    (Val::Int(x), Val::Int(y), Val::Int(z)) => {
+                        let p = self.arith(spec, inst, "mul", x, y, w, wide)?;
+                        Val::Int(mask(
+                            p.wrapping_add(z),
+                            if wide { (w * 2).min(64) } else { w },
+                        ))
+                    }
+                    (Val::Int(x), Val::Int(y), Val::Ptr(base, off)) => {
+                        let p = self.arith(spec, inst, "mul", x, y, w, wide)?;
+                        Val::Ptr(base, off + p as i64)
+                    }
+                    _ => {
+                        return Err(self.error(
+                            spec,
+                            Some(inst),
+                            "a multiply-add of a value from memory is not translated",
+                        ));
+                    }
+                };
+                self.set(spec, &dst, v, e, inst);
+            }
             "setp" => {
                 let dst = self.dst(spec, inst)?.to_string();
                 let cmp = inst
@@ -1219,6 +1257,33 @@ impl Ctx<'_> {
             }
             return Ok(Go::Next);
         }
+        // An input no thread writes: its loads are known values.
+        if let Base::Buffer(b) = base
+            && let Some(Param::Buffer {
+                init,
+                read_only: true,
+                name,
+            }) = self.launch.params.get(b)
+        {
+            let at = usize::try_from(off / 4).ok().filter(|_| off % 4 == 0);
+            let Some(v) = at.and_then(|i| init.get(i)) else {
+                return Err(self.error(
+                    spec,
+                    Some(inst),
+                    format!("byte {off} of input `{name}` is outside it"),
+                ));
+            };
+            if op != "ld" {
+                return Err(self.error(
+                    spec,
+                    Some(inst),
+                    format!("a write to the input `{name}`, which the launch declares read-only"),
+                ));
+            }
+            let dst = self.dst(spec, inst)?.to_string();
+            self.set(spec, &dst, Val::Int(u64::from(*v)), e, inst);
+            return Ok(Go::Next);
+        }
         let loc = self.location(spec, &base, off, inst)?;
         let rmw = matches!(op, "atom" | "red");
         let (order, scope) = self.order(spec, inst, rmw)?;
@@ -1241,7 +1306,7 @@ impl Ctx<'_> {
                 self.set(spec, &dst, Val::Reg(home), e, inst);
             }
             "st" => {
-                let v = self.value(spec, &inst.operands[1], inst)?;
+                let v = word(self.value(spec, &inst.operands[1], inst)?);
                 let value = self.operand(spec, &v, inst)?;
                 e.push(
                     Instr::Store {
@@ -1261,7 +1326,7 @@ impl Ctx<'_> {
                     _ => None,
                 });
                 let first_value = if op == "atom" { 2 } else { 1 };
-                let v = self.value(spec, &inst.operands[first_value], inst)?;
+                let v = word(self.value(spec, &inst.operands[first_value], inst)?);
                 let value = self.operand(spec, &v, inst)?;
                 let bin = |o: &str| match o {
                     "add" => Some(lit::BinOp::Add),
@@ -1296,7 +1361,7 @@ impl Ctx<'_> {
                 let (aop, value) = match selector {
                     Some("exch") => (AtomOp::Exch, value),
                     Some("cas") => {
-                        let new = self.value(spec, &inst.operands[3], inst)?;
+                        let new = word(self.value(spec, &inst.operands[3], inst)?);
                         (
                             AtomOp::Cas { expected: value },
                             self.operand(spec, &new, inst)?,

@@ -4,8 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use refinement::mutate::Mutant;
 use refinement::{Check, Options, Verdict, check_ptx, compile_fixture, launch};
@@ -16,17 +17,16 @@ fn root() -> PathBuf {
 
 /// Each fixture compiled once for the whole test binary.
 fn compiled(fixture: &str) -> Option<&'static (mir_import::Crate, String)> {
-    static ATOMIC_FLAG: OnceLock<(mir_import::Crate, String)> = OnceLock::new();
-    static REDUCTION: OnceLock<(mir_import::Crate, String)> = OnceLock::new();
-    static SPIN_LOCK: OnceLock<(mir_import::Crate, String)> = OnceLock::new();
+    type Cache = Mutex<BTreeMap<String, &'static (mir_import::Crate, String)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     nvvm_emit::testing::libnvvm_or_skip(&format!("refinement {fixture}"))?;
-    let cell = match fixture {
-        "atomic_flag" => &ATOMIC_FLAG,
-        "shared_reduction" => &REDUCTION,
-        "spin_lock" => &SPIN_LOCK,
-        other => panic!("no cell for {other}"),
-    };
-    Some(cell.get_or_init(|| compile_fixture(&root().join(fixture)).expect("the fixture compiles")))
+    let cache = CACHE.get_or_init(Cache::default);
+    let mut map = cache.lock().expect("no test panicked while compiling");
+    let entry = map.entry(fixture.to_string()).or_insert_with(|| {
+        let built = compile_fixture(&root().join(fixture)).expect("the fixture compiles");
+        Box::leak(Box::new(built))
+    });
+    Some(*entry)
 }
 
 fn check(fixture: &str, mutant: Option<Mutant>) -> Option<Check> {
@@ -146,7 +146,9 @@ fn narrowing_scopes_inside_one_cta_is_still_correct() {
 
 #[test]
 fn the_spin_lock_across_two_ctas_counts_exactly() {
-    let Some(check) = check("spin_lock", None) else { return };
+    let Some(check) = check("spin_lock", None) else {
+        return;
+    };
     assert!(check.refines(), "{}", check.render());
     let compiled = check.compiled.as_ref().expect("the compiled side ran");
     let counts: Vec<_> = compiled.outcomes.keys().map(|o| o["counter[0]"]).collect();
@@ -154,13 +156,83 @@ fn the_spin_lock_across_two_ctas_counts_exactly() {
     // The source's lock is a bounded loop of compare-exchanges, not a first
     // test: no run where a thread gives up and skips its increment.
     let source = check.source.outcomes.as_ref().expect("race-free");
-    assert!(source.iter().all(|o| o["counter[0]"] == 2), "{}", check.render());
+    assert!(
+        source.iter().all(|o| o["counter[0]"] == 2),
+        "{}",
+        check.render()
+    );
 }
 
 #[test]
 fn the_lock_narrowed_to_cta_scope_across_ctas_is_caught() {
     // `.cta` acquire and release do not order the two CTAs' increments: one
     // is lost.
-    let Some((outcome, _)) = caught("spin_lock", Mutant::NarrowScope) else { return };
+    let Some((outcome, _)) = caught("spin_lock", Mutant::NarrowScope) else {
+        return;
+    };
     assert_eq!(outcome.get("counter[0]"), Some(&1), "{outcome:?}");
+}
+
+#[test]
+fn every_known_kernel_refines_with_outcomes_on_both_sides() {
+    for fixture in launch::KERNELS {
+        let Some(check) = check(fixture, None) else {
+            return;
+        };
+        assert!(check.refines(), "{}", check.render());
+        let compiled = check.compiled.as_ref().expect("the compiled side ran");
+        let source = check.source.outcomes.as_ref().expect("race-free");
+        assert!(
+            !compiled.outcomes.is_empty() && !source.is_empty(),
+            "{}",
+            check.render()
+        );
+        assert!(!compiled.stopped, "{}", check.render());
+    }
+}
+
+#[test]
+fn the_new_kernels_reach_their_one_outcome() {
+    for (fixture, location, value) in [
+        ("mp_across_ctas", "out[0]", 0xC0FF_EE00),
+        ("ticket_lock", "counter[0]", 2),
+        ("spsc_ring", "out[2]", 12),
+        ("atomic_slice_histogram", "bins[1]", 2),
+    ] {
+        let Some(check) = check(fixture, None) else {
+            return;
+        };
+        let compiled = check.compiled.as_ref().expect("the compiled side ran");
+        let values: Vec<i64> = compiled.outcomes.keys().map(|o| o[location]).collect();
+        assert_eq!(values, [value], "{fixture}: {}", check.render());
+    }
+}
+
+#[test]
+fn message_passing_narrowed_to_cta_scope_across_ctas_is_caught() {
+    let Some((outcome, _)) = caught("mp_across_ctas", Mutant::NarrowScope) else {
+        return;
+    };
+    assert_eq!(outcome.get("out[0]"), Some(&0), "{outcome:?}");
+}
+
+#[test]
+fn a_racy_source_fails_the_premise_and_is_not_checked() {
+    let Some(check) = check("race_message_passing", None) else {
+        return;
+    };
+    let Verdict::Racy { race } = &check.verdict else {
+        panic!("not reported as racy: {}", check.render());
+    };
+    assert!(
+        check.compiled.is_none(),
+        "the refinement must not be checked"
+    );
+    assert!(race.contains("data race on data"), "{race}");
+    assert!(race.matches("<- race").count() == 2, "{race}");
+    let text = check.render();
+    assert!(
+        text.contains("premise fails") && text.contains("not checked"),
+        "{text}"
+    );
 }
