@@ -1,5 +1,6 @@
 //! `memory-model`: runs the checked theorems of the reference's small model
-//! (`theorems`) and the tree reduction at any thread count (`reduction`).
+//! (`theorems`), the tree reduction at any thread count (`reduction`), and
+//! every interleaving of it with the race check (`drf`).
 //! Extraction from real kernels is `kernel-extract`; the full PTX litmus
 //! checker is `ptx-litmus`.
 
@@ -37,6 +38,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Every interleaving of the tree reduction for N threads, with the
+    /// happens-before race check (the source side of a refinement check).
+    Drf {
+        /// The thread count: a power of two.
+        #[arg(long, short = 'n')]
+        threads: u32,
+        /// Seconds allowed.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -50,6 +61,31 @@ fn main() -> ExitCode {
                 .map(checks::run)
                 .collect();
             checks::print_reports(&reports, json, start.elapsed().as_secs_f64() * 1e3)
+        }
+        Command::Drf { threads, timeout } => {
+            if !threads.is_power_of_two() || threads > 1024 {
+                eprintln!("error: --threads {threads}: a power of two from 1 to 1024");
+                return ExitCode::from(2);
+            }
+            let program = memory_model::litmus::tree_reduction(threads);
+            let limits = memory_model::drf::Limits {
+                time: std::time::Duration::from_secs(timeout),
+                ..memory_model::drf::Limits::default()
+            };
+            match memory_model::drf::explore(&program, &limits) {
+                Ok(report) => {
+                    println!("{report}");
+                    if report.race_free() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                }
+                Err(e) => {
+                    println!("no verdict: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Reduction { threads, json } => {
             if !threads.is_power_of_two() || threads > 1024 {
