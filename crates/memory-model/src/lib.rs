@@ -30,6 +30,7 @@ pub mod checks;
 pub mod consistency;
 pub mod drf;
 pub mod event;
+pub mod future;
 pub mod herd;
 pub mod lang;
 pub mod litmus;
