@@ -127,6 +127,51 @@ pub struct Check {
 }
 
 impl Check {
+    /// The check as JSON: the launch, both sides' sizes, times and outcome
+    /// sets, and the verdict with its counterexample or race.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let r = &self.source.report;
+        let (verdict, detail) = match &self.verdict {
+            Verdict::Refines => ("refines", json!(null)),
+            Verdict::NotRefined { outcome, execution } => (
+                "not-refined",
+                json!({ "outcome": outcome, "execution": execution }),
+            ),
+            Verdict::Racy { race } => ("racy", json!({ "race": race })),
+            Verdict::NoCompiledOutcome => ("no-compiled-outcome", json!(null)),
+        };
+        json!({
+            "fixture": self.launch.fixture,
+            "kernel": self.launch.kernel,
+            "ctas": self.launch.ctas,
+            "threads": self.launch.threads,
+            "verdict": verdict,
+            "detail": detail,
+            "source": {
+                "race_free": r.race_free(),
+                "states": r.states,
+                "transitions": r.transitions,
+                "completed": r.completed,
+                "stuck": r.stuck,
+                "millis": r.elapsed.as_secs_f64() * 1e3,
+                "outcomes": self.source.outcomes,
+                "warnings": self.source.warnings,
+            },
+            "compiled": self.compiled.as_ref().map(|c| json!({
+                "graphs": c.states,
+                "pruned": c.pruned,
+                "executions": c.executions,
+                "cut": c.cut,
+                "blocked": c.blocked,
+                "stopped": c.stopped,
+                "millis": c.millis,
+                "outcomes": c.outcomes.keys().collect::<Vec<_>>(),
+            })),
+            "notes": self.notes,
+        })
+    }
+
     /// Whether the check passed.
     pub fn refines(&self) -> bool {
         matches!(self.verdict, Verdict::Refines)

@@ -10,7 +10,9 @@ use refinement::mutate::Mutant;
 use refinement::{Check, CheckError, Options, check_ptx, compile_fixture, launch};
 
 /// Checks that a data-race-free kernel's compiled PTX admits only its
-/// source's outcomes, for a small launch.
+/// source's outcomes, for a small launch. Exit status: 0 when every check
+/// refines, 1 when one does not (or has no verdict, or its source races),
+/// 2 for a bad argument.
 #[derive(Parser)]
 struct Args {
     /// Fixtures to check (all the known ones when none is given).
@@ -27,6 +29,9 @@ struct Args {
     /// Loop bound of the compiled side.
     #[arg(long, default_value_t = 2)]
     bound: u32,
+    /// Print JSON (one document with every check) instead of text.
+    #[arg(long)]
+    json: bool,
     /// Print the extracted source program and the translated PTX program.
     #[arg(long)]
     programs: bool,
@@ -55,8 +60,13 @@ fn main() -> ExitCode {
         }
     };
     let mut ok = true;
+    let mut docs = Vec::new();
     for f in &fixtures {
         match run(&args, f, mutant, &options) {
+            Ok(check) if args.json => {
+                ok &= check.refines();
+                docs.push(check.to_json());
+            }
             Ok(check) => {
                 print!("{}", check.render());
                 if args.programs {
@@ -64,9 +74,23 @@ fn main() -> ExitCode {
                 }
                 ok &= check.refines();
             }
+            Err(e) if args.json => {
+                ok = false;
+                docs.push(serde_json::json!({ "fixture": f, "verdict": "no-verdict", "error": e }));
+            }
             Err(e) => {
                 println!("{f}: no verdict: {e}");
                 ok = false;
+            }
+        }
+    }
+    if args.json {
+        let doc = serde_json::json!({ "checks": docs });
+        match serde_json::to_string_pretty(&doc) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
             }
         }
     }
