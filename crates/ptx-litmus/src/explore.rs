@@ -192,6 +192,7 @@ struct Explorer<'a> {
     options: &'a Options,
     labels: Vec<BTreeMap<Label, usize>>,
     observe: Vec<Loc>,
+    barriers: BarrierMatching,
     stop: &'a dyn Fn(&Final) -> bool,
     seen: HashSet<Vec<i64>>,
     out: Explored,
@@ -211,22 +212,52 @@ pub fn outcomes_within(
     observe: Option<&[Loc]>,
     deadline: &Deadline,
 ) -> Result<Explored, NoVerdict> {
-    outcomes_until(test, options, observe, deadline, &|_| false)
+    let exploration = Exploration {
+        observe,
+        barriers: BarrierMatching::ByInstruction,
+        stop: &|_| false,
+    };
+    outcomes_until(test, options, &exploration, deadline)
 }
 
-/// [`outcomes_within`], stopping at the first outcome for which `stop`
-/// holds ([`Explored::stopped`]): a refinement check needs one outcome
-/// outside the source's, not all of them.
+/// Which barriers of a CTA synchronize with each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierMatching {
+    /// Barrier instructions of one instance (and id) are one barrier, as the
+    /// litmus format and Dat3M read them: a thread waits until every one of
+    /// them in its CTA has been reached.
+    ByInstruction,
+    /// The `k`-th barrier each thread executes is one barrier (`bar.sync 0`
+    /// in a kernel): a thread at its `k`-th waits until every thread of its
+    /// CTA has executed `k`. The program's instances must be those counts,
+    /// as the refinement translation writes them; the same count may then
+    /// be written on several paths of a thread.
+    ByCount,
+}
+
+/// What [`outcomes_until`] collects, and how.
+pub struct Exploration<'a> {
+    /// The locations whose final values make an outcome (all when `None`).
+    pub observe: Option<&'a [Loc]>,
+    /// How barriers match.
+    pub barriers: BarrierMatching,
+    /// Stop at the first outcome for which this holds ([`Explored::stopped`]).
+    pub stop: &'a dyn Fn(&Final) -> bool,
+}
+
+/// [`outcomes_within`] with the choices of `exploration`: barriers matched
+/// by count, and a stop at the first outcome a refinement check rejects
+/// (it needs one outcome outside the source's, not all of them).
 ///
 /// # Errors
 /// As [`outcomes_within`].
 pub fn outcomes_until(
     test: &Test,
     options: &Options,
-    observe: Option<&[Loc]>,
+    exploration: &Exploration<'_>,
     deadline: &Deadline,
-    stop: &dyn Fn(&Final) -> bool,
 ) -> Result<Explored, NoVerdict> {
+    let (observe, stop) = (exploration.observe, exploration.stop);
     for thread in &test.threads {
         for line in &thread.code {
             if let Instr::Barrier {
@@ -249,6 +280,7 @@ pub fn outcomes_until(
         options,
         labels: test.threads.iter().map(|t| labels(&t.code)).collect(),
         observe,
+        barriers: exploration.barriers,
         stop,
         seen: HashSet::new(),
         out: Explored {
@@ -324,6 +356,13 @@ impl Explorer<'_> {
             return false;
         }
         let me = &self.test.threads[t];
+        if self.barriers == BarrierMatching::ByCount {
+            let k = usize::try_from(ua.instance).unwrap_or(usize::MAX);
+            return g.threads.iter().enumerate().any(|(u, other)| {
+                me.shares(&self.test.threads[u], crate::syntax::Scope::Cta)
+                    && barrier_count(&other.s) < k
+            });
+        }
         self.test.threads.iter().enumerate().any(|(u, other)| {
             me.shares(other, crate::syntax::Scope::Cta)
                 && other.code.iter().enumerate().any(|(line, l)| {
@@ -402,6 +441,9 @@ impl Explorer<'_> {
     /// next event.
     fn holds_back(&self, g: &Graph, t: usize, instance: i64, id: Option<Option<i64>>) -> bool {
         let path = &g.threads[t].s.path;
+        if self.barriers == BarrierMatching::ByCount {
+            return (barrier_count(&g.threads[t].s) as i64) < instance;
+        }
         self.test.threads[t]
             .code
             .iter()
@@ -962,6 +1004,15 @@ impl Explorer<'_> {
         k.extend(g.sc.iter().map(|&f| ev(f)));
         k
     }
+}
+
+/// How many barriers a thread has executed.
+fn barrier_count(s: &State) -> usize {
+    s.path
+        .events
+        .iter()
+        .filter(|e| e.tags.contains(Tags::BAR))
+        .count()
 }
 
 /// The transitive closure of `co`, if it is a strict partial order that

@@ -275,15 +275,21 @@ pub fn check_ptx(
     let module = ptx_reader::parse(ptx)?;
     let translated = translate::translate(&module, &launch.kernel, launch)?;
     let allowed: BTreeSet<Final> = source_outcomes.iter().map(word).collect();
+    let reject = |o: &Final| !allowed.contains(&word(o));
+    let exploration = explore::Exploration {
+        observe: Some(&translated.observed),
+        // `bar.sync 0`: the k-th barrier of every thread of a CTA is one.
+        barriers: explore::BarrierMatching::ByCount,
+        stop: &reject,
+    };
     let explored = explore::outcomes_until(
         &translated.test,
         &ptx_litmus::Options {
             bound: options.bound,
             ..ptx_litmus::Options::default()
         },
-        Some(&translated.observed),
+        &exploration,
         &Deadline::after(options.time),
-        &|o| !allowed.contains(&word(o)),
     )
     .map_err(CheckError::Compiled)?;
     let verdict = compare(&source_outcomes, &explored);

@@ -158,3 +158,79 @@ fn a_write_to_a_read_only_input_is_refused() {
     let err = translate(&module(SPIN), "k", &l).expect_err("data is written");
     assert!(err.to_string().contains("read-only"), "{err}");
 }
+
+/// Thread 0 branches on a loaded value and stores either 1 or 2, so the code
+/// after the join (its store and its barrier) is written twice, once per
+/// known value; thread 1 reads the store after its barrier.
+const BARRIER_AFTER_A_BRANCH: &str = r#"
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u64 k_param_1
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<5>;
+	.reg .b64 	%rd<3>;
+
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.param.u64 	%rd2, [k_param_1];
+	mov.u32 	%r1, %tid.x;
+	setp.ne.s32 	%p1, %r1, 0;
+	@%p1 bra 	$L__BB0_4;
+	ld.global.u32 	%r2, [%rd1];
+	setp.eq.s32 	%p2, %r2, 0;
+	@%p2 bra 	$L__BB0_2;
+	mov.u32 	%r3, 1;
+	bra.uni 	$L__BB0_3;
+$L__BB0_2:
+	mov.u32 	%r3, 2;
+$L__BB0_3:
+	st.global.u32 	[%rd2], %r3;
+	bar.sync 	0;
+	ret;
+$L__BB0_4:
+	bar.sync 	0;
+	ld.global.u32 	%r4, [%rd2];
+	st.global.u32 	[%rd2+4], %r4;
+	ret;
+}
+"#;
+
+#[test]
+fn a_barrier_written_on_two_paths_is_one_barrier_by_count() {
+    use ptx_litmus::explore::{BarrierMatching, Exploration, outcomes_until};
+    use ptx_litmus::{Deadline, Options};
+    let l = launch(2, vec![buffer("flag", 1), buffer("data", 2)]);
+    let t = translate(&module(BARRIER_AFTER_A_BRANCH), "k", &l).expect("translates");
+    let bars = t.test.threads[0]
+        .code
+        .iter()
+        .filter(|l| matches!(l.instr, Instr::Barrier { instance: 1, .. }))
+        .count();
+    assert_eq!(bars, 2, "the first barrier on both paths");
+    let run = |barriers| {
+        let exploration = Exploration {
+            observe: Some(&t.observed),
+            barriers,
+            stop: &|_| false,
+        };
+        outcomes_until(
+            &t.test,
+            &Options::default(),
+            &exploration,
+            &Deadline::none(),
+        )
+        .expect("explores")
+    };
+    let by_count = run(BarrierMatching::ByCount);
+    let outcomes: Vec<_> = by_count.outcomes.keys().collect();
+    assert_eq!(outcomes.len(), 1, "{by_count}");
+    assert_eq!(outcomes[0]["data[1]"], 2, "{by_count}");
+    // Read as litmus instructions, the untaken path's barrier is never
+    // reached and thread 1 waits for it forever.
+    let by_instruction = run(BarrierMatching::ByInstruction);
+    assert!(
+        by_instruction.outcomes.is_empty() && by_instruction.blocked > 0,
+        "{by_instruction}"
+    );
+}
