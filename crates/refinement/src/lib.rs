@@ -259,7 +259,12 @@ pub fn check_ptx(
     // One more iteration than the compiled side's bound allows, so that
     // every compiled run that terminates has a source run that does too.
     let source = source::check(krate, launch, options.bound + 1, &limits)?;
-    let Some(source_outcomes) = source.outcomes.clone() else {
+    // The source's outcomes as the 32-bit words memory holds.
+    let Some(allowed) = source
+        .outcomes
+        .as_ref()
+        .map(|o| o.iter().map(word).collect::<BTreeSet<Final>>())
+    else {
         let race = match &source.report.verdict {
             memory_model::drf::Verdict::Race(r) => r.render(&source.program),
             memory_model::drf::Verdict::RaceFree { .. } => String::new(),
@@ -274,7 +279,6 @@ pub fn check_ptx(
     };
     let module = ptx_reader::parse(ptx)?;
     let translated = translate::translate(&module, &launch.kernel, launch)?;
-    let allowed: BTreeSet<Final> = source_outcomes.iter().map(word).collect();
     let reject = |o: &Final| !allowed.contains(&word(o));
     let exploration = explore::Exploration {
         observe: Some(&translated.observed),
@@ -292,7 +296,7 @@ pub fn check_ptx(
         &Deadline::after(options.time),
     )
     .map_err(CheckError::Compiled)?;
-    let verdict = compare(&source_outcomes, &explored);
+    let verdict = compare(&allowed, &explored);
     Ok(Check {
         launch: launch.clone(),
         source,
@@ -309,14 +313,14 @@ fn word(o: &Final) -> Final {
         .collect()
 }
 
-/// Every compiled outcome must be a source outcome, compared as words.
-fn compare(source: &BTreeSet<Final>, compiled: &Explored) -> Verdict {
+/// Every compiled outcome must be a source outcome (`allowed`, as words),
+/// compared as words.
+fn compare(allowed: &BTreeSet<Final>, compiled: &Explored) -> Verdict {
     if compiled.outcomes.is_empty() {
         return Verdict::NoCompiledOutcome;
     }
-    let source: BTreeSet<Final> = source.iter().map(word).collect();
     for (outcome, witness) in &compiled.outcomes {
-        if !source.contains(&word(outcome)) {
+        if !allowed.contains(&word(outcome)) {
             return Verdict::NotRefined {
                 outcome: outcome.clone(),
                 execution: execution_text(witness),

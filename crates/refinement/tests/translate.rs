@@ -234,3 +234,12 @@ fn a_barrier_written_on_two_paths_is_one_barrier_by_count() {
         "{by_instruction}"
     );
 }
+
+#[test]
+fn an_instruction_missing_an_operand_is_refused_not_a_panic() {
+    let ptx = SPIN.replace("st.global.u32 \t[%rd2], %r3;", "st.global.u32 \t[%rd2];");
+    assert_ne!(ptx, SPIN);
+    let l = launch(1, vec![buffer("flag", 1), buffer("data", 2)]);
+    let err = translate(&module(&ptx), "k", &l).expect_err("a store without a value");
+    assert!(err.to_string().contains("no operand 1"), "{err}");
+}

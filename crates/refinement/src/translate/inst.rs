@@ -22,7 +22,7 @@ impl Ctx<'_> {
             let Some(Operand::Symbol { name, .. }) = inst.operands.first() else {
                 return Err(self.error(spec, Some(inst), "a branch without a label"));
             };
-            let function = spec.frames.last().expect("a frame").function;
+            let function = spec.top().function;
             let to = *self.labels[function]
                 .get(name.as_str())
                 .ok_or_else(|| self.error(spec, Some(inst), format!("no label {name}")))?;
@@ -51,14 +51,10 @@ impl Ctx<'_> {
         let ty = inst.ty();
         let w = bits(ty);
         match op {
-            "ret" | "exit" => {
-                if self.ret(spec)? {
-                    return Ok(Go::End);
-                }
-                // `ret` moved the caller's pc past the call already.
-                let frame = spec.frames.last_mut().expect("a frame");
-                frame.pc -= 1;
-                return Ok(Go::Next);
+            // `exit` ends the thread from any depth; `ret` its function.
+            "exit" => return Ok(Go::End),
+            "ret" => {
+                return Ok(if self.ret(spec) { Go::End } else { Go::Next });
             }
             "trap" => {
                 // A thread that traps has no final state: a loop the bound cuts.
@@ -108,8 +104,8 @@ impl Ctx<'_> {
             "add" | "sub" | "mul" | "shl" | "shr" | "and" | "or" | "xor" | "div" | "rem"
             | "min" | "max" => {
                 let dst = self.dst(spec, inst)?.to_string();
-                let a = self.value(spec, &inst.operands[1], inst)?;
-                let b = self.value(spec, &inst.operands[2], inst)?;
+                let a = self.value(spec, self.operand_at(spec, inst, 1)?, inst)?;
+                let b = self.value(spec, self.operand_at(spec, inst, 2)?, inst)?;
                 let wide = inst.has_modifier("wide");
                 let v = match (&a, &b) {
                     (Val::Int(x), Val::Int(y)) => {
@@ -161,9 +157,9 @@ impl Ctx<'_> {
             "mad" if inst.has_modifier("lo") || inst.has_modifier("wide") => {
                 // a * b + c, on known values (addresses and indices).
                 let dst = self.dst(spec, inst)?.to_string();
-                let a = self.value(spec, &inst.operands[1], inst)?;
-                let b = self.value(spec, &inst.operands[2], inst)?;
-                let c = self.value(spec, &inst.operands[3], inst)?;
+                let a = self.value(spec, self.operand_at(spec, inst, 1)?, inst)?;
+                let b = self.value(spec, self.operand_at(spec, inst, 2)?, inst)?;
+                let c = self.value(spec, self.operand_at(spec, inst, 3)?, inst)?;
                 let wide = inst.has_modifier("wide");
                 let v = match (a, b, c) {
                     (Val::Int(x), Val::Int(y), Val::Int(z)) => {
@@ -200,8 +196,8 @@ impl Ctx<'_> {
                     .ok_or_else(|| {
                         self.error(spec, Some(inst), "this comparison is not translated")
                     })?;
-                let a = self.value(spec, &inst.operands[1], inst)?;
-                let b = self.value(spec, &inst.operands[2], inst)?;
+                let a = self.value(spec, self.operand_at(spec, inst, 1)?, inst)?;
+                let b = self.value(spec, self.operand_at(spec, inst, 2)?, inst)?;
                 let (c, unsigned) = cmp;
                 let unsigned = unsigned || !is_signed(ty);
                 let v = match (&a, &b) {
@@ -339,7 +335,7 @@ impl Ctx<'_> {
             Operand::Symbol { name, .. } | Operand::Reg(name) => Some(name.clone()),
             _ => None,
         };
-        let caller = spec.frames.last_mut().expect("a frame");
+        let caller = spec.top_mut();
         let mut params = BTreeMap::new();
         for (p, a) in f.params.iter().zip(&args) {
             let Some(a) = slot(a) else { continue };

@@ -151,16 +151,9 @@ impl Ctx<'_> {
                 else {
                     return Err(self.error(spec, Some(inst), "a parameter load at an offset"));
                 };
-                let v = spec
-                    .frames
-                    .last()
-                    .expect("a frame")
-                    .params
-                    .get(name)
-                    .cloned()
-                    .ok_or_else(|| {
-                        self.error(spec, Some(inst), format!("parameter {name} has no value"))
-                    })?;
+                let v = spec.top().params.get(name).cloned().ok_or_else(|| {
+                    self.error(spec, Some(inst), format!("parameter {name} has no value"))
+                })?;
                 self.set(spec, &dst, v, e, inst);
                 return Ok(Go::Next);
             }
@@ -172,19 +165,15 @@ impl Ctx<'_> {
                 else {
                     return Err(self.error(spec, Some(inst), "a parameter store at an offset"));
                 };
-                let v = self.value(spec, &inst.operands[1], inst)?;
+                let v = self.value(spec, self.operand_at(spec, inst, 1)?, inst)?;
                 let v = self.home(v, format!("param:{depth}:{name}"), e, inst);
-                spec.frames
-                    .last_mut()
-                    .expect("a frame")
-                    .params
-                    .insert(name.clone(), v);
+                spec.top_mut().params.insert(name.clone(), v);
                 return Ok(Go::Next);
             }
             _ => {}
         }
         let addr_at = usize::from(op != "st" && op != "red");
-        let (base, off) = self.address(spec, &inst.operands[addr_at], inst)?;
+        let (base, off) = self.address(spec, self.operand_at(spec, inst, addr_at)?, inst)?;
         if let Base::Local(frame) = base {
             let count = inst.modifiers.iter().find_map(|m| match m {
                 ptx_reader::Modifier::Vector(n) => Some(usize::from(*n)),
@@ -193,7 +182,7 @@ impl Ctx<'_> {
             let size = inst.ty().map_or(4, Type::size) as i64;
             match op {
                 "ld" => {
-                    let dsts: Vec<String> = match (&inst.operands[0], count) {
+                    let dsts: Vec<String> = match (self.operand_at(spec, inst, 0)?, count) {
                         (Operand::Vector(v), Some(_)) => {
                             v.iter().map(ToString::to_string).collect()
                         }
@@ -212,7 +201,7 @@ impl Ctx<'_> {
                     }
                 }
                 "st" => {
-                    let srcs: Vec<Operand> = match (&inst.operands[1], count) {
+                    let srcs: Vec<Operand> = match (self.operand_at(spec, inst, 1)?, count) {
                         (Operand::Vector(v), Some(_)) => v.clone(),
                         (o, None) => vec![o.clone()],
                         _ => return Err(self.error(spec, Some(inst), "an unusual local store")),
@@ -277,7 +266,7 @@ impl Ctx<'_> {
                 self.set(spec, &dst, Val::Reg(home), e, inst);
             }
             "st" => {
-                let v = word(self.value(spec, &inst.operands[1], inst)?);
+                let v = word(self.value(spec, self.operand_at(spec, inst, 1)?, inst)?);
                 let value = self.operand(spec, &v, inst)?;
                 e.push(
                     Instr::Store {
@@ -297,7 +286,7 @@ impl Ctx<'_> {
                     _ => None,
                 });
                 let first_value = if op == "atom" { 2 } else { 1 };
-                let v = word(self.value(spec, &inst.operands[first_value], inst)?);
+                let v = word(self.value(spec, self.operand_at(spec, inst, first_value)?, inst)?);
                 let value = self.operand(spec, &v, inst)?;
                 let bin = |o: &str| match o {
                     "add" => Some(lit::BinOp::Add),
@@ -332,7 +321,7 @@ impl Ctx<'_> {
                 let (aop, value) = match selector {
                     Some("exch") => (AtomOp::Exch, value),
                     Some("cas") => {
-                        let new = word(self.value(spec, &inst.operands[3], inst)?);
+                        let new = word(self.value(spec, self.operand_at(spec, inst, 3)?, inst)?);
                         (
                             AtomOp::Cas { expected: value },
                             self.operand(spec, &new, inst)?,

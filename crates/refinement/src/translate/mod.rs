@@ -122,6 +122,23 @@ struct Spec {
     barriers: i64,
 }
 
+impl Spec {
+    /// The frame being run. A `Spec` always has one: returning from the
+    /// entry's frame ends the walk ([`Ctx::ret`]).
+    fn top(&self) -> &Frame {
+        self.frames
+            .last()
+            .expect("a Spec always has the frame being run")
+    }
+
+    /// The frame being run, to change.
+    fn top_mut(&mut self) -> &mut Frame {
+        self.frames
+            .last_mut()
+            .expect("a Spec always has the frame being run")
+    }
+}
+
 /// The launch-wide facts one thread's translation needs.
 struct Ctx<'a> {
     module: &'a Module,
@@ -299,7 +316,7 @@ enum Go {
 
 impl Ctx<'_> {
     fn function(&self, spec: &Spec) -> &Function {
-        &self.module.functions[spec.frames.last().expect("a frame").function]
+        &self.module.functions[spec.top().function]
     }
 
     fn error(
@@ -423,7 +440,7 @@ impl Ctx<'_> {
                 return Ok(());
             }
             // Each state at a PTX label (or a function's start) is a join point.
-            let frame = spec.frames.last().expect("a frame");
+            let frame = spec.top();
             let at_join = frame.pc == 0
                 || matches!(
                     self.bodies[frame.function].get(frame.pc),
@@ -434,26 +451,27 @@ impl Ctx<'_> {
                 let l = e.label(&spec);
                 e.push(Instr::Mark(l), Pos { line: 0, col: 0 }, format!("{l}:"));
             }
-            let frame = spec.frames.last().expect("a frame");
+            let frame = spec.top();
             let Some(stmt) = self.bodies[frame.function].get(frame.pc) else {
                 // Falling off a function's end is a return.
-                if self.ret(&mut spec)? {
+                if self.ret(&mut spec) {
                     let end = e.end;
                     e.push(Instr::Goto(end), Pos { line: 0, col: 0 }, "ret".into());
                     return Ok(());
                 }
+                spec.top_mut().pc += 1;
                 continue;
             };
             let Statement::Inst(inst) = stmt else {
-                spec.frames.last_mut().expect("a frame").pc += 1;
+                spec.top_mut().pc += 1;
                 continue;
             };
             match self.inst(&mut spec, inst, e)? {
-                Go::Next => spec.frames.last_mut().expect("a frame").pc += 1,
-                Go::Jump(to) => spec.frames.last_mut().expect("a frame").pc = to,
+                Go::Next => spec.top_mut().pc += 1,
+                Go::Jump(to) => spec.top_mut().pc = to,
                 Go::Fork(cmp, a, b, to) => {
                     let mut taken = spec.clone();
-                    taken.frames.last_mut().expect("a frame").pc = to;
+                    taken.top_mut().pc = to;
                     let l = e.label(&taken);
                     let text = format!("b{cmp} {a}, {b}, {l}  ({})", self.text(inst));
                     e.push(
@@ -467,7 +485,7 @@ impl Ctx<'_> {
                         text,
                     );
                     e.pending.push(taken);
-                    spec.frames.last_mut().expect("a frame").pc += 1;
+                    spec.top_mut().pc += 1;
                 }
                 Go::End => {
                     let end = e.end;
@@ -490,13 +508,17 @@ impl Ctx<'_> {
         format!("{} {}", inst.full_opcode(), ops.join(", "))
     }
 
-    /// Returns from the top frame; true when the entry returned.
-    fn ret(&self, spec: &mut Spec) -> Result<bool, TranslateError> {
-        let done = spec.frames.pop().expect("a frame");
+    /// Returns from the top frame: its return values reach the caller's
+    /// slots, its local memory goes; the caller stays at its `call` (the
+    /// walk moves it on). True when the entry returned: the thread ends.
+    fn ret(&self, spec: &mut Spec) -> bool {
+        let Some(done) = spec.frames.pop() else {
+            return true;
+        };
         let depth = spec.frames.len();
         spec.local.retain(|(fr, _), _| *fr <= depth);
         let Some(caller) = spec.frames.last_mut() else {
-            return Ok(true);
+            return true;
         };
         let callee = &self.module.functions[done.function];
         let returns = std::mem::take(&mut caller.returns);
@@ -505,7 +527,6 @@ impl Ctx<'_> {
                 caller.params.insert(slot.clone(), v.clone());
             }
         }
-        caller.pc += 1;
-        Ok(false)
+        false
     }
 }

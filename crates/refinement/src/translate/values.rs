@@ -68,6 +68,19 @@ pub(super) fn is_signed(ty: Option<Type>) -> bool {
 }
 
 impl Ctx<'_> {
+    /// The instruction's `k`-th operand, or an error naming the instruction
+    /// (hand-written or mutated PTX may lack one).
+    pub(super) fn operand_at<'i>(
+        &self,
+        spec: &Spec,
+        inst: &'i Instruction,
+        k: usize,
+    ) -> Result<&'i Operand, TranslateError> {
+        inst.operands
+            .get(k)
+            .ok_or_else(|| self.error(spec, Some(inst), format!("no operand {k}")))
+    }
+
     /// A register's or constant's value.
     pub(super) fn value(
         &self,
@@ -75,7 +88,7 @@ impl Ctx<'_> {
         op: &Operand,
         inst: &Instruction,
     ) -> Result<Val, TranslateError> {
-        let frame = spec.frames.last().expect("a frame");
+        let frame = spec.top();
         Ok(match op {
             Operand::Int(n) => Val::Int(*n as u64),
             Operand::Reg(r) => match r.as_str() {
@@ -126,11 +139,7 @@ impl Ctx<'_> {
     /// the register's own litmus register, so the register keeps one home.
     pub(super) fn set(&self, spec: &mut Spec, dst: &str, v: Val, e: &mut Emit, inst: &Instruction) {
         let v = self.home(v, format!("{}:{dst}", spec.frames.len()), e, inst);
-        spec.frames
-            .last_mut()
-            .expect("a frame")
-            .regs
-            .insert(dst.to_string(), v);
+        spec.top_mut().regs.insert(dst.to_string(), v);
     }
 
     /// A value as a litmus operand (known integers and loaded values only).
