@@ -289,3 +289,82 @@ fn predicate_outputs_of_shfl_and_setp_are_written() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// libNVVM's copy of a struct `{ [u8; 8], u8 }` (16 bytes, 7 of padding)
+/// with one wide load and store, then the `u8` field masked out: the
+/// padding is carried, never used. `USE` is the instruction that reads the
+/// high half; `and.b64` masks the padding off.
+const PADDED_COPY: &str = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry padded(.param .u64 out)
+{
+	.local .align 16 .b8 	__local_depot0[32];
+	.reg .b16 	%rs<4>;
+	.reg .b64 	%rd<12>;
+
+	mov.u64 	%rd1, __local_depot0;
+	cvta.local.u64 	%rd2, %rd1;
+	ld.param.u64 	%rd3, [out];
+	cvta.to.global.u64 	%rd4, %rd3;
+	mov.u64 	%rd5, 506097522914230528;
+	st.local.u64 	[%rd1], %rd5;
+	mov.u16 	%rs1, 9;
+	st.local.u8 	[%rd1+8], %rs1;
+	ld.local.v2.u64 	{%rd6, %rd7}, [%rd1];
+	st.local.v2.u64 	[%rd1+16], {%rd6, %rd7};
+	ld.local.u64 	%rd8, [%rd1+24];
+	cvt.u16.u64 	%rs2, %rd8;
+	and.b16 	%rs3, %rs2, 255;
+	cvt.u64.u16 	%rd9, %rs3;
+	USE;
+	add.s64 	%rd11, %rd6, %rd10;
+	st.global.u64 	[%rd4], %rd11;
+	ret;
+}
+"#;
+
+fn run_padded(use_inst: &str) -> Result<u64, DeviceError> {
+    let ptx = PADDED_COPY.replace("USE", use_inst);
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(&ptx))?;
+    let out = dev.zeroed::<u64>(1)?;
+    dev.launch(
+        module,
+        "padded",
+        LaunchConfig::linear(1, 1),
+        &[KernelArg::Buffer(out)],
+    )?;
+    Ok(dev.download::<u64>(out)?[0])
+}
+
+#[test]
+fn struct_padding_is_carried_but_never_used() {
+    // Masked off (`and` with the field's byte, or a shift that drops the
+    // padding): the copy runs, and the value is the field's.
+    let base = 0x0706_0504_0302_0100u64;
+    assert_eq!(run_padded("and.b64 \t%rd10, %rd7, 255").unwrap(), base + 9);
+    assert_eq!(run_padded("add.s64 \t%rd10, %rd9, 0").unwrap(), base + 9);
+    assert_eq!(
+        run_padded("shl.b64 \t%rd10, %rd7, 56").unwrap(),
+        base + (9 << 56)
+    );
+    // Used: the padding itself (bytes 1..7 of the high half, through the
+    // copy), added, shifted into the low byte, or as an address.
+    for use_inst in [
+        "add.s64 \t%rd10, %rd7, 0",
+        "shr.u64 \t%rd10, %rd8, 8",
+        "and.b64 \t%rd10, %rd7, 65535",
+        "ld.local.u64 \t%rd10, [%rd7]",
+    ] {
+        match run_padded(use_inst) {
+            Err(DeviceError::Exec(e)) => {
+                assert_eq!(e.kind, FaultKind::Uninit, "{use_inst}: {e}");
+                assert!(e.message.contains("never written"), "{use_inst}: {e}");
+            }
+            other => panic!("{use_inst}: {other:?}"),
+        }
+    }
+}

@@ -87,6 +87,18 @@ impl Allocation {
             self.init[off / 64] |= 1 << (off % 64);
         }
     }
+
+    fn mark_uninit(&mut self, off: usize) {
+        self.init[off / 64] &= !(1 << (off % 64));
+    }
+
+    /// Which of the `len` bytes at `off` were never written (bit `k`: byte
+    /// `off + k`).
+    fn uninit_mask(&self, off: usize, len: usize) -> u8 {
+        (0..len)
+            .filter(|&k| !self.is_init(off + k))
+            .fold(0, |m, k| m | 1 << k)
+    }
 }
 
 /// The thread making an access, and what the access is called in messages.
@@ -196,7 +208,7 @@ impl Memory {
         len: usize,
         space: Option<Space>,
         who: Who,
-        write: bool,
+        access: Access,
     ) -> Result<(usize, usize), Fault> {
         let id = (addr >> WINDOW) as usize;
         let off = (addr & ((1 << WINDOW) - 1)) as usize;
@@ -268,13 +280,15 @@ impl Memory {
                 ),
             ));
         }
-        if write && a.read_only {
+        if access == Access::Write && a.read_only {
             return Err(fault(
                 FaultKind::ReadOnly,
                 format!("{verb} to {what}, which is read-only"),
             ));
         }
-        if !write && let Some(o) = (off..off + len).find(|&o| !a.is_init(o)) {
+        if access == Access::Read
+            && let Some(o) = (off..off + len).find(|&o| !a.is_init(o))
+        {
             return Err(fault(
                 FaultKind::Uninit,
                 format!(
@@ -293,7 +307,7 @@ impl Memory {
         space: Option<Space>,
         who: Who,
     ) -> Result<u64, Fault> {
-        let (id, off) = self.check(addr, len, space, who, false)?;
+        let (id, off) = self.check(addr, len, space, who, Access::Read)?;
         let a = self.allocs[id].as_ref().map(|a| &a.bytes[off..off + len]);
         let mut v = [0u8; 8];
         if let Some(b) = a {
@@ -311,11 +325,66 @@ impl Memory {
         space: Option<Space>,
         who: Who,
     ) -> Result<(), Fault> {
-        let (id, off) = self.check(addr, len, space, who, true)?;
+        self.store_partial(addr, len, value, 0, space, who)
+    }
+
+    /// Like [`Memory::load`], but bytes never written are not a fault: they
+    /// read as zero and are named in the returned mask (bit `k`: byte `k`).
+    /// For a plain `ld` into a register, whose value the executor follows
+    /// until it is used: libNVVM copies a struct with wide loads that span
+    /// its padding, which is never written and never used.
+    pub fn load_partial(
+        &self,
+        addr: u64,
+        len: usize,
+        space: Option<Space>,
+        who: Who,
+    ) -> Result<(u64, u8), Fault> {
+        let (id, off) = self.check(addr, len, space, who, Access::ReadPartial)?;
+        let Some(a) = self.allocs[id].as_ref() else {
+            return Ok((0, 0));
+        };
+        let undef = a.uninit_mask(off, len);
+        let mut v = [0u8; 8];
+        for (k, b) in a.bytes[off..off + len].iter().enumerate() {
+            if undef >> k & 1 == 0 {
+                v[k] = *b;
+            }
+        }
+        Ok((u64::from_le_bytes(v), undef))
+    }
+
+    /// Writes the low `len` bytes of `value` at `addr`, except that the
+    /// bytes named in `undef` (bit `k`: byte `k`) become never written: a
+    /// register that holds bytes loaded from memory nobody wrote.
+    pub fn store_partial(
+        &mut self,
+        addr: u64,
+        len: usize,
+        value: u64,
+        undef: u8,
+        space: Option<Space>,
+        who: Who,
+    ) -> Result<(), Fault> {
+        let (id, off) = self.check(addr, len, space, who, Access::Write)?;
         if let Some(a) = self.allocs[id].as_mut() {
             a.bytes[off..off + len].copy_from_slice(&value.to_le_bytes()[..len]);
             a.mark_init(off, len);
+            for k in (0..len).filter(|k| undef >> k & 1 == 1) {
+                a.mark_uninit(off + k);
+            }
         }
         Ok(())
     }
+}
+
+/// What [`Memory::check`] checks an access for.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Access {
+    /// A read whose every byte must have been written.
+    Read,
+    /// A read that may include bytes never written (they are tracked).
+    ReadPartial,
+    /// A write (refused into read-only memory).
+    Write,
 }

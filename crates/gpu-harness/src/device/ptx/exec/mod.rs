@@ -14,6 +14,7 @@
 
 mod arith;
 mod atomic;
+mod shadow;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,7 +45,12 @@ pub(crate) struct Frame {
     func: usize,
     pc: usize,
     regs: Vec<u64>,
+    /// Per register, which of its bytes hold no written value (bit `k`:
+    /// byte `k`): loaded from memory nobody wrote, and not yet used.
+    undef: Vec<u8>,
     slots: Vec<Vec<u8>>,
+    /// Per parameter slot, which bytes hold no written value.
+    slot_undef: Vec<Vec<bool>>,
     locals: Vec<u32>,
     /// The caller's slots that receive the return values.
     ret_to: Vec<usize>,
@@ -111,6 +117,17 @@ impl Thread {
     }
 }
 
+/// An instruction that uses a byte nobody wrote.
+fn undefined_use(i: &Inst) -> Fault {
+    Fault::new(
+        FaultKind::Uninit,
+        format!(
+            "{} uses a value loaded from memory that was never written",
+            describe_inst(Some(i))
+        ),
+    )
+}
+
 fn unsupported(msg: impl Into<String>) -> Fault {
     Fault::new(FaultKind::Unsupported, msg)
 }
@@ -168,7 +185,9 @@ pub(crate) fn new_frame(
         func,
         pc: 0,
         regs: vec![0; f.n_regs],
+        undef: vec![0; f.n_regs],
         slots: f.slots.iter().map(|&n| vec![0; n as usize]).collect(),
+        slot_undef: f.slots.iter().map(|&n| vec![false; n as usize]).collect(),
         locals,
         ret_to: Vec::new(),
     })
@@ -270,11 +289,31 @@ impl Exec<'_, '_> {
     fn set(&mut self, o: &Opd, v: u64) -> Result<(), Fault> {
         match o {
             Opd::Reg(r) => {
-                self.frame_mut().regs[*r as usize] = v;
+                let f = self.frame_mut();
+                f.regs[*r as usize] = v;
+                f.undef[*r as usize] = 0;
                 Ok(())
             }
             Opd::Sink => Ok(()),
             other => Err(unsupported(format!("the destination {other:?}"))),
+        }
+    }
+
+    /// Which bytes of a source operand hold no written value.
+    fn undef(&self, o: &Opd) -> u8 {
+        match o {
+            Opd::Reg(r) => self.frame().undef[*r as usize],
+            Opd::NotPred(r) => self.frame().undef[*r as usize] & 1,
+            Opd::Addr(Base::Reg(r), _) => self.frame().undef[*r as usize],
+            Opd::Vector(parts) | Opd::List(parts) => parts.iter().fold(0, |m, p| m | self.undef(p)),
+            _ => 0,
+        }
+    }
+
+    /// Marks bytes of destination `o` (just [`Exec::set`]) as never written.
+    fn set_undef(&mut self, o: &Opd, undef: u8) {
+        if let Opd::Reg(r) = o {
+            self.frame_mut().undef[*r as usize] = undef;
         }
     }
 
@@ -301,10 +340,19 @@ impl Exec<'_, '_> {
         })
     }
 
-    fn load(&mut self, tgt: &Target, len: usize, space: Option<Space>) -> Result<u64, Fault> {
+    /// Loads `len` bytes; the value and which of its bytes were never
+    /// written.
+    fn load(&mut self, tgt: &Target, len: usize, space: Option<Space>) -> Result<(u64, u8), Fault> {
         match *tgt {
-            Target::Mem(a) => self.ctx.mem.load(a, len, space, self.who("load")),
+            Target::Mem(a) => self.ctx.mem.load_partial(a, len, space, self.who("load")),
             Target::Slot(s, off) => {
+                let undef = self.frame().slot_undef[s]
+                    .get(off..off + len)
+                    .map_or(0, |b| {
+                        b.iter()
+                            .enumerate()
+                            .fold(0u8, |m, (k, &u)| m | (u8::from(u) << k))
+                    });
                 let slot = &self.frame().slots[s];
                 let bytes = slot.get(off..off + len).ok_or_else(|| {
                     Fault::new(
@@ -317,22 +365,25 @@ impl Exec<'_, '_> {
                 })?;
                 let mut v = [0u8; 8];
                 v[..len].copy_from_slice(bytes);
-                Ok(u64::from_le_bytes(v))
+                Ok((u64::from_le_bytes(v), undef))
             }
         }
     }
 
+    /// Stores the low `len` bytes of `v`; those named in `undef` become
+    /// never written.
     fn store(
         &mut self,
         tgt: &Target,
         len: usize,
         v: u64,
+        undef: u8,
         space: Option<Space>,
     ) -> Result<(), Fault> {
         match *tgt {
             Target::Mem(a) => {
                 let who = self.who("store");
-                self.ctx.mem.store(a, len, v, space, who)
+                self.ctx.mem.store_partial(a, len, v, undef, space, who)
             }
             Target::Slot(s, off) => {
                 let slot = &mut self.frame_mut().slots[s];
@@ -346,6 +397,12 @@ impl Exec<'_, '_> {
                     )
                 })?;
                 bytes.copy_from_slice(&v.to_le_bytes()[..len]);
+                for (k, u) in self.frame_mut().slot_undef[s][off..off + len]
+                    .iter_mut()
+                    .enumerate()
+                {
+                    *u = undef >> k & 1 == 1;
+                }
                 Ok(())
             }
         }
@@ -378,10 +435,13 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, t: &mut Thread) -> Result<Step, Fault> {
         )));
     };
     frame.pc += 1;
-    if let Some((p, neg)) = inst.guard
-        && (frame.regs[p as usize] & 1 == 1) == neg
-    {
-        return Ok(Step::Continue);
+    if let Some((p, neg)) = inst.guard {
+        if frame.undef[p as usize] & 1 != 0 {
+            return Err(undefined_use(inst));
+        }
+        if (frame.regs[p as usize] & 1 == 1) == neg {
+            return Ok(Step::Continue);
+        }
     }
     let mut e = Exec { ctx, t };
     e.exec(inst)
@@ -392,24 +452,32 @@ impl Exec<'_, '_> {
         let ty = i.ty;
         let w = bits(ty);
         let ops = &i.ops;
+        self.check_defined(i)?;
         match i.op {
             Op::Mov => {
                 match (&ops[0], &ops[1]) {
                     (Opd::Vector(parts), src) => {
                         // mov.b64 {lo, hi}, x: split into equal parts.
                         let v = self.val(src)?;
+                        let undef = self.undef(src);
                         let pw = w / parts.len() as u32;
                         for (k, p) in parts.iter().enumerate() {
                             self.set(p, (v >> (pw * k as u32)) & mask(pw))?;
+                            let bytes = (pw / 8).max(1);
+                            self.set_undef(p, shadow::part(undef, k as u32 * bytes, bytes));
                         }
                     }
                     (dst, Opd::Vector(parts)) => {
                         let pw = w / parts.len() as u32;
                         let mut v = 0u64;
+                        let mut undef = 0u8;
                         for (k, p) in parts.iter().enumerate() {
                             v |= (self.val(p)? & mask(pw)) << (pw * k as u32);
+                            let bytes = (pw / 8).max(1);
+                            undef |= shadow::part(self.undef(p), 0, bytes) << (k as u32 * bytes);
                         }
                         self.set(dst, v)?;
+                        self.set_undef(dst, undef);
                     }
                     (dst, Opd::Func(_)) => {
                         return Err(unsupported(format!(
@@ -418,9 +486,36 @@ impl Exec<'_, '_> {
                     }
                     (dst, src) => {
                         let v = self.val(src)? & mask(w);
+                        let undef = shadow::part(self.undef(src), 0, (w / 8).max(1));
                         self.set(dst, v)?;
+                        self.set_undef(dst, undef);
                     }
                 }
+                Ok(Step::Continue)
+            }
+            Op::And if !is_float(ty) && (self.undef(&ops[1]) | self.undef(&ops[2])) != 0 => {
+                self.arith(i)?;
+                let undef = shadow::and(
+                    (self.undef(&ops[1]), &ops[1]),
+                    (self.undef(&ops[2]), &ops[2]),
+                    (w / 8).max(1),
+                );
+                self.set_undef(&ops[0], undef);
+                Ok(Step::Continue)
+            }
+            Op::Shl | Op::Shr if self.undef(&ops[1]) != 0 => {
+                let Opd::Imm(by) = ops[2] else {
+                    return Err(undefined_use(i));
+                };
+                let undef = shadow::shift(
+                    self.undef(&ops[1]),
+                    by,
+                    (w / 8).max(1),
+                    i.op == Op::Shl,
+                    signed(ty),
+                );
+                self.arith(i)?;
+                self.set_undef(&ops[0], undef);
                 Ok(Step::Continue)
             }
             Op::Add
@@ -467,6 +562,21 @@ impl Exec<'_, '_> {
             Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Ex2 | Op::Lg2 | Op::Sin | Op::Cos => {
                 self.float_unary(i)
             }
+            Op::Cvt if self.undef(&ops[1]) != 0 => {
+                let st = i.ty2.unwrap_or(ty);
+                if is_float(ty) || is_float(st) || i.flags.sat {
+                    return Err(undefined_use(i));
+                }
+                let undef = shadow::resize(
+                    self.undef(&ops[1]),
+                    (bits(st) / 8).max(1),
+                    (w / 8).max(1),
+                    signed(st),
+                );
+                self.convert(i)?;
+                self.set_undef(&ops[0], undef);
+                Ok(Step::Continue)
+            }
             Op::Cvt => self.convert(i),
             Op::Cvta => {
                 let v = self.val(&ops[1])? & mask(w);
@@ -502,8 +612,10 @@ impl Exec<'_, '_> {
                     } else {
                         self.load(&part, size, i.space)?
                     };
+                    let (raw, undef) = raw;
                     let v = if signed(ty) { sext(raw, w) as u64 } else { raw };
                     self.set(d, v)?;
+                    self.set_undef(d, shadow::resize(undef, size as u32, 8, signed(ty)));
                 }
                 Ok(Step::Continue)
             }
@@ -527,11 +639,12 @@ impl Exec<'_, '_> {
                 }
                 for (k, s) in srcs.iter().enumerate() {
                     let v = self.val(s)?;
+                    let undef = self.undef(s);
                     let part = match &tgt {
                         Target::Mem(a) => Target::Mem(a.wrapping_add((k * size) as u64)),
                         Target::Slot(sl, o) => Target::Slot(*sl, o + k * size),
                     };
-                    self.store(&part, size, v, i.space)?;
+                    self.store(&part, size, v, undef, i.space)?;
                 }
                 Ok(Step::Continue)
             }
@@ -618,6 +731,40 @@ impl Exec<'_, '_> {
         }
     }
 
+    /// Refuses an instruction that uses a byte never written: anything but
+    /// moving it (`mov`, `ld`, `st`, an integer `cvt`), masking it off
+    /// (`and`) or shifting it by a constant, which the shadow follows. An
+    /// address register must be wholly written for every instruction.
+    fn check_defined(&self, i: &Inst) -> Result<(), Fault> {
+        let addresses = i
+            .ops
+            .iter()
+            .any(|o| matches!(o, Opd::Addr(Base::Reg(_), _)) && self.undef(o) != 0);
+        if addresses {
+            return Err(undefined_use(i));
+        }
+        let followed = match i.op {
+            Op::Mov | Op::Ld | Op::St => true,
+            Op::Cvt => !is_float(i.ty) && !is_float(i.ty2.unwrap_or(i.ty)) && !i.flags.sat,
+            Op::And => !is_float(i.ty),
+            Op::Shl | Op::Shr => matches!(i.ops.get(2), Some(Opd::Imm(_))),
+            _ => false,
+        };
+        if followed {
+            return Ok(());
+        }
+        // The destination of an instruction that has one is not read.
+        let writes_first = !matches!(
+            i.op,
+            Op::St | Op::Red | Op::Bra | Op::Call | Op::BarSync | Op::WarpSync
+        );
+        let sources = &i.ops[usize::from(writes_first).min(i.ops.len())..];
+        if sources.iter().any(|o| self.undef(o) != 0) {
+            return Err(undefined_use(i));
+        }
+        Ok(())
+    }
+
     fn pend(&mut self, dst: &Opd) -> Result<(), Fault> {
         match dst {
             Opd::Reg(r) => {
@@ -675,6 +822,7 @@ impl Exec<'_, '_> {
             let dst = &mut frame.slots[k];
             let n = src.len().min(dst.len());
             dst[..n].copy_from_slice(&src[..n]);
+            frame.slot_undef[k][..n].copy_from_slice(&caller.slot_undef[s][..n]);
         }
         frame.ret_to = rets;
         self.t.stack.push(frame);
@@ -697,6 +845,7 @@ impl Exec<'_, '_> {
             let dst = &mut caller.slots[s];
             let n = src.len().min(dst.len());
             dst[..n].copy_from_slice(&src[..n]);
+            caller.slot_undef[s][..n].copy_from_slice(&frame.slot_undef[f.n_params + k][..n]);
         }
         Ok(Step::Continue)
     }
