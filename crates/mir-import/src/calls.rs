@@ -308,7 +308,11 @@ fn is_panic(def: &str) -> bool {
     rest.starts_with("panicking::")
         || rest.starts_with("rt::panic")
         || rest.starts_with("slice::index::slice_")
-        || rest.starts_with("slice::index::")
+        // The slice and string methods' out-of-line panics
+        // (`slice::index::slice_end_index_len_fail`,
+        // `slice::copy_from_slice_impl::len_mismatch_fail`,
+        // `str::slice_error_fail`): each only formats a message and panics.
+        || (rest.starts_with("slice::") || rest.starts_with("str::"))
             && (rest.ends_with("_fail") || rest.ends_with("_fail_rt"))
 }
 
@@ -550,6 +554,12 @@ mod tests {
             c("core::slice::index::slice_end_index_len_fail"),
             Some(KnownCall::Panic)
         );
+        assert_eq!(
+            c("core::slice::copy_from_slice_impl::len_mismatch_fail"),
+            Some(KnownCall::Panic)
+        );
+        assert_eq!(c("core::str::slice_error_fail"), Some(KnownCall::Panic));
+        assert_eq!(c("core::slice::sort::stable::sort"), None);
         assert_eq!(
             c("gpu::thread_idx_x"),
             Some(KnownCall::Device(Intrinsic::ThreadIdx(0)))

@@ -22,7 +22,7 @@ pub fn parse_alloc_header(line: &str, pos: Pos) -> Result<AllocDump, ParseError>
     let inner = rest
         .trim()
         .strip_prefix('(')
-        .and_then(|r| r.strip_suffix(") {"))
+        .and_then(|r| r.strip_suffix(") {").or_else(|| r.strip_suffix(") {}")))
         .ok_or_else(|| err("expected `(...) {` after the allocation id"))?;
     let mut dump = AllocDump {
         id,
@@ -197,6 +197,9 @@ mod tests {
 
     #[test]
     fn bad_row_is_positioned() {
+        let empty = parse_alloc_header("alloc7 (size: 0, align: 1) {}", P).expect("hdr");
+        assert_eq!((empty.size, empty.align), (0, 1));
+        assert!(finish_alloc(&empty, P).is_ok());
         let mut d = parse_alloc_header("alloc1 (size: 4, align: 4) {", P).expect("hdr");
         let at = Pos { line: 7, col: 1 };
         let e = parse_alloc_row(&mut d, "    0g 00 00 00 │ ....", at).expect_err("bad byte");

@@ -209,14 +209,21 @@ fn parse_inner(text: &str, skip: &HashSet<usize>) -> Result<ParsedMir, ParseErro
             i += 1;
             continue;
         }
-        if line.starts_with("alloc") && !line.trim_end().ends_with('{') {
+        // A zero-sized allocation is dumped on one line: `allocN (size: 0,
+        // align: 1) {}` (the empty byte string `b""`).
+        let one_line_dump = line.trim_end().ends_with(") {}");
+        if line.starts_with("alloc") && !line.trim_end().ends_with('{') && !one_line_dump {
             let (id, path) = alloc::parse_static_name(line, pos)?;
             out.static_names.insert(id, path);
             i += 1;
             continue;
         }
         if line.starts_with("alloc") {
-            let end = find_item_end(&lines, i, pos)?;
+            let end = if one_line_dump {
+                i + 1
+            } else {
+                find_item_end(&lines, i, pos)?
+            };
             let dump = parse_alloc(&lines[i..end], i)?;
             match out.allocs.get(&dump.id) {
                 Some(prev) if *prev != dump => {
@@ -230,7 +237,7 @@ fn parse_inner(text: &str, skip: &HashSet<usize>) -> Result<ParsedMir, ParseErro
                     out.allocs.insert(dump.id, dump);
                 }
             }
-            i = end + 1;
+            i = if one_line_dump { end } else { end + 1 };
             continue;
         }
         // Anonymous consts (array lengths in generic positions) print with no

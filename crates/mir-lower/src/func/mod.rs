@@ -506,6 +506,16 @@ impl<'a, 'm> FnLower<'a, 'm> {
         self.cur = cur;
         self.cur_bb = Some(bb);
         let data = &self.body.blocks[bb];
+        // A cleanup block runs only while unwinding, and the device never
+        // unwinds: a panic traps, and no call's unwind edge is lowered, so
+        // nothing branches here (MIR enters cleanup blocks only from unwind
+        // edges and other cleanup blocks). Its statements and terminator
+        // (with inlining, often a `drop` of a dependency's guard type that
+        // has drop glue) are not lowered.
+        if data.cleanup {
+            self.b.unreachable();
+            return Ok(());
+        }
         // A block that ends in a panic only builds the panic's message (with
         // inlining, `fmt::Arguments` and its `&str` pieces): the device traps
         // there and the launch fails whatever the block computed, so its
