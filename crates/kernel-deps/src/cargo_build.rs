@@ -31,14 +31,25 @@ use sha2::{Digest, Sha256};
 use crate::spec::DependencyTable;
 use crate::{BuiltDeps, DepCrate, DepsError};
 
-/// The flags every dependency is compiled with (see the module's doc).
+/// The MIR inliner's thresholds, for the dependencies and for a kernel that
+/// uses them. A dependency's functions reach the device inlined into the
+/// kernel's own, and rustc's inliner stops five calls deep whatever the
+/// thresholds (`TOP_DOWN_DEPTH_LIMIT`): a closure that `sha2` passes down
+/// through `block-buffer` is called below that depth when the kernel
+/// inlines `Digest::finalize`. Compiled with the kernel's thresholds, each
+/// dependency's own MIR has inlined what it calls already, so the kernel
+/// inlines one body instead of a chain.
+pub const INLINE_THRESHOLD: u32 = 100_000;
+
+/// The flags every dependency is compiled with (see the module's doc); the
+/// inliner's thresholds are [`INLINE_THRESHOLD`].
 pub const DEP_RUSTFLAGS: [&str; 8] = [
     "-Copt-level=3",
     "--emit=mir,link",
     "-Zcross-crate-inline-threshold=always",
-    "-Zinline-mir-threshold=1000",
-    "-Zinline-mir-hint-threshold=1000",
-    "-Zinline-mir-forwarder-threshold=1000",
+    "-Zinline-mir-threshold=100000",
+    "-Zinline-mir-hint-threshold=100000",
+    "-Zinline-mir-forwarder-threshold=100000",
     "-Ztrim-diagnostic-paths=false",
     "-Cdebuginfo=0",
 ];
@@ -484,6 +495,14 @@ fn refuse_std(built: &BuiltDeps, sandbox: &Sandbox) -> Result<(), DepsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dependencies_are_inlined_with_the_kernels_thresholds() {
+        for flag in ["threshold", "hint-threshold", "forwarder-threshold"] {
+            let want = format!("-Zinline-mir-{flag}={INLINE_THRESHOLD}");
+            assert!(DEP_RUSTFLAGS.contains(&want.as_str()), "{want}");
+        }
+    }
 
     #[test]
     fn code_generated_by_a_build_script_is_refused_by_crate_and_file() {

@@ -16,7 +16,7 @@
 pub mod cargo_build;
 pub mod spec;
 
-pub use cargo_build::{Obtained, build, default_cache_dir};
+pub use cargo_build::{INLINE_THRESHOLD, Obtained, build, default_cache_dir};
 pub use spec::{DependencyTable, SpecError, manifest_dependencies};
 
 use std::path::{Path, PathBuf};

@@ -162,6 +162,9 @@ pub struct Printed {
         mono::InstanceSource,
         std::collections::BTreeMap<String, mono::Instance>,
     )>,
+    /// The shims of dependency calls rustc left (appended after the
+    /// instances), keyed by the call they serve.
+    pub dep_calls: std::collections::BTreeMap<String, mono::dep_calls::DepCall>,
 }
 
 impl Printed {
@@ -172,8 +175,8 @@ impl Printed {
 }
 
 /// Runs rustc on `kernel` (again, with the instances of its generic
-/// functions appended, while new ones appear; at most [`MONO_ROUNDS`]), and
-/// imports the last output.
+/// functions and the shims of dependency calls appended, while new ones
+/// appear; at most [`MONO_ROUNDS`]), and imports the last output.
 pub fn print_kernel(
     kernel: &Path,
     opts: &rustc::RustcOptions,
@@ -183,28 +186,43 @@ pub fn print_kernel(
     let mut printed = Printed {
         out,
         instances: None,
+        dep_calls: Default::default(),
     };
     let mut krate = import_printed(&printed, &name)?;
     let generics = mono::generic_fns(&printed.out.source);
-    if generics.is_empty() {
-        if let Some(deps) = &opts.deps {
-            deps::link_dependency_items(&mut krate, deps);
-        }
-        return Ok((printed, krate));
-    }
+    let dep_crates: std::collections::BTreeSet<String> = opts
+        .deps
+        .iter()
+        .flat_map(|d| d.crates.iter().map(|c| c.name.clone()))
+        .collect();
     let mut known = std::collections::BTreeMap::new();
+    let mut shims = std::collections::BTreeMap::new();
     for _ in 0..MONO_ROUNDS {
-        let found = mono::instances(&krate, &generics);
-        let before = known.len();
-        known.extend(found);
-        if known.len() == before {
+        let before = (known.len(), shims.len());
+        known.extend(mono::instances(&krate, &generics));
+        shims.extend(mono::dep_calls::dep_calls(&krate, &dep_crates));
+        if (known.len(), shims.len()) == before {
             break;
         }
-        let appended = mono::instance_source(&known, &generics);
-        let out = rustc::run_rustc_appended(kernel, opts, &appended.text)?;
+        let mut appended = mono::instance_source(&known, &generics);
+        appended
+            .text
+            .push_str(&mono::dep_calls::dep_call_source(&shims));
+        let out = match rustc::run_rustc_appended(kernel, opts, &appended.text) {
+            Ok(out) => out,
+            // A shim rustc refuses (a type the printer named but source
+            // cannot reach): keep the last round, whose calls the lowering
+            // refuses by name.
+            Err(e) if shims.len() > before.1 => {
+                tracing::debug!("dependency call shims refused by rustc: {e}");
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
         printed = Printed {
             out,
             instances: Some((appended, known.clone())),
+            dep_calls: shims.clone(),
         };
         krate = import_printed(&printed, &name)?;
     }
@@ -231,6 +249,7 @@ pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     let kernel_lines = out.source.matches('\n').count() as u32;
     mono::map_instance_spans(&mut krate, appended, file, kernel_lines);
     mono::link_instances(&mut krate, known, &generics);
+    mono::dep_calls::link_dep_calls(&mut krate, &p.dep_calls);
     mono::closures::instantiate(&mut krate, &generics, known);
     Ok(krate)
 }

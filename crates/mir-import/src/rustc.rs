@@ -74,12 +74,13 @@ pub fn kernel_dependencies(
 /// Where rustc sees a kernel's built dependencies when confined.
 pub const DEPS_DIR: &str = "/deps";
 
-/// The MIR inliner's thresholds for a kernel with dependencies. Their
-/// functions reach the device only inlined into the kernel's own: rustc
-/// prints a dependency's MIR under its own paths and generically, so a call
-/// left to one has no body here (the lowering refuses it by name). With
-/// these thresholds rustc inlines every non-recursive one.
-pub const DEPENDENCY_INLINE_THRESHOLD: u32 = 100_000;
+/// The MIR inliner's thresholds for a kernel with dependencies, the same as
+/// its dependencies were built with ([`kernel_deps::INLINE_THRESHOLD`]).
+/// Their functions reach the device only inlined into the kernel's own:
+/// rustc prints a dependency's MIR under its own paths and generically, so
+/// a call left to one has no body here (the lowering refuses it by name).
+/// With these thresholds rustc inlines every non-recursive one.
+pub const DEPENDENCY_INLINE_THRESHOLD: u32 = kernel_deps::INLINE_THRESHOLD;
 
 impl Default for RustcOptions {
     fn default() -> Self {

@@ -46,6 +46,7 @@
 //! type parameters of their own.
 
 pub mod closures;
+pub mod dep_calls;
 mod generic;
 
 pub use generic::GenericFn;

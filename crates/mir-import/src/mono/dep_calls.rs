@@ -1,0 +1,399 @@
+//! Calls into a dependency that rustc's MIR inliner left as calls.
+//!
+//! A dependency's functions reach the device inlined into the kernel's own
+//! (`rustc::DEPENDENCY_INLINE_THRESHOLD`): rustc prints a dependency's MIR
+//! under its own def paths and generically, so a call left to one has no
+//! body here. But the inliner stops five calls deep whatever its
+//! thresholds, and generic wrappers are deep: `Sha256::digest` reaches
+//! `<CoreWrapper<..> as FixedOutput>::finalize_fixed` below that depth.
+//!
+//! Such a call, once every type in it can be named in source, becomes a
+//! *shim*: a function appended to the kernel's text whose body is the call
+//! alone, `#[inline(never)]` so that it stays a device function of its own,
+//! in which rustc's inliner starts again at depth zero:
+//!
+//! ```text
+//! pub mod __dep_call_finalize_fixed_5e0c17aa {
+//!     #[inline(never)]
+//!     pub fn call(a0: sha2::digest::core_api::CoreWrapper<..>) -> sha2::digest::Output<..> {
+//!         <sha2::digest::core_api::CoreWrapper<..> as sha2::digest::FixedOutput>::finalize_fixed(a0)
+//!     }
+//! }
+//! ```
+//!
+//! rustc resolves and type-checks the call, and its MIR of the shim is the
+//! callee's body inlined; a call still left inside it gets its own shim in
+//! the next round ([`crate::MONO_ROUNDS`]). The printed call is then aliased
+//! to the shim's body ([`Crate::call_aliases`]). A call that source cannot
+//! write (a closure's or an `impl Trait` type, a type parameter, an
+//! `<impl at ..>` path) gets no shim, and the lowering refuses it by name.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::calls;
+use crate::model::{Callee, ConstOperand, Crate, Operand, Scalar, TerminatorKind, Ty};
+use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
+
+/// One shim: the callee as an expression, and the call's argument and
+/// result types.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DepCall {
+    /// The callee as Rust source (`<A as dep::Tr>::m`, `dep::f::<u8>`).
+    pub callee: String,
+    /// The arguments' types.
+    pub params: Vec<Ty>,
+    /// The result's type.
+    pub ret: Ty,
+}
+
+impl DepCall {
+    /// The module that holds the shim, named by the callee's last segment
+    /// and a hash of the whole shim (FNV-1a, 32 bits, the same in every
+    /// run), so it does not depend on the order calls are found in.
+    pub fn module(&self) -> String {
+        let name: String = self
+            .callee
+            .rsplit("::")
+            .next()
+            .unwrap_or("f")
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let key = self.source_fn();
+        let hash = key.bytes().fold(0x811c_9dc5u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+        });
+        format!("__dep_call_{name}_{hash:08x}")
+    }
+
+    /// The def path of the shim's body.
+    pub fn body_path(&self) -> String {
+        format!("{KERNEL_MODULE}::{}::call", self.module())
+    }
+
+    /// The shim function's source. Every reference in its signature shares
+    /// one lifetime, so that a returned reference needs no elision rule.
+    fn source_fn(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, t)| format!("a{k}: {}", with_lifetime(t)))
+            .collect();
+        let args: Vec<String> = (0..self.params.len()).map(|k| format!("a{k}")).collect();
+        format!(
+            "#[inline(never)]\npub fn call<'a>({}) -> {} {{\n    {}({})\n}}\n",
+            params.join(", "),
+            with_lifetime(&self.ret),
+            self.callee,
+            args.join(", ")
+        )
+    }
+}
+
+/// `t` as source, its outermost references given the lifetime `'a`.
+fn with_lifetime(t: &Ty) -> String {
+    match t {
+        Ty::Ref(m, e) => format!(
+            "&'a {}{}",
+            if *m == crate::model::Mutability::Mut {
+                "mut "
+            } else {
+                ""
+            },
+            with_lifetime(e)
+        ),
+        _ => t.to_rust_source(),
+    }
+}
+
+/// The source of every shim, appended to the kernel's text.
+pub fn dep_call_source(shims: &BTreeMap<String, DepCall>) -> String {
+    let mut by_module: BTreeMap<String, &DepCall> = BTreeMap::new();
+    for d in shims.values() {
+        by_module.insert(d.module(), d);
+    }
+    let mut s = String::new();
+    for (module, d) in by_module {
+        s.push_str(&format!(
+            "// Shim of a dependency's call that rustc did not inline (mir-import's dep_calls).\n\
+             #[doc(hidden)]\npub mod {module} {{\n#[allow(unused_imports)]\nuse super::*;\n{}}}\n",
+            d.source_fn()
+        ));
+    }
+    s
+}
+
+/// The calls of the reachable function bodies that go into one of the
+/// dependency crates `deps`, have no body, and can be written in source:
+/// keyed by the call's path as printed.
+pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, DepCall> {
+    let mut out = BTreeMap::new();
+    for &id in krate.reachable_function_bodies().values() {
+        let body = &krate.bodies[id];
+        for bb in body.blocks.values() {
+            let TerminatorKind::Call {
+                func: Callee::Item(path),
+                args,
+                destination,
+                ..
+            } = &bb.terminator.kind
+            else {
+                continue;
+            };
+            let printed = path.to_string();
+            if calls::classify(path).is_some()
+                || !names_a_dependency(&printed, deps)
+                || krate.fn_body(&krate.resolve_callee(path)).is_some()
+            {
+                continue;
+            }
+            let Some(callee) = callee_source(path) else {
+                continue;
+            };
+            let params: Option<Vec<Ty>> = args.iter().map(|a| operand_ty(body, a)).collect();
+            let (Some(params), Some(ret)) = (params, body.place_ty(destination)) else {
+                continue;
+            };
+            if !params.iter().chain([&ret]).all(super::nameable) {
+                continue;
+            }
+            out.insert(
+                printed,
+                DepCall {
+                    callee,
+                    params,
+                    ret,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// Points every shimmed call at its shim's body, where rustc printed one.
+pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
+    for (call, d) in shims {
+        let path = d.body_path();
+        if krate.fn_body(&path).is_some() {
+            krate.call_aliases.insert(call.clone(), path);
+        }
+    }
+}
+
+/// Whether printed path `p` names an item of one of `deps` (at a path
+/// boundary: `libm::` but not `my_libm::`).
+fn names_a_dependency(p: &str, deps: &BTreeSet<String>) -> bool {
+    deps.iter().any(|d| {
+        p.match_indices(&format!("{d}::")).any(|(i, _)| {
+            i == 0
+                || !p[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+        })
+    })
+}
+
+/// The type of a call's argument: a place's, or a literal's. `None` for
+/// anything else (a named constant, whose type the caller would have to
+/// evaluate).
+fn operand_ty(body: &crate::model::Body, op: &Operand) -> Option<Ty> {
+    match op {
+        Operand::Copy(p) | Operand::Move(p) => body.place_ty(p),
+        Operand::Const(c) => match c {
+            ConstOperand::Scalar(Scalar::Int { ty, .. }) => Some(Ty::Int(*ty)),
+            ConstOperand::Scalar(Scalar::Bool(_)) => Some(Ty::Bool),
+            ConstOperand::Scalar(Scalar::Char(_)) => Some(Ty::Char),
+            ConstOperand::Unit => Some(Ty::Tuple(Vec::new())),
+            ConstOperand::Alloc { ty, .. }
+            | ConstOperand::Indirect { ty, .. }
+            | ConstOperand::Transmuted { ty, .. } => Some(ty.clone()),
+            _ => None,
+        },
+    }
+}
+
+/// The callee as an expression: each segment's generic arguments in
+/// turbofish form (`ArrayBuilder::<u8, N>::new`), a qualified segment
+/// (`<A as Tr>`) kept as printed with the kernel's own paths made
+/// crate-relative. `None` when source cannot name it: a closure, an
+/// `<impl at ..>` block, an anonymous constant or a type parameter.
+fn callee_source(path: &crate::model::Path) -> Option<String> {
+    let printed = path.to_string();
+    if [
+        "{closure",
+        "{impl",
+        "<impl at",
+        "{constant",
+        "{opaque",
+        "{coroutine",
+    ]
+    .iter()
+    .any(|bad| printed.contains(bad))
+        || path.segments.len() < 2
+        || !super::all_type_args(path).all(super::nameable)
+    {
+        return None;
+    }
+    let mut out = String::new();
+    for (i, seg) in path.segments.iter().enumerate() {
+        if i > 0 {
+            out.push_str("::");
+        }
+        if seg.name.starts_with('<') {
+            out.push_str(&crate_relative(&seg.name));
+        } else {
+            if i == 0 && (seg.name == KERNEL_MODULE || seg.name == PRELUDE_MODULE) {
+                out.push_str("crate::");
+            }
+            out.push_str(&seg.name);
+        }
+        if !seg.args.is_empty() {
+            let args: Vec<String> = seg
+                .args
+                .iter()
+                .map(|a| match a {
+                    crate::model::GenericArg::Type(t) => Some(t.to_rust_source()),
+                    crate::model::GenericArg::Const(c) => Some(c.clone()),
+                    // Late-bound lifetimes are not written in a call.
+                    crate::model::GenericArg::Lifetime(_) => None,
+                })
+                .collect::<Option<_>>()
+                .unwrap_or_default();
+            if !args.is_empty() {
+                out.push_str(&format!("::<{}>", args.join(", ")));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Printed text with the kernel's and the prelude's paths (`kernel::Pair`)
+/// made crate-relative (`crate::kernel::Pair`), as source inside the kernel
+/// crate names them.
+fn crate_relative(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let at_boundary = out
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'));
+        let local = [KERNEL_MODULE, PRELUDE_MODULE]
+            .iter()
+            .find(|m| rest.starts_with(&format!("{m}::")));
+        if at_boundary && let Some(m) = local {
+            out.push_str("crate::");
+            out.push_str(m);
+            rest = &rest[m.len()..];
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{GenericArg, IntTy, Path, PathSegment};
+
+    fn seg(name: &str, args: Vec<GenericArg>) -> PathSegment {
+        PathSegment {
+            name: name.into(),
+            args,
+        }
+    }
+
+    fn adt(path: &str) -> Ty {
+        Ty::Adt(Path {
+            segments: path.split("::").map(|s| seg(s, vec![])).collect(),
+        })
+    }
+
+    #[test]
+    fn callees_are_written_as_expressions() {
+        let builder = Path {
+            segments: vec![
+                seg("dep", vec![]),
+                seg("ArrayBuilder", vec![GenericArg::Type(Ty::Int(IntTy::U8))]),
+                seg("new", vec![]),
+            ],
+        };
+        assert_eq!(
+            callee_source(&builder).as_deref(),
+            Some("dep::ArrayBuilder::<u8>::new")
+        );
+        let qualified = Path {
+            segments: vec![seg("<kernel::Pair as dep::Tr>", vec![]), seg("m", vec![])],
+        };
+        assert_eq!(
+            callee_source(&qualified).as_deref(),
+            Some("<crate::kernel::Pair as dep::Tr>::m")
+        );
+        // A type parameter (one segment) and an impl block cannot be named.
+        let generic = Path {
+            segments: vec![
+                seg("dep", vec![]),
+                seg("f", vec![GenericArg::Type(adt("T"))]),
+            ],
+        };
+        assert_eq!(callee_source(&generic), None);
+        let in_impl = Path {
+            segments: vec![
+                seg("dep", vec![]),
+                seg("<impl at /v/dep/src/lib.rs:3:1: 3:9>", vec![]),
+                seg("m", vec![]),
+            ],
+        };
+        assert_eq!(callee_source(&in_impl), None);
+    }
+
+    #[test]
+    fn dependency_names_are_matched_at_path_boundaries() {
+        let deps: BTreeSet<String> = ["sha2".to_string()].into();
+        assert!(names_a_dependency("sha2::digest::f", &deps));
+        assert!(names_a_dependency("<[u8] as sha2::digest::Tr>::m", &deps));
+        assert!(!names_a_dependency("my_sha2::f", &deps));
+        assert!(!names_a_dependency("kernel::sha2_like::f", &deps));
+        assert_eq!(
+            crate_relative("<kernel::A<gpu::B> as dep::kernel::Tr>"),
+            "<crate::kernel::A<crate::gpu::B> as dep::kernel::Tr>"
+        );
+    }
+
+    #[test]
+    fn a_shim_names_its_call_and_shares_one_lifetime() {
+        let d = DepCall {
+            callee: "<dep::W as dep::Tr>::finalize".into(),
+            params: vec![
+                Ty::Ref(crate::model::Mutability::Mut, Box::new(adt("dep::W"))),
+                Ty::Int(IntTy::U64),
+            ],
+            ret: Ty::Ref(
+                crate::model::Mutability::Not,
+                Box::new(Ty::Slice(Box::new(Ty::Int(IntTy::U8)))),
+            ),
+        };
+        let m = d.module();
+        assert!(m.starts_with("__dep_call_finalize_"), "{m}");
+        assert_eq!(d.body_path(), format!("kernel::{m}::call"));
+        let mut all = BTreeMap::new();
+        all.insert("<dep::W as dep::Tr>::finalize".to_string(), d.clone());
+        let src = dep_call_source(&all);
+        assert!(
+            src.contains(
+                "pub fn call<'a>(a0: &'a mut dep::W, a1: u64) -> &'a [u8] {\n    <dep::W as dep::Tr>::finalize(a0, a1)\n}"
+            ),
+            "{src}"
+        );
+        assert!(syn::parse_file(&src).is_ok(), "{src}");
+        // Another result type is another shim.
+        let mut other = d;
+        other.ret = Ty::Int(IntTy::U8);
+        assert_ne!(other.module(), m);
+    }
+}
