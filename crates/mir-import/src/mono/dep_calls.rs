@@ -16,7 +16,7 @@
 //! pub mod __dep_call_finalize_fixed_5e0c17aa {
 //!     #[inline(never)]
 //!     pub fn call(a0: sha2::digest::core_api::CoreWrapper<..>) -> sha2::digest::Output<..> {
-//!         <sha2::digest::core_api::CoreWrapper<..> as sha2::digest::FixedOutput>::finalize_fixed(a0)
+//!         unsafe { <sha2::digest::core_api::CoreWrapper<..> as sha2::digest::FixedOutput>::finalize_fixed(a0) }
 //!     }
 //! }
 //! ```
@@ -72,7 +72,9 @@ impl DepCall {
     }
 
     /// The shim function's source. Every reference in its signature shares
-    /// one lifetime, so that a returned reference needs no elision rule.
+    /// one lifetime, so that a returned reference needs no elision rule; the
+    /// call sits in an `unsafe` block, since the call it stands for may be
+    /// of an `unsafe fn` (made where the caller's code was unsafe).
     fn source_fn(&self) -> String {
         let params: Vec<String> = self
             .params
@@ -82,7 +84,7 @@ impl DepCall {
             .collect();
         let args: Vec<String> = (0..self.params.len()).map(|k| format!("a{k}")).collect();
         format!(
-            "#[inline(never)]\npub fn call<'a>({}) -> {} {{\n    {}({})\n}}\n",
+            "#[inline(never)]\n#[allow(unused_unsafe)]\npub fn call<'a>({}) -> {} {{\n    unsafe {{ {}({}) }}\n}}\n",
             params.join(", "),
             with_lifetime(&self.ret),
             self.callee,
@@ -221,6 +223,7 @@ fn operand_ty(body: &crate::model::Body, op: &Operand) -> Option<Ty> {
 /// `<impl at ..>` block, an anonymous constant or a type parameter.
 fn callee_source(path: &crate::model::Path) -> Option<String> {
     let printed = path.to_string();
+    let first = path.segments.first().map_or("", |s| s.name.as_str());
     if [
         "{closure",
         "{impl",
@@ -231,6 +234,12 @@ fn callee_source(path: &crate::model::Path) -> Option<String> {
     ]
     .iter()
     .any(|bad| printed.contains(bad))
+        // The kernel's own generic functions are `mono`'s; intrinsics
+        // cannot be called from stable source.
+        || first == KERNEL_MODULE
+        || first == PRELUDE_MODULE
+        || printed.starts_with("core::intrinsics::")
+        || printed.starts_with("std::intrinsics::")
         || path.segments.len() < 2
         || !super::all_type_args(path).all(super::nameable)
     {
@@ -244,9 +253,6 @@ fn callee_source(path: &crate::model::Path) -> Option<String> {
         if seg.name.starts_with('<') {
             out.push_str(&crate_relative(&seg.name));
         } else {
-            if i == 0 && (seg.name == KERNEL_MODULE || seg.name == PRELUDE_MODULE) {
-                out.push_str("crate::");
-            }
             out.push_str(&seg.name);
         }
         if !seg.args.is_empty() {
@@ -327,6 +333,23 @@ mod tests {
             callee_source(&builder).as_deref(),
             Some("dep::ArrayBuilder::<u8>::new")
         );
+        // The kernel's own functions are instantiated by `mono`, and
+        // intrinsics are not callable from source.
+        let own = Path {
+            segments: vec![
+                seg("kernel", vec![]),
+                seg("f", vec![GenericArg::Type(adt("dep::W"))]),
+            ],
+        };
+        assert_eq!(callee_source(&own), None);
+        let intrinsic = Path {
+            segments: vec![
+                seg("core", vec![]),
+                seg("intrinsics", vec![]),
+                seg("black_box", vec![GenericArg::Type(adt("dep::W"))]),
+            ],
+        };
+        assert_eq!(callee_source(&intrinsic), None);
         let qualified = Path {
             segments: vec![seg("<kernel::Pair as dep::Tr>", vec![]), seg("m", vec![])],
         };
@@ -386,7 +409,7 @@ mod tests {
         let src = dep_call_source(&all);
         assert!(
             src.contains(
-                "pub fn call<'a>(a0: &'a mut dep::W, a1: u64) -> &'a [u8] {\n    <dep::W as dep::Tr>::finalize(a0, a1)\n}"
+                "pub fn call<'a>(a0: &'a mut dep::W, a1: u64) -> &'a [u8] {\n    unsafe { <dep::W as dep::Tr>::finalize(a0, a1) }\n}"
             ),
             "{src}"
         );
