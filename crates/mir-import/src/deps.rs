@@ -244,7 +244,10 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             let krate_name = name.split("::").next().unwrap_or_default().to_string();
             let mir = mirs.entry(krate_name.clone()).or_insert_with(|| {
                 let c = deps.krate(&krate_name)?;
-                DepMir::read(&krate_name, &deps.path(&c.mir))
+                let mut mir = DepMir::read(&krate_name, &deps.path(&c.mir))?;
+                mir.roots
+                    .extend(root_type_decls(&deps.path(&c.src_dir).join("src")));
+                Some(mir)
             });
             let Some(mir) = mir else { continue };
             mir.roots.extend(root_types(krate, &krate_name));
@@ -269,6 +272,28 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
         }
     }
     link_type_attrs(krate, deps, &crates);
+}
+
+/// The types that a crate declares in its root file (`src/lib.rs`): its
+/// own MIR names them by one segment (`const DEFAULT_STATE: Sha1State`),
+/// also where the kernel never holds one in a local of its own.
+fn root_type_decls(src: &FsPath) -> BTreeSet<String> {
+    let Some(text) = module_file(src, &[]).and_then(|f| std::fs::read_to_string(f).ok()) else {
+        return BTreeSet::new();
+    };
+    let Ok(file) = syn::parse_file(&text) else {
+        return BTreeSet::new();
+    };
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            syn::Item::Union(u) => Some(u.ident.to_string()),
+            syn::Item::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The crate-root types of dependency `name` that `krate`'s bodies use
@@ -429,6 +454,31 @@ mod tests {
         );
         let parsed = crate::parse::parse_mir_named(&text, "gpu").expect("parses");
         assert_eq!(parsed.bodies.len(), 1);
+    }
+
+    #[test]
+    fn root_type_declarations_are_read_from_lib_rs() {
+        let dir = std::env::temp_dir().join(format!("deps-roots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            dir.join("lib.rs"),
+            "pub struct Sha1 { state: Sha1State }
+struct Sha1State { s: [u32; 5] }
+             pub enum E { A }
+pub type T = u8;
+const DEFAULT_STATE: u8 = 0;
+mod inner { pub struct Deep; }
+",
+        )
+        .expect("write");
+        let roots = root_type_decls(&dir);
+        let want: BTreeSet<String> = ["E", "Sha1", "Sha1State", "T"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(roots, want);
+        assert!(root_type_decls(&dir.join("missing")).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
