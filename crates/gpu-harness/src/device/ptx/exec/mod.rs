@@ -4,28 +4,28 @@
 //! Registers hold raw bits in a `u64` (predicates as 0 or 1); each
 //! instruction reads them at its own type's width. Memory ordering
 //! qualifiers do not change values here: the schedule is sequentially
-//! consistent, as on the IR device. Warp collectives are handed to the shared
-//! schedule ([`Step::Warp`]); a shuffle is sent as `idx` with the source lane
-//! PTX's clamp and segment mask give, so the gathering needs no PTX rules.
+//! consistent, as on the IR device.
 //!
 //! Register arithmetic (integer, bit, float, comparisons, conversions) is in
-//! [`arith`], atomics in [`atomic`]; this module holds the thread, its
-//! operands and memory accesses, control flow and warp collectives.
+//! [`arith`], atomics in [`atomic`], warp collectives in [`warp`], and which
+//! bytes of a register were never written in [`shadow`]; this module holds
+//! the thread, its operands and memory accesses, and control flow.
 
 mod arith;
 mod atomic;
 mod shadow;
+mod warp;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use device_ir::{ShuffleMode, VoteMode};
 use ptx_reader::Type;
 
 use super::decode::{Base, Func, Inst, Op, Opd, Program, Sreg};
 use super::memory::{Memory, Owner, Space, Who, address};
 use crate::device::LaunchConfig;
-use crate::device::virt::{Fault, FaultKind, Step, Val, WarpCall, WarpKind};
+use crate::device::virt::{Fault, FaultKind, Step, Val};
+use shadow::undefined_use;
 
 /// What a launch shares between its threads.
 pub(crate) struct Ctx<'a> {
@@ -115,17 +115,6 @@ impl Thread {
             }
         }
     }
-}
-
-/// An instruction that uses a byte nobody wrote.
-fn undefined_use(i: &Inst) -> Fault {
-    Fault::new(
-        FaultKind::Uninit,
-        format!(
-            "{} uses a value loaded from memory that was never written",
-            describe_inst(Some(i))
-        ),
-    )
 }
 
 fn unsupported(msg: impl Into<String>) -> Fault {
@@ -296,24 +285,6 @@ impl Exec<'_, '_> {
             }
             Opd::Sink => Ok(()),
             other => Err(unsupported(format!("the destination {other:?}"))),
-        }
-    }
-
-    /// Which bytes of a source operand hold no written value.
-    fn undef(&self, o: &Opd) -> u8 {
-        match o {
-            Opd::Reg(r) => self.frame().undef[*r as usize],
-            Opd::NotPred(r) => self.frame().undef[*r as usize] & 1,
-            Opd::Addr(Base::Reg(r), _) => self.frame().undef[*r as usize],
-            Opd::Vector(parts) | Opd::List(parts) => parts.iter().fold(0, |m, p| m | self.undef(p)),
-            _ => 0,
-        }
-    }
-
-    /// Marks bytes of destination `o` (just [`Exec::set`]) as never written.
-    fn set_undef(&mut self, o: &Opd, undef: u8) {
-        if let Opd::Reg(r) = o {
-            self.frame_mut().undef[*r as usize] = undef;
         }
     }
 
@@ -494,30 +465,9 @@ impl Exec<'_, '_> {
                 Ok(Step::Continue)
             }
             Op::And if !is_float(ty) && (self.undef(&ops[1]) | self.undef(&ops[2])) != 0 => {
-                self.arith(i)?;
-                let undef = shadow::and(
-                    (self.undef(&ops[1]), &ops[1]),
-                    (self.undef(&ops[2]), &ops[2]),
-                    (w / 8).max(1),
-                );
-                self.set_undef(&ops[0], undef);
-                Ok(Step::Continue)
+                self.and_following(i)
             }
-            Op::Shl | Op::Shr if self.undef(&ops[1]) != 0 => {
-                let Opd::Imm(by) = ops[2] else {
-                    return Err(undefined_use(i));
-                };
-                let undef = shadow::shift(
-                    self.undef(&ops[1]),
-                    by,
-                    (w / 8).max(1),
-                    i.op == Op::Shl,
-                    signed(ty),
-                );
-                self.arith(i)?;
-                self.set_undef(&ops[0], undef);
-                Ok(Step::Continue)
-            }
+            Op::Shl | Op::Shr if self.undef(&ops[1]) != 0 => self.shift_following(i),
             Op::Add
             | Op::Sub
             | Op::Mul
@@ -562,21 +512,7 @@ impl Exec<'_, '_> {
             Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Ex2 | Op::Lg2 | Op::Sin | Op::Cos => {
                 self.float_unary(i)
             }
-            Op::Cvt if self.undef(&ops[1]) != 0 => {
-                let st = i.ty2.unwrap_or(ty);
-                if is_float(ty) || is_float(st) || i.flags.sat {
-                    return Err(undefined_use(i));
-                }
-                let undef = shadow::resize(
-                    self.undef(&ops[1]),
-                    (bits(st) / 8).max(1),
-                    (w / 8).max(1),
-                    signed(st),
-                );
-                self.convert(i)?;
-                self.set_undef(&ops[0], undef);
-                Ok(Step::Continue)
-            }
+            Op::Cvt if self.undef(&ops[1]) != 0 => self.convert_following(i),
             Op::Cvt => self.convert(i),
             Op::Cvta => {
                 let v = self.val(&ops[1])? & mask(w);
@@ -673,105 +609,7 @@ impl Exec<'_, '_> {
                 Ok(Step::Barrier)
             }
             Op::Fence => Ok(Step::Continue),
-            Op::Shfl => {
-                let a = self.val(&ops[1])? as u32;
-                let b = self.val(&ops[2])? as u32;
-                let c = self.val(&ops[3])? as u32;
-                let member = self.val(&ops[4])? as u32;
-                let lane = self.t.in_block % 32;
-                let (src, in_range) = shuffle_source(i.sel.unwrap_or("idx"), lane, b, c)?;
-                let dst = match ops[0] {
-                    // `d|p`: p says whether the source lane was in range,
-                    // which this lane knows without the others.
-                    Opd::WithPred(d, p) => {
-                        self.set(&Opd::Reg(p), u64::from(in_range))?;
-                        Opd::Reg(d)
-                    }
-                    ref d => d.clone(),
-                };
-                self.pend(&dst)?;
-                Ok(Step::Warp(WarpCall {
-                    kind: WarpKind::Shuffle(ShuffleMode::Idx, src),
-                    mask: member,
-                    value: a,
-                }))
-            }
-            Op::Vote => {
-                let p = self.val(&ops[1])? & 1;
-                let member = self.val(&ops[2])? as u32;
-                let mode = match i.sel {
-                    Some("ballot") => VoteMode::Ballot,
-                    Some("all") => VoteMode::All,
-                    Some("any") => VoteMode::Any,
-                    other => return Err(unsupported(format!("vote mode {other:?}"))),
-                };
-                self.pend(&ops[0])?;
-                Ok(Step::Warp(WarpCall {
-                    kind: WarpKind::Vote(mode),
-                    mask: member,
-                    value: p as u32,
-                }))
-            }
-            Op::ActiveMask => {
-                self.pend(&ops[0])?;
-                Ok(Step::Warp(WarpCall {
-                    kind: WarpKind::ActiveMask,
-                    mask: 0,
-                    value: 0,
-                }))
-            }
-            Op::WarpSync => {
-                let member = self.val(&ops[0])? as u32;
-                Ok(Step::Warp(WarpCall {
-                    kind: WarpKind::Sync,
-                    mask: member,
-                    value: 0,
-                }))
-            }
-        }
-    }
-
-    /// Refuses an instruction that uses a byte never written: anything but
-    /// moving it (`mov`, `ld`, `st`, an integer `cvt`), masking it off
-    /// (`and`) or shifting it by a constant, which the shadow follows. An
-    /// address register must be wholly written for every instruction.
-    fn check_defined(&self, i: &Inst) -> Result<(), Fault> {
-        let addresses = i
-            .ops
-            .iter()
-            .any(|o| matches!(o, Opd::Addr(Base::Reg(_), _)) && self.undef(o) != 0);
-        if addresses {
-            return Err(undefined_use(i));
-        }
-        let followed = match i.op {
-            Op::Mov | Op::Ld | Op::St => true,
-            Op::Cvt => !is_float(i.ty) && !is_float(i.ty2.unwrap_or(i.ty)) && !i.flags.sat,
-            Op::And => !is_float(i.ty),
-            Op::Shl | Op::Shr => matches!(i.ops.get(2), Some(Opd::Imm(_))),
-            _ => false,
-        };
-        if followed {
-            return Ok(());
-        }
-        // The destination of an instruction that has one is not read.
-        let writes_first = !matches!(
-            i.op,
-            Op::St | Op::Red | Op::Bra | Op::Call | Op::BarSync | Op::WarpSync
-        );
-        let sources = &i.ops[usize::from(writes_first).min(i.ops.len())..];
-        if sources.iter().any(|o| self.undef(o) != 0) {
-            return Err(undefined_use(i));
-        }
-        Ok(())
-    }
-
-    fn pend(&mut self, dst: &Opd) -> Result<(), Fault> {
-        match dst {
-            Opd::Reg(r) => {
-                self.t.pending = Some(*r);
-                Ok(())
-            }
-            other => Err(unsupported(format!("a warp collective writing {other:?}"))),
+            Op::Shfl | Op::Vote | Op::ActiveMask | Op::WarpSync => self.warp(i),
         }
     }
 
@@ -849,37 +687,6 @@ impl Exec<'_, '_> {
         }
         Ok(Step::Continue)
     }
-}
-
-/// The lane `lane` reads in `shfl.sync.<mode> d, a, b, c` (PTX ISA: the
-/// clamp `c & 0x1f` and the segment mask `c >> 8`), and whether that source
-/// is in range; its own lane where it is not.
-fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<(u32, bool), Fault> {
-    let bval = b & 0x1f;
-    let cval = c & 0x1f;
-    let seg = (c >> 8) & 0x1f;
-    let max_lane = (lane & seg) | (cval & !seg);
-    let min_lane = lane & seg;
-    let (j, ok) = match mode {
-        "up" => {
-            let j = lane as i32 - bval as i32;
-            (j, j >= max_lane as i32)
-        }
-        "down" => {
-            let j = (lane + bval) as i32;
-            (j, j <= max_lane as i32)
-        }
-        "bfly" => {
-            let j = (lane ^ bval) as i32;
-            (j, j <= max_lane as i32)
-        }
-        "idx" => {
-            let j = (min_lane | (bval & !seg)) as i32;
-            (j, j <= max_lane as i32)
-        }
-        other => return Err(unsupported(format!("shfl mode {other}"))),
-    };
-    Ok(if ok { (j as u32, true) } else { (lane, false) })
 }
 
 /// A fault's place, as ExecError wants it: the function and the instruction.

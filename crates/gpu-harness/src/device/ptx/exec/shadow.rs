@@ -10,7 +10,9 @@
 //! definedness (at byte rather than bit precision); any other use of such a
 //! byte is a fault. All masks here are a `u8`: bit `k` is byte `k`.
 
-use super::super::decode::Opd;
+use super::super::decode::{Base, Inst, Op, Opd};
+use super::{Exec, bits, describe_inst, is_float, signed};
+use crate::device::virt::{Fault, FaultKind, Step};
 
 /// The low `bytes` bits set.
 fn bytes_mask(bytes: u32) -> u8 {
@@ -74,6 +76,123 @@ pub(super) fn resize(undef: u8, from: u32, to: u32, signed: bool) -> u8 {
         kept | (bytes_mask(to) & !bytes_mask(from))
     } else {
         kept
+    }
+}
+
+/// An instruction that uses a byte nobody wrote.
+/// An instruction that uses a byte nobody wrote.
+pub(super) fn undefined_use(i: &Inst) -> Fault {
+    Fault::new(
+        FaultKind::Uninit,
+        format!(
+            "{} uses a value loaded from memory that was never written",
+            describe_inst(Some(i))
+        ),
+    )
+}
+
+impl Exec<'_, '_> {
+    /// Which bytes of a source operand hold no written value.
+    pub(super) fn undef(&self, o: &Opd) -> u8 {
+        match o {
+            Opd::Reg(r) => self.frame().undef[*r as usize],
+            Opd::NotPred(r) => self.frame().undef[*r as usize] & 1,
+            Opd::Addr(Base::Reg(r), _) => self.frame().undef[*r as usize],
+            Opd::Vector(parts) | Opd::List(parts) => parts.iter().fold(0, |m, p| m | self.undef(p)),
+            _ => 0,
+        }
+    }
+
+    /// Marks bytes of destination `o` (just [`Exec::set`]) as never written.
+    pub(super) fn set_undef(&mut self, o: &Opd, undef: u8) {
+        if let Opd::Reg(r) = o {
+            self.frame_mut().undef[*r as usize] = undef;
+        }
+    }
+
+    /// Refuses an instruction that uses a byte never written: anything but
+    /// moving it (`mov`, `ld`, `st`, an integer `cvt`), masking it off
+    /// (`and`) or shifting it by a constant, which the shadow follows. An
+    /// address register must be wholly written for every instruction.
+    pub(super) fn check_defined(&self, i: &Inst) -> Result<(), Fault> {
+        let addresses = i
+            .ops
+            .iter()
+            .any(|o| matches!(o, Opd::Addr(Base::Reg(_), _)) && self.undef(o) != 0);
+        if addresses {
+            return Err(undefined_use(i));
+        }
+        let followed = match i.op {
+            Op::Mov | Op::Ld | Op::St => true,
+            Op::Cvt => !is_float(i.ty) && !is_float(i.ty2.unwrap_or(i.ty)) && !i.flags.sat,
+            Op::And => !is_float(i.ty),
+            Op::Shl | Op::Shr => matches!(i.ops.get(2), Some(Opd::Imm(_))),
+            _ => false,
+        };
+        if followed {
+            return Ok(());
+        }
+        // The destination of an instruction that has one is not read.
+        let writes_first = !matches!(
+            i.op,
+            Op::St | Op::Red | Op::Bra | Op::Call | Op::BarSync | Op::WarpSync
+        );
+        let sources = &i.ops[usize::from(writes_first).min(i.ops.len())..];
+        if sources.iter().any(|o| self.undef(o) != 0) {
+            return Err(undefined_use(i));
+        }
+        Ok(())
+    }
+
+    /// `and` of an operand with bytes never written: the result's bytes
+    /// that an immediate's zero bytes decide are known.
+    pub(super) fn and_following(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        self.arith(i)?;
+        let undef = and(
+            (self.undef(&ops[1]), &ops[1]),
+            (self.undef(&ops[2]), &ops[2]),
+            (bits(i.ty) / 8).max(1),
+        );
+        self.set_undef(&ops[0], undef);
+        Ok(Step::Continue)
+    }
+
+    /// A shift by a constant of a value with bytes never written.
+    pub(super) fn shift_following(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        let Opd::Imm(by) = ops[2] else {
+            return Err(undefined_use(i));
+        };
+        let undef = shift(
+            self.undef(&ops[1]),
+            by,
+            (bits(i.ty) / 8).max(1),
+            i.op == Op::Shl,
+            signed(i.ty),
+        );
+        self.arith(i)?;
+        self.set_undef(&ops[0], undef);
+        Ok(Step::Continue)
+    }
+
+    /// An integer `cvt` of a value with bytes never written (a float or
+    /// saturating one uses them).
+    pub(super) fn convert_following(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        let st = i.ty2.unwrap_or(i.ty);
+        if is_float(i.ty) || is_float(st) || i.flags.sat {
+            return Err(undefined_use(i));
+        }
+        let undef = resize(
+            self.undef(&ops[1]),
+            (bits(st) / 8).max(1),
+            (bits(i.ty) / 8).max(1),
+            signed(st),
+        );
+        self.convert(i)?;
+        self.set_undef(&ops[0], undef);
+        Ok(Step::Continue)
     }
 }
 

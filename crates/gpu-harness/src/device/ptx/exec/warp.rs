@@ -1,0 +1,117 @@
+//! Warp collectives (`shfl.sync`, `vote.sync`, `activemask`,
+//! `bar.warp.sync`): each lane hands its part to the shared schedule
+//! ([`Step::Warp`]), which gathers every lane of the mask and writes the
+//! pending register. A shuffle is sent as `idx` with the source lane that
+//! PTX's clamp and segment mask give, so the gathering needs no PTX rules.
+
+use device_ir::{ShuffleMode, VoteMode};
+
+use super::{Exec, unsupported};
+use crate::device::ptx::decode::{Inst, Op, Opd};
+use crate::device::virt::{Fault, Step, WarpCall, WarpKind};
+
+impl Exec<'_, '_> {
+    /// A warp collective: this lane's part of it.
+    pub(super) fn warp(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        match i.op {
+            Op::Shfl => {
+                let a = self.val(&ops[1])? as u32;
+                let b = self.val(&ops[2])? as u32;
+                let c = self.val(&ops[3])? as u32;
+                let member = self.val(&ops[4])? as u32;
+                let lane = self.t.in_block % 32;
+                let (src, in_range) = shuffle_source(i.sel.unwrap_or("idx"), lane, b, c)?;
+                let dst = match ops[0] {
+                    // `d|p`: p says whether the source lane was in range,
+                    // which this lane knows without the others.
+                    Opd::WithPred(d, p) => {
+                        self.set(&Opd::Reg(p), u64::from(in_range))?;
+                        Opd::Reg(d)
+                    }
+                    ref d => d.clone(),
+                };
+                self.pend(&dst)?;
+                Ok(Step::Warp(WarpCall {
+                    kind: WarpKind::Shuffle(ShuffleMode::Idx, src),
+                    mask: member,
+                    value: a,
+                }))
+            }
+            Op::Vote => {
+                let p = self.val(&ops[1])? & 1;
+                let member = self.val(&ops[2])? as u32;
+                let mode = match i.sel {
+                    Some("ballot") => VoteMode::Ballot,
+                    Some("all") => VoteMode::All,
+                    Some("any") => VoteMode::Any,
+                    other => return Err(unsupported(format!("vote mode {other:?}"))),
+                };
+                self.pend(&ops[0])?;
+                Ok(Step::Warp(WarpCall {
+                    kind: WarpKind::Vote(mode),
+                    mask: member,
+                    value: p as u32,
+                }))
+            }
+            Op::ActiveMask => {
+                self.pend(&ops[0])?;
+                Ok(Step::Warp(WarpCall {
+                    kind: WarpKind::ActiveMask,
+                    mask: 0,
+                    value: 0,
+                }))
+            }
+            Op::WarpSync => {
+                let member = self.val(&ops[0])? as u32;
+                Ok(Step::Warp(WarpCall {
+                    kind: WarpKind::Sync,
+                    mask: member,
+                    value: 0,
+                }))
+            }
+            other => Err(unsupported(format!("{other:?} as a warp collective"))),
+        }
+    }
+
+    fn pend(&mut self, dst: &Opd) -> Result<(), Fault> {
+        match dst {
+            Opd::Reg(r) => {
+                self.t.pending = Some(*r);
+                Ok(())
+            }
+            other => Err(unsupported(format!("a warp collective writing {other:?}"))),
+        }
+    }
+}
+
+/// The lane `lane` reads in `shfl.sync.<mode> d, a, b, c` (PTX ISA: the
+/// clamp `c & 0x1f` and the segment mask `c >> 8`), and whether that source
+/// is in range; its own lane where it is not.
+fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<(u32, bool), Fault> {
+    let bval = b & 0x1f;
+    let cval = c & 0x1f;
+    let seg = (c >> 8) & 0x1f;
+    let max_lane = (lane & seg) | (cval & !seg);
+    let min_lane = lane & seg;
+    let (j, ok) = match mode {
+        "up" => {
+            let j = lane as i32 - bval as i32;
+            (j, j >= max_lane as i32)
+        }
+        "down" => {
+            let j = (lane + bval) as i32;
+            (j, j <= max_lane as i32)
+        }
+        "bfly" => {
+            let j = (lane ^ bval) as i32;
+            (j, j <= max_lane as i32)
+        }
+        "idx" => {
+            let j = (min_lane | (bval & !seg)) as i32;
+            (j, j <= max_lane as i32)
+        }
+        other => return Err(unsupported(format!("shfl mode {other}"))),
+    };
+    Ok(if ok { (j as u32, true) } else { (lane, false) })
+}
