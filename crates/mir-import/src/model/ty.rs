@@ -154,6 +154,18 @@ pub enum GenericArg {
     Const(String),
 }
 
+impl GenericArg {
+    /// The argument as Rust source inside the kernel crate (a type as
+    /// [`Ty::to_rust_source`] writes it).
+    pub fn to_rust_source(&self) -> String {
+        match self {
+            GenericArg::Lifetime(l) => format!("'{l}"),
+            GenericArg::Type(t) => t.to_rust_source(),
+            GenericArg::Const(c) => c.clone(),
+        }
+    }
+}
+
 /// One segment of a path with its generic arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct PathSegment {
@@ -380,15 +392,8 @@ impl Ty {
                     }
                     out.push_str(&seg.name);
                     if !seg.args.is_empty() {
-                        let args: Vec<String> = seg
-                            .args
-                            .iter()
-                            .map(|a| match a {
-                                GenericArg::Lifetime(l) => format!("'{l}"),
-                                GenericArg::Type(t) => t.to_rust_source(),
-                                GenericArg::Const(c) => c.clone(),
-                            })
-                            .collect();
+                        let args: Vec<String> =
+                            seg.args.iter().map(GenericArg::to_rust_source).collect();
                         out.push_str(&format!("<{}>", args.join(", ")));
                     }
                 }

@@ -256,17 +256,13 @@ fn callee_source(path: &crate::model::Path) -> Option<String> {
             out.push_str(&seg.name);
         }
         if !seg.args.is_empty() {
+            // Lifetimes are not written in a call's turbofish.
             let args: Vec<String> = seg
                 .args
                 .iter()
-                .map(|a| match a {
-                    crate::model::GenericArg::Type(t) => Some(t.to_rust_source()),
-                    crate::model::GenericArg::Const(c) => Some(c.clone()),
-                    // Late-bound lifetimes are not written in a call.
-                    crate::model::GenericArg::Lifetime(_) => None,
-                })
-                .collect::<Option<_>>()
-                .unwrap_or_default();
+                .filter(|a| !matches!(a, crate::model::GenericArg::Lifetime(_)))
+                .map(crate::model::GenericArg::to_rust_source)
+                .collect();
             if !args.is_empty() {
                 out.push_str(&format!("::<{}>", args.join(", ")));
             }
@@ -332,6 +328,24 @@ mod tests {
         assert_eq!(
             callee_source(&builder).as_deref(),
             Some("dep::ArrayBuilder::<u8>::new")
+        );
+        // A lifetime argument is left out; the others stay.
+        let with_lifetime = Path {
+            segments: vec![
+                seg("dep", vec![]),
+                seg(
+                    "View",
+                    vec![
+                        GenericArg::Lifetime("{erased}".into()),
+                        GenericArg::Type(Ty::Int(IntTy::U8)),
+                    ],
+                ),
+                seg("get", vec![]),
+            ],
+        };
+        assert_eq!(
+            callee_source(&with_lifetime).as_deref(),
+            Some("dep::View::<u8>::get")
         );
         // The kernel's own functions are instantiated by `mono`, and
         // intrinsics are not callable from source.
