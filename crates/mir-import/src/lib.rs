@@ -195,6 +195,10 @@ pub fn print_kernel(
         .iter()
         .flat_map(|d| d.crates.iter().map(|c| c.name.clone()))
         .collect();
+    // Nothing to instantiate or shim: the first output is the last.
+    if generics.is_empty() && dep_crates.is_empty() {
+        return Ok((printed, krate));
+    }
     let mut known = std::collections::BTreeMap::new();
     let mut shims = std::collections::BTreeMap::new();
     for _ in 0..MONO_ROUNDS {
