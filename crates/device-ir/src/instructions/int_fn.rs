@@ -7,7 +7,9 @@
 //! Every one is total on its operands (`leading_zeros(0)` is the bit width,
 //! as in Rust and as `llvm.ctlz` with `is_zero_poison = false`), and its
 //! operands and result share one integer type. Rust's bit counts return
-//! `u32` whatever the operand's width; the lowering casts the result.
+//! `u32` whatever the operand's width; the lowering casts the result. The
+//! lowering never emits one on `i128`: libNVVM's verifier refuses
+//! `llvm.bswap.i128`, so mir-lower computes 128-bit ones from the halves.
 
 /// An integer function of one integer type (see the module docs).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
