@@ -299,3 +299,28 @@ fn nesting_at_the_limit_still_parses_and_prints() {
         assert!(e.message.contains("nesting deeper than"), "{e}");
     }
 }
+
+/// After a `dyn` bound, only the `Fn` traits take parenthesized arguments: the
+/// parenthesis in `_2 as &dyn Debug (PointerCoercion(..))` is the cast's kind
+/// (arrayvec's `Result::unwrap` prints one).
+#[test]
+fn dyn_bound_before_a_cast_kind_is_not_fn_sugar() {
+    let text = "\
+fn kernel::f(_1: &u32, _2: &dyn Fn(u32) -> u32) -> &dyn std::fmt::Debug {
+    let mut _0: &dyn std::fmt::Debug;
+
+    bb0: {
+        _0 = copy _1 as &dyn std::fmt::Debug (PointerCoercion(Unsize, Implicit));
+        return;
+    }
+}
+";
+    let parsed = parse_mir(text).unwrap_or_else(|e| panic!("{e}"));
+    let body = &parsed.bodies[0];
+    let entry = body.blocks.values().next().expect("one block");
+    let rendered = format!("{:?}", entry.statements[0]);
+    assert!(
+        rendered.contains("PointerCoercion(\"Unsize, Implicit\")"),
+        "{rendered}"
+    );
+}

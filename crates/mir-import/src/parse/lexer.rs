@@ -164,7 +164,15 @@ impl<'a> Lexer<'a> {
             } else if self.rest().starts_with("//") {
                 self.comment(at);
             } else if c.is_ascii_alphabetic() || c == '_' {
-                let word = self.take_while(|c| c.is_ascii_alphanumeric() || c == '_');
+                let mut word = self.take_while(|c| c.is_ascii_alphanumeric() || c == '_');
+                // A raw identifier (`r#gen`, a keyword of edition 2024) is one
+                // name, kept raw so that it reads back as source.
+                let raw = self.rest().strip_prefix('#').and_then(|r| r.chars().next());
+                if word == "r" && raw.is_some_and(|c| c.is_ascii_alphabetic() || c == '_') {
+                    self.bump();
+                    word.push('#');
+                    word.push_str(&self.take_while(|c| c.is_ascii_alphanumeric() || c == '_'));
+                }
                 if word == "b" && self.peek() == Some('"') {
                     let s = self.string(start)?;
                     self.push(Tok::ByteStr(s.into_bytes()), start, at);
@@ -415,6 +423,26 @@ mod tests {
             .into_iter()
             .map(|t| t.kind)
             .collect()
+    }
+
+    #[test]
+    fn raw_identifiers_are_one_name() {
+        assert_eq!(
+            kinds("Rng>::r#gen::<u32> r # x"),
+            vec![
+                Tok::Ident("Rng".into()),
+                Tok::Punct(">"),
+                Tok::Punct("::"),
+                Tok::Ident("r#gen".into()),
+                Tok::Punct("::"),
+                Tok::Punct("<"),
+                Tok::Ident("u32".into()),
+                Tok::Punct(">"),
+                Tok::Ident("r".into()),
+                Tok::Punct("#"),
+                Tok::Ident("x".into()),
+            ]
+        );
     }
 
     #[test]

@@ -129,9 +129,15 @@ fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
 
 /// A trait bound of `dyn` / `impl`: a path, with the parenthesized sugar of
 /// the `Fn` traits (`impl Fn(f32) -> f32`, in a generic helper's signature).
+/// Only those traits take the sugar: in `_4 as &dyn Debug (PointerCoercion(..))`
+/// the parenthesis after the bound is the cast's kind.
 fn parse_bound(c: &mut Cursor) -> Result<(), ParseError> {
-    parse_path(c, PathStyle::Type)?;
-    if c.eat_punct("(") {
+    let path = parse_path(c, PathStyle::Type)?;
+    let takes_sugar = matches!(
+        path.last_name(),
+        "Fn" | "FnMut" | "FnOnce" | "AsyncFn" | "AsyncFnMut" | "AsyncFnOnce"
+    );
+    if takes_sugar && c.eat_punct("(") {
         while !c.eat_punct(")") {
             parse_ty(c)?;
             if !c.eat_punct(",") {
