@@ -240,6 +240,7 @@ fn build_into(
         ],
     )?;
     refuse_generated_code(&vendor)?;
+    make_readable(&vendor)?;
 
     // cargo, confined: it sees `dir` only, at /work.
     let mut job = Job::new(sandbox.cargo()).read_write(dir, WORK_DIR);
@@ -392,22 +393,63 @@ fn build_into(
             direct: false,
         });
     }
-    let direct = table.crate_names();
+    // Direct by package name: a package's library may be named otherwise
+    // (`md-5` builds `md5`).
     for c in &mut crates {
-        c.direct = direct.contains(&c.name);
+        c.direct = table.names_package(package_name(&c.package));
     }
     crates.sort_by(|a, b| a.name.cmp(&b.name));
     let built = BuiltDeps {
         root: dir.to_path_buf(),
         crates,
     };
-    for name in &direct {
-        if !built.crates.iter().any(|c| &c.name == name) {
-            return Err(DepsError::Missing(name.clone()));
+    for package in table.package_names() {
+        if !built
+            .crates
+            .iter()
+            .any(|c| package_name(&c.package) == package)
+        {
+            return Err(DepsError::Missing(package.to_string()));
         }
     }
     refuse_std(&built, sandbox)?;
     built.save()
+}
+
+/// The package name in a cargo package id: `md-5` in
+/// `registry+https://github.com/rust-lang/crates.io-index#md-5@0.10.6`, or
+/// in the older `md-5 0.10.6 (registry+..)`.
+fn package_name(id: &str) -> &str {
+    match id.rsplit_once('#') {
+        Some((_, rest)) => rest.split('@').next().unwrap_or(rest),
+        None => id.split(' ').next().unwrap_or(id),
+    }
+}
+
+/// Makes every vendored file readable and every folder searchable by all:
+/// cargo vendor keeps a package's file modes, and some packages ship their
+/// sources without read permission for others (fnv 1.0.7's `lib.rs` is
+/// 0640), which the confined cargo, running as another user, cannot read.
+fn make_readable(vendor: &Path) -> Result<(), DepsError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut stack = vec![vendor.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&p).map_err(io("cannot read", &p))?;
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let extra = if meta.is_dir() { 0o555 } else { 0o444 };
+        let mut perms = meta.permissions();
+        if perms.mode() & extra != extra {
+            perms.set_mode(perms.mode() | extra);
+            std::fs::set_permissions(&p, perms).map_err(io("cannot make readable", &p))?;
+        }
+        if meta.is_dir() {
+            let entries = std::fs::read_dir(&p).map_err(io("cannot read", &p))?;
+            stack.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a vendored crate whose source reads `OUT_DIR`: it compiles code
@@ -495,6 +537,36 @@ fn refuse_std(built: &BuiltDeps, sandbox: &Sandbox) -> Result<(), DepsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn package_names_are_read_from_package_ids() {
+        assert_eq!(
+            package_name("registry+https://github.com/rust-lang/crates.io-index#md-5@0.10.6"),
+            "md-5"
+        );
+        assert_eq!(
+            package_name("md-5 0.10.6 (registry+https://github.com/rust-lang/crates.io-index)"),
+            "md-5"
+        );
+    }
+
+    #[test]
+    fn vendored_files_become_readable_by_everyone() {
+        use std::os::unix::fs::PermissionsExt;
+        let vendor = std::env::temp_dir().join(format!("kernel-deps-modes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&vendor);
+        let krate = vendor.join("fnv-1.0.7");
+        std::fs::create_dir_all(&krate).expect("dir");
+        let lib = krate.join("lib.rs");
+        std::fs::write(&lib, "").expect("write");
+        std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        std::fs::set_permissions(&krate, std::fs::Permissions::from_mode(0o750)).expect("chmod");
+        make_readable(&vendor).expect("readable");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&lib), 0o644);
+        assert_eq!(mode(&krate), 0o755);
+        let _ = std::fs::remove_dir_all(&vendor);
+    }
 
     #[test]
     fn dependencies_are_inlined_with_the_kernels_thresholds() {

@@ -148,6 +148,17 @@ impl DependencyTable {
         self.deps.is_empty()
     }
 
+    /// Whether the fixture names package `package` (`md-5`, whose library
+    /// is `md5`).
+    pub fn names_package(&self, package: &str) -> bool {
+        self.deps.contains_key(package)
+    }
+
+    /// The package names, as the fixture writes them.
+    pub fn package_names(&self) -> impl Iterator<Item = &str> {
+        self.deps.keys().map(String::as_str)
+    }
+
     /// The crate names as rustc's `--extern` takes them (`-` as `_`).
     pub fn crate_names(&self) -> Vec<String> {
         self.deps.keys().map(|n| n.replace('-', "_")).collect()
