@@ -351,12 +351,29 @@ fn struct_padding_is_carried_but_never_used() {
         run_padded("shl.b64 \t%rd10, %rd7, 56").unwrap(),
         base + (9 << 56)
     );
+    // Arithmetic whose carries only move the padding's unknown bytes up,
+    // then masked off (md-5's finalize: `sub.s16` then `and.b16 3`).
+    assert_eq!(
+        run_padded("sub.s64 \t%rd10, 12, %rd7;\n\tand.b64 \t%rd10, %rd10, 255").unwrap(),
+        base + 3
+    );
     // Used: the padding itself (bytes 1..7 of the high half, through the
-    // copy), added, shifted into the low byte, or as an address.
-    for use_inst in [
-        "add.s64 \t%rd10, %rd7, 0",
-        "shr.u64 \t%rd10, %rd8, 8",
+    // copy), added, shifted into the low byte, or as an address. An unknown
+    // byte that arithmetic only carries up is caught where it is read back
+    // (the `and` there writes its own source: its mask is read first).
+    for carried in [
+        "add.s64 \t%rd10, %rd7, 0;\n\tand.b64 \t%rd10, %rd10, 65535",
         "and.b64 \t%rd10, %rd7, 65535",
+    ] {
+        match run_padded(carried) {
+            Err(DeviceError::UninitReadback { offset: 1, .. }) => {}
+            other => panic!("{carried}: padding carried to the output: {other:?}"),
+        }
+    }
+    for use_inst in [
+        "or.b64 \t%rd10, %rd7, 0",
+        "mul.hi.u64 \t%rd10, %rd7, 3",
+        "shr.u64 \t%rd10, %rd8, 8",
         "ld.local.u64 \t%rd10, [%rd7]",
     ] {
         match run_padded(use_inst) {

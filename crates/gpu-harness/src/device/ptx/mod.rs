@@ -21,9 +21,10 @@
 //!   thread's depot or another block's shared memory, misalignment, writes to
 //!   read-only variables (immutable in the device IR, or libdevice's
 //!   tables), uses of bytes never written: such bytes may be loaded,
-//!   moved, stored, truncated, masked off or shifted (libNVVM copies a
-//!   struct over its padding), and fault where an instruction uses them
-//!   (`exec/shadow.rs`).
+//!   moved, stored, truncated, masked off, shifted, or carried upward by
+//!   `add`/`sub`/`mul.lo` above a known low byte (libNVVM copies a struct
+//!   over its padding), and fault where an instruction uses them, or where
+//!   one is read back from an output buffer (`exec/shadow.rs`).
 //! - **Arithmetic** (`float.rs`): IEEE instructions bit-exact in every
 //!   rounding mode, `cvt` with PTX's saturation, `min`/`max` with PTX's NaN
 //!   rules, `.ftz`. `.approx` instructions (`ex2`, `lg2`, `rcp`, `rsqrt`,

@@ -1,5 +1,6 @@
 //! Which bytes of a register hold no written value, through the few
-//! instructions that move such bytes without using them.
+//! instructions that move such bytes without using them (and `add`, `sub`
+//! and `mul.lo`, whose carries only move them up).
 //!
 //! libNVVM copies a struct with wide loads and stores that span its padding
 //! (`ld.local.v2.u64` over a `u8` field and the seven bytes after it), then
@@ -67,6 +68,20 @@ pub(super) fn shift(undef: u8, by: u64, bytes: u32, left: bool, arith: bool) -> 
     out
 }
 
+/// `add`, `sub` or `mul.lo` of two integers of `bytes` bytes: carries and
+/// partial products only move up, so a result byte is known when every
+/// byte at or below it is known in both operands (libNVVM subtracts from a
+/// field whose high byte is padding, then keeps two bits: `sub.s16` then
+/// `and.b16 3`). Memcheck's "left" propagation, at byte precision.
+pub(super) fn upward(a: u8, b: u8, bytes: u32) -> u8 {
+    let undef = (a | b) & bytes_mask(bytes);
+    if undef == 0 {
+        return 0;
+    }
+    let lowest = undef.trailing_zeros();
+    bytes_mask(bytes) & !bytes_mask(lowest)
+}
+
 /// An integer of `from` bytes truncated or extended to `to` bytes: a
 /// sign extension copies the top byte's state into the new bytes; a zero
 /// extension writes known zeros.
@@ -79,7 +94,14 @@ pub(super) fn resize(undef: u8, from: u32, to: u32, signed: bool) -> u8 {
     }
 }
 
-/// An instruction that uses a byte nobody wrote.
+/// Whether the shadow follows integer `add`/`sub`/`mul` `i` ([`upward`]):
+/// not `mul.hi` or `.wide`, whose low result bytes depend on high operand
+/// bytes, nor the carry chain or saturation.
+pub(super) fn upward_carried(i: &Inst) -> bool {
+    let f = i.flags;
+    !is_float(i.ty) && !f.hi && !f.wide && !f.cc && !f.carry_in && !f.sat && i.ops.len() == 3
+}
+
 /// An instruction that uses a byte nobody wrote.
 pub(super) fn undefined_use(i: &Inst) -> Fault {
     Fault::new(
@@ -127,6 +149,11 @@ impl Exec<'_, '_> {
             Op::Cvt => !is_float(i.ty) && !is_float(i.ty2.unwrap_or(i.ty)) && !i.flags.sat,
             Op::And => !is_float(i.ty),
             Op::Shl | Op::Shr => matches!(i.ops.get(2), Some(Opd::Imm(_))),
+            // Followed while the low byte is known: a result with no known
+            // byte carries nothing, and is refused here, where it is made.
+            Op::Add | Op::Sub | Op::Mul => {
+                upward_carried(i) && (self.undef(&i.ops[1]) | self.undef(&i.ops[2])) & 1 == 0
+            }
             _ => false,
         };
         if followed {
@@ -148,12 +175,26 @@ impl Exec<'_, '_> {
     /// that an immediate's zero bytes decide are known.
     pub(super) fn and_following(&mut self, i: &Inst) -> Result<Step, Fault> {
         let ops = &i.ops;
-        self.arith(i)?;
+        // Before the result is written: the destination may be a source.
         let undef = and(
             (self.undef(&ops[1]), &ops[1]),
             (self.undef(&ops[2]), &ops[2]),
             (bits(i.ty) / 8).max(1),
         );
+        self.arith(i)?;
+        self.set_undef(&ops[0], undef);
+        Ok(Step::Continue)
+    }
+
+    /// `add`, `sub` or `mul.lo` of a value with bytes never written.
+    pub(super) fn upward_following(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        let undef = upward(
+            self.undef(&ops[1]),
+            self.undef(&ops[2]),
+            (bits(i.ty) / 8).max(1),
+        );
+        self.arith(i)?;
         self.set_undef(&ops[0], undef);
         Ok(Step::Continue)
     }
@@ -218,6 +259,19 @@ mod tests {
         assert_eq!(resize(0b1, 1, 8, true), 0xff);
         assert_eq!(part(0b1111_0000, 4, 4), 0b1111);
         assert_eq!(part(0xff, 0, 8), 0xff);
+    }
+
+    #[test]
+    fn carries_spread_unknown_bytes_upward_only() {
+        // md-5's finalize: `sub.s16 3, x` with x's byte 1 padding keeps
+        // byte 0 known, and `and.b16 3` then knows the whole result.
+        let diff = upward(0, 0b10, 2);
+        assert_eq!(diff, 0b10);
+        assert_eq!(and((diff, &Opd::Reg(0)), (0, &Opd::Imm(3)), 2), 0);
+        // An unknown low byte makes every byte above it unknown.
+        assert_eq!(upward(0b0001, 0, 4), 0b1111);
+        assert_eq!(upward(0b0100, 0b0010, 4), 0b1110);
+        assert_eq!(upward(0, 0, 8), 0);
     }
 
     #[test]
