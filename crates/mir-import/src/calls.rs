@@ -48,6 +48,13 @@ pub enum KnownCall {
     /// `force_eval!` leaves): a read of `*p`. The device has no memory-mapped
     /// I/O, so a plain load gives the value Rust promises.
     VolatileLoad,
+    /// `intrinsics::size_of_val(p)` or `align_of_val(p)` (`mem::size_of_val`,
+    /// bytemuck's `cast_slice`): the pointee's size or alignment, from the
+    /// slice length for `[T]` and `str`.
+    SizeOfVal {
+        /// `align_of_val` rather than `size_of_val`.
+        align: bool,
+    },
     /// A device-prelude primitive (`gpu::thread_idx_x`, `gpu::sync_threads`).
     Device(Intrinsic),
     /// A float math intrinsic (`intrinsics::sinf32`) or std's libm shim
@@ -383,6 +390,10 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             "select_unpredictable" => return Some(KnownCall::Select),
             "exact_div" => return Some(KnownCall::ExactDiv),
             "volatile_load" => return Some(KnownCall::VolatileLoad),
+            "size_of_val" => return Some(KnownCall::SizeOfVal { align: false }),
+            "align_of_val" | "min_align_of_val" => {
+                return Some(KnownCall::SizeOfVal { align: true });
+            }
             _ => {}
         }
         if let Some(f) = int_fn(name) {

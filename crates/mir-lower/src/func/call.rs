@@ -6,7 +6,7 @@ use device_ir::{
     CastOp, IntFn, Ordering as DOrd, RmwOp, Scope, ShuffleMode, SpecialReg, Value, VoteMode,
 };
 use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
-use mir_import::model::{BasicBlock, Callee, ConstOperand, Operand, Place, ValTree};
+use mir_import::model::{BasicBlock, Callee, ConstOperand, IntTy, Operand, Place, Ty, ValTree};
 use mir_import::prelude::{Intrinsic, ShuffleKind, VoteKind};
 
 use super::FnLower;
@@ -292,6 +292,35 @@ impl FnLower<'_, '_> {
                 };
                 Ok(Some(Val::Immediate(self.b.binary(op, a, b))))
             }
+            KnownCall::SizeOfVal { align } if args.len() == 1 => {
+                let pointee = self
+                    .operand_ty(&args[0])?
+                    .pointee()
+                    .cloned()
+                    .ok_or_else(|| self.unsupported("`size_of_val` of a non-pointer"))?;
+                let usize_ty = self.b.types().i64();
+                let (elem, unsized_len) = match &pointee {
+                    Ty::Slice(e) => ((**e).clone(), true),
+                    Ty::Str => (Ty::Int(IntTy::U8), true),
+                    sized => (sized.clone(), false),
+                };
+                let l = self.sh.layouts.of(&elem).map_err(|e| self.unsupported(e))?;
+                if align || !unsized_len {
+                    let v = if align { l.align } else { l.size };
+                    return Ok(Some(Val::Immediate(self.b.iconst(usize_ty, v as i128))));
+                }
+                // A slice's size is its length times the element's size
+                // (which is its stride: sizes are multiples of alignments).
+                let Val::Pair(_, len) = self.read_operand(&args[0])? else {
+                    return Err(self.internal("`size_of_val` of a thin slice pointer"));
+                };
+                let size = self.b.iconst(usize_ty, l.size as i128);
+                Ok(Some(Val::Immediate(self.b.binary(
+                    device_ir::BinaryOp::Mul,
+                    len,
+                    size,
+                ))))
+            }
             KnownCall::VolatileLoad if args.len() == 1 => {
                 let elem = self
                     .operand_ty(&args[0])?
@@ -344,6 +373,7 @@ impl FnLower<'_, '_> {
             | KnownCall::Select
             | KnownCall::ExactDiv
             | KnownCall::VolatileLoad
+            | KnownCall::SizeOfVal { .. }
             | KnownCall::Saturating { .. }
             | KnownCall::ArithOffset
             | KnownCall::NullPtr
