@@ -26,7 +26,7 @@ use std::path::{Path as FsPath, PathBuf};
 
 use kernel_deps::BuiltDeps;
 
-use crate::model::{ConstOperand, Crate, Operand, Ty};
+use crate::model::{Callee, ConstOperand, Crate, Operand, TerminatorKind, Ty};
 
 /// One dependency's MIR text, indexed by item.
 struct DepMir {
@@ -40,10 +40,12 @@ struct DepMir {
     /// The crate's root items that its MIR names by one segment
     /// (`Sha1State`, `DEFAULT_STATE`).
     roots: BTreeSet<String>,
+    /// The crate's folder, where the `<impl at ..>` spans of its MIR point.
+    src_dir: PathBuf,
 }
 
 impl DepMir {
-    fn read(crate_name: &str, path: &FsPath) -> Option<DepMir> {
+    fn read(crate_name: &str, path: &FsPath, src_dir: PathBuf) -> Option<DepMir> {
         let text = std::fs::read_to_string(path).ok()?;
         let mut items = BTreeMap::new();
         let mut modules = BTreeSet::new();
@@ -91,12 +93,16 @@ impl DepMir {
             items,
             modules,
             roots,
+            src_dir,
         })
     }
 
     /// The header path of the item the kernel calls `name` (a path that
     /// starts with this crate's name).
     fn find(&self, name: &str) -> Option<&str> {
+        if name.starts_with('<') {
+            return self.find_trait_method(name);
+        }
         let rest = name.strip_prefix(&format!("{}::", self.crate_name))?;
         if let Some((k, _)) = self.items.get_key_value(rest) {
             return Some(k);
@@ -114,6 +120,72 @@ impl DepMir {
         found.next().is_none().then_some(first.as_str())
     }
 
+    /// The body of the trait method the kernel calls `<A as T>::m`, with `A`
+    /// a type of this crate. Its own MIR prints the method under the impl
+    /// block's position (`rngs::xoshiro256plusplus::<impl at src/..:28:1:
+    /// 28:40>::from_seed`), and the trait by its defining crate where the
+    /// kernel prints a re-export (`rand_core::SeedableRng` for
+    /// `rand::SeedableRng`). So the candidates are the blocks of `A`'s module
+    /// with a method `m`, and the one whose source reads `impl .. T .. for A`
+    /// is it; none or several leave the call unresolved.
+    fn find_trait_method(&self, name: &str) -> Option<&str> {
+        let (qualified, method) = name.strip_prefix('<')?.rsplit_once(">::")?;
+        let (self_ty, trait_path) = qualified.split_once(" as ")?;
+        let self_ty = self_ty.strip_prefix(&format!("{}::", self.crate_name))?;
+        if self_ty.contains('<') || method.contains(['<', ':']) {
+            return None;
+        }
+        let (module, ty_name) = self_ty.rsplit_once("::").unwrap_or(("", self_ty));
+        let trait_name = trait_path.split('<').next()?.rsplit("::").next()?;
+        let prefix = if module.is_empty() {
+            "<impl at ".to_string()
+        } else {
+            format!("{module}::<impl at ")
+        };
+        let suffix = format!(">::{method}");
+        let mut found = self.items.keys().filter(|k| {
+            k.strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(&suffix))
+                .is_some_and(|span| {
+                    !span.contains('>')
+                        && self
+                            .impl_header(span)
+                            .is_some_and(|h| impl_is(&h, trait_name, ty_name))
+                })
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first.as_str())
+    }
+
+    /// The source text an `<impl at FILE:L:C: L2:C2>` span covers (the
+    /// impl's header), read from the crate's folder.
+    fn impl_header(&self, span: &str) -> Option<String> {
+        let (file, rest) = span.split_once(".rs:")?;
+        let dir_name = self.src_dir.file_name()?.to_str()?;
+        let rel = file.split_once(&format!("/{dir_name}/"))?.1;
+        let text = std::fs::read_to_string(self.src_dir.join(format!("{rel}.rs"))).ok()?;
+        let (start, end) = rest.split_once(": ")?;
+        let pos = |p: &str| -> Option<(usize, usize)> {
+            let (l, c) = p.split_once(':')?;
+            Some((l.parse().ok()?, c.parse().ok()?))
+        };
+        let ((l1, c1), (l2, c2)) = (pos(start)?, pos(end)?);
+        let lines: Vec<&str> = text.lines().collect();
+        let mut out = String::new();
+        for l in l1..=l2 {
+            let line = lines.get(l.checked_sub(1)?)?;
+            let from = if l == l1 { c1.saturating_sub(1) } else { 0 };
+            let to = if l == l2 {
+                c2.saturating_sub(1)
+            } else {
+                line.len()
+            };
+            out.push_str(line.get(from..to)?);
+            out.push(' ');
+        }
+        Some(out)
+    }
+
     /// The text of item `header`, renamed to `name` and with the crate's
     /// own paths given the crate's name.
     fn item_text(&self, header: &str, name: &str) -> Option<String> {
@@ -123,7 +195,7 @@ impl DepMir {
         let bytes = text.as_bytes();
         let mut i = 0;
         // The header: its path becomes the kernel's name.
-        let kw = ["const ", "static mut ", "static "]
+        let kw = ["const ", "static mut ", "static ", "fn "]
             .into_iter()
             .find(|k| text.starts_with(k))?;
         out.push_str(kw);
@@ -155,6 +227,25 @@ impl DepMir {
         }
         Some(out)
     }
+}
+
+/// Whether an impl block's header (`impl SeedableRng for Xoshiro256PlusPlus`)
+/// implements trait `trait_name` for the type named `ty_name`, both by their
+/// last segment without generic arguments.
+fn impl_is(header: &str, trait_name: &str, ty_name: &str) -> bool {
+    let Some((tr, ty)) = header
+        .trim()
+        .strip_prefix("impl ")
+        .and_then(|h| h.split_once(" for "))
+    else {
+        return false;
+    };
+    let last = |p: &str| {
+        let p = p.trim();
+        let p = p.split('<').next().unwrap_or(p);
+        p.rsplit("::").next().unwrap_or(p).trim().to_string()
+    };
+    last(tr) == trait_name && last(ty) == ty_name
 }
 
 /// The first path of a header after its keyword: up to the `:` of the type
@@ -198,6 +289,29 @@ fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
             }
         });
     }
+    // Functions the kernel calls that rustc neither inlined nor printed
+    // (a trait method of a dependency's private type, which no shim can
+    // name): their bodies are in the dependency's MIR.
+    for body in krate.bodies.values() {
+        for bb in body.blocks.values() {
+            let TerminatorKind::Call {
+                func: Callee::Item(path),
+                ..
+            } = &bb.terminator.kind
+            else {
+                continue;
+            };
+            if crate::calls::classify(path).is_some() || !path.generic_args().is_empty() {
+                continue;
+            }
+            let name = path.def_path();
+            if dependency_of(&name).is_some_and(|c| crates.contains(c))
+                && krate.fn_body(&krate.resolve_callee(path)).is_none()
+            {
+                named.insert(name);
+            }
+        }
+    }
     // Statics that the kernel's MIR points at without dumping their bytes.
     let dumped = krate.allocs.values().filter_map(|a| a.static_path.as_ref());
     for name in krate.static_names.values().chain(dumped) {
@@ -213,7 +327,17 @@ fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
     named
 }
 
+/// The crate a name belongs to: its first segment, or for a trait method
+/// `<A as T>::m` the first segment of `A`.
+fn dependency_of(name: &str) -> Option<&str> {
+    let name = name.strip_prefix('<').unwrap_or(name);
+    name.split("::").next()
+}
+
 fn has_body(krate: &Crate, name: &str) -> bool {
+    if krate.fn_body(name).is_some() {
+        return true;
+    }
     match name.rsplit_once("::promoted[") {
         Some((owner, idx)) => idx
             .trim_end_matches(']')
@@ -241,10 +365,10 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
         }
         for name in missing {
             tried.insert(name.clone());
-            let krate_name = name.split("::").next().unwrap_or_default().to_string();
+            let krate_name = dependency_of(&name).unwrap_or_default().to_string();
             let mir = mirs.entry(krate_name.clone()).or_insert_with(|| {
                 let c = deps.krate(&krate_name)?;
-                let mut mir = DepMir::read(&krate_name, &deps.path(&c.mir))?;
+                let mut mir = DepMir::read(&krate_name, &deps.path(&c.mir), deps.path(&c.src_dir))?;
                 mir.roots
                     .extend(root_type_decls(&deps.path(&c.src_dir).join("src")));
                 Some(mir)
@@ -423,7 +547,58 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let f = dir.join(format!("d{n}.mir"));
         std::fs::write(&f, text).expect("write");
-        DepMir::read("libm", &f).expect("read")
+        DepMir::read("libm", &f, dir.join("libm-0.2.0")).expect("read")
+    }
+
+    /// `rand`'s MIR prints trait methods under their impl block's position
+    /// and the trait by its defining crate; the kernel prints the type and a
+    /// re-export of the trait.
+    #[test]
+    fn trait_methods_are_found_by_the_impl_header_their_span_covers() {
+        let dir = std::env::temp_dir().join(format!("deps-impls-{}", std::process::id()));
+        let src = dir.join("rand-0.8.8/src/rngs");
+        std::fs::create_dir_all(&src).expect("dir");
+        std::fs::write(
+            src.join("xo.rs"),
+            "pub struct Xo;\nimpl SeedableRng for Xo {\n}\nimpl RngCore\n    for Xo {\n}\n",
+        )
+        .expect("write");
+        let body = |block: &str, m: &str| {
+            format!(
+                "fn rngs::xo::<impl at /work/vendor/rand-0.8.8/src/rngs/xo.rs:{block}>::{m}(_1: u64) -> rngs::xo::Xo {{\n    let mut _0: rngs::xo::Xo;\n\n    bb0: {{\n        _0 = rngs::xo::Xo;\n        return;\n    }}\n}}\n\n"
+            )
+        };
+        let text = [
+            body("2:1: 2:25", "seed_from_u64"),
+            body("4:1: 5:11", "seed_from_u64"),
+            body("4:1: 5:11", "next"),
+        ]
+        .concat();
+        let f = dir.join("rand.mir");
+        std::fs::write(&f, text).expect("write");
+        let d = DepMir::read("rand", &f, dir.join("rand-0.8.8")).expect("read");
+        let name = "<rand::rngs::xo::Xo as rand::SeedableRng>::seed_from_u64";
+        let header = d.find(name).expect("found");
+        assert_eq!(
+            header,
+            "rngs::xo::<impl at /work/vendor/rand-0.8.8/src/rngs/xo.rs:2:1: 2:25>::seed_from_u64"
+        );
+        // The other block's header spans two lines.
+        assert!(
+            d.find("<rand::rngs::xo::Xo as rand_core::RngCore>::next")
+                .is_some()
+        );
+        assert_eq!(
+            d.find("<rand::rngs::xo::Xo as rand::Other>::seed_from_u64"),
+            None
+        );
+        let renamed = d.item_text(header, name).expect("text");
+        assert!(
+            renamed.starts_with(&format!("fn {name}(_1: u64) -> rand::rngs::xo::Xo {{")),
+            "{renamed}"
+        );
+        let parsed = crate::parse::parse_mir_named(&renamed, "gpu").expect("parses");
+        assert_eq!(parsed.bodies[0].path.def_path(), name);
     }
 
     #[test]

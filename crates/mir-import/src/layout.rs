@@ -102,10 +102,36 @@ pub struct LayoutError {
 
 const PREFIX: &str = "print-type-size ";
 
+/// `name` with every path that starts at `core::` spelled from `std::`
+/// (`rand_core::X` is left alone: only a whole first segment counts).
+pub fn std_spelling(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find("core::") {
+        let before = &rest[..at];
+        let boundary = before
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'));
+        out.push_str(before);
+        out.push_str(if boundary { "std::" } else { "core::" });
+        rest = &rest[at + "core::".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 impl LayoutTable {
     /// The layout of the type printed as `name`.
+    ///
+    /// A `no_std` dependency's MIR spells std's types through `core`
+    /// (`core::slice::Iter<'_, u8>`) where the kernel's report, whose crate
+    /// links std, prints `std::slice::Iter<'_, u8>`: the same type, so a
+    /// name not found as printed is looked up in std's spelling.
     pub fn get(&self, name: &str) -> Option<&TypeLayout> {
-        self.types.get(name)
+        self.types
+            .get(name)
+            .or_else(|| self.types.get(&std_spelling(name)))
     }
 
     /// Records the captures of the closure type printed as `closure`, of
@@ -354,6 +380,19 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn core_paths_are_looked_up_in_std_spelling() {
+        assert_eq!(
+            std_spelling("core::option::Option<&mut [core::slice::Iter<'_, rand_core::X>]>"),
+            "std::option::Option<&mut [std::slice::Iter<'_, rand_core::X>]>"
+        );
+        assert_eq!(
+            std_spelling("<core::a::B as core::C>::d"),
+            "<std::a::B as std::C>::d"
+        );
+        assert_eq!(std_spelling("my::core::T"), "my::core::T");
+    }
 
     const REPORT: &str = "\
 print-type-size type: `E`: 8 bytes, alignment: 4 bytes

@@ -87,6 +87,7 @@ pub fn import_and_evaluate(
     twin_fallback: bool,
 ) -> Result<Imported, ImportError> {
     let mut krate = import_file(kernel, opts)?;
+    eval::probe::print_unprinted_layouts(kernel, &mut krate, opts)?;
     let tuples = eval::probe::probe_tuples(kernel, &krate, opts)?;
     krate.record_closure_offsets(&tuples);
     let mut ev = eval::evaluate_items(&krate, &tuples);
@@ -201,27 +202,55 @@ pub fn print_kernel(
     }
     let mut known = std::collections::BTreeMap::new();
     let mut shims = std::collections::BTreeMap::new();
-    for _ in 0..MONO_ROUNDS {
+    // Shims rustc refused (a type the printer named that source cannot
+    // reach, such as a dependency's private type): not offered again.
+    let mut refused = std::collections::BTreeSet::new();
+    'rounds: for _ in 0..MONO_ROUNDS {
         let before = (known.len(), shims.len());
         known.extend(mono::instances(&krate, &generics));
-        shims.extend(mono::dep_calls::dep_calls(&krate, &dep_crates));
+        shims.extend(
+            mono::dep_calls::dep_calls(&krate, &dep_crates)
+                .into_iter()
+                .filter(|(k, _)| !refused.contains(k)),
+        );
         if (known.len(), shims.len()) == before {
             break;
         }
-        let mut appended = mono::instance_source(&known, &generics);
-        appended
-            .text
-            .push_str(&mono::dep_calls::dep_call_source(&shims));
-        let out = match rustc::run_rustc_appended(kernel, opts, &appended.text) {
-            Ok(out) => out,
-            // A shim rustc refuses (a type the printer named but source
-            // cannot reach): keep the last round, whose calls the lowering
-            // refuses by name.
-            Err(e) if shims.len() > before.1 => {
-                tracing::debug!("dependency call shims refused by rustc: {e}");
-                break;
+        let (appended, out) = loop {
+            let mut appended = mono::instance_source(&known, &generics);
+            appended
+                .text
+                .push_str(&mono::dep_calls::dep_call_source(&shims));
+            match rustc::run_rustc_appended(kernel, opts, &appended.text) {
+                Ok(out) => break (appended, out),
+                // The new shims rustc names in its errors are dropped and
+                // the round runs again without them; if it names none, the
+                // last round stands and the lowering refuses its calls by
+                // name.
+                Err(rustc::RustcError::Failed { stderr, .. }) if shims.len() > before.1 => {
+                    let first = printed.out.source.matches('\n').count() + 2;
+                    let file = kernel.file_name().and_then(|f| f.to_str()).unwrap_or("");
+                    let bad = mono::dep_calls::refused_shims(
+                        &shims,
+                        &appended.text,
+                        first,
+                        file,
+                        &stderr,
+                    );
+                    tracing::debug!("dependency call shims refused by rustc: {bad:?}");
+                    if bad.is_empty() {
+                        break 'rounds;
+                    }
+                    for k in bad {
+                        shims.remove(&k);
+                        refused.insert(k);
+                    }
+                    if shims.len() == before.1 && known.len() == before.0 {
+                        break 'rounds;
+                    }
+                }
+                Err(e) => return Err(e.into()),
             }
-            Err(e) => return Err(e.into()),
         };
         printed = Printed {
             out,

@@ -214,7 +214,25 @@ pub fn run_rustc_with_module(
     opts: &RustcOptions,
     extra: Option<(&str, &str)>,
 ) -> Result<RustcOutput, RustcError> {
-    run(kernel, opts, extra, None)
+    run(kernel, opts, extra, None, &[])
+}
+
+/// rustc's own account of the layouts of the types the module `(name,
+/// source)` marks with `#[rustc_layout(debug)]` (the niche probe's last
+/// resort): that attribute reports each layout as an error, so this returns
+/// the stderr of the run that fails with them. The crate root enables
+/// `rustc_attrs` on its first line, so the module's lines are where
+/// [`extra_module_first_line`] says.
+pub fn run_rustc_layout_report(
+    kernel: &Path,
+    opts: &RustcOptions,
+    module: (&str, &str),
+) -> Result<String, RustcError> {
+    match run(kernel, opts, Some(module), None, &["rustc_attrs"]) {
+        Ok(_) => Ok(String::new()),
+        Err(RustcError::Failed { stderr, .. }) => Ok(stderr),
+        Err(e) => Err(e),
+    }
 }
 
 /// Like [`run_rustc`], on the kernel's text with `appended` added at its
@@ -226,7 +244,7 @@ pub fn run_rustc_appended(
     opts: &RustcOptions,
     appended: &str,
 ) -> Result<RustcOutput, RustcError> {
-    run(kernel, opts, None, Some(appended))
+    run(kernel, opts, None, Some(appended), &[])
 }
 
 fn run(
@@ -234,6 +252,7 @@ fn run(
     opts: &RustcOptions,
     extra: Option<(&str, &str)>,
     appended: Option<&str>,
+    features: &[&str],
 ) -> Result<RustcOutput, RustcError> {
     let read = |source| RustcError::Read {
         path: kernel.into(),
@@ -268,7 +287,12 @@ fn run(
         }
         None => abs.clone(),
     };
-    let mut root_src = crate_root(&seen(&prelude), &seen(&compiled));
+    // Features go on the root's first line, so that no line moves.
+    let mut root_src: String = features
+        .iter()
+        .map(|f| format!("#![feature({f})] "))
+        .collect();
+    root_src.push_str(&crate_root(&seen(&prelude), &seen(&compiled)));
     if let Some((name, src)) = extra {
         root_src.push_str(&format!("pub mod {name} {{\n{src}\n}}\n"));
     }

@@ -152,12 +152,29 @@ fn unknown_tuple_layout_is_a_diagnostic_not_a_guess() {
     );
 }
 
+/// `enum Either { Left(&u32), Right(u64, &u8) }` keeps `Left` in the null of
+/// `Right`'s reference, a niche only rustc's layout report gives: with the
+/// report the constant evaluates to rustc's bytes; without it, it is refused
+/// by name.
 #[test]
-fn unproven_niche_is_a_diagnostic() {
+fn a_niche_only_rustc_reports_is_proven_by_the_report() {
     let file = corpus("pointer_fields_aggregates.rs");
     let imported =
         mir_import::import_and_evaluate(&file, &RustcOptions::default(), false).expect("imports");
-    let e = imported.eval.items["kernel::EITHER_L"]
+    let mem = &imported.eval.memory;
+    let l = imported
+        .eval
+        .value("kernel::EITHER_L")
+        .expect("EITHER_L evaluates");
+    let reloc = mem.read_pointer(l, 0).expect("a reference");
+    let mir_import::eval::Target::Alloc(either) = reloc.target else {
+        panic!("EITHER_L points at {:?}", reloc.target);
+    };
+    let a = &mem.allocs[either];
+    assert_eq!(&a.bytes[0..8], &[0; 8], "Left is a null at offset 0");
+    assert!(a.relocs.contains_key(&8), "Left's reference is at offset 8");
+    let unprobed = mir_import::eval::evaluate(&imported.krate, &TupleLayouts::default());
+    let e = unprobed.items["kernel::EITHER_L"]
         .value
         .as_ref()
         .expect_err("unproven");

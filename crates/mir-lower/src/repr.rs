@@ -162,11 +162,17 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
                 Shape::Zst => Repr::Zst,
                 Shape::Enum {
                     encoding:
-                        Encoding::NullNiche {
-                            offset: 0, size, ..
+                        Encoding::Niche {
+                            offset: 0,
+                            size,
+                            tagged,
+                            ..
                         },
                     ..
-                } if l.size == POINTER_SIZE && *size == POINTER_SIZE => {
+                } if l.size == POINTER_SIZE
+                    && *size == POINTER_SIZE
+                    && matches!(tagged.as_slice(), [(_, 0)]) =>
+                {
                     // `Option<NonZero<u64>>` is its integer; `Option<&T>`,
                     // `Option<NonNull<T>>` and the rest are their pointer.
                     match option_payload(ty).map(|t| repr_of(layouts, t)) {

@@ -113,9 +113,9 @@ fn an_unprovable_interior_view_is_rejected() {
         d.0.iter()
             .find(|x| x.rule == Rule::InteriorViewUnprovable)
             .unwrap_or_else(|| panic!("{d}"));
-    assert_eq!(v.item, "kernel::ob");
+    assert_eq!(v.item, "kernel::inner");
     assert!(
-        v.message.contains("offset 4") && v.message.contains("Option<bool>"),
+        v.message.contains("offset 4") && v.message.contains("kernel::Tri"),
         "{v}"
     );
 }

@@ -80,21 +80,23 @@ pub enum Encoding {
         /// The tag's size.
         size: u64,
     },
-    /// A nullable-pointer-like niche: the one dataful variant's payload is a
-    /// non-null pointer or non-zero integer at offset 0 filling the type, and
-    /// the one field-less variant is all-zero bytes. Rust guarantees this
-    /// representation for `Option<&T>`, `Option<NonNull<T>>` and
-    /// `Option<NonZero*>`. The layout probe proves the same encoding at
-    /// another offset for enums Rust gives no guarantee about (an
-    /// `Option<(usize, &T)>`): rustc printed their field-less variant as
-    /// zero bytes at `offset` and nothing else initialized.
-    NullNiche {
-        /// The variant stored as zero.
-        zero_variant: String,
+    /// A niche: the untagged variant stores its fields and leaves the niche
+    /// field as it is, every other variant writes its value into the niche
+    /// field (bytes the untagged variant's fields never hold, since rustc
+    /// took them from outside that field's valid range). The nullable pointer
+    /// (`Option<&T>`, `Option<NonNull<T>>`, `Option<NonZero*>`) is the one
+    /// Rust guarantees: `None` is zero at offset 0. Every other niche comes
+    /// from the layout probe: `Option<Ordering>` stores `None` as 2, and
+    /// `Result<&[u8], E>` stores `Err` as a null pointer with `E` beside it.
+    Niche {
         /// Where the niche field starts.
         offset: u64,
         /// The niche field's size in bytes.
         size: u64,
+        /// The variant that writes nothing into the niche field.
+        untagged: String,
+        /// Each other variant with the value it stores there.
+        tagged: Vec<(String, u128)>,
     },
     /// No tag and one printed variant: every other variant is uninhabited
     /// (`Option<Infallible>` is always `None`), so the variant is a constant.
@@ -159,15 +161,37 @@ pub struct Layout {
 }
 
 /// What the layout probe measured: tuple layouts (size, alignment and each
-/// field's offset), and the zero niches of enums rustc printed no tag for.
+/// field's offset), and the niches of enums rustc printed no tag for.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TupleLayouts {
     /// By the tuple type as printed.
     pub by_type: BTreeMap<String, (u64, u64, Vec<u64>)>,
-    /// By the enum type as printed: the (offset, size) of the zero bytes that
-    /// store its field-less variant.
+    /// By the enum type as printed: where its niche is and what it stores.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub niches: BTreeMap<String, (u64, u64)>,
+    pub niches: BTreeMap<String, ProbedNiche>,
+}
+
+/// A niche encoding as the probe measured it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ProbedNiche {
+    /// Where the niche field starts.
+    pub offset: u64,
+    /// The niche field's size in bytes (1, 2, 4, 8 or 16).
+    pub size: u64,
+    /// The variant that stores nothing in the niche field.
+    pub untagged: ProbedVariant,
+    /// The other variants, each with the value it stores there.
+    pub tagged: Vec<(ProbedVariant, u128)>,
+}
+
+/// A variant as the probe names it: by name where it built the variant, by
+/// declaration index where rustc's layout report gave it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ProbedVariant {
+    /// The variant's name.
+    Name(String),
+    /// The variant's index in declaration order.
+    Index(u32),
 }
 
 /// Where layouts come from.
@@ -372,7 +396,7 @@ impl Layouts<'_> {
                         variant: variants[0].name.clone(),
                     },
                     TagLayout::Unknown => null_niche(ty, l.size, variants)
-                        .or_else(|| self.probed_niche(&key, l.size, variants))
+                        .or_else(|| self.probed_niche(&key, def_path, l.size, variants))
                         .ok_or_else(|| UnknownLayout::NicheUnproven(ty.clone()))?,
                 };
                 Shape::Enum {
@@ -388,27 +412,54 @@ impl Layouts<'_> {
         })
     }
 
-    /// The zero niche the probe measured for the enum printed as `key`: two
-    /// variants, one field-less, stored as zero bytes inside the other's
-    /// payload. Its value is outside the niche field's valid range, so no
-    /// value of the other variant has those bytes all zero.
+    /// The niche the probe measured for the enum printed as `key`, with its
+    /// variants named. `None` when the probe did not measure it, or when what
+    /// it measured does not fit the printed layout: every variant named once,
+    /// the niche field inside the value and apart from every tagged
+    /// variant's fields.
     fn probed_niche(
         &self,
         key: &str,
+        def_path: &str,
         size: u64,
         variants: &[crate::layout::VariantLayout],
     ) -> Option<Encoding> {
-        let &(offset, niche_size) = self.tuples.niches.get(key)?;
-        let [a, b] = variants else { return None };
-        let empty = if a.fields.is_empty() { a } else { b };
-        let data = if a.fields.is_empty() { b } else { a };
-        let fits = offset
-            .checked_add(niche_size)
-            .is_some_and(|end| end <= size);
-        (empty.fields.is_empty() && !data.fields.is_empty() && fits).then(|| Encoding::NullNiche {
-            zero_variant: empty.name.clone(),
-            offset,
-            size: niche_size,
+        let probed = self.tuples.niches.get(key)?;
+        let order = self.declaration_order(def_path);
+        let name = |v: &ProbedVariant| -> Option<String> {
+            match v {
+                ProbedVariant::Name(n) => Some(n.clone()),
+                ProbedVariant::Index(i) => Some(order.as_ref()?.get(*i as usize)?.0.clone()),
+            }
+        };
+        let untagged = name(&probed.untagged)?;
+        let tagged: Vec<(String, u128)> = probed
+            .tagged
+            .iter()
+            .map(|(v, value)| Some((name(v)?, *value)))
+            .collect::<Option<_>>()?;
+        let (start, end) = (probed.offset, probed.offset.checked_add(probed.size)?);
+        let printed = |n: &str| variants.iter().find(|v| v.name == n);
+        let apart = |n: &str| {
+            printed(n).is_some_and(|v| {
+                v.fields
+                    .iter()
+                    .all(|f| f.offset >= end || f.offset + f.size <= start)
+            })
+        };
+        let mut names: Vec<&str> = tagged.iter().map(|(n, _)| n.as_str()).collect();
+        names.push(&untagged);
+        names.sort_unstable();
+        names.dedup();
+        let every_variant_once = names.len() == tagged.len() + 1
+            && variants.iter().all(|v| names.contains(&v.name.as_str()));
+        let fits = end <= size && printed(&untagged).is_some();
+        let proven = every_variant_once && fits && tagged.iter().all(|(n, _)| apart(n));
+        proven.then_some(Encoding::Niche {
+            offset: start,
+            size: probed.size,
+            untagged,
+            tagged,
         })
     }
 
@@ -437,7 +488,11 @@ impl Layouts<'_> {
 /// pointer, `NonNull` or `NonZero`: the representation Rust guarantees to be
 /// the nullable pointer, `None` as all-zero bytes. Anything else (a `bool` or
 /// enum niche, say) stays unproven.
-fn null_niche(ty: &Ty, size: u64, variants: &[crate::layout::VariantLayout]) -> Option<Encoding> {
+pub(super) fn null_niche(
+    ty: &Ty,
+    size: u64,
+    variants: &[crate::layout::VariantLayout],
+) -> Option<Encoding> {
     let Ty::Adt(path) = ty else { return None };
     let def = path.def_path();
     if def != "std::option::Option" && def != "core::option::Option" {
@@ -463,10 +518,11 @@ fn null_niche(ty: &Ty, size: u64, variants: &[crate::layout::VariantLayout]) -> 
         (&variants[0], &variants[1])
     };
     let fills = data.fields.len() == 1 && data.fields[0].offset == 0 && data.fields[0].size == size;
-    (empty.fields.is_empty() && empty.name == "None" && fills).then(|| Encoding::NullNiche {
-        zero_variant: empty.name.clone(),
+    (empty.fields.is_empty() && empty.name == "None" && fills).then(|| Encoding::Niche {
         offset: 0,
         size: size.min(PTR_SIZE),
+        untagged: data.name.clone(),
+        tagged: vec![(empty.name.clone(), 0)],
     })
 }
 

@@ -17,6 +17,7 @@ pub mod error;
 pub mod interp;
 pub mod layout;
 pub mod memory;
+pub mod niche_report;
 mod ops;
 pub mod probe;
 pub mod report;
@@ -27,8 +28,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 pub use error::{EvalError, Unsupported};
-pub use layout::TupleLayouts;
 pub use layout::UnknownLayout;
+pub use layout::{ProbedNiche, ProbedVariant, TupleLayouts};
 pub use memory::{Alloc, EvalAlloc, MemError, Memory, Reloc, Target};
 
 use crate::model::{

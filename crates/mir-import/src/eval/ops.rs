@@ -359,15 +359,18 @@ impl Interp<'_> {
                     &uint_bytes(value, *size),
                 )
             }
-            Encoding::NullNiche {
-                zero_variant,
+            Encoding::Niche {
                 offset,
                 size,
-            } if zero_variant == name => self.write(
-                &self.at(dest, *offset, Ty::unit()),
-                &Bytes::plain(vec![0; *size as usize]),
-            ),
-            Encoding::NullNiche { .. } => Ok(()),
+                tagged,
+                ..
+            } => match tagged.iter().find(|(n, _)| n == name) {
+                Some((_, value)) => self.write(
+                    &self.at(dest, *offset, Ty::unit()),
+                    &uint_bytes(*value, *size),
+                ),
+                None => Ok(()),
+            },
             Encoding::Single { variant } if variant == name => Ok(()),
             Encoding::Single { variant } => {
                 Err(format!("`{}` has only variant `{variant}`, not `{name}`", dest.ty).into())
@@ -390,19 +393,24 @@ impl Interp<'_> {
                     .and_then(|v| v.tag_value)
                     .ok_or_else(|| format!("tag {tag} names no variant of `{}`", src.ty).into());
             }
-            Encoding::NullNiche {
-                zero_variant,
+            Encoding::Niche {
                 offset,
                 size,
+                untagged,
+                tagged,
             } => {
+                // A pointer (a relocation) is never one of the niche's
+                // values, which lie outside the field's valid range.
                 let word = self.read(&self.at(src, *offset, Ty::unit()), *size)?;
-                let is_zero = word.relocs.is_empty() && word.to_uint()? == 0;
-                let data = variants.iter().find(|v| v.name != *zero_variant);
-                if is_zero {
-                    zero_variant.clone()
+                let value = if word.relocs.is_empty() {
+                    Some(word.to_uint()?)
                 } else {
-                    data.map(|v| v.name.clone()).unwrap_or_default()
-                }
+                    None
+                };
+                tagged
+                    .iter()
+                    .find(|(_, v)| Some(*v) == value)
+                    .map_or_else(|| untagged.clone(), |(n, _)| n.clone())
             }
             Encoding::Single { variant } => variant.clone(),
         };
@@ -426,13 +434,36 @@ impl Interp<'_> {
         };
         for (name, e) in fields {
             let off = field_offset(layout, variant.as_deref(), name)?;
-            let fty = valtree_field_ty(e)?;
+            let fty = match e {
+                ValTree::Path(p) => self.path_value_ty(p),
+                _ => valtree_field_ty(e)?,
+            };
             self.write_valtree(&self.at(dest, off, fty), e)?;
         }
         if let Some(v) = variant {
             self.write_tag(dest, layout, &v)?;
         }
         Ok(())
+    }
+
+    /// The type of a field printed as a path: a unit struct's own path
+    /// (`PhantomData::<u32>`), or for a unit variant (`Ordering::Equal`,
+    /// inside `Some(Ordering::Equal)`) its enum, the path less its last name.
+    fn path_value_ty(&self, p: &Path) -> Ty {
+        let own = Ty::Adt(p.clone());
+        if self.layout(&own).is_ok() || p.segments.len() < 2 {
+            return own;
+        }
+        let parent = Ty::Adt(Path {
+            segments: p.segments[..p.segments.len() - 1].to_vec(),
+        });
+        match self.layout(&parent) {
+            Ok(Layout {
+                shape: Shape::Enum { variants, .. },
+                ..
+            }) if variants.iter().any(|v| v.name == p.last_name()) => parent,
+            _ => own,
+        }
     }
 
     pub(super) fn write_valtree(&mut self, dest: &PlaceRef, v: &ValTree) -> R<()> {

@@ -16,8 +16,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::layout::TupleLayouts;
-use crate::layout::{TagLayout, TypeShape};
+use super::layout::{ProbedNiche, ProbedVariant, TupleLayouts};
+
+use crate::layout::{LayoutTable, TagLayout, TypeShape, VariantLayout};
 use crate::model::{Body, BodyKind, Crate, GenericArg, PlaceElem, StatementKind, Ty};
 use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
 
@@ -31,8 +32,7 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
         // Function bodies of the kernel module too: lowering needs the layout
         // of every tuple it touches. The prelude's generic bodies hold type
         // parameters that the probe could not name.
-        let kernel_fn = b.path.segments.first().is_some_and(|s| s.name == "kernel");
-        if matches!(b.kind, BodyKind::Fn { .. }) && !kernel_fn {
+        if matches!(b.kind, BodyKind::Fn { .. }) && !probed_fn(b) {
             continue;
         }
         collect_body(b, &mut out);
@@ -43,33 +43,74 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
     out
 }
 
-/// Every two-variant enum with a field-less variant that kernel functions use
-/// and rustc printed without a tag, except those whose encoding Rust
-/// guarantees: the niche probe measures these.
-pub fn niche_enum_types(krate: &Crate) -> BTreeSet<Ty> {
+/// Whether the types of function body `b` are probed: the kernel's
+/// functions and the dependency functions imported from their crates' MIR
+/// ([`crate::deps`]), not the prelude's generic bodies.
+pub(super) fn probed_fn(b: &Body) -> bool {
+    matches!(b.kind, BodyKind::Fn { .. })
+        && b.path
+            .segments
+            .first()
+            .is_some_and(|s| s.name != crate::prelude::PRELUDE_MODULE)
+}
+
+/// The structs and enums (and those in their arguments) that probed
+/// functions hold in locals; with `dependencies_only`, only the functions
+/// imported from a dependency's MIR.
+fn local_adts(krate: &Crate, dependencies_only: bool) -> BTreeSet<Ty> {
     let mut all = BTreeSet::new();
     for (_, b) in krate.bodies.iter() {
-        let kernel_fn = b.path.segments.first().is_some_and(|s| s.name == "kernel");
-        if matches!(b.kind, BodyKind::Fn { .. }) && kernel_fn {
+        let kernel = b.path.segments.first().is_some_and(|s| s.name == "kernel");
+        if probed_fn(b) && !(dependencies_only && kernel) {
             for (_, l) in b.locals.iter() {
                 collect_adts(&l.ty, &mut all);
             }
         }
     }
-    all.into_iter()
-        .filter(|t| {
-            let Some(l) = krate.layouts.get(&t.to_string()) else {
-                return false;
-            };
+    all
+}
+
+/// The structs and enums that dependency functions imported from their
+/// crates' MIR hold in locals and that rustc's report did not print (such
+/// a body uses types the kernel never does): [`print_unprinted_layouts`]
+/// asks for their size, which makes rustc print their layouts.
+pub fn unprinted_types(krate: &Crate) -> BTreeSet<Ty> {
+    local_adts(krate, true)
+        .into_iter()
+        .filter(|t| krate.layouts.get(&t.to_string()).is_none() && nameable(t))
+        .collect()
+}
+
+/// The enums that probed functions hold in locals, that source can name
+/// and that rustc printed with no tag, each with its size and variants:
+/// the ones whose niche the probes measure.
+pub(super) fn untagged_enums(krate: &Crate) -> Vec<(Ty, u64, &[VariantLayout])> {
+    local_adts(krate, false)
+        .into_iter()
+        .filter(nameable)
+        .filter_map(|t| {
+            let l = krate.layouts.get(&t.to_string())?;
             let TypeShape::Enum {
                 tag: TagLayout::Unknown,
                 variants,
             } = &l.shape
             else {
-                return false;
+                return None;
             };
-            variants.len() == 2 && variants.iter().any(|v| v.fields.is_empty()) && nameable(t)
+            Some((t, l.size, variants.as_slice()))
         })
+        .collect()
+}
+
+/// Every two-variant enum with a field-less variant that kernel functions use
+/// and rustc printed without a tag: the static probe measures these.
+pub fn niche_enum_types(krate: &Crate) -> BTreeSet<Ty> {
+    untagged_enums(krate)
+        .into_iter()
+        .filter(|(_, _, variants)| {
+            variants.len() == 2 && variants.iter().any(|v| v.fields.is_empty())
+        })
+        .map(|(t, _, _)| t)
         .collect()
 }
 
@@ -153,9 +194,20 @@ fn collect(ty: &Ty, out: &mut BTreeSet<Ty>) {
     }
 }
 
+/// A two-variant enum whose field-less variant the probe stores in a static.
+#[derive(Clone, Debug)]
+pub struct NicheStatic {
+    /// The enum.
+    pub ty: Ty,
+    /// Its field-less variant, which the static holds.
+    pub empty: String,
+    /// The other variant.
+    pub data: String,
+}
+
 /// The probe module's source for `tuples` and, for each of `niche_enums`
 /// with its field-less variant's name, a static holding that variant.
-pub fn probe_source(tuples: &[Ty], niche_enums: &[(Ty, String)]) -> String {
+pub fn probe_source(tuples: &[Ty], niche_enums: &[NicheStatic]) -> String {
     let mut s = String::from(
         "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::{align_of, offset_of, size_of};\n",
     );
@@ -173,10 +225,10 @@ pub fn probe_source(tuples: &[Ty], niche_enums: &[(Ty, String)]) -> String {
             items.join(", ")
         ));
     }
-    for (i, (t, variant)) in niche_enums.iter().enumerate() {
-        let src = t.to_rust_source();
+    for (i, NicheStatic { ty, empty, .. }) in niche_enums.iter().enumerate() {
+        let src = ty.to_rust_source();
         s.push_str(&format!(
-            "pub static NICHE_{i}: {src} = <{src}>::{variant};\n"
+            "pub static NICHE_{i}: {src} = <{src}>::{empty};\n"
         ));
     }
     s.push_str("#[inline(never)]\npub fn touch() -> usize {\n    0");
@@ -195,7 +247,7 @@ pub fn probe_source(tuples: &[Ty], niche_enums: &[(Ty, String)]) -> String {
 /// the same pointer to `u8`: a thin pointer to a sized type is laid out the
 /// same whatever it points to (a reference keeps its non-null niche), and
 /// a dependency's private type cannot be named in the probe.
-fn behind_stand_ins(ty: &Ty) -> Ty {
+pub(super) fn behind_stand_ins(ty: &Ty) -> Ty {
     let foreign = |t: &Ty| match t {
         Ty::Adt(p) => {
             p.segments.len() > 1
@@ -237,9 +289,70 @@ pub enum ProbeError {
     /// A probe static's bytes are not whole initialized words.
     #[error("layout probe: {0} is not plain words")]
     NotWords(String),
+    /// The report of the layout run did not parse.
+    #[error("layout probe: rustc's type-size report: {0}")]
+    Layouts(String),
     /// A probe static has fewer than two words (size and alignment).
     #[error("layout probe: {0} is too short")]
     TooShort(String),
+}
+
+/// Adds to `krate`'s layout table what rustc prints when asked for the
+/// size of each of [`unprinted_types`]: the kernel is compiled once more
+/// with `pub static LAYOUT_3: usize = size_of::<T>();` per type, and the
+/// report of that run is read. A type source cannot name (a dependency's
+/// private type) is left out and stays unprinted, as is everything when
+/// rustc refuses the module for another reason: the lowering then refuses
+/// what needs those layouts, naming them.
+///
+/// # Errors
+///
+/// [`ProbeError`] when the report that rustc printed does not parse.
+pub fn print_unprinted_layouts(
+    kernel: &Path,
+    krate: &mut Crate,
+    opts: &RustcOptions,
+) -> Result<(), ProbeError> {
+    let mut types: Vec<Ty> = unprinted_types(krate).into_iter().collect();
+    for _ in 0..2 {
+        if types.is_empty() {
+            return Ok(());
+        }
+        let mut src = String::from(
+            "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::size_of;\n",
+        );
+        for (i, t) in types.iter().enumerate() {
+            src.push_str(&format!(
+                "pub static LAYOUT_{i}: usize = size_of::<{}>();\n",
+                t.to_rust_source()
+            ));
+        }
+        match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
+            Ok(out) => {
+                let printed = LayoutTable::parse(&out.type_sizes)
+                    .map_err(|e| ProbeError::Layouts(e.to_string()))?;
+                for (name, l) in printed.types {
+                    krate.layouts.types.entry(name).or_insert(l);
+                }
+                return Ok(());
+            }
+            Err(RustcError::Failed { stderr, .. }) => {
+                let private = private_probe_lines(&stderr, &src);
+                tracing::debug!("layouts of dependency types refused by rustc: {private:?}");
+                types = types
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| !private.contains(&format!("LAYOUT_{i}")))
+                    .map(|(_, t)| t)
+                    .collect();
+                if private.is_empty() {
+                    return Ok(());
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
 }
 
 /// Runs the probe for `krate`'s tuple types; the kernel at `kernel` is compiled
@@ -250,18 +363,34 @@ pub fn probe_tuples(
     opts: &RustcOptions,
 ) -> Result<TupleLayouts, ProbeError> {
     let tuples: Vec<Ty> = tuple_types(krate).into_iter().collect();
-    let niche_enums: Vec<(Ty, String)> = niche_enum_types(krate)
+    let niche_enums: Vec<NicheStatic> = niche_enum_types(krate)
         .into_iter()
         .filter_map(|t| {
             let l = krate.layouts.get(&t.to_string())?;
             let TypeShape::Enum { variants, .. } = &l.shape else {
                 return None;
             };
-            let empty = variants.iter().find(|v| v.fields.is_empty())?;
-            Some((t, empty.name.clone()))
+            let [a, b] = variants.as_slice() else {
+                return None;
+            };
+            let (empty, data) = if a.fields.is_empty() { (a, b) } else { (b, a) };
+            Some(NicheStatic {
+                ty: t,
+                empty: empty.name.clone(),
+                data: data.name.clone(),
+            })
         })
         .collect();
-    probe_named(kernel, opts, &tuples, &niche_enums)
+    let mut out = probe_named(kernel, opts, &tuples, &niche_enums)?;
+    // What the statics could not show (a niche whose variants all have
+    // fields, `Result<&[u8], E>`), rustc's layout report does.
+    let rest: Vec<Ty> = super::niche_report::candidates(krate)
+        .into_iter()
+        .filter(|t| !out.niches.contains_key(&t.to_string()))
+        .collect();
+    out.niches
+        .extend(super::niche_report::probe(kernel, opts, &rest)?);
+    Ok(out)
 }
 
 /// The probe statics (`PROBE_3`, `NICHE_0`) on the lines of the probe
@@ -304,7 +433,7 @@ fn probe_named(
     kernel: &Path,
     opts: &RustcOptions,
     tuples: &[Ty],
-    niche_enums: &[(Ty, String)],
+    niche_enums: &[NicheStatic],
 ) -> Result<TupleLayouts, ProbeError> {
     let mut out = TupleLayouts::default();
     if tuples.is_empty() && niche_enums.is_empty() {
@@ -324,7 +453,7 @@ fn probe_named(
                 .filter(|(i, _)| keep(&format!("PROBE_{i}")))
                 .map(|(_, t)| t.clone())
                 .collect();
-            let niche_enums: Vec<(Ty, String)> = niche_enums
+            let niche_enums: Vec<NicheStatic> = niche_enums
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| keep(&format!("NICHE_{i}")))
@@ -364,32 +493,47 @@ fn probe_named(
         out.by_type
             .insert(t.to_string(), (*size, *align, offsets.to_vec()));
     }
-    for (i, (t, _)) in niche_enums.iter().enumerate() {
+    for (i, n) in niche_enums.iter().enumerate() {
         let name = format!("{PROBE_MODULE}::NICHE_{i}");
         let dump = parsed
             .allocs
             .values()
             .find(|a| a.static_path.as_deref() == Some(name.as_str()))
             .ok_or_else(|| ProbeError::Missing(name.clone()))?;
-        if let Some(niche) = zero_niche(&dump.bytes) {
-            out.niches.insert(t.to_string(), niche);
+        if let Some((offset, size, value)) = value_niche(&dump.bytes) {
+            out.niches.insert(
+                n.ty.to_string(),
+                ProbedNiche {
+                    offset,
+                    size,
+                    untagged: ProbedVariant::Name(n.data.clone()),
+                    tagged: vec![(ProbedVariant::Name(n.empty.clone()), value)],
+                },
+            );
         }
     }
     Ok(out)
 }
 
-/// The (offset, size) of the one run of initialized bytes in a static's
-/// printed bytes, when they are all zero and the run is 1, 2, 4 or 8 bytes:
-/// the niche that stores a field-less variant. `None` for anything else,
-/// which leaves the enum's encoding unproven.
-pub fn zero_niche(bytes: &[Option<u8>]) -> Option<(u64, u64)> {
+/// The (offset, size, value) of the one run of initialized bytes in a
+/// static's printed bytes, when the run is 1, 2, 4, 8 or 16 bytes: the niche
+/// field and the value that stores a field-less variant (zero for
+/// `Option<(usize, &T)>`'s `None`, 2 for `Option<Ordering>`'s). `None` for
+/// anything else, which leaves the enum's encoding unproven.
+pub fn value_niche(bytes: &[Option<u8>]) -> Option<(u64, u64, u128)> {
     let start = bytes.iter().position(Option::is_some)?;
-    let len = bytes[start..].iter().take_while(|b| b.is_some()).count();
-    let rest_uninit = bytes[start + len..].iter().all(Option::is_none);
-    let zeros = bytes[start..start + len].iter().all(|b| *b == Some(0));
-    (rest_uninit && zeros && matches!(len, 1 | 2 | 4 | 8)).then_some((start as u64, len as u64))
+    let run: Vec<u8> = bytes[start..].iter().map_while(|b| *b).collect();
+    let rest_uninit = bytes[start + run.len()..].iter().all(Option::is_none);
+    let value = run
+        .iter()
+        .rev()
+        .fold(0u128, |v, b| (v << 8) | u128::from(*b));
+    (rest_uninit && matches!(run.len(), 1 | 2 | 4 | 8 | 16)).then_some((
+        start as u64,
+        run.len() as u64,
+        value,
+    ))
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,6 +126,53 @@ pub fn dep_call_source(shims: &BTreeMap<String, DepCall>) -> String {
     s
 }
 
+/// The shims (keys of `shims`) whose lines rustc's errors point at:
+/// `appended` is the text appended to the kernel, whose shim source starts
+/// on line `first` of the compiled copy, printed under the kernel's file
+/// name `file`. Lines outside the shims name none.
+pub fn refused_shims(
+    shims: &BTreeMap<String, DepCall>,
+    appended: &str,
+    first: usize,
+    file: &str,
+    stderr: &str,
+) -> Vec<String> {
+    let lines: Vec<&str> = appended.lines().collect();
+    let shim_start = lines.len() - dep_call_source(shims).lines().count();
+    let mut modules = BTreeSet::new();
+    for l in stderr.lines() {
+        let Some(at) = l.trim_start().strip_prefix("--> ") else {
+            continue;
+        };
+        let mut parts = at.rsplitn(3, ':');
+        let (_col, line, path) = (parts.next(), parts.next(), parts.next());
+        let (Some(line), Some(path)) = (line.and_then(|n| n.parse::<usize>().ok()), path) else {
+            continue;
+        };
+        if !path.ends_with(file) {
+            continue;
+        }
+        let Some(index) = line.checked_sub(first) else {
+            continue;
+        };
+        if index < shim_start || index >= lines.len() {
+            continue;
+        }
+        let module = lines[shim_start..=index]
+            .iter()
+            .rev()
+            .find_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(" {"));
+        if let Some(m) = module {
+            modules.insert(m.to_string());
+        }
+    }
+    shims
+        .iter()
+        .filter(|(_, d)| modules.contains(&d.module()))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 /// The calls of the reachable function bodies that go into one of the
 /// dependency crates `deps`, have no body, and can be written in source:
 /// keyed by the call's path as printed.
@@ -314,6 +361,37 @@ mod tests {
         Ty::Adt(Path {
             segments: path.split("::").map(|s| seg(s, vec![])).collect(),
         })
+    }
+
+    #[test]
+    fn refused_shims_are_the_ones_rustc_points_at() {
+        let shim = |callee: &str| DepCall {
+            callee: callee.into(),
+            params: vec![Ty::Int(IntTy::U64)],
+            ret: Ty::Int(IntTy::U32),
+        };
+        let mut shims = BTreeMap::new();
+        shims.insert("a".to_string(), shim("dep::public::f"));
+        shims.insert("b".to_string(), shim("dep::private::g"));
+        let appended = format!("mod instance {{}}\n{}", dep_call_source(&shims));
+        // The compiled copy: 10 kernel lines, a blank one, then `appended`.
+        let first = 12;
+        let g_line = appended
+            .lines()
+            .position(|l| l.contains("dep::private::g"))
+            .expect("g's call")
+            + first;
+        let stderr = format!(
+            "error[E0603]: module `private` is private\n  --> /src/kernel.rs:{g_line}:20\n\
+             note: the module `private` is defined here\n  --> /work/vendor/dep/src/lib.rs:{g_line}:1\n"
+        );
+        assert_eq!(
+            refused_shims(&shims, &appended, first, "kernel.rs", &stderr),
+            ["b"]
+        );
+        // A line in the instances, or another file's, names no shim.
+        let elsewhere = format!("  --> /src/kernel.rs:{first}:1\n  --> /src/other.rs:{g_line}:1\n");
+        assert!(refused_shims(&shims, &appended, first, "kernel.rs", &elsewhere).is_empty());
     }
 
     #[test]

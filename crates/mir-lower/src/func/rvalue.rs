@@ -563,7 +563,7 @@ impl FnLower<'_, '_> {
 
     fn discriminant(&mut self, p: &Place, dest_ty: &Ty) -> Result<Val, Diagnostic> {
         let ety = self.place_ty(p)?;
-        let (enc, variants, _) = self.enum_encoding(&ety)?;
+        let (enc, _, _) = self.enum_encoding(&ety)?;
         let (bits, _) = int_bits(dest_ty).unwrap_or((64, true));
         let r = self.place(p)?;
         match enc {
@@ -580,10 +580,11 @@ impl FnLower<'_, '_> {
                     std::cmp::Ordering::Equal => tag,
                 }))
             }
-            Encoding::NullNiche {
-                zero_variant,
+            Encoding::Niche {
                 offset,
                 size,
+                untagged,
+                tagged,
             } => {
                 let word = match self.read_place(&r)? {
                     Val::Immediate(w) if offset == 0 => w,
@@ -593,26 +594,26 @@ impl FnLower<'_, '_> {
                     Val::ByRef(a) => self.load_scalar_at(a, offset, Scalar::Int((size * 8) as u16)),
                     _ => return Err(self.internal("niche word")),
                 };
-                let other = variants
-                    .iter()
-                    .find(|v| v.name != zero_variant)
-                    .map(|v| v.name.clone());
-                let other = other.ok_or_else(|| self.internal("niche variants"))?;
-                let zd = self.discr_value(&ety, &zero_variant)?;
-                let od = self.discr_value(&ety, &other)?;
                 let wt = self.b.value_ty(word);
-                let is_ptr = self.b.types().is_ptr(wt);
-                let word = if is_ptr {
+                let word = if self.b.types().is_ptr(wt) {
                     let t = self.b.types().i64();
                     self.b.cast(CastOp::PtrToInt, word, t)
                 } else {
                     word
                 };
                 let wt = self.b.value_ty(word);
-                let zero = self.b.iconst(wt, 0);
-                let is_zero = self.b.icmp(IntCC::Eq, word, zero);
-                let (zv, ov) = (self.iconst(bits, zd), self.iconst(bits, od));
-                Ok(Val::Immediate(self.b.select(is_zero, zv, ov)))
+                // The untagged variant unless the niche holds a tagged
+                // variant's value (which no untagged value can hold).
+                let d = self.discr_value(&ety, &untagged)?;
+                let mut discr = self.iconst(bits, d);
+                for (name, value) in &tagged {
+                    let v = self.b.iconst(wt, *value as i128);
+                    let is_it = self.b.icmp(IntCC::Eq, word, v);
+                    let d = self.discr_value(&ety, name)?;
+                    let dv = self.iconst(bits, d);
+                    discr = self.b.select(is_it, dv, discr);
+                }
+                Ok(Val::Immediate(discr))
             }
             Encoding::Single { variant } => {
                 let d = self.discr_value(&ety, &variant)?;
@@ -656,15 +657,17 @@ impl FnLower<'_, '_> {
                 let tag = self.iconst((ts * 8) as u16, d);
                 self.store_scalar_at(addr, offset, Scalar::Int((ts * 8) as u16), tag);
             }
-            Encoding::NullNiche {
-                zero_variant,
+            Encoding::Niche {
                 offset,
                 size: n,
-            } if zero_variant == variant => {
-                let z = self.iconst((n * 8) as u16, 0);
-                self.store_scalar_at(addr, offset, Scalar::Int((n * 8) as u16), z);
+                tagged,
+                ..
+            } => {
+                if let Some((_, value)) = tagged.iter().find(|(name, _)| name == variant) {
+                    let v = self.iconst((n * 8) as u16, *value as i128);
+                    self.store_scalar_at(addr, offset, Scalar::Int((n * 8) as u16), v);
+                }
             }
-            Encoding::NullNiche { .. } => {}
             Encoding::Single { variant: only } if only == variant => {}
             Encoding::Single { variant: only } => {
                 return Err(self.unsupported(format!(
