@@ -116,6 +116,52 @@ impl DepMir {
             .items
             .keys()
             .filter(|k| k.ends_with(&suffix) && !k.contains('<'));
+        match (found.next(), found.next()) {
+            (Some(only), None) => Some(only.as_str()),
+            (Some(_), Some(_)) => None,
+            (None, _) => self.find_inherent_method(rest),
+        }
+    }
+
+    /// The body of the inherent method a call prints as `m::Ty::method`
+    /// (the crate's name stripped): the crate's MIR prints it under the
+    /// impl block (`m::<impl at src/m.rs:30:1: 30:8>::method`), and the one
+    /// block of module `m` whose source header reads `impl Ty` is it.
+    fn find_inherent_method(&self, rest: &str) -> Option<&str> {
+        let (owner, method) = rest.rsplit_once("::")?;
+        let (module, ty_name) = owner.rsplit_once("::").unwrap_or(("", owner));
+        if ty_name.contains('<') || method.contains('<') {
+            return None;
+        }
+        self.find_in_impl_blocks(module, method, |header| {
+            let Some(ty) = header.trim().strip_prefix("impl ") else {
+                return false;
+            };
+            !ty.contains(" for ") && ty.trim() == ty_name
+        })
+    }
+
+    /// The one method `method` of an impl block of `module` whose source
+    /// header `is_it` accepts.
+    fn find_in_impl_blocks(
+        &self,
+        module: &str,
+        method: &str,
+        is_it: impl Fn(&str) -> bool,
+    ) -> Option<&str> {
+        let prefix = if module.is_empty() {
+            "<impl at ".to_string()
+        } else {
+            format!("{module}::<impl at ")
+        };
+        let suffix = format!(">::{method}");
+        let mut found = self.items.keys().filter(|k| {
+            k.strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(&suffix))
+                .is_some_and(|span| {
+                    !span.contains('>') && self.impl_header(span).is_some_and(|h| is_it(&h))
+                })
+        });
         let first = found.next()?;
         found.next().is_none().then_some(first.as_str())
     }
@@ -137,24 +183,7 @@ impl DepMir {
         }
         let (module, ty_name) = self_ty.rsplit_once("::").unwrap_or(("", self_ty));
         let trait_name = trait_path.split('<').next()?.rsplit("::").next()?;
-        let prefix = if module.is_empty() {
-            "<impl at ".to_string()
-        } else {
-            format!("{module}::<impl at ")
-        };
-        let suffix = format!(">::{method}");
-        let mut found = self.items.keys().filter(|k| {
-            k.strip_prefix(&prefix)
-                .and_then(|rest| rest.strip_suffix(&suffix))
-                .is_some_and(|span| {
-                    !span.contains('>')
-                        && self
-                            .impl_header(span)
-                            .is_some_and(|h| impl_is(&h, trait_name, ty_name))
-                })
-        });
-        let first = found.next()?;
-        found.next().is_none().then_some(first.as_str())
+        self.find_in_impl_blocks(module, method, |h| impl_is(h, trait_name, ty_name))
     }
 
     /// The source text an `<impl at FILE:L:C: L2:C2>` span covers (the
@@ -560,7 +589,7 @@ mod tests {
         std::fs::create_dir_all(&src).expect("dir");
         std::fs::write(
             src.join("xo.rs"),
-            "pub struct Xo;\nimpl SeedableRng for Xo {\n}\nimpl RngCore\n    for Xo {\n}\n",
+            "pub struct Xo;\nimpl SeedableRng for Xo {\n}\nimpl RngCore\n    for Xo {\n}\nimpl Xo {\n}\n",
         )
         .expect("write");
         let body = |block: &str, m: &str| {
@@ -572,6 +601,7 @@ mod tests {
             body("2:1: 2:25", "seed_from_u64"),
             body("4:1: 5:11", "seed_from_u64"),
             body("4:1: 5:11", "next"),
+            body("7:1: 7:8", "new"),
         ]
         .concat();
         let f = dir.join("rand.mir");
@@ -592,6 +622,13 @@ mod tests {
             d.find("<rand::rngs::xo::Xo as rand::Other>::seed_from_u64"),
             None
         );
+        // An inherent method: printed by its type in the call, under its
+        // block in the crate's MIR; a trait's block does not count.
+        assert_eq!(
+            d.find("rand::rngs::xo::Xo::new"),
+            Some("rngs::xo::<impl at /work/vendor/rand-0.8.8/src/rngs/xo.rs:7:1: 7:8>::new")
+        );
+        assert_eq!(d.find("rand::rngs::xo::Xo::next"), None);
         let renamed = d.item_text(header, name).expect("text");
         assert!(
             renamed.starts_with(&format!("fn {name}(_1: u64) -> rand::rngs::xo::Xo {{")),
