@@ -26,6 +26,7 @@ pub mod mono;
 pub mod parse;
 pub mod prelude;
 pub mod rustc;
+pub mod rustc_cache;
 
 pub use model::Crate;
 pub use parse::{ParseError, Pos};

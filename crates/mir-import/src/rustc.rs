@@ -296,7 +296,7 @@ fn run(
     if let Some((name, src)) = extra {
         root_src.push_str(&format!("pub mod {name} {{\n{src}\n}}\n"));
     }
-    std::fs::write(&root, root_src).map_err(RustcError::Scratch)?;
+    std::fs::write(&root, &root_src).map_err(RustcError::Scratch)?;
     let mir_path = scratch.0.join("kernel.mir");
     let mut args: Vec<std::ffi::OsString> = [
         "--edition",
@@ -356,6 +356,30 @@ fn run(
     if opts.device {
         args.extend(["--cfg".into(), DEVICE_CFG.into()]);
     }
+    // The cache's key names the scratch and kernel folders by role: they
+    // differ between runs (unconfined, rustc sees the host's paths) and
+    // rustc prints neither (both are remapped).
+    let by_role = |text: &str| {
+        text.replace(&scratch.0.display().to_string(), "<scratch>")
+            .replace(&folder.display().to_string(), "<source>")
+    };
+    let cache_key = crate::rustc_cache::key(&crate::rustc_cache::Inputs {
+        folder: &folder,
+        root: &by_role(&root_src),
+        source: &source,
+        appended,
+        args: args.iter().map(|a| by_role(&a.to_string_lossy())).collect(),
+        deps: opts.deps.as_ref().map(|d| d.root.as_path()),
+        rustc: &sandbox.rustc(),
+        confined: sandbox.is_confined(),
+    });
+    if let Some(hit) = cache_key.as_deref().and_then(crate::rustc_cache::load) {
+        return Ok(RustcOutput {
+            mir: hit.mir,
+            type_sizes: hit.type_sizes,
+            source,
+        });
+    }
     job.args = args;
     job.env = vec![("RUSTC_BOOTSTRAP".into(), "1".into())];
     job.cwd = Some(scratch.0.clone());
@@ -370,9 +394,13 @@ fn run(
     }
     let mir = std::fs::read_to_string(&mir_path).map_err(RustcError::Scratch)?;
     let type_sizes = String::from_utf8_lossy(&out.stdout).into_owned();
+    let kept = crate::rustc_cache::Cached { mir, type_sizes };
+    if let Some(k) = &cache_key {
+        crate::rustc_cache::store(k, &kept);
+    }
     Ok(RustcOutput {
-        mir,
-        type_sizes,
+        mir: kept.mir,
+        type_sizes: kept.type_sizes,
         source,
     })
 }
