@@ -159,11 +159,6 @@ impl DependencyTable {
         self.deps.keys().map(String::as_str)
     }
 
-    /// The crate names as rustc's `--extern` takes them (`-` as `_`).
-    pub fn crate_names(&self) -> Vec<String> {
-        self.deps.keys().map(|n| n.replace('-', "_")).collect()
-    }
-
     /// The `Cargo.toml` of the crate that cargo builds for these
     /// dependencies, written by the TOML serializer.
     pub fn cargo_manifest(&self) -> String {
@@ -230,7 +225,11 @@ mod tests {
         .expect("accepted");
         assert!(!t.deps["libm"].default_features);
         assert_eq!(t.deps["num-traits"].features, ["libm"]);
-        assert_eq!(t.crate_names(), ["libm", "num_traits", "sha2"]);
+        assert_eq!(
+            t.package_names().collect::<Vec<_>>(),
+            ["libm", "num-traits", "sha2"]
+        );
+        assert!(t.names_package("num-traits") && !t.names_package("num_traits"));
         let manifest = t.cargo_manifest();
         let back: toml::Table = toml::from_str(&manifest).expect("valid toml");
         assert_eq!(

@@ -175,14 +175,12 @@ impl DepMir {
     /// with a method `m`, and the one whose source reads `impl .. T .. for A`
     /// is it; none or several leave the call unresolved.
     fn find_trait_method(&self, name: &str) -> Option<&str> {
-        let (qualified, method) = name.strip_prefix('<')?.rsplit_once(">::")?;
-        let (self_ty, trait_path) = qualified.split_once(" as ")?;
+        let (self_ty, trait_name, method) = crate::model::impls::trait_call(name)?;
         let self_ty = self_ty.strip_prefix(&format!("{}::", self.crate_name))?;
         if self_ty.contains('<') || method.contains(['<', ':']) {
             return None;
         }
         let (module, ty_name) = self_ty.rsplit_once("::").unwrap_or(("", self_ty));
-        let trait_name = trait_path.split('<').next()?.rsplit("::").next()?;
         self.find_in_impl_blocks(module, method, |h| impl_is(h, trait_name, ty_name))
     }
 
@@ -330,12 +328,10 @@ fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
             else {
                 continue;
             };
-            if crate::calls::classify(path).is_some() || !path.generic_args().is_empty() {
-                continue;
-            }
             let name = path.def_path();
-            if dependency_of(&name).is_some_and(|c| crates.contains(c))
-                && krate.fn_body(&krate.resolve_callee(path)).is_none()
+            if path.generic_args().is_empty()
+                && crate::mono::dep_calls::is_bodiless_dep_call(krate, path, crates)
+                && dependency_of(&name).is_some_and(|c| crates.contains(c))
             {
                 named.insert(name);
             }

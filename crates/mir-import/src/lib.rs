@@ -229,7 +229,7 @@ pub fn print_kernel(
                 // last round stands and the lowering refuses its calls by
                 // name.
                 Err(rustc::RustcError::Failed { stderr, .. }) if shims.len() > before.1 => {
-                    let first = printed.out.source.matches('\n').count() + 2;
+                    let first = rustc::appended_first_line(&printed.out.source);
                     let file = kernel.file_name().and_then(|f| f.to_str()).unwrap_or("");
                     let bad = mono::dep_calls::refused_shims(
                         &shims,

@@ -235,6 +235,13 @@ pub fn run_rustc_layout_report(
     }
 }
 
+/// The line of the compiled copy (1-based) on which the text appended by
+/// [`run_rustc_appended`] to the kernel's `source` starts: after the
+/// kernel's lines and the one newline the copy adds.
+pub fn appended_first_line(source: &str) -> usize {
+    source.matches('\n').count() + 2
+}
+
 /// Like [`run_rustc`], on the kernel's text with `appended` added at its
 /// end, inside the kernel's module (monomorphisation's instances, which call
 /// the kernel's private items). The copy is printed under the kernel's own
@@ -366,7 +373,6 @@ fn run(
     let cache_key = crate::rustc_cache::key(&crate::rustc_cache::Inputs {
         folder: &folder,
         root: &by_role(&root_src),
-        source: &source,
         appended,
         args: args.iter().map(|a| by_role(&a.to_string_lossy())).collect(),
         deps: opts.deps.as_ref().map(|d| d.root.as_path()),

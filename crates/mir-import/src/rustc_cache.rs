@@ -33,9 +33,9 @@ pub(crate) struct Inputs<'a> {
     /// The kernel's folder: every file in it, since a kernel may
     /// `include!` its neighbours.
     pub folder: &'a Path,
-    /// The crate root as written, with the module and appended text.
+    /// The crate root as written, with its features and extra module.
     pub root: &'a str,
-    pub source: &'a str,
+    /// The text appended to the kernel's (the kernel itself is in `folder`).
     pub appended: Option<&'a str>,
     pub args: Vec<String>,
     pub deps: Option<&'a Path>,
@@ -96,7 +96,6 @@ fn digest(inputs: &Inputs) -> Option<String> {
     field("confined", &[u8::from(inputs.confined)]);
     field("prelude", crate::rustc::PRELUDE_SOURCE.as_bytes());
     field("root", inputs.root.as_bytes());
-    field("source", inputs.source.as_bytes());
     field("appended", inputs.appended.unwrap_or("").as_bytes());
     for a in &inputs.args {
         field("arg", a.as_bytes());
@@ -166,7 +165,6 @@ mod tests {
         let inputs = |appended, confined| Inputs {
             folder: &src,
             root: "root",
-            source: "fn k() {}",
             appended,
             args: vec!["-C".into(), "opt-level=3".into()],
             deps: None,

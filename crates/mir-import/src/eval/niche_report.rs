@@ -20,22 +20,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::layout::{ProbedNiche, ProbedVariant};
-use super::probe::{ProbeError, behind_stand_ins, untagged_enums};
-use crate::model::{Crate, Ty};
+use super::probe::{ProbeError, behind_stand_ins, root_line};
+use crate::layout::VariantLayout;
+use crate::model::Ty;
 use crate::rustc::{RustcOptions, extra_module_first_line, run_rustc_layout_report};
 
 /// The module name of the report's aliases inside the crate root.
 pub const REPORT_MODULE: &str = "__layout_report";
 
-/// The enums kernel functions use that rustc printed with more than one
-/// variant and no tag, except the nullable pointers Rust guarantees.
-pub fn candidates(krate: &Crate) -> BTreeSet<Ty> {
-    untagged_enums(krate)
-        .into_iter()
+/// Of `untagged` ([`super::probe::untagged_enums`]), the enums with more
+/// than one variant, except the nullable pointers Rust guarantees.
+pub fn candidates(untagged: &[(Ty, u64, &[VariantLayout])]) -> BTreeSet<Ty> {
+    untagged
+        .iter()
         .filter(|(t, size, variants)| {
             variants.len() >= 2 && super::layout::null_niche(t, *size, variants).is_none()
         })
-        .map(|(t, _, _)| t)
+        .map(|(t, _, _)| t.clone())
         .collect()
 }
 
@@ -74,35 +75,39 @@ pub fn probe(
     let stderr = run_rustc_layout_report(kernel, opts, (REPORT_MODULE, &src))?;
     let reports = reports_by_line(&stderr);
     let private = stderr.contains("E0603");
-    let lines: Vec<&str> = src.lines().collect();
+    // The root.rs line of each enum's alias.
     let first = extra_module_first_line();
-    let mut unreported = Vec::new();
-    for (i, t) in enums.iter().enumerate() {
-        let alias = format!("pub type LAYOUT_{i} ");
-        let Some(at) = lines.iter().position(|l| l.starts_with(&alias)) else {
-            continue;
-        };
-        match reports.get(&(first + at)).and_then(|r| read_niche(r)) {
-            Some(n) => {
-                out.insert(t.to_string(), n);
+    let lines: Vec<&str> = src.lines().collect();
+    let alias_lines: Vec<Option<usize>> = (0..enums.len())
+        .map(|i| {
+            let alias = format!("pub type LAYOUT_{i} ");
+            lines
+                .iter()
+                .position(|l| l.starts_with(&alias))
+                .map(|at| first + at)
+        })
+        .collect();
+    let mut unreported = false;
+    for (t, line) in enums.iter().zip(&alias_lines) {
+        let Some(line) = line else { continue };
+        match reports.get(line) {
+            Some(r) => {
+                if let Some(n) = read_niche(r) {
+                    out.insert(t.to_string(), n);
+                }
             }
-            None if !reports.contains_key(&(first + at)) => unreported.push(t.clone()),
-            None => {}
+            None => unreported = true,
         }
     }
     // A private type stops rustc before any layout is reported: the rest
     // are asked again without the ones it named, once.
-    if private && out.is_empty() && !unreported.is_empty() {
+    if private && out.is_empty() && unreported {
         let named = private_lines(&stderr);
         let keep: Vec<Ty> = enums
             .iter()
-            .enumerate()
-            .filter(|(i, _)| {
-                let alias = format!("pub type LAYOUT_{i} ");
-                let at = lines.iter().position(|l| l.starts_with(&alias));
-                !at.is_some_and(|at| named.contains(&(first + at)))
-            })
-            .map(|(_, t)| t.clone())
+            .zip(&alias_lines)
+            .filter(|(_, line)| !line.is_some_and(|l| named.contains(&l)))
+            .map(|(t, _)| t.clone())
             .collect();
         if keep.len() < enums.len() && !keep.is_empty() {
             return probe(kernel, opts, &keep);
@@ -131,17 +136,6 @@ fn private_lines(stderr: &str) -> BTreeSet<usize> {
         .skip(1)
         .filter_map(|chunk| chunk.lines().find_map(root_line))
         .collect()
-}
-
-/// The line number of a `--> /work/root.rs:12:1` line.
-fn root_line(l: &str) -> Option<usize> {
-    let rest = l.trim_start().strip_prefix("--> ")?;
-    rest.split("root.rs:")
-        .nth(1)?
-        .split(':')
-        .next()?
-        .parse()
-        .ok()
 }
 
 /// The niche of one report, or `None` when it is not a niche encoding.

@@ -17,7 +17,6 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::layout::{ProbedNiche, ProbedVariant, TupleLayouts};
-
 use crate::layout::{LayoutTable, TagLayout, TypeShape, VariantLayout};
 use crate::model::{Body, BodyKind, Crate, GenericArg, PlaceElem, StatementKind, Ty};
 use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
@@ -102,15 +101,22 @@ pub(super) fn untagged_enums(krate: &Crate) -> Vec<(Ty, u64, &[VariantLayout])> 
         .collect()
 }
 
-/// Every two-variant enum with a field-less variant that kernel functions use
-/// and rustc printed without a tag: the static probe measures these.
-pub fn niche_enum_types(krate: &Crate) -> BTreeSet<Ty> {
-    untagged_enums(krate)
-        .into_iter()
-        .filter(|(_, _, variants)| {
-            variants.len() == 2 && variants.iter().any(|v| v.fields.is_empty())
+/// Of `untagged` ([`untagged_enums`]), every two-variant enum with a
+/// field-less variant: the static probe measures these.
+fn niche_statics(untagged: &[(Ty, u64, &[VariantLayout])]) -> Vec<NicheStatic> {
+    untagged
+        .iter()
+        .filter_map(|(t, _, variants)| {
+            let [a, b] = variants else {
+                return None;
+            };
+            let (empty, data) = if a.fields.is_empty() { (a, b) } else { (b, a) };
+            empty.fields.is_empty().then(|| NicheStatic {
+                ty: t.clone(),
+                empty: empty.name.clone(),
+                data: data.name.clone(),
+            })
         })
-        .map(|(t, _, _)| t)
         .collect()
 }
 
@@ -363,28 +369,12 @@ pub fn probe_tuples(
     opts: &RustcOptions,
 ) -> Result<TupleLayouts, ProbeError> {
     let tuples: Vec<Ty> = tuple_types(krate).into_iter().collect();
-    let niche_enums: Vec<NicheStatic> = niche_enum_types(krate)
-        .into_iter()
-        .filter_map(|t| {
-            let l = krate.layouts.get(&t.to_string())?;
-            let TypeShape::Enum { variants, .. } = &l.shape else {
-                return None;
-            };
-            let [a, b] = variants.as_slice() else {
-                return None;
-            };
-            let (empty, data) = if a.fields.is_empty() { (a, b) } else { (b, a) };
-            Some(NicheStatic {
-                ty: t,
-                empty: empty.name.clone(),
-                data: data.name.clone(),
-            })
-        })
-        .collect();
+    let untagged = untagged_enums(krate);
+    let niche_enums = niche_statics(&untagged);
     let mut out = probe_named(kernel, opts, &tuples, &niche_enums)?;
     // What the statics could not show (a niche whose variants all have
     // fields, `Result<&[u8], E>`), rustc's layout report does.
-    let rest: Vec<Ty> = super::niche_report::candidates(krate)
+    let rest: Vec<Ty> = super::niche_report::candidates(&untagged)
         .into_iter()
         .filter(|t| !out.niches.contains_key(&t.to_string()))
         .collect();
@@ -400,20 +390,10 @@ fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
     let lines: Vec<&str> = src.lines().collect();
     let mut out = Vec::new();
     for l in stderr.lines() {
-        let Some(rest) = l.trim_start().strip_prefix("--> ") else {
-            continue;
-        };
-        let Some(after) = rest.split("root.rs:").nth(1) else {
-            continue;
-        };
-        let Some(n) = after
-            .split(':')
-            .next()
-            .and_then(|n| n.parse::<usize>().ok())
+        let Some(text) = root_line(l)
+            .and_then(|n| n.checked_sub(first))
+            .and_then(|i| lines.get(i))
         else {
-            continue;
-        };
-        let Some(text) = n.checked_sub(first).and_then(|i| lines.get(i)) else {
             continue;
         };
         if let Some(name) = text
@@ -426,6 +406,17 @@ fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The root.rs line number of one of rustc's `--> /work/root.rs:12:1` lines.
+pub(super) fn root_line(l: &str) -> Option<usize> {
+    let rest = l.trim_start().strip_prefix("--> ")?;
+    rest.split("root.rs:")
+        .nth(1)?
+        .split(':')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Runs the probe for `tuples` and `niche_enums` as given.

@@ -35,7 +35,7 @@ struct Method {
 
 /// `<A as T>::m` split into `A`, the last segment of `T` without its generic
 /// arguments, and `m`.
-fn trait_call(def: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn trait_call(def: &str) -> Option<(&str, &str, &str)> {
     let rest = def.strip_prefix('<')?;
     let (qualified, method) = rest.rsplit_once(">::")?;
     let (self_ty, trait_path) = qualified.split_once(" as ")?;

@@ -4,7 +4,7 @@ mod alloc;
 mod attrs;
 mod body;
 mod drops;
-mod impls;
+pub(crate) mod impls;
 mod integrity;
 mod pos;
 mod query;

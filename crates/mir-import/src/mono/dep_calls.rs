@@ -31,7 +31,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::calls;
-use crate::model::{Callee, ConstOperand, Crate, Operand, Scalar, TerminatorKind, Ty};
+use crate::model::{Callee, ConstOperand, Crate, Operand, Path, Scalar, TerminatorKind, Ty};
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// One shim: the callee as an expression, and the call's argument and
@@ -190,13 +190,10 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             else {
                 continue;
             };
-            let printed = path.to_string();
-            if calls::classify(path).is_some()
-                || !names_a_dependency(&printed, deps)
-                || krate.fn_body(&krate.resolve_callee(path)).is_some()
-            {
+            if !is_bodiless_dep_call(krate, path, deps) {
                 continue;
             }
+            let printed = path.to_string();
             let Some(callee) = callee_source(path) else {
                 continue;
             };
@@ -232,6 +229,16 @@ pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
 
 /// Whether printed path `p` names an item of one of `deps` (at a path
 /// boundary: `libm::` but not `my_libm::`).
+/// Whether a call to `path` goes into one of the dependency crates `deps`
+/// and has no body in `krate`: not a call with a fixed meaning
+/// ([`calls::classify`]) and not one an instance, shim or imported body
+/// already serves.
+pub fn is_bodiless_dep_call(krate: &Crate, path: &Path, deps: &BTreeSet<String>) -> bool {
+    calls::classify(path).is_none()
+        && names_a_dependency(&path.to_string(), deps)
+        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+}
+
 fn names_a_dependency(p: &str, deps: &BTreeSet<String>) -> bool {
     deps.iter().any(|d| {
         p.match_indices(&format!("{d}::")).any(|(i, _)| {
