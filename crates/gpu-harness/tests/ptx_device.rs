@@ -302,6 +302,7 @@ const PADDED_COPY: &str = r#"
 .visible .entry padded(.param .u64 out)
 {
 	.local .align 16 .b8 	__local_depot0[32];
+	.reg .pred 	%p<2>;
 	.reg .b16 	%rs<4>;
 	.reg .b64 	%rd<12>;
 
@@ -357,6 +358,12 @@ fn struct_padding_is_carried_but_never_used() {
         run_padded("sub.s64 \t%rd10, 12, %rd7;\n\tand.b64 \t%rd10, %rd10, 255").unwrap(),
         base + 3
     );
+    // A select on a known predicate that does not pick the padding
+    // (libNVVM loads both sides of `opt.unwrap_or(d)`).
+    assert_eq!(
+        run_padded("setp.ne.s64 \t%p1, %rd9, 9;\n\tselp.b64 \t%rd10, %rd7, 5, %p1").unwrap(),
+        base + 5
+    );
     // Used: the padding itself (bytes 1..7 of the high half, through the
     // copy), added, shifted into the low byte, or as an address. An unknown
     // byte that arithmetic only carries up is caught where it is read back
@@ -364,6 +371,7 @@ fn struct_padding_is_carried_but_never_used() {
     for carried in [
         "add.s64 \t%rd10, %rd7, 0;\n\tand.b64 \t%rd10, %rd10, 65535",
         "and.b64 \t%rd10, %rd7, 65535",
+        "setp.eq.s64 \t%p1, %rd9, 9;\n\tselp.b64 \t%rd10, %rd7, 5, %p1",
     ] {
         match run_padded(carried) {
             Err(DeviceError::UninitReadback { offset: 1, .. }) => {}

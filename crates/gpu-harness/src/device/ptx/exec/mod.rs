@@ -468,6 +468,9 @@ impl Exec<'_, '_> {
                 self.and_following(i)
             }
             Op::Shl | Op::Shr if self.undef(&ops[1]) != 0 => self.shift_following(i),
+            Op::Selp if (self.undef(&ops[1]) | self.undef(&ops[2])) != 0 => {
+                self.select_following(i)
+            }
             Op::Add | Op::Sub | Op::Mul
                 if shadow::upward_carried(i)
                     && (self.undef(&ops[1]) | self.undef(&ops[2])) != 0 =>

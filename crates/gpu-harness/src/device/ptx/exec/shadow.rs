@@ -134,7 +134,9 @@ impl Exec<'_, '_> {
 
     /// Refuses an instruction that uses a byte never written: anything but
     /// moving it (`mov`, `ld`, `st`, an integer `cvt`), masking it off
-    /// (`and`) or shifting it by a constant, which the shadow follows. An
+    /// (`and`), shifting it by a constant, carrying it upward (`add`,
+    /// `sub`, `mul.lo`) or selecting between it and another value (`selp`
+    /// on a known predicate), which the shadow follows. An
     /// address register must be wholly written for every instruction.
     pub(super) fn check_defined(&self, i: &Inst) -> Result<(), Fault> {
         let addresses = i
@@ -149,6 +151,10 @@ impl Exec<'_, '_> {
             Op::Cvt => !is_float(i.ty) && !is_float(i.ty2.unwrap_or(i.ty)) && !i.flags.sat,
             Op::And => !is_float(i.ty),
             Op::Shl | Op::Shr => matches!(i.ops.get(2), Some(Opd::Imm(_))),
+            // A select copies the operand its predicate picks, which must
+            // be known; the other may be anything (libNVVM loads both sides
+            // of `opt.unwrap_or(d)` and selects).
+            Op::Selp => i.ops.get(3).is_some_and(|p| self.undef(p) & 1 == 0),
             // Followed while the low byte is known: a result with no known
             // byte carries nothing, and is refused here, where it is made.
             Op::Add | Op::Sub | Op::Mul => {
@@ -194,6 +200,22 @@ impl Exec<'_, '_> {
             self.undef(&ops[2]),
             (bits(i.ty) / 8).max(1),
         );
+        self.arith(i)?;
+        self.set_undef(&ops[0], undef);
+        Ok(Step::Continue)
+    }
+
+    /// `selp` of operands with bytes never written: the result's bytes are
+    /// the picked operand's ([`Exec::check_defined`] refused an unknown
+    /// predicate).
+    pub(super) fn select_following(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        let picked = if self.val(&ops[3])? & 1 == 1 {
+            &ops[1]
+        } else {
+            &ops[2]
+        };
+        let undef = part(self.undef(picked), 0, (bits(i.ty) / 8).max(1));
         self.arith(i)?;
         self.set_undef(&ops[0], undef);
         Ok(Step::Continue)
