@@ -34,6 +34,9 @@ pub enum KnownCall {
     },
     /// `ptr::null()` or `ptr::null_mut()`: address 0.
     NullPtr,
+    /// `MaybeUninit::<T>::uninit()`: a value none of whose bytes is written
+    /// (a dependency's generic constant, `heapless`' `ELEM`, calls it).
+    Uninit,
     /// `intrinsics::select_unpredictable(c, a, b)` (`hint::select_unpredictable`,
     /// libcore's branchless helpers): `if c { a } else { b }` without a branch.
     Select,
@@ -411,6 +414,12 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
     if matches!(rest, "ptr::null" | "ptr::null_mut") {
         return Some(KnownCall::NullPtr);
     }
+    if matches!(
+        rest,
+        "mem::MaybeUninit::uninit" | "mem::maybe_uninit::MaybeUninit::uninit"
+    ) {
+        return Some(KnownCall::Uninit);
+    }
     if rest == "mem::swap" {
         return Some(KnownCall::Swap);
     }
@@ -551,6 +560,7 @@ mod tests {
             Some(KnownCall::OffsetFrom { unsigned: true })
         );
         assert_eq!(c("core::ptr::null_mut"), Some(KnownCall::NullPtr));
+        assert_eq!(c("core::mem::MaybeUninit::uninit"), Some(KnownCall::Uninit));
         assert_eq!(
             c("core::intrinsics::select_unpredictable"),
             Some(KnownCall::Select)

@@ -198,7 +198,10 @@ pub fn print_kernel(
         .flat_map(|d| d.crates.iter().map(|c| c.name.clone()))
         .collect();
     // Nothing to instantiate or shim: the first output is the last.
-    if generics.is_empty() && dep_crates.is_empty() {
+    if generics.is_empty()
+        && dep_crates.is_empty()
+        && mono::drop_glue::glue_calls(&krate).is_empty()
+    {
         return Ok((printed, krate));
     }
     let mut known = std::collections::BTreeMap::new();
@@ -212,6 +215,7 @@ pub fn print_kernel(
         shims.extend(
             mono::dep_calls::dep_calls(&krate, &dep_crates)
                 .into_iter()
+                .chain(mono::drop_glue::glue_calls(&krate))
                 .filter(|(k, _)| !refused.contains(k)),
         );
         if (known.len(), shims.len()) == before {
@@ -285,6 +289,7 @@ pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     mono::link_instances(&mut krate, known, &generics);
     mono::dep_calls::link_dep_calls(&mut krate, &p.dep_calls);
     mono::closures::instantiate(&mut krate, &generics, known);
+    mono::drop_glue::link_drop_glue(&mut krate, &p.dep_calls);
     Ok(krate)
 }
 

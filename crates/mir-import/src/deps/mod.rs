@@ -20,13 +20,18 @@
 //!   (`libm::math::generic::sqrt::Exp`) is read from the crate's source
 //!   (`src/math/generic/sqrt.rs` or `.../sqrt/mod.rs`), for its variants'
 //!   declared discriminants and its fields' names ([`crate::attrs`]).
+//! - **Items of generic impl blocks** (`heapless::Vec::<u32, 8>::INIT`, a
+//!   method of such a block that rustc left as a call) are instantiated
+//!   from the generic text ([`instances`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path as FsPath, PathBuf};
 
 use kernel_deps::BuiltDeps;
 
-use crate::model::{Callee, ConstOperand, Crate, Operand, TerminatorKind, Ty};
+use crate::model::{Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind, Ty};
+
+mod instances;
 
 /// One dependency's MIR text, indexed by item.
 struct DepMir {
@@ -164,6 +169,23 @@ impl DepMir {
         });
         let first = found.next()?;
         found.next().is_none().then_some(first.as_str())
+    }
+
+    /// The item `item` of the one inherent impl block, in any module, whose
+    /// header names the self type `owner` (its last segment), with that
+    /// header: the generic item an instance names (`Vec::<u32, 8>::INIT`).
+    fn find_generic(&self, owner: &str, item: &str) -> Option<(&str, instances::ImplHeader)> {
+        let suffix = format!(">::{item}");
+        let mut found = self.items.keys().filter_map(|k| {
+            let span = k.strip_suffix(&suffix)?.rsplit_once("<impl at ")?.1;
+            if span.contains('>') {
+                return None;
+            }
+            let h = instances::ImplHeader::parse(&self.impl_header(span)?)?;
+            (h.trait_name.is_none() && h.self_name == owner).then_some((k.as_str(), h))
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     /// The body of the trait method the kernel calls `<A as T>::m`, with `A`
@@ -385,19 +407,41 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             .into_iter()
             .filter(|n| !tried.contains(n))
             .collect();
-        if missing.is_empty() {
+        let generic: Vec<(Path, bool)> = generic_uses(krate, &crates)
+            .into_iter()
+            .filter(|(p, _)| !tried.contains(&p.to_string()))
+            .collect();
+        if missing.is_empty() && generic.is_empty() {
             break;
+        }
+        for (printed, is_call) in generic {
+            tried.insert(printed.to_string());
+            let krate_name = printed.segments[0].name.clone();
+            let mir = mirs
+                .entry(krate_name.clone())
+                .or_insert_with(|| read_dep_mir(deps, &krate_name));
+            let Some(mir) = mir else { continue };
+            match instantiate(mir, &printed) {
+                Some((name, text)) => {
+                    match crate::parse::parse_mir_named(&text, crate::prelude::PRELUDE_MODULE) {
+                        Ok(parsed) => {
+                            for body in parsed.bodies {
+                                krate.bodies.push(body);
+                            }
+                            link_instance(krate, &printed, &name, is_call);
+                        }
+                        Err(e) => tracing::debug!("instance `{printed}`: {e}"),
+                    }
+                }
+                None => tracing::debug!("no generic item for `{printed}` in its crate's MIR"),
+            }
         }
         for name in missing {
             tried.insert(name.clone());
             let krate_name = dependency_of(&name).unwrap_or_default().to_string();
-            let mir = mirs.entry(krate_name.clone()).or_insert_with(|| {
-                let c = deps.krate(&krate_name)?;
-                let mut mir = DepMir::read(&krate_name, &deps.path(&c.mir), deps.path(&c.src_dir))?;
-                mir.roots
-                    .extend(root_type_decls(&deps.path(&c.src_dir).join("src")));
-                Some(mir)
-            });
+            let mir = mirs
+                .entry(krate_name.clone())
+                .or_insert_with(|| read_dep_mir(deps, &krate_name));
             let Some(mir) = mir else { continue };
             mir.roots.extend(root_types(krate, &krate_name));
             let Some(text) = mir.find(&name).and_then(|h| mir.item_text(h, &name)) else {
@@ -421,6 +465,98 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
         }
     }
     link_type_attrs(krate, deps, &crates);
+}
+
+/// Dependency `name`'s MIR, indexed, with the types its root file declares.
+fn read_dep_mir(deps: &BuiltDeps, name: &str) -> Option<DepMir> {
+    let c = deps.krate(name)?;
+    let mut mir = DepMir::read(name, &deps.path(&c.mir), deps.path(&c.src_dir))?;
+    mir.roots
+        .extend(root_type_decls(&deps.path(&c.src_dir).join("src")));
+    Some(mir)
+}
+
+/// The constants and calls of `krate`'s bodies that name an item of a
+/// dependency's generic impl block at arguments (`heapless::Vec::<u32,
+/// 8>::INIT`) and have no body: each printed path, and whether it is a
+/// call. Only paths of the form `crate::..::Owner<args>::item`.
+fn generic_uses(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<(Path, bool)> {
+    let instance_of = |p: &Path| {
+        let n = p.segments.len();
+        n >= 3
+            && crates.contains(&p.segments[0].name)
+            && p.segments[n - 1].args.is_empty()
+            && !p.segments[n - 2].args.is_empty()
+            && p.segments[..n - 2].iter().all(|s| s.args.is_empty())
+            && !p.segments.iter().any(|s| s.name.starts_with(['<', '{']))
+    };
+    let mut out = BTreeSet::new();
+    for body in krate.bodies.values() {
+        body.for_each_operand(|op| {
+            if let Operand::Const(ConstOperand::Item(p)) = op
+                && instance_of(p)
+                && krate.item_body(&p.def_path()).is_none()
+            {
+                out.insert((p.clone(), false));
+            }
+        });
+        for bb in body.blocks.values() {
+            if let TerminatorKind::Call {
+                func: Callee::Item(p),
+                ..
+            } = &bb.terminator.kind
+                && instance_of(p)
+                && crate::mono::dep_calls::is_bodiless_dep_call(krate, p, crates)
+            {
+                out.insert((p.clone(), true));
+            }
+        }
+    }
+    out
+}
+
+/// The instance of the generic item `printed` names: its name and its
+/// MIR text, the block's parameters replaced by the printed arguments.
+fn instantiate(mir: &DepMir, printed: &Path) -> Option<(String, String)> {
+    let n = printed.segments.len();
+    let (owner, item) = (&printed.segments[n - 2], &printed.segments[n - 1]);
+    let (key, header) = mir.find_generic(&owner.name, &item.name)?;
+    let binds = header.bind(&owner.args)?;
+    let name = instances::instance_name(&printed.def_path(), printed);
+    let text = mir.item_text(key, &name)?;
+    if text.contains("{alloc") {
+        return None;
+    }
+    Some((name.clone(), instances::substitute(&text, &binds)))
+}
+
+/// Points the kernel's uses of `printed` at its instance `name`: a call
+/// through [`Crate::call_aliases`], a constant by renaming the operand.
+fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
+    if is_call {
+        krate
+            .call_aliases
+            .insert(printed.to_string(), name.to_string());
+        return;
+    }
+    let renamed = Path {
+        segments: name
+            .split("::")
+            .map(|s| PathSegment {
+                name: s.to_string(),
+                args: Vec::new(),
+            })
+            .collect(),
+    };
+    for body in krate.bodies.values_mut() {
+        body.for_each_operand_mut(|op| {
+            if let Operand::Const(ConstOperand::Item(p)) = op
+                && p == printed
+            {
+                *p = renamed.clone();
+            }
+        });
+    }
 }
 
 /// The types that a crate declares in its root file (`src/lib.rs`): its

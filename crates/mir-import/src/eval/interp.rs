@@ -198,6 +198,25 @@ impl<'a> Interp<'a> {
                     self.write(&dest, &b).map_err(at(loc))?;
                     bb = *next;
                 }
+                TerminatorKind::Call {
+                    func: crate::model::Callee::Item(p),
+                    destination,
+                    target: Some(next),
+                    ..
+                } if crate::calls::classify(p) == Some(crate::calls::KnownCall::Uninit) => {
+                    // `MaybeUninit::uninit()`: every byte stays unwritten.
+                    let dest = self
+                        .place(body, &locals, destination)
+                        .map_err(at(loc.clone()))?;
+                    let size = self.layout(&dest.ty).map_err(at(loc.clone()))?.size as usize;
+                    let b = Bytes {
+                        bytes: vec![0; size],
+                        init: vec![false; size],
+                        relocs: Default::default(),
+                    };
+                    self.write(&dest, &b).map_err(at(loc))?;
+                    bb = *next;
+                }
                 TerminatorKind::Call { func, .. } => {
                     let name = match func {
                         crate::model::Callee::Item(p) => p.to_string(),
@@ -562,7 +581,11 @@ pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
         ValTree::Path(p) => Ok(Ty::Adt(p.clone())),
         // A struct printed by its path and fields (`State { state: 0_u32 }`)
         // is a value of the type its path names.
-        ValTree::Struct(p, _) => Ok(Ty::Adt(p.clone())),
+        ValTree::Struct(p, _) | ValTree::Tuple(Some(p), _) => Ok(Ty::Adt(p.clone())),
+        // A tuple (`Ok(())`'s `()`) is the tuple of its elements' types.
+        ValTree::Tuple(None, elems) => Ok(Ty::Tuple(
+            elems.iter().map(valtree_field_ty).collect::<R<Vec<_>>>()?,
+        )),
         _ => Err(format!("nested printed value {v:?} is not supported").into()),
     }
 }

@@ -298,6 +298,70 @@ impl Body {
     }
 }
 
+impl Body {
+    /// Calls `f` on every operand of the body's statements and terminators,
+    /// mutably (a constant renamed to its instance, see
+    /// [`crate::deps`]). Constants nested inside printed values are not
+    /// visited.
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Operand)) {
+        for bb in self.blocks.values_mut() {
+            for st in &mut bb.statements {
+                match &mut st.kind {
+                    StatementKind::Assign(_, r) => match r {
+                        Rvalue::Use(o)
+                        | Rvalue::Repeat(o, _)
+                        | Rvalue::UnaryOp(_, o)
+                        | Rvalue::Cast(_, o, _) => f(o),
+                        Rvalue::BinaryOp(_, a, b) => {
+                            f(a);
+                            f(b);
+                        }
+                        Rvalue::Aggregate(_, ops) => ops.iter_mut().for_each(&mut f),
+                        Rvalue::Ref(..)
+                        | Rvalue::RawPtr(..)
+                        | Rvalue::Discriminant(_)
+                        | Rvalue::CopyForDeref(_)
+                        | Rvalue::Nullary(..) => {}
+                    },
+                    StatementKind::Assume(o) => f(o),
+                    StatementKind::CopyNonOverlapping { dst, src, count } => {
+                        f(dst);
+                        f(src);
+                        f(count);
+                    }
+                    StatementKind::SetDiscriminant(..)
+                    | StatementKind::Deinit(_)
+                    | StatementKind::PlaceMention(_)
+                    | StatementKind::StorageLive(_)
+                    | StatementKind::StorageDead(_)
+                    | StatementKind::Nop
+                    | StatementKind::ConstEvalCounter => {}
+                }
+            }
+            match &mut bb.terminator.kind {
+                TerminatorKind::SwitchInt { discr, .. } => f(discr),
+                TerminatorKind::Assert { cond, msg_args, .. } => {
+                    f(cond);
+                    msg_args.iter_mut().for_each(&mut f);
+                }
+                TerminatorKind::Call { func, args, .. } => {
+                    if let Callee::Operand(o) = func {
+                        f(o);
+                    }
+                    args.iter_mut().for_each(&mut f);
+                }
+                TerminatorKind::Drop { .. }
+                | TerminatorKind::Goto(_)
+                | TerminatorKind::InlineAsm { .. }
+                | TerminatorKind::Return
+                | TerminatorKind::Unreachable
+                | TerminatorKind::UnwindResume
+                | TerminatorKind::Terminate => {}
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -294,6 +294,12 @@ fn callee_source(path: &crate::model::Path) -> Option<String> {
         || first == PRELUDE_MODULE
         || printed.starts_with("core::intrinsics::")
         || printed.starts_with("std::intrinsics::")
+        // Drop glue rustc did not inline is final (its glue has a shim of
+        // its own, see `drop_glue`), and `Drop::drop` cannot be called
+        // from source (E0040).
+        || path.def_path().ends_with("ptr::drop_in_place")
+        || printed.contains(" as std::ops::Drop>::drop")
+        || printed.contains(" as core::ops::Drop>::drop")
         || path.segments.len() < 2
         || !super::all_type_args(path).all(super::nameable)
     {

@@ -47,6 +47,7 @@
 
 pub mod closures;
 pub mod dep_calls;
+pub mod drop_glue;
 mod generic;
 
 pub use generic::GenericFn;

@@ -377,6 +377,7 @@ impl FnLower<'_, '_> {
             | KnownCall::Saturating { .. }
             | KnownCall::ArithOffset
             | KnownCall::NullPtr
+            | KnownCall::Uninit
             | KnownCall::Swap
             | KnownCall::Panic => Ok(None),
         }

@@ -1,0 +1,335 @@
+//! Instances of a dependency's generic impl items, made from its MIR text.
+//!
+//! A dependency's MIR prints the items of a generic impl block once,
+//! generically: `const vec::<impl at src/vec.rs:42:1: 42:34>::INIT:
+//! [core::mem::MaybeUninit<T>; N] = { .. }`, for the block whose source
+//! header reads `impl<T, const N: usize> Vec<T, N>`. The kernel names an
+//! instance (`heapless::Vec::<u32, 8>::INIT`, where rustc's inliner left
+//! the constant unevaluated). The header's self type (`Vec<T, N>`) lines
+//! the block's parameters up with the instance's arguments (`T = u32`,
+//! `N = 8`), and the item's text with each parameter replaced by its
+//! argument is an ordinary monomorphic item, parsed under a name of its own
+//! ([`instance_name`]).
+//!
+//! The replacement is textual, by whole identifiers outside string
+//! literals; a const parameter used as a value (`const N`) becomes a typed
+//! literal (`const 8_usize`). Only what the header shows is bound: a block
+//! whose self type's argument is not a bare parameter, or an item with
+//! generic parameters of its own, is not instantiated (the kernel's use of
+//! it stays refused, by name).
+
+use crate::model::{GenericArg, Path};
+
+/// An impl block's header, as far as instantiation needs it.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct ImplHeader {
+    /// The block's type and const parameters, in order (lifetimes left out),
+    /// each with its declared type for a const parameter.
+    pub params: Vec<(String, Option<String>)>,
+    /// The trait's last segment, for a trait impl block.
+    pub trait_name: Option<String>,
+    /// The self type's last segment (`Vec`).
+    pub self_name: String,
+    /// The self type's generic arguments as written, lifetimes left out.
+    pub self_args: Vec<String>,
+}
+
+impl ImplHeader {
+    /// Reads `impl<T, const N: usize> Vec<T, N>` (or `impl<..> Tr for
+    /// Ty<..>`, a `where` clause ignored).
+    pub fn parse(header: &str) -> Option<ImplHeader> {
+        let rest = header.trim().strip_prefix("impl")?;
+        let (params, rest) = match rest.strip_prefix('<') {
+            Some(r) => {
+                let close = matching_close(r)?;
+                (split_top(&r[..close]), &r[close + 1..])
+            }
+            None => (Vec::new(), rest),
+        };
+        let rest = rest.split(" where ").next().unwrap_or(rest).trim();
+        let (trait_name, self_ty) = match split_for(rest) {
+            Some((tr, ty)) => (Some(last_segment(tr)), ty),
+            None => (None, rest),
+        };
+        let self_ty = self_ty.trim();
+        let (name, args) = match self_ty.find('<') {
+            Some(open) => {
+                let inner = &self_ty[open + 1..];
+                let close = matching_close(inner)?;
+                (&self_ty[..open], split_top(&inner[..close]))
+            }
+            None => (self_ty, Vec::new()),
+        };
+        let params = params
+            .into_iter()
+            .filter(|p| !p.starts_with('\''))
+            .map(|p| match p.strip_prefix("const ") {
+                Some(c) => {
+                    let (n, ty) = c.split_once(':')?;
+                    Some((n.trim().to_string(), Some(ty.trim().to_string())))
+                }
+                None => Some((p.split(':').next()?.trim().to_string(), None)),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(ImplHeader {
+            params,
+            trait_name,
+            self_name: last_segment(name),
+            self_args: args
+                .into_iter()
+                .filter(|a| !a.starts_with('\''))
+                .map(str::to_string)
+                .collect(),
+        })
+    }
+
+    /// Each parameter's replacement for the self type's arguments `args`
+    /// (as the kernel's MIR printed them, lifetimes included or not): a
+    /// parameter the self type shows bare is bound; `None` when the counts
+    /// differ or a parameter stays unbound.
+    pub fn bind(&self, args: &[GenericArg]) -> Option<Vec<Binding>> {
+        let args: Vec<&GenericArg> = args
+            .iter()
+            .filter(|a| !matches!(a, GenericArg::Lifetime(_)))
+            .collect();
+        if args.len() != self.self_args.len() {
+            return None;
+        }
+        self.params
+            .iter()
+            .map(|(name, const_ty)| {
+                let k = self.self_args.iter().position(|a| a == name)?;
+                let text = match args[k] {
+                    GenericArg::Type(t) => t.to_string(),
+                    GenericArg::Const(c) => c.clone(),
+                    GenericArg::Lifetime(_) => return None,
+                };
+                Some(Binding {
+                    name: name.clone(),
+                    text,
+                    const_ty: const_ty.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// One parameter and the argument that replaces it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Binding {
+    name: String,
+    /// The argument as the MIR prints it (`u32`, `8`).
+    text: String,
+    /// A const parameter's type (`usize`), for its value as a literal.
+    const_ty: Option<String>,
+}
+
+/// The name of the instance of dependency item `def` (a def path) at the
+/// printed arguments `args`: the crate's name, a module named like the
+/// kernel's own instances ([`crate::mono::module_name`]), and the item's
+/// last segment.
+pub(super) fn instance_name(def: &str, args: &Path) -> String {
+    let krate = def.split("::").next().unwrap_or(def);
+    let last = def.rsplit("::").next().unwrap_or(def);
+    let module = crate::mono::module_name(
+        def,
+        args.segments.iter().flat_map(|s| &s.args).map(|a| match a {
+            GenericArg::Type(t) => t.to_string(),
+            GenericArg::Const(c) | GenericArg::Lifetime(c) => c.clone(),
+        }),
+    );
+    format!("{krate}::{module}::{last}")
+}
+
+/// `text` with every parameter of `binds` replaced by its argument: whole
+/// identifiers outside string literals, not after `::` (a path's later
+/// segment); `const N` becomes a typed literal (`const 8_usize`).
+pub(super) fn substitute(text: &str, binds: &[Binding]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            out.push(c as char);
+            if c == b'\\' && i + 1 < bytes.len() {
+                out.push(bytes[i + 1] as char);
+                i += 2;
+                continue;
+            }
+            in_string = c != b'"';
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+            out.push('"');
+            i += 1;
+            continue;
+        }
+        let starts_word = (c.is_ascii_alphabetic() || c == b'_')
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
+        if !starts_word {
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        let end = text[i..]
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .map_or(text.len(), |e| i + e);
+        let word = &text[i..end];
+        let after_path = text[..i].ends_with("::");
+        match binds.iter().find(|b| b.name == word) {
+            Some(b) if !after_path => {
+                let as_value = text[..i].ends_with("const ");
+                match (&b.const_ty, as_value) {
+                    (Some(ty), true) => out.push_str(&format!("{}_{ty}", b.text)),
+                    _ => out.push_str(&b.text),
+                }
+            }
+            _ => out.push_str(word),
+        }
+        i = end;
+    }
+    out
+}
+
+/// The index of the `>` that closes a `<` just before `s`.
+fn matching_close(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' if depth == 0 => return Some(i),
+            '>' | ')' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` split at its commas outside brackets, each part trimmed.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(s[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = s[from..].trim();
+    if !last.is_empty() {
+        parts.push(last);
+    }
+    parts
+}
+
+/// `Tr<..> for Ty<..>` split at its ` for ` outside brackets.
+fn split_for(s: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ' ' if depth == 0 && s[i..].starts_with(" for ") => {
+                return Some((&s[..i], &s[i + 5..]));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A path's last segment without generic arguments.
+fn last_segment(p: &str) -> String {
+    let p = p.trim();
+    let p = p.split('<').next().unwrap_or(p);
+    p.rsplit("::").next().unwrap_or(p).trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IntTy, PathSegment, Ty};
+
+    #[test]
+    fn impl_headers_line_parameters_up_with_the_self_type() {
+        let h = ImplHeader::parse("impl<T, const N: usize> Vec<T, N> ").expect("parses");
+        assert_eq!(
+            h.params,
+            [("T".into(), None), ("N".into(), Some("usize".into()))]
+        );
+        assert_eq!(
+            (h.self_name.as_str(), h.trait_name.as_deref()),
+            ("Vec", None)
+        );
+        let binds = h
+            .bind(&[
+                GenericArg::Type(Ty::Int(IntTy::U32)),
+                GenericArg::Const("8".into()),
+            ])
+            .expect("binds");
+        assert_eq!(
+            substitute(
+                "const X: [core::mem::MaybeUninit<T>; N] = {\n    _0 = [const Vec::<T, N>::ELEM; N];\n    _1 = const N;\n    assert(\"T N\");\n    _2 = m::T::f;\n}",
+                &binds
+            ),
+            "const X: [core::mem::MaybeUninit<u32>; 8] = {\n    _0 = [const Vec::<u32, 8>::ELEM; 8];\n    _1 = const 8_usize;\n    assert(\"T N\");\n    _2 = m::T::f;\n}"
+        );
+        // A trait block, a lifetime, a bound and a where clause.
+        let t = ImplHeader::parse(
+            "impl<'a, T: Copy, const N: usize> ops::Deref for View<'a, T, N> where T: Sized",
+        )
+        .expect("parses");
+        assert_eq!(t.trait_name.as_deref(), Some("Deref"));
+        assert_eq!(t.self_args, ["T", "N"]);
+        let args = [
+            GenericArg::Lifetime("{erased}".into()),
+            GenericArg::Type(Ty::Int(IntTy::U8)),
+            GenericArg::Const("4".into()),
+        ];
+        assert!(t.bind(&args).is_some());
+        // A self type argument that is not a bare parameter leaves one
+        // unbound; a count that differs binds nothing.
+        let fixed = ImplHeader::parse("impl<T> Pair<[T; 2]>").expect("parses");
+        assert_eq!(fixed.bind(&[GenericArg::Type(Ty::Int(IntTy::U8))]), None);
+        assert_eq!(h.bind(&[GenericArg::Type(Ty::Int(IntTy::U8))]), None);
+    }
+
+    #[test]
+    fn instances_are_named_by_their_item_and_arguments() {
+        let printed = Path {
+            segments: vec![
+                PathSegment {
+                    name: "heapless".into(),
+                    args: vec![],
+                },
+                PathSegment {
+                    name: "Vec".into(),
+                    args: vec![
+                        GenericArg::Type(Ty::Int(IntTy::U32)),
+                        GenericArg::Const("8".into()),
+                    ],
+                },
+                PathSegment {
+                    name: "INIT".into(),
+                    args: vec![],
+                },
+            ],
+        };
+        let a = instance_name("heapless::Vec::INIT", &printed);
+        assert!(a.starts_with("heapless::__mono_INIT__u32__8_"), "{a}");
+        assert!(a.ends_with("::INIT"), "{a}");
+        let mut other = printed.clone();
+        other.segments[1].args[1] = GenericArg::Const("4".into());
+        assert_ne!(instance_name("heapless::Vec::INIT", &other), a);
+    }
+}
