@@ -34,6 +34,9 @@ pub enum KnownCall {
     },
     /// `ptr::null()` or `ptr::null_mut()`: address 0.
     NullPtr,
+    /// `intrinsics::copy(src, dst, count)` (`ptr::copy`): `count` elements
+    /// from `src` to `dst`, which may overlap (a `memmove`).
+    CopyOverlapping,
     /// `MaybeUninit::<T>::uninit()`: a value none of whose bytes is written
     /// (a dependency's generic constant, `heapless`' `ELEM`, calls it).
     Uninit,
@@ -390,6 +393,7 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
                 return Some(KnownCall::OffsetFrom { unsigned: true });
             }
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
+            "copy" => return Some(KnownCall::CopyOverlapping),
             "select_unpredictable" => return Some(KnownCall::Select),
             "exact_div" => return Some(KnownCall::ExactDiv),
             "volatile_load" => return Some(KnownCall::VolatileLoad),
@@ -561,6 +565,7 @@ mod tests {
         );
         assert_eq!(c("core::ptr::null_mut"), Some(KnownCall::NullPtr));
         assert_eq!(c("core::mem::MaybeUninit::uninit"), Some(KnownCall::Uninit));
+        assert_eq!(c("std::intrinsics::copy"), Some(KnownCall::CopyOverlapping));
         assert_eq!(
             c("core::intrinsics::select_unpredictable"),
             Some(KnownCall::Select)

@@ -324,3 +324,27 @@ fn kernel::f(_1: &u32, _2: &dyn Fn(u32) -> u32) -> &dyn std::fmt::Debug {
         "{rendered}"
     );
 }
+
+/// A higher-ranked function pointer (`for<'a, 'b> fn(&'a [u8], ..)`,
+/// xxhash-rust's `xxh3` keeps one in a local) is the function pointer; the
+/// binder's lifetimes are dropped like the others.
+#[test]
+fn higher_ranked_fn_pointers_parse() {
+    let text = "\
+fn kernel::f(_1: u64) -> u64 {
+    let mut _0: u64;
+    let mut _2: for<'a, 'b> fn(&'a [u8], u64, &'b [u8]) -> u64;
+
+    bb0: {
+        _0 = copy _1;
+        return;
+    }
+}
+";
+    let parsed = parse_mir(text).unwrap_or_else(|e| panic!("{e}"));
+    let ty = &parsed.bodies[0].locals.values().nth(2).expect("_2").ty;
+    assert_eq!(ty.to_string(), "fn(&[u8], u64, &[u8]) -> u64");
+    // A binder with anything but lifetimes is an error, not a guess.
+    let bad = text.replace("for<'a, 'b>", "for<T>");
+    assert!(parse_mir(&bad).is_err());
+}

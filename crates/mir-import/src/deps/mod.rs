@@ -196,13 +196,25 @@ impl DepMir {
     /// `rand::SeedableRng`). So the candidates are the blocks of `A`'s module
     /// with a method `m`, and the one whose source reads `impl .. T .. for A`
     /// is it; none or several leave the call unresolved.
+    ///
+    /// A primitive `A` (`<f32 as ryu::buffer::Sealed>::format_nonfinite`, a
+    /// sealed trait of this crate) has no module here: the blocks of the
+    /// trait's module are the candidates.
     fn find_trait_method(&self, name: &str) -> Option<&str> {
         let (self_ty, trait_name, method) = crate::model::impls::trait_call(name)?;
-        let self_ty = self_ty.strip_prefix(&format!("{}::", self.crate_name))?;
+        let own = format!("{}::", self.crate_name);
         if self_ty.contains('<') || method.contains(['<', ':']) {
             return None;
         }
-        let (module, ty_name) = self_ty.rsplit_once("::").unwrap_or(("", self_ty));
+        let (module, ty_name) = match self_ty.strip_prefix(&own) {
+            Some(ty) => ty.rsplit_once("::").unwrap_or(("", ty)),
+            None if is_primitive(self_ty) => {
+                let trait_path = name.split_once(" as ")?.1.split('>').next()?;
+                let in_crate = trait_path.strip_prefix(&own)?;
+                (in_crate.rsplit_once("::").map_or("", |(m, _)| m), self_ty)
+            }
+            None => return None,
+        };
         self.find_in_impl_blocks(module, method, |h| impl_is(h, trait_name, ty_name))
     }
 
@@ -278,6 +290,13 @@ impl DepMir {
     }
 }
 
+/// Whether `ty` is a primitive type's name (`f32`, `u64`, `bool`).
+fn is_primitive(ty: &str) -> bool {
+    matches!(ty, "bool" | "char" | "str")
+        || crate::model::IntTy::from_name(ty).is_some()
+        || matches!(ty, "f16" | "f32" | "f64" | "f128")
+}
+
 /// Whether an impl block's header (`impl SeedableRng for Xoshiro256PlusPlus`)
 /// implements trait `trait_name` for the type named `ty_name`, both by their
 /// last segment without generic arguments.
@@ -323,7 +342,7 @@ fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
         body.for_each_operand(|op| {
             let Operand::Const(c) = op else { return };
             let name = match c {
-                ConstOperand::Item(p) => p.def_path(),
+                ConstOperand::Item(p) | ConstOperand::StaticRef(p) => p.def_path(),
                 ConstOperand::Promoted { owner, index } => {
                     format!("{}::promoted[{index}]", owner.def_path())
                 }
@@ -375,10 +394,16 @@ fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
 }
 
 /// The crate a name belongs to: its first segment, or for a trait method
-/// `<A as T>::m` the first segment of `A`.
+/// `<A as T>::m` the first segment of `A`, or of `T` when `A` is a
+/// primitive type.
 fn dependency_of(name: &str) -> Option<&str> {
-    let name = name.strip_prefix('<').unwrap_or(name);
-    name.split("::").next()
+    let Some(qualified) = name.strip_prefix('<') else {
+        return name.split("::").next();
+    };
+    match qualified.split_once(" as ") {
+        Some((self_ty, tr)) if is_primitive(self_ty) => tr.split("::").next(),
+        _ => qualified.split("::").next(),
+    }
 }
 
 fn has_body(krate: &Crate, name: &str) -> bool {

@@ -496,6 +496,9 @@ impl<'a> Interp<'a> {
                 let target = self.alloc_target(*alloc)?;
                 self.write(dest, &Bytes::pointer(target, 0))
             }
+            ConstOperand::StaticRef(p) => {
+                self.write(dest, &Bytes::pointer(Target::Static(p.def_path()), 0))
+            }
             ConstOperand::Indirect { alloc, offset, ty } => {
                 let Target::Alloc(a) = self.alloc_target(*alloc)? else {
                     return Err("by-reference constant inside a static".into());

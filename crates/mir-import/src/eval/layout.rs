@@ -218,6 +218,20 @@ const STD_DISCRIMINANTS: &[(&str, &[(&str, i128)])] = &[
     // `try_fold` machinery that `[T; N]::map` inlines).
     ("std::ops::ControlFlow", &[("Continue", 0), ("Break", 1)]),
     ("core::ops::ControlFlow", &[("Continue", 0), ("Break", 1)]),
+    // `enum Bound<T> { Included(T), Excluded(T), Unbounded }` (a range
+    // argument, `copy_within(0..6, 2)`), re-exported in `std::collections`.
+    (
+        "std::collections::Bound",
+        &[("Included", 0), ("Excluded", 1), ("Unbounded", 2)],
+    ),
+    (
+        "std::ops::Bound",
+        &[("Included", 0), ("Excluded", 1), ("Unbounded", 2)],
+    ),
+    (
+        "core::ops::Bound",
+        &[("Included", 0), ("Excluded", 1), ("Unbounded", 2)],
+    ),
     // `#[repr(i8)]` with explicit discriminants: not their positions.
     (
         "std::cmp::Ordering",

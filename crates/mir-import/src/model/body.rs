@@ -244,6 +244,10 @@ pub enum ConstOperand {
     ZeroSized(Ty),
     /// A function item used as a value.
     FnItem(Path),
+    /// A reference to another crate's static, printed by its def path
+    /// (`const <static(DefId(.. ~ ryu[..]::digit_table::DIGIT_TABLE))>`):
+    /// a `&T` to the static, whose type its body declares.
+    StaticRef(Path),
     /// A structured value as printed (`const Foo {{ x: 1_u32 }}`).
     Value(ValTree),
     /// `const <uninit>`: a value of its context's type whose every byte is

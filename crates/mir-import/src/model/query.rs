@@ -150,6 +150,13 @@ impl Crate {
                 self.bodies[b].return_ty.clone()
             }
             ConstOperand::Str(_) => Ty::Ref(super::Mutability::Not, Box::new(Ty::Str)),
+            ConstOperand::StaticRef(p) => {
+                let b = self.item_body(&p.def_path())?;
+                Ty::Ref(
+                    super::Mutability::Not,
+                    Box::new(self.bodies[b].return_ty.clone()),
+                )
+            }
             // `b"123"`: a `&[u8; 3]`.
             ConstOperand::ByteStr(b) => Ty::Ref(
                 super::Mutability::Not,

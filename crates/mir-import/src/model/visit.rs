@@ -78,7 +78,9 @@ fn constant(c: &mut ConstOperand, s: &Substitution) {
         | ConstOperand::Indirect { ty, .. }
         | ConstOperand::Transmuted { ty, .. }
         | ConstOperand::ZeroSized(ty) => *ty = ty.substitute(s),
-        ConstOperand::Item(p) | ConstOperand::FnItem(p) => *p = p.substitute(s),
+        ConstOperand::Item(p) | ConstOperand::FnItem(p) | ConstOperand::StaticRef(p) => {
+            *p = p.substitute(s)
+        }
         ConstOperand::Value(v) => valtree(v, s),
         ConstOperand::Scalar(_)
         | ConstOperand::Unit

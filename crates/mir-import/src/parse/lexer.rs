@@ -46,6 +46,10 @@ pub enum Tok {
     Lifetime(String),
     /// `<impl at ...>`: its inner text.
     ImplAt(String),
+    /// `<static(DefId(21:101 ~ ryu[7648]::digit_table::DIGIT_TABLE))>`, a
+    /// reference to another crate's static: its path
+    /// (`ryu::digit_table::DIGIT_TABLE`).
+    StaticRef(String),
     /// `{closure@...}` and friends: the whole text.
     Opaque(String),
     /// `{constant#0}`: the whole text.
@@ -68,6 +72,7 @@ impl std::fmt::Display for Tok {
             Tok::Char(c) => write!(f, "{c:?}"),
             Tok::Lifetime(s) => write!(f, "`'{s}`"),
             Tok::ImplAt(s) => write!(f, "`<impl at {s}>`"),
+            Tok::StaticRef(s) => write!(f, "`<static({s})>`"),
             Tok::Opaque(s) | Tok::Disambiguator(s) => write!(f, "`{s}`"),
             Tok::Punct(p) => write!(f, "`{p}`"),
         }
@@ -81,6 +86,16 @@ const PUNCT1: [&str; 21] = [
 ];
 
 /// The tokens of `text` alone (see [`tokenize_with_notes`]).
+/// The path in a static reference's `static(DefId(N:M ~ krate[hash]::a::B))`:
+/// `krate::a::B`, the crate's disambiguating hash dropped.
+fn static_def_path(inner: &str) -> Option<String> {
+    let def = inner.strip_prefix("static(DefId(")?.strip_suffix("))")?;
+    let (_, path) = def.split_once(" ~ ")?;
+    let (krate, rest) = path.split_once("::")?;
+    let name = krate.split('[').next()?;
+    Some(format!("{name}::{rest}"))
+}
+
 #[cfg(test)]
 pub fn tokenize(text: &str, base: Pos) -> Result<Vec<Token>, ParseError> {
     tokenize_with_notes(text, base).map(|(toks, _)| toks)
@@ -192,6 +207,12 @@ impl<'a> Lexer<'a> {
                 let inner = self.delimited(start, '<', '>')?;
                 let inner = inner.trim_start_matches("impl at ").to_string();
                 self.push(Tok::ImplAt(inner), start, at);
+            } else if self.rest().starts_with("<static(DefId(") {
+                let inner = self.delimited(start, '<', '>')?;
+                let path = static_def_path(&inner).ok_or_else(|| {
+                    self.err(start, format!("unreadable static reference `<{inner}>`"))
+                })?;
+                self.push(Tok::StaticRef(path), start, at);
             } else if c == '{' && self.brace_word() {
                 let whole = self.delimited(start, '{', '}')?;
                 let word_end = whole.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
@@ -498,6 +519,20 @@ mod tests {
                 Tok::Ident("NaN_f64".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_static_of_another_crate_is_its_path() {
+        assert_eq!(
+            kinds("const <static(DefId(21:101 ~ ryu[7648]::digit_table::DIGIT_TABLE))> as"),
+            vec![
+                Tok::Ident("const".into()),
+                Tok::StaticRef("ryu::digit_table::DIGIT_TABLE".into()),
+                Tok::Ident("as".into()),
+            ]
+        );
+        // Without the `~ path` part, it is an error, not a guess.
+        assert!(tokenize("const <static(DefId(21:101))>", Pos { line: 1, col: 1 }).is_err());
     }
 
     #[test]

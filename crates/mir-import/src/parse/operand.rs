@@ -177,6 +177,19 @@ pub fn parse_const(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
             c.bump()?;
             Ok(ConstOperand::Str(s))
         }
+        Some(Tok::StaticRef(p)) => {
+            let path = crate::model::Path {
+                segments: p
+                    .split("::")
+                    .map(|s| crate::model::PathSegment {
+                        name: s.to_string(),
+                        args: Vec::new(),
+                    })
+                    .collect(),
+            };
+            c.bump()?;
+            Ok(ConstOperand::StaticRef(path))
+        }
         Some(Tok::ByteStr(b)) => {
             let b = b.clone();
             c.bump()?;

@@ -89,6 +89,20 @@ fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
             Ok(Ty::Opaque(s))
         }
         Some(Tok::Ident(w)) if w == "fn" || w == "unsafe" || w == "extern" => parse_fn_ptr(c),
+        // `for<'a, 'b> fn(&'a [u8]) -> u64`: a higher-ranked function
+        // pointer; the binder names lifetimes only, which types here drop.
+        Some(Tok::Ident(w)) if w == "for" => {
+            c.bump()?;
+            c.expect_punct("<")?;
+            while !c.eat_punct(">") {
+                if !matches!(c.peek(), Some(Tok::Lifetime(_))) {
+                    return Err(c.err("expected a lifetime in `for<..>`"));
+                }
+                c.bump()?;
+                c.eat_punct(",");
+            }
+            parse_ty(c)
+        }
         Some(Tok::Ident(w)) if w == "dyn" || w == "impl" => {
             let start = c.mark();
             c.bump()?;

@@ -194,6 +194,20 @@ impl FnLower<'_, '_> {
         src: &Operand,
         count: &Operand,
     ) -> Result<(), Diagnostic> {
+        self.copy_elements(dst, src, count, false)
+    }
+
+    /// Copies `count` elements of `*dst`'s type from `src` to `dst`, byte
+    /// by byte. When the two may `overlap` (`ptr::copy`, a `memmove`), the
+    /// copy runs backwards if `dst` lies above `src`, so that no byte is
+    /// overwritten before it is read.
+    pub(super) fn copy_elements(
+        &mut self,
+        dst: &Operand,
+        src: &Operand,
+        count: &Operand,
+        overlap: bool,
+    ) -> Result<(), Diagnostic> {
         let elem = self
             .operand_ty(dst)?
             .pointee()
@@ -214,7 +228,13 @@ impl FnLower<'_, '_> {
         let n = self.zext_or_trunc(n, i64t);
         let size = self.iconst(64, size as i128);
         let bytes = self.b.imul(n, size);
-        // header(i): i < bytes ? body : exit; body: copy byte i, i + 1.
+        let backward = overlap.then(|| {
+            let di = self.b.cast(device_ir::CastOp::PtrToInt, d, i64t);
+            let si = self.b.cast(device_ir::CastOp::PtrToInt, s, i64t);
+            self.b.icmp(IntCC::Ugt, di, si)
+        });
+        // header(i): i < bytes ? body : exit; body: copy byte i (or, going
+        // backwards, byte bytes - 1 - i), i + 1.
         let header = self.b.create_block();
         let i = self.b.append_block_param(header, i64t);
         let body = self.b.create_block();
@@ -225,7 +245,16 @@ impl FnLower<'_, '_> {
         let more = self.b.icmp(IntCC::Ult, i, bytes);
         self.b.brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
-        let (from, to) = (self.b.byte_offset(s, i), self.b.byte_offset(d, i));
+        let at = match backward {
+            Some(back) => {
+                let one = self.iconst(64, 1);
+                let last = self.b.binary(device_ir::BinaryOp::Sub, bytes, one);
+                let down = self.b.binary(device_ir::BinaryOp::Sub, last, i);
+                self.b.select(back, down, i)
+            }
+            None => i,
+        };
+        let (from, to) = (self.b.byte_offset(s, at), self.b.byte_offset(d, at));
         let byte = Scalar::Int(8);
         let v = self.load_scalar_at(from, 0, byte);
         self.store_scalar_at(to, 0, byte, v);

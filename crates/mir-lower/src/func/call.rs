@@ -186,6 +186,13 @@ impl FnLower<'_, '_> {
                 self.swap(args)?;
                 Some(Val::Zst)
             }
+            KnownCall::CopyOverlapping => {
+                let [src, dst, count] = args else {
+                    return Err(self.unsupported("`intrinsics::copy` without three operands"));
+                };
+                self.copy_elements(dst, src, count, true)?;
+                Some(Val::Zst)
+            }
             k => self.known_value(k, args)?,
         };
         Ok(v.map(Some))
@@ -379,6 +386,7 @@ impl FnLower<'_, '_> {
             | KnownCall::NullPtr
             | KnownCall::Uninit
             | KnownCall::Swap
+            | KnownCall::CopyOverlapping
             | KnownCall::Panic => Ok(None),
         }
     }
