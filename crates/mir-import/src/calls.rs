@@ -37,6 +37,11 @@ pub enum KnownCall {
     /// `intrinsics::copy(src, dst, count)` (`ptr::copy`): `count` elements
     /// from `src` to `dst`, which may overlap (a `memmove`).
     CopyOverlapping,
+    /// `intrinsics::assert_inhabited::<T>()` (and `assert_zero_valid`,
+    /// `assert_mem_uninitialized_valid`): rustc removes them once `T` is
+    /// known, but a dependency's generic MIR, instantiated here, keeps them.
+    /// Nothing for a type with a value; a trap for `!`.
+    AssertValid,
     /// `MaybeUninit::<T>::uninit()`: a value none of whose bytes is written
     /// (a dependency's generic constant, `heapless`' `ELEM`, calls it).
     Uninit,
@@ -394,6 +399,9 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             }
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
             "copy" => return Some(KnownCall::CopyOverlapping),
+            "assert_inhabited" | "assert_zero_valid" | "assert_mem_uninitialized_valid" => {
+                return Some(KnownCall::AssertValid);
+            }
             "select_unpredictable" => return Some(KnownCall::Select),
             "exact_div" => return Some(KnownCall::ExactDiv),
             "volatile_load" => return Some(KnownCall::VolatileLoad),
@@ -566,6 +574,10 @@ mod tests {
         assert_eq!(c("core::ptr::null_mut"), Some(KnownCall::NullPtr));
         assert_eq!(c("core::mem::MaybeUninit::uninit"), Some(KnownCall::Uninit));
         assert_eq!(c("std::intrinsics::copy"), Some(KnownCall::CopyOverlapping));
+        assert_eq!(
+            c("core::intrinsics::assert_inhabited"),
+            Some(KnownCall::AssertValid)
+        );
         assert_eq!(
             c("core::intrinsics::select_unpredictable"),
             Some(KnownCall::Select)

@@ -111,6 +111,61 @@ pub fn import_and_evaluate(
             }
         }
     }
+    // A dependency's constant the evaluator could not reach (it calls a
+    // `const fn`): rustc evaluates it through a twin too, named by the path
+    // the kernel printed. Built apart from the kernel's twins, so that a
+    // twin rustc refuses (a path or type source cannot reach) costs only
+    // these constants, which the lowering then refuses by name.
+    let dep_crates: std::collections::BTreeSet<&str> = opts
+        .deps
+        .iter()
+        .flat_map(|d| d.crates.iter().map(|c| c.name.as_str()))
+        .collect();
+    let failed_deps: Vec<(String, String)> = ev
+        .items
+        .iter()
+        .filter(|(name, i)| {
+            twin_fallback
+                && i.kind == eval::ItemKind::Const
+                && i.value.is_err()
+                && name
+                    .split("::")
+                    .next()
+                    .is_some_and(|c| dep_crates.contains(c))
+                && !name.contains(['<', '{'])
+                && !name.contains("::__mono_")
+                && !name.contains("::promoted[")
+        })
+        .filter_map(|(name, _)| {
+            let ty = &krate.bodies[krate.item_body(name)?].return_ty;
+            mono::nameable(ty).then(|| (name.clone(), ty.to_rust_source()))
+        })
+        .collect();
+    // Named as declared where the printed name is a re-export's module.
+    let twin_paths: Vec<(String, String)> = failed_deps
+        .iter()
+        .map(|(name, ty)| {
+            let path = krate.dependency_paths.get(name).unwrap_or(name);
+            (path.clone(), ty.clone())
+        })
+        .collect();
+    if !failed_deps.is_empty() {
+        match eval::twin::build_dependency_twins(kernel, opts, &twin_paths) {
+            Ok(twins) => {
+                for (k, (name, _)) in failed_deps.iter().enumerate() {
+                    let twin = format!("kernel::{}", eval::twin::dependency_twin_name(k));
+                    let Some(root) = twins.twin_alloc(&twin) else {
+                        continue;
+                    };
+                    if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root)
+                    {
+                        ev.set_fallback(&krate, name, v, eval::EvaluatedBy::RustcTwin);
+                    }
+                }
+            }
+            Err(e) => tracing::debug!("twins of dependency constants: {e}"),
+        }
+    }
     // A static the evaluator could not reach: rustc printed its bytes itself
     // whenever a function refers to it.
     let failed_statics: Vec<String> = ev
@@ -314,7 +369,8 @@ pub fn import_text(
         static_names: parsed.static_names,
         ..Crate::default()
     };
-    for body in parsed.bodies {
+    for mut body in parsed.bodies {
+        body.devirtualize_fn_pointers();
         krate.bodies.push(body);
     }
     krate.record_closure_captures();

@@ -114,6 +114,58 @@ impl ImplHeader {
     }
 }
 
+/// The generic parameters of function `name` as its module's source
+/// `text` declares them (`fn get_unaligned_chunk<T: Copy>(..)`), as a
+/// header whose "self type" lists them in order, so that
+/// [`ImplHeader::bind`] binds them to a call's turbofish. `None` unless
+/// exactly one `fn name<` is in the text.
+pub(super) fn fn_generics(text: &str, name: &str) -> Option<ImplHeader> {
+    let needle = format!("fn {name}<");
+    let mut found = text.match_indices(&needle).filter(|(i, _)| {
+        text[..*i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+    });
+    let (at, _) = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let rest = &text[at + needle.len()..];
+    let close = matching_close(rest)?;
+    let mut header = ImplHeader::parse(&format!("impl<{}> F", &rest[..close]))?;
+    header.self_name = name.to_string();
+    header.self_args = header.params.iter().map(|(p, _)| p.clone()).collect();
+    Some(header)
+}
+
+/// The module (from the crate's root) that declares `name`, when module
+/// `module`'s source `text` re-exports it: `pub use a::b::Name;`, `pub use
+/// a::{Name, ..};`, with `a` a child module, `self::a` or `crate::a`.
+pub(super) fn reexporting_module(text: &str, module: &[String], name: &str) -> Option<Vec<String>> {
+    text.lines().find_map(|l| {
+        let used = l.trim().strip_prefix("pub use ")?.strip_suffix(';')?;
+        let (path, last) = match used.split_once("::{") {
+            Some((p, list)) => {
+                let names = list.strip_suffix('}')?;
+                let listed = names.split(',').any(|n| n.trim() == name);
+                (p, listed.then_some(name)?)
+            }
+            None => used.rsplit_once("::")?,
+        };
+        if last != name {
+            return None;
+        }
+        let mut out: Vec<String> = match path.strip_prefix("crate::") {
+            Some(abs) => return Some(abs.split("::").map(str::to_string).collect()),
+            None => module.to_vec(),
+        };
+        let rel = path.strip_prefix("self::").unwrap_or(path);
+        out.extend(rel.split("::").map(str::to_string));
+        Some(out)
+    })
+}
+
 /// One parameter and the argument that replaces it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Binding {
@@ -302,6 +354,37 @@ mod tests {
         let fixed = ImplHeader::parse("impl<T> Pair<[T; 2]>").expect("parses");
         assert_eq!(fixed.bind(&[GenericArg::Type(Ty::Int(IntTy::U8))]), None);
         assert_eq!(h.bind(&[GenericArg::Type(Ty::Int(IntTy::U8))]), None);
+    }
+
+    #[test]
+    fn a_functions_own_parameters_come_from_its_source() {
+        let src = "pub(crate) fn not_get_unaligned_chunk<X>() {}\n#[inline(always)]\npub(crate) fn get_unaligned_chunk<T: Copy, const N: usize>(data: &[u8], offset: usize) -> T {}\n";
+        let h = fn_generics(src, "get_unaligned_chunk").expect("found");
+        assert_eq!(h.self_args, ["T", "N"]);
+        assert!(
+            h.bind(&[
+                GenericArg::Type(Ty::Int(IntTy::U64)),
+                GenericArg::Const("2".into())
+            ])
+            .is_some()
+        );
+        // Two functions of that name: which one is not guessed.
+        assert!(fn_generics(&format!("{src}{src}"), "get_unaligned_chunk").is_none());
+    }
+
+    #[test]
+    fn reexports_name_the_declaring_module() {
+        let m = vec!["engine".to_string()];
+        let text = "mod general_purpose;\npub use general_purpose::{GeneralPurpose, GeneralPurposeConfig};\npub use crate::alphabet::Alphabet;\n";
+        assert_eq!(
+            reexporting_module(text, &m, "GeneralPurpose"),
+            Some(vec!["engine".to_string(), "general_purpose".to_string()])
+        );
+        assert_eq!(
+            reexporting_module(text, &m, "Alphabet"),
+            Some(vec!["alphabet".to_string()])
+        );
+        assert_eq!(reexporting_module(text, &m, "General"), None);
     }
 
     #[test]

@@ -123,9 +123,34 @@ impl DepMir {
             .filter(|k| k.ends_with(&suffix) && !k.contains('<'));
         match (found.next(), found.next()) {
             (Some(only), None) => Some(only.as_str()),
-            (Some(_), Some(_)) => None,
-            (None, _) => self.find_inherent_method(rest),
+            (Some(_), Some(_)) => self.find_reexport(rest),
+            (None, _) => self
+                .find_reexport(rest)
+                .or_else(|| self.find_inherent_method(rest)),
         }
+    }
+
+    /// The item a name printed through a re-exporting module names
+    /// (`prelude::STANDARD`, which `prelude.rs` re-exports as `pub use
+    /// crate::engine::general_purpose::STANDARD as BASE64_STANDARD;`): the
+    /// one `use crate::..::NAME` of that module's source whose path is an
+    /// item here. rustc prints the module of the re-export and the item's
+    /// own name.
+    fn find_reexport(&self, rest: &str) -> Option<&str> {
+        let (module, name) = rest.rsplit_once("::")?;
+        let segs: Vec<String> = module.split("::").map(str::to_string).collect();
+        let text = std::fs::read_to_string(module_file(&self.src_dir.join("src"), &segs)?).ok()?;
+        let mut found = text.lines().filter_map(|l| {
+            let used = l.trim().strip_prefix("pub ")?.trim_start();
+            let used = used.strip_prefix("use crate::")?;
+            let path = used.split([' ', ';']).next()?;
+            (path.rsplit("::").next() == Some(name))
+                .then(|| self.items.get_key_value(path))
+                .flatten()
+                .map(|(k, _)| k.as_str())
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     /// The body of the inherent method a call prints as `m::Ty::method`
@@ -469,8 +494,15 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
                 .or_insert_with(|| read_dep_mir(deps, &krate_name));
             let Some(mir) = mir else { continue };
             mir.roots.extend(root_types(krate, &krate_name));
-            let Some(text) = mir.find(&name).and_then(|h| mir.item_text(h, &name)) else {
+            let Some(header) = mir.find(&name) else {
                 tracing::debug!("dependency item `{name}` not found in its crate's MIR");
+                continue;
+            };
+            let declared = format!("{krate_name}::{header}");
+            if declared != name && !header.contains(['<', '{', '[']) {
+                krate.dependency_paths.insert(name.clone(), declared);
+            }
+            let Some(text) = mir.item_text(header, &name) else {
                 continue;
             };
             if text.contains("{alloc") {
@@ -506,20 +538,25 @@ fn read_dep_mir(deps: &BuiltDeps, name: &str) -> Option<DepMir> {
 /// 8>::INIT`) and have no body: each printed path, and whether it is a
 /// call. Only paths of the form `crate::..::Owner<args>::item`.
 fn generic_uses(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<(Path, bool)> {
-    let instance_of = |p: &Path| {
+    // `krate::..::Owner<args>::item`, or `krate::..::f<args>` (a call).
+    let instance_of = |p: &Path, call: bool| {
         let n = p.segments.len();
-        n >= 3
-            && crates.contains(&p.segments[0].name)
+        let plain = |segs: &[PathSegment]| segs.iter().all(|s| s.args.is_empty());
+        let of_impl = n >= 3
             && p.segments[n - 1].args.is_empty()
             && !p.segments[n - 2].args.is_empty()
-            && p.segments[..n - 2].iter().all(|s| s.args.is_empty())
+            && plain(&p.segments[..n - 2]);
+        let own =
+            call && n >= 2 && !p.segments[n - 1].args.is_empty() && plain(&p.segments[..n - 1]);
+        crates.contains(&p.segments[0].name)
+            && (of_impl || own)
             && !p.segments.iter().any(|s| s.name.starts_with(['<', '{']))
     };
     let mut out = BTreeSet::new();
     for body in krate.bodies.values() {
         body.for_each_operand(|op| {
             if let Operand::Const(ConstOperand::Item(p)) = op
-                && instance_of(p)
+                && instance_of(p, false)
                 && krate.item_body(&p.def_path()).is_none()
             {
                 out.insert((p.clone(), false));
@@ -530,7 +567,7 @@ fn generic_uses(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<(Path, boo
                 func: Callee::Item(p),
                 ..
             } = &bb.terminator.kind
-                && instance_of(p)
+                && instance_of(p, true)
                 && crate::mono::dep_calls::is_bodiless_dep_call(krate, p, crates)
             {
                 out.insert((p.clone(), true));
@@ -545,8 +582,20 @@ fn generic_uses(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<(Path, boo
 fn instantiate(mir: &DepMir, printed: &Path) -> Option<(String, String)> {
     let n = printed.segments.len();
     let (owner, item) = (&printed.segments[n - 2], &printed.segments[n - 1]);
-    let (key, header) = mir.find_generic(&owner.name, &item.name)?;
-    let binds = header.bind(&owner.args)?;
+    let (key, binds) = if item.args.is_empty() {
+        let (key, header) = mir.find_generic(&owner.name, &item.name)?;
+        (key, header.bind(&owner.args)?)
+    } else {
+        // A generic function: its parameters from its module's source.
+        let key = mir.find(&printed.def_path())?;
+        let module: Vec<String> = key.split("::").map(str::to_string).collect();
+        let file = module_file(&mir.src_dir.join("src"), &module[..module.len() - 1])?;
+        let text = std::fs::read_to_string(file).ok()?;
+        (
+            key,
+            instances::fn_generics(&text, &item.name)?.bind(&item.args)?,
+        )
+    };
     let name = instances::instance_name(&printed.def_path(), printed);
     let text = mir.item_text(key, &name)?;
     if text.contains("{alloc") {
@@ -657,6 +706,37 @@ fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTreeSet<String
             modules.insert((segs[0].clone(), segs[1..segs.len() - 1].to_vec()));
         }
     }
+    // A type printed through a re-export (`base64::engine::GeneralPurpose`,
+    // which `engine/mod.rs` re-exports with `pub use
+    // general_purpose::{GeneralPurpose, ..}`): read the declaring module
+    // too, and give the printed name its attributes.
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    for t in &types {
+        let segs: Vec<String> = t.split("::").map(str::to_string).collect();
+        let Some((ty_name, module)) = segs[1..].split_last() else {
+            continue;
+        };
+        if !crates.contains(&segs[0]) || krate.attrs.contains_key(t) {
+            continue;
+        }
+        let Some(c) = deps.krate(&segs[0]) else {
+            continue;
+        };
+        let src = deps.path(&c.src_dir).join("src");
+        let Some(text) = module_file(&src, module).and_then(|f| std::fs::read_to_string(f).ok())
+        else {
+            continue;
+        };
+        if let Some(declaring) = instances::reexporting_module(&text, module, ty_name) {
+            let real = std::iter::once(segs[0].clone())
+                .chain(declaring.iter().cloned())
+                .chain(std::iter::once(ty_name.clone()))
+                .collect::<Vec<_>>()
+                .join("::");
+            modules.insert((segs[0].clone(), declaring));
+            renamed.push((real, t.clone()));
+        }
+    }
     for (name, module) in modules {
         let Some(c) = deps.krate(&name) else { continue };
         let src = deps.path(&c.src_dir).join("src");
@@ -684,6 +764,11 @@ fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTreeSet<String
                 }
             }
             Err(e) => tracing::debug!("{e}"),
+        }
+    }
+    for (real, printed) in renamed {
+        if let Some(a) = krate.attrs.get(&real).cloned() {
+            krate.attrs.entry(printed).or_insert(a);
         }
     }
 }
@@ -847,6 +932,32 @@ mod inner { pub struct Deep; }
             .collect();
         assert_eq!(roots, want);
         assert!(root_type_decls(&dir.join("missing")).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_name_printed_through_a_reexporting_module_follows_its_use() {
+        let dir = std::env::temp_dir().join(format!("deps-reexport-{}", std::process::id()));
+        let src = dir.join("base64-0.22.1/src");
+        std::fs::create_dir_all(&src).expect("dir");
+        std::fs::write(
+            src.join("prelude.rs"),
+            "pub use crate::engine::general_purpose::STANDARD as BASE64_STANDARD;\npub use crate::engine::Engine;\n",
+        )
+        .expect("write");
+        let f = dir.join("base64.mir");
+        std::fs::write(
+            &f,
+            "const alphabet::STANDARD: u8 = const 1_u8;\nconst engine::general_purpose::STANDARD: u32 = const 2_u32;\n",
+        )
+        .expect("write");
+        let d = DepMir::read("base64", &f, dir.join("base64-0.22.1")).expect("read");
+        // Two items end in `STANDARD`; the prelude's `use` says which.
+        assert_eq!(
+            d.find("base64::prelude::STANDARD"),
+            Some("engine::general_purpose::STANDARD")
+        );
+        assert_eq!(d.find("base64::prelude::OTHER"), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

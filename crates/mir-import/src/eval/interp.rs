@@ -489,6 +489,11 @@ impl<'a> Interp<'a> {
                 if let Some(v) = int_limit(path, &dest.ty) {
                     return self.write(dest, &v);
                 }
+                if let Some((ty, size)) = path.sized_property() {
+                    let l = self.layout(&ty)?;
+                    let v = if size { l.size } else { l.align };
+                    return self.write(dest, &Bytes::plain(v.to_le_bytes().to_vec()));
+                }
                 // Not a const item: a unit enum variant or unit struct (`Option::<u32>::None`).
                 self.write_valtree(dest, &ValTree::Path(path.clone()))
             }

@@ -95,19 +95,35 @@ pub fn const_items(source: &str) -> Result<Vec<(String, String)>, TwinError> {
 
 /// The kernel source with a twin for each const in `consts`.
 pub fn twin_source(source: &str, consts: &[(String, String)]) -> String {
+    let twins: Vec<(String, String, String)> = consts
+        .iter()
+        .map(|(name, ty)| (name.clone(), ty.clone(), name.clone()))
+        .collect();
+    twins_source(source, &twins)
+}
+
+/// The kernel source with a twin `static mut NAME__TWIN: TY = EXPR;` for
+/// each `(NAME, TY, EXPR)`, and one function that takes every twin's address.
+fn twins_source(source: &str, twins: &[(String, String, String)]) -> String {
     let mut s = source.to_string();
     s.push_str("\n// Twins added by mir-import: rustc prints a static's evaluated bytes.\n");
-    for (name, ty) in consts {
+    for (name, ty, expr) in twins {
         s.push_str(&format!(
-            "#[allow(non_upper_case_globals)]\npub static mut {name}{TWIN_SUFFIX}: {ty} = {name};\n"
+            "#[allow(non_upper_case_globals)]\npub static mut {name}{TWIN_SUFFIX}: {ty} = {expr};\n"
         ));
     }
     s.push_str("#[inline(never)]\npub fn __mir_import_twins() -> usize {\n    0");
-    for (name, _) in consts {
+    for (name, _, _) in twins {
         s.push_str(&format!(" + (&raw const {name}{TWIN_SUFFIX} as usize)"));
     }
     s.push_str("\n}\n");
     s
+}
+
+/// The twin's name (without [`TWIN_SUFFIX`]) of the `k`-th dependency
+/// constant given to [`build_dependency_twins`].
+pub fn dependency_twin_name(k: usize) -> String {
+    format!("__mir_import_dep_{k}")
 }
 
 /// rustc's evaluation of a kernel's consts: the twin crate's import.
@@ -126,6 +142,40 @@ pub fn build_twins(kernel: &Path, opts: &RustcOptions) -> Result<Twins, TwinErro
     })?;
     let consts = const_items(&source)?;
     let twin = twin_source(&source, &consts);
+    let krate = import_twin_crate(&twin, opts)?;
+    Ok(Twins {
+        krate,
+        consts: consts.into_iter().map(|(n, _)| n).collect(),
+    })
+}
+
+/// Builds and imports twins of a dependency's constants that the evaluator
+/// could not reach (a `const fn` call, `base64::alphabet::STANDARD`):
+/// `(path, type)` as source, the path as the kernel's MIR printed it. The
+/// `k`-th is named [`dependency_twin_name`]`(k)`.
+pub fn build_dependency_twins(
+    kernel: &Path,
+    opts: &RustcOptions,
+    consts: &[(String, String)],
+) -> Result<Twins, TwinError> {
+    let source = std::fs::read_to_string(kernel).map_err(|source| TwinError::Io {
+        path: kernel.to_path_buf(),
+        source,
+    })?;
+    let twins: Vec<(String, String, String)> = consts
+        .iter()
+        .enumerate()
+        .map(|(k, (path, ty))| (dependency_twin_name(k), ty.clone(), path.clone()))
+        .collect();
+    let krate = import_twin_crate(&twins_source(&source, &twins), opts)?;
+    Ok(Twins {
+        krate,
+        consts: twins.into_iter().map(|(n, _, _)| n).collect(),
+    })
+}
+
+/// Compiles and imports a twin crate's text.
+fn import_twin_crate(twin: &str, opts: &RustcOptions) -> Result<Crate, TwinError> {
     // The twin file sits in a scratch folder of its own: it only needs the
     // prelude, which the crate root mounts. A shared folder would let two
     // imports of the same kernel delete each other's file.
@@ -134,17 +184,13 @@ pub fn build_twins(kernel: &Path, opts: &RustcOptions) -> Result<Twins, TwinErro
         source,
     })?;
     let path = scratch.0.join("kernel.rs");
-    std::fs::write(&path, &twin).map_err(|source| TwinError::Io {
+    std::fs::write(&path, twin).map_err(|source| TwinError::Io {
         path: path.clone(),
         source,
     })?;
     let result = crate::import_file(&path, opts);
     drop(scratch);
-    let krate = result.map_err(|e| TwinError::Import(Box::new(e)))?;
-    Ok(Twins {
-        krate,
-        consts: consts.into_iter().map(|(n, _)| n).collect(),
-    })
+    result.map_err(|e| TwinError::Import(Box::new(e)))
 }
 
 impl Twins {

@@ -4,6 +4,7 @@ mod alloc;
 mod attrs;
 mod body;
 mod drops;
+mod fn_pointers;
 pub(crate) mod impls;
 mod integrity;
 mod pos;
@@ -53,6 +54,11 @@ pub struct Crate {
     /// with the def path of the body rustc printed for it (see
     /// [`Crate::link_impl_methods`]).
     pub call_aliases: BTreeMap<String, String>,
+    /// For a dependency item imported under a name the kernel's MIR printed
+    /// through a re-export (`base64::prelude::STANDARD`), the path that
+    /// declares it (`base64::engine::general_purpose::STANDARD`), which
+    /// source can name where the printed one may not be a path at all.
+    pub dependency_paths: BTreeMap<String, String>,
     /// Whether the kernel's source implements `Drop` for some type, which
     /// gives its own types drop glue (see [`Crate::trivially_dropped`]).
     pub kernel_implements_drop: bool,

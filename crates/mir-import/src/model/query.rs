@@ -79,6 +79,12 @@ impl Body {
         };
         for bb in self.blocks.values() {
             for st in &bb.statements {
+                if let StatementKind::CopyNonOverlapping { dst, src, count } = &st.kind {
+                    // `copy_nonoverlapping(.., count = const <T as
+                    // SizedTypeProperties>::SIZE)` in an instance.
+                    [dst, src, count].into_iter().for_each(|op| push(op, None));
+                    continue;
+                }
                 let StatementKind::Assign(place, rv) = &st.kind else {
                     continue;
                 };
@@ -135,6 +141,7 @@ impl Crate {
             | ConstOperand::Indirect { ty, .. }
             | ConstOperand::ZeroSized(ty)
             | ConstOperand::Transmuted { ty, .. } => ty.clone(),
+            ConstOperand::Item(p) if p.sized_property().is_some() => Ty::Int(super::IntTy::Usize),
             ConstOperand::Item(p) => match (p.int_limit_type(), self.item_body(&p.def_path())) {
                 (Some(it), _) => Ty::Int(it),
                 (None, Some(b)) => self.bodies[b].return_ty.clone(),

@@ -206,6 +206,30 @@ impl Path {
         IntTy::from_name(owner.trim_start_matches("<impl ").trim_end_matches('>'))
     }
 
+    /// `<T as core::mem::SizedTypeProperties>::SIZE` (or `ALIGN`), which a
+    /// dependency's generic MIR keeps for `size_of::<T>()` and which its
+    /// instances name at a concrete `T`: that type, and whether it is the
+    /// size (else the alignment).
+    pub fn sized_property(&self) -> Option<(Ty, bool)> {
+        let [owner, item] = self.segments.as_slice() else {
+            return None;
+        };
+        let size = match item.name.as_str() {
+            "SIZE" => true,
+            "ALIGN" => false,
+            _ => return None,
+        };
+        let inner = owner.name.strip_prefix('<')?.strip_suffix('>')?;
+        let (ty, tr) = inner.rsplit_once(" as ")?;
+        if !matches!(
+            tr,
+            "core::mem::SizedTypeProperties" | "std::mem::SizedTypeProperties"
+        ) {
+            return None;
+        }
+        Some((crate::parse::parse_type(ty).ok()?, size))
+    }
+
     /// All generic arguments of the last segment that carries any.
     pub fn generic_args(&self) -> &[GenericArg] {
         self.segments

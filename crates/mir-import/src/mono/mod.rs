@@ -132,7 +132,7 @@ pub fn is_closure(t: &Ty) -> bool {
 
 /// Whether `t` can be written in source outside the generic body: no
 /// closure, coroutine or other opaque type, no type parameter left.
-fn nameable(t: &Ty) -> bool {
+pub(crate) fn nameable(t: &Ty) -> bool {
     match t {
         Ty::Opaque(_) => false,
         Ty::Tuple(v) => v.iter().all(nameable),

@@ -35,6 +35,24 @@ pub fn parse_mir(text: &str) -> Result<ParsedMir, ParseError> {
     parse_inner(text, &HashSet::new()).map_err(|e| e.with_source(text))
 }
 
+/// Parses one type as rustc prints it (`u32`, `[core::mem::MaybeUninit<u8>;
+/// 4]`): the self type of a qualified path segment, which the path keeps
+/// as text.
+pub fn parse_type(text: &str) -> Result<crate::model::Ty, ParseError> {
+    let start = crate::model::Pos { line: 1, col: 1 };
+    let (toks, _) = lexer::tokenize_with_notes(text, start)?;
+    let end = crate::model::Pos {
+        line: 1,
+        col: text.chars().count() as u32 + 1,
+    };
+    let mut c = cursor::Cursor::new(toks, Vec::new(), text, end);
+    let ty = ty::parse_ty(&mut c)?;
+    if !c.at_end() {
+        return Err(c.err("text after the type"));
+    }
+    Ok(ty)
+}
+
 /// Parses the text that `rustc --emit=mir` printed, except the bodies of
 /// functions of module `prelude` that no other item names (see
 /// [`unnamed_prelude_fns`]): rustc prints every function of the prelude in

@@ -118,7 +118,14 @@ impl FnLower<'_, '_> {
             return Err(self.unsupported("calls through function pointers are not supported"));
         };
         let known = calls::classify(path);
-        if known == Some(KnownCall::Panic) {
+        // A panic, or a validity assertion about `!`, which always fails.
+        let never = matches!(
+            path.generic_args(),
+            [mir_import::model::GenericArg::Type(
+                mir_import::model::Ty::Never
+            )]
+        );
+        if known == Some(KnownCall::Panic) || (known == Some(KnownCall::AssertValid) && never) {
             self.trap();
             return Ok(());
         }
@@ -186,6 +193,7 @@ impl FnLower<'_, '_> {
                 self.swap(args)?;
                 Some(Val::Zst)
             }
+            KnownCall::AssertValid => Some(Val::Zst),
             KnownCall::CopyOverlapping => {
                 let [src, dst, count] = args else {
                     return Err(self.unsupported("`intrinsics::copy` without three operands"));
@@ -387,6 +395,7 @@ impl FnLower<'_, '_> {
             | KnownCall::Uninit
             | KnownCall::Swap
             | KnownCall::CopyOverlapping
+            | KnownCall::AssertValid
             | KnownCall::Panic => Ok(None),
         }
     }
