@@ -40,7 +40,8 @@ pub enum KnownCall {
     /// `intrinsics::assert_inhabited::<T>()` (and `assert_zero_valid`,
     /// `assert_mem_uninitialized_valid`): rustc removes them once `T` is
     /// known, but a dependency's generic MIR, instantiated here, keeps them.
-    /// Nothing for a type with a value; a trap for `!`.
+    /// Nothing for numbers and raw pointers, a trap for `!`; the lowering
+    /// refuses any other type.
     AssertValid,
     /// `MaybeUninit::<T>::uninit()`: a value none of whose bytes is written
     /// (a dependency's generic constant, `heapless`' `ELEM`, calls it).

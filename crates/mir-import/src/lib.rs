@@ -115,7 +115,8 @@ pub fn import_and_evaluate(
     // `const fn`): rustc evaluates it through a twin too, named by the path
     // the kernel printed. Built apart from the kernel's twins, so that a
     // twin rustc refuses (a path or type source cannot reach) costs only
-    // these constants, which the lowering then refuses by name.
+    // the dependencies' twins (all of them: one crate), never the
+    // kernel's; the lowering then refuses those constants by name.
     let dep_crates: std::collections::BTreeSet<&str> = opts
         .deps
         .iter()
@@ -146,7 +147,9 @@ pub fn import_and_evaluate(
         .iter()
         .map(|(name, ty)| {
             let path = krate.dependency_paths.get(name).unwrap_or(name);
-            (path.clone(), ty.clone())
+            // From the crate root: a kernel item named like the crate
+            // must not capture the path.
+            (format!("::{path}"), ty.clone())
         })
         .collect();
     if !failed_deps.is_empty() {

@@ -143,7 +143,9 @@ pub(super) fn fn_generics(text: &str, name: &str) -> Option<ImplHeader> {
 /// `module`'s source `text` re-exports it: `pub use a::b::Name;`, `pub use
 /// a::{Name, ..};`, with `a` a child module, `self::a` or `crate::a`.
 pub(super) fn reexporting_module(text: &str, module: &[String], name: &str) -> Option<Vec<String>> {
-    text.lines().find_map(|l| {
+    // Two `pub use`s of the name (one per `cfg`): which one is compiled in
+    // is not guessed.
+    let mut found = text.lines().filter_map(|l| {
         let used = l.trim().strip_prefix("pub use ")?.strip_suffix(';')?;
         let (path, last) = match used.split_once("::{") {
             Some((p, list)) => {
@@ -163,17 +165,27 @@ pub(super) fn reexporting_module(text: &str, module: &[String], name: &str) -> O
         let rel = path.strip_prefix("self::").unwrap_or(path);
         out.extend(rel.split("::").map(str::to_string));
         Some(out)
-    })
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// One parameter and the argument that replaces it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Binding {
+    /// The parameter.
     name: String,
     /// The argument as the MIR prints it (`u32`, `8`).
     text: String,
     /// A const parameter's type (`usize`), for its value as a literal.
     const_ty: Option<String>,
+}
+
+impl Binding {
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// The name of the instance of dependency item `def` (a def path) at the
@@ -220,6 +232,14 @@ pub(super) fn substitute(text: &str, binds: &[Binding]) -> String {
             i += 1;
             continue;
         }
+        // A char literal (`'N'`, `'\''`, `'\u{41}'`) is copied whole; a
+        // lifetime (`'a`) has no closing quote and goes on as a word.
+        if c == b'\'' {
+            let len = char_literal_len(&text[i..]);
+            out.push_str(&text[i..i + len.max(1)]);
+            i += len.max(1);
+            continue;
+        }
         let starts_word = (c.is_ascii_alphabetic() || c == b'_')
             && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
         if !starts_word {
@@ -246,6 +266,24 @@ pub(super) fn substitute(text: &str, binds: &[Binding]) -> String {
         i = end;
     }
     out
+}
+
+/// The length of the char literal `s` starts with (`'x'`, `'\n'`,
+/// `'\u{1F600}'`), or 0 when the quote starts a lifetime.
+fn char_literal_len(s: &str) -> usize {
+    let mut chars = s.char_indices().skip(1);
+    match chars.next() {
+        Some((_, '\\')) => s[2..].find('\'').map_or(0, |k| k + 3),
+        Some((_, c)) => {
+            let end = 1 + c.len_utf8();
+            if s[end..].starts_with('\'') {
+                end + 1
+            } else {
+                0
+            }
+        }
+        None => 0,
+    }
 }
 
 /// The index of the `>` that closes a `<` just before `s`.
@@ -331,10 +369,10 @@ mod tests {
             .expect("binds");
         assert_eq!(
             substitute(
-                "const X: [core::mem::MaybeUninit<T>; N] = {\n    _0 = [const Vec::<T, N>::ELEM; N];\n    _1 = const N;\n    assert(\"T N\");\n    _2 = m::T::f;\n}",
+                "const X: [core::mem::MaybeUninit<T>; N] = {\n    _0 = [const Vec::<T, N>::ELEM; N];\n    _1 = const N;\n    assert(\"T N\");\n    _2 = m::T::f;\n    _3 = const 'N';\n    _4 = const '\\'';\n    _5 = &'a T;\n}",
                 &binds
             ),
-            "const X: [core::mem::MaybeUninit<u32>; 8] = {\n    _0 = [const Vec::<u32, 8>::ELEM; 8];\n    _1 = const 8_usize;\n    assert(\"T N\");\n    _2 = m::T::f;\n}"
+            "const X: [core::mem::MaybeUninit<u32>; 8] = {\n    _0 = [const Vec::<u32, 8>::ELEM; 8];\n    _1 = const 8_usize;\n    assert(\"T N\");\n    _2 = m::T::f;\n    _3 = const 'N';\n    _4 = const '\\'';\n    _5 = &'a u32;\n}"
         );
         // A trait block, a lifetime, a bound and a where clause.
         let t = ImplHeader::parse(
@@ -385,6 +423,8 @@ mod tests {
             Some(vec!["alphabet".to_string()])
         );
         assert_eq!(reexporting_module(text, &m, "General"), None);
+        let twice = "#[cfg(a)]\npub use a::E;\n#[cfg(not(a))]\npub use b::E;\n";
+        assert_eq!(reexporting_module(twice, &m, "E"), None);
     }
 
     #[test]

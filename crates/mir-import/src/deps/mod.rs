@@ -466,7 +466,9 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
         }
         for (printed, is_call) in generic {
             tried.insert(printed.to_string());
-            let krate_name = printed.segments[0].name.clone();
+            let Some(krate_name) = printed.segments.first().map(|s| s.name.clone()) else {
+                continue;
+            };
             let mir = mirs
                 .entry(krate_name.clone())
                 .or_insert_with(|| read_dep_mir(deps, &krate_name));
@@ -541,6 +543,9 @@ fn generic_uses(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<(Path, boo
     // `krate::..::Owner<args>::item`, or `krate::..::f<args>` (a call).
     let instance_of = |p: &Path, call: bool| {
         let n = p.segments.len();
+        if n == 0 {
+            return false;
+        }
         let plain = |segs: &[PathSegment]| segs.iter().all(|s| s.args.is_empty());
         let of_impl = n >= 3
             && p.segments[n - 1].args.is_empty()
@@ -596,6 +601,15 @@ fn instantiate(mir: &DepMir, printed: &Path) -> Option<(String, String)> {
             instances::fn_generics(&text, &item.name)?.bind(&item.args)?,
         )
     };
+    // `item_text` prefixes the crate's own root names and modules: a
+    // parameter named like one (`pub type T`) would be hidden from the
+    // substitution, so such an instance is not made.
+    if binds
+        .iter()
+        .any(|b| mir.roots.contains(b.name()) || mir.modules.contains(b.name()))
+    {
+        return None;
+    }
     let name = instances::instance_name(&printed.def_path(), printed);
     let text = mir.item_text(key, &name)?;
     if text.contains("{alloc") {

@@ -47,13 +47,7 @@ impl Crate {
                     .get_or_insert_with(|| self.closure_captures())
                     .get(name)
                     .cloned();
-                match tys {
-                    Some(c) => c.iter().all(|t| self.trivially_dropped_with(t, captures)),
-                    // A closure the report lays out in no bytes captures
-                    // nothing (`|_| T::default()` in a dependency's generic
-                    // code, whose captures nothing here shows).
-                    None => self.layouts.get(name).is_some_and(|l| l.size == 0),
-                }
+                tys.is_some_and(|c| c.iter().all(|t| self.trivially_dropped_with(t, captures)))
             }
             Ty::Adt(p) => {
                 let def = p.def_path();
@@ -124,19 +118,5 @@ mod tests {
         )));
         k.kernel_implements_drop = true;
         assert!(!k.trivially_dropped(&own));
-        // A closure whose captures nothing shows, but which the report lays
-        // out in no bytes, captures nothing; in one byte, it may.
-        let closure = "{closure@dep::f::{closure#0}}".to_string();
-        for (size, dropped) in [(0, true), (1, false)] {
-            k.layouts.types.insert(
-                closure.clone(),
-                crate::layout::TypeLayout {
-                    size,
-                    align: 1,
-                    shape: crate::layout::TypeShape::Struct { fields: vec![] },
-                },
-            );
-            assert_eq!(k.trivially_dropped(&Ty::Opaque(closure.clone())), dropped);
-        }
     }
 }

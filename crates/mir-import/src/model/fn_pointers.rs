@@ -6,7 +6,8 @@
 //! (PointerCoercion(ReifyFnPointer(..)))` and later `copy _9(args)`. When
 //! that local is written exactly once, by such a reification, and never
 //! borrowed, every call through it calls `f::<u64>`, and becomes a direct
-//! call, which the rest of the pipeline (shims, lowering) handles. Any
+//! call, which the rest of the pipeline (shims, lowering) handles (an
+//! argument is never such a local: it holds the caller's value first). Any
 //! other call through a pointer stays refused by the lowering.
 
 use std::collections::HashMap;
@@ -26,6 +27,12 @@ impl Body {
         let spoil = |holds: &mut HashMap<Local, Option<Path>>, l: Local| {
             holds.insert(l, None);
         };
+        // An argument holds what the caller passed before any write.
+        for (l, decl) in self.locals.iter() {
+            if decl.is_arg {
+                spoil(&mut holds, l);
+            }
+        }
         for bb in self.blocks.values() {
             for st in &bb.statements {
                 let StatementKind::Assign(dest, rv) = &st.kind else {
@@ -136,5 +143,14 @@ mod tests {
             let kept = callee(&text);
             assert!(kept.contains("func: Operand("), "{spoiled}: {kept}");
         }
+        // An argument holds the caller's function until the write: a call
+        // through it stays a pointer call.
+        let arg = body("").replace(
+            "fn kernel::f(_1: &[u8]) -> u64 {\n    let mut _0: u64;\n    let _2: for<'a> fn(&'a [u8], usize) -> u64;",
+            "fn kernel::f(_1: &[u8], _2: for<'a> fn(&'a [u8], usize) -> u64) -> u64 {\n    let mut _0: u64;",
+        );
+        assert!(arg.contains("_2: for<'a> fn"), "{arg}");
+        let kept = callee(&arg);
+        assert!(kept.contains("func: Operand("), "argument: {kept}");
     }
 }

@@ -85,7 +85,6 @@ const PUNCT1: [&str; 21] = [
     "-", "|",
 ];
 
-/// The tokens of `text` alone (see [`tokenize_with_notes`]).
 /// The path in a static reference's `static(DefId(N:M ~ krate[hash]::a::B))`:
 /// `krate::a::B`, the crate's disambiguating hash dropped.
 fn static_def_path(inner: &str) -> Option<String> {
@@ -96,6 +95,7 @@ fn static_def_path(inner: &str) -> Option<String> {
     Some(format!("{name}::{rest}"))
 }
 
+/// The tokens of `text` alone (see [`tokenize_with_notes`]).
 #[cfg(test)]
 pub fn tokenize(text: &str, base: Pos) -> Result<Vec<Token>, ParseError> {
     tokenize_with_notes(text, base).map(|(toks, _)| toks)

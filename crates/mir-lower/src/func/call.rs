@@ -119,15 +119,22 @@ impl FnLower<'_, '_> {
         };
         let known = calls::classify(path);
         // A panic, or a validity assertion about `!`, which always fails.
-        let never = matches!(
-            path.generic_args(),
-            [mir_import::model::GenericArg::Type(
-                mir_import::model::Ty::Never
-            )]
-        );
+        let asserted = match path.generic_args() {
+            [mir_import::model::GenericArg::Type(t)] => Some(t),
+            _ => None,
+        };
+        let never = asserted == Some(&Ty::Never);
         if known == Some(KnownCall::Panic) || (known == Some(KnownCall::AssertValid) && never) {
             self.trap();
             return Ok(());
+        }
+        // Any other validity assertion holds for plain numbers and raw
+        // pointers (every byte pattern, zero or not, is one of them); for
+        // other types rustc may panic, which is not decided here.
+        if known == Some(KnownCall::AssertValid) && !asserted.is_some_and(plain_data) {
+            return Err(self.unsupported(format!(
+                "`{path}` about a type other than numbers and raw pointers is not supported"
+            )));
         }
         let result = if let Some(v) = match known {
             Some(k) => self.known_call(k, args, dest)?,
@@ -674,5 +681,16 @@ impl FnLower<'_, '_> {
         let slot = self.b.alloca_aligned(arr, align.max(1) as u32);
         let p = crate::repr::generic_i8_ptr(self.b.module());
         self.b.cast(CastOp::Bitcast, slot, p)
+    }
+}
+
+/// Whether every byte pattern of `t` is a valid value: integers, floats,
+/// raw pointers, and arrays and tuples of them.
+fn plain_data(t: &Ty) -> bool {
+    match t {
+        Ty::Int(_) | Ty::Float(_) | Ty::RawPtr(..) => true,
+        Ty::Array(e, _) => plain_data(e),
+        Ty::Tuple(v) => v.iter().all(plain_data),
+        _ => false,
     }
 }
