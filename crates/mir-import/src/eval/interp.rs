@@ -188,31 +188,26 @@ impl<'a> Interp<'a> {
                     destination,
                     target: Some(next),
                     ..
-                } if crate::calls::classify(p) == Some(crate::calls::KnownCall::NullPtr) => {
-                    // `ptr::null()` / `ptr::null_mut()`: rustc prints no body
-                    // for them, and their value is fixed: address 0.
+                } if matches!(
+                    crate::calls::classify(p),
+                    Some(crate::calls::KnownCall::NullPtr | crate::calls::KnownCall::Uninit)
+                ) =>
+                {
+                    // Calls rustc prints no body for, whose value is fixed:
+                    // `ptr::null()` / `ptr::null_mut()` are address 0;
+                    // `MaybeUninit::uninit()` leaves every byte unwritten.
                     let dest = self
                         .place(body, &locals, destination)
                         .map_err(at(loc.clone()))?;
-                    let b = Bytes::plain(vec![0; PTR_SIZE as usize]);
-                    self.write(&dest, &b).map_err(at(loc))?;
-                    bb = *next;
-                }
-                TerminatorKind::Call {
-                    func: crate::model::Callee::Item(p),
-                    destination,
-                    target: Some(next),
-                    ..
-                } if crate::calls::classify(p) == Some(crate::calls::KnownCall::Uninit) => {
-                    // `MaybeUninit::uninit()`: every byte stays unwritten.
-                    let dest = self
-                        .place(body, &locals, destination)
-                        .map_err(at(loc.clone()))?;
-                    let size = self.layout(&dest.ty).map_err(at(loc.clone()))?.size as usize;
-                    let b = Bytes {
-                        bytes: vec![0; size],
-                        init: vec![false; size],
-                        relocs: Default::default(),
+                    let b = if crate::calls::classify(p) == Some(crate::calls::KnownCall::NullPtr) {
+                        Bytes::plain(vec![0; PTR_SIZE as usize])
+                    } else {
+                        let size = self.layout(&dest.ty).map_err(at(loc.clone()))?.size as usize;
+                        Bytes {
+                            bytes: vec![0; size],
+                            init: vec![false; size],
+                            relocs: Default::default(),
+                        }
                     };
                     self.write(&dest, &b).map_err(at(loc))?;
                     bb = *next;
