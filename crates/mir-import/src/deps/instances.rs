@@ -139,37 +139,6 @@ pub(super) fn fn_generics(text: &str, name: &str) -> Option<ImplHeader> {
     Some(header)
 }
 
-/// The module (from the crate's root) that declares `name`, when module
-/// `module`'s source `text` re-exports it: `pub use a::b::Name;`, `pub use
-/// a::{Name, ..};`, with `a` a child module, `self::a` or `crate::a`.
-pub(super) fn reexporting_module(text: &str, module: &[String], name: &str) -> Option<Vec<String>> {
-    // Two `pub use`s of the name (one per `cfg`): which one is compiled in
-    // is not guessed.
-    let mut found = text.lines().filter_map(|l| {
-        let used = l.trim().strip_prefix("pub use ")?.strip_suffix(';')?;
-        let (path, last) = match used.split_once("::{") {
-            Some((p, list)) => {
-                let names = list.strip_suffix('}')?;
-                let listed = names.split(',').any(|n| n.trim() == name);
-                (p, listed.then_some(name)?)
-            }
-            None => used.rsplit_once("::")?,
-        };
-        if last != name {
-            return None;
-        }
-        let mut out: Vec<String> = match path.strip_prefix("crate::") {
-            Some(abs) => return Some(abs.split("::").map(str::to_string).collect()),
-            None => module.to_vec(),
-        };
-        let rel = path.strip_prefix("self::").unwrap_or(path);
-        out.extend(rel.split("::").map(str::to_string));
-        Some(out)
-    });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
-}
-
 /// One parameter and the argument that replaces it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Binding {
@@ -408,23 +377,6 @@ mod tests {
         );
         // Two functions of that name: which one is not guessed.
         assert!(fn_generics(&format!("{src}{src}"), "get_unaligned_chunk").is_none());
-    }
-
-    #[test]
-    fn reexports_name_the_declaring_module() {
-        let m = vec!["engine".to_string()];
-        let text = "mod general_purpose;\npub use general_purpose::{GeneralPurpose, GeneralPurposeConfig};\npub use crate::alphabet::Alphabet;\n";
-        assert_eq!(
-            reexporting_module(text, &m, "GeneralPurpose"),
-            Some(vec!["engine".to_string(), "general_purpose".to_string()])
-        );
-        assert_eq!(
-            reexporting_module(text, &m, "Alphabet"),
-            Some(vec!["alphabet".to_string()])
-        );
-        assert_eq!(reexporting_module(text, &m, "General"), None);
-        let twice = "#[cfg(a)]\npub use a::E;\n#[cfg(not(a))]\npub use b::E;\n";
-        assert_eq!(reexporting_module(twice, &m, "E"), None);
     }
 
     #[test]

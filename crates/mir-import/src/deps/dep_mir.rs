@@ -1,0 +1,480 @@
+//! One dependency's MIR text, indexed by item header, and the lookups
+//! that find the item a kernel's printed name means: by def path, through
+//! a re-export, or among the impl blocks whose source header matches.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path as FsPath, PathBuf};
+
+use super::instances::ImplHeader;
+use super::source;
+
+/// One dependency's MIR text, indexed by item.
+pub(super) struct DepMir {
+    crate_name: String,
+    text: String,
+    /// Header path (`math::powf::DP_H`, `math::expf::expf::promoted[0]`) →
+    /// the item's byte range.
+    items: BTreeMap<String, (usize, usize)>,
+    /// The first segments of the crate's own item paths (`math`).
+    pub(super) modules: BTreeSet<String>,
+    /// The crate's root items that its MIR names by one segment
+    /// (`Sha1State`, `DEFAULT_STATE`).
+    pub(super) roots: BTreeSet<String>,
+    /// The crate's folder, where the `<impl at ..>` spans of its MIR point.
+    pub(super) src_dir: PathBuf,
+}
+
+impl DepMir {
+    pub(super) fn read(crate_name: &str, path: &FsPath, src_dir: PathBuf) -> Option<DepMir> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut items = BTreeMap::new();
+        let mut modules = BTreeSet::new();
+        let mut roots = BTreeSet::new();
+        let mut offset = 0;
+        let mut open: Option<(String, usize)> = None;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            let l = line.trim_end();
+            if let Some((name, from)) = &open {
+                if l == "}" {
+                    items.insert(name.clone(), (*from, offset));
+                    open = None;
+                }
+                continue;
+            }
+            let Some(rest) = l
+                .strip_prefix("const ")
+                .or_else(|| l.strip_prefix("static mut "))
+                .or_else(|| l.strip_prefix("static "))
+                .or_else(|| l.strip_prefix("fn "))
+            else {
+                continue;
+            };
+            let path = header_path(rest);
+            if let Some(first) = path.split("::").next()
+                && path.contains("::")
+                && !first.starts_with('<')
+            {
+                modules.insert(first.to_string());
+            }
+            if !path.contains("::") && !path.contains('<') {
+                roots.insert(path.to_string());
+            }
+            if l.ends_with('{') {
+                open = Some((path.to_string(), start));
+            } else {
+                items.insert(path.to_string(), (start, offset));
+            }
+        }
+        Some(DepMir {
+            crate_name: crate_name.to_string(),
+            text,
+            items,
+            modules,
+            roots,
+            src_dir,
+        })
+    }
+
+    /// The header path of the item the kernel calls `name` (a path that
+    /// starts with this crate's name).
+    pub(super) fn find(&self, name: &str) -> Option<&str> {
+        if name.starts_with('<') {
+            return self.find_trait_method(name);
+        }
+        let rest = name.strip_prefix(&format!("{}::", self.crate_name))?;
+        if let Some((k, _)) = self.items.get_key_value(rest) {
+            return Some(k);
+        }
+        // Printed through a re-export: the one item whose path ends with
+        // the printed one's last two segments (`powf::promoted[6]`).
+        let segs: Vec<&str> = rest.split("::").collect();
+        let tail = segs[segs.len().saturating_sub(2)..].join("::");
+        let suffix = format!("::{tail}");
+        let mut found = self
+            .items
+            .keys()
+            .filter(|k| k.ends_with(&suffix) && !k.contains('<'));
+        match (found.next(), found.next()) {
+            (Some(only), None) => Some(only.as_str()),
+            (Some(_), Some(_)) => self.find_reexport(rest),
+            (None, _) => self
+                .find_reexport(rest)
+                .or_else(|| self.find_inherent_method(rest)),
+        }
+    }
+
+    /// The item a name printed through a re-exporting module names
+    /// (`prelude::STANDARD`, which `prelude.rs` re-exports as `pub use
+    /// crate::engine::general_purpose::STANDARD as BASE64_STANDARD;`):
+    /// rustc prints the module of the re-export and the item's own name.
+    fn find_reexport(&self, rest: &str) -> Option<&str> {
+        let (module, name) = rest.rsplit_once("::")?;
+        let module: Vec<String> = module.split("::").map(str::to_string).collect();
+        let text = source::read_module(&self.src_dir.join("src"), &module)?;
+        let declared = source::reexported_item(&text, &module, name)?.join("::");
+        self.items.get_key_value(&declared).map(|(k, _)| k.as_str())
+    }
+
+    /// The body of the inherent method a call prints as `m::Ty::method`
+    /// (the crate's name stripped): the crate's MIR prints it under the
+    /// impl block (`m::<impl at src/m.rs:30:1: 30:8>::method`), and the one
+    /// block of module `m` whose source header reads `impl Ty` is it.
+    fn find_inherent_method(&self, rest: &str) -> Option<&str> {
+        let (owner, method) = rest.rsplit_once("::")?;
+        let (module, ty_name) = owner.rsplit_once("::").unwrap_or(("", owner));
+        if ty_name.contains('<') || method.contains('<') {
+            return None;
+        }
+        self.find_in_impl_blocks(module, method, |header| {
+            ImplHeader::parse(header).is_some_and(|h| {
+                h.params.is_empty()
+                    && h.trait_name.is_none()
+                    && h.self_args.is_empty()
+                    && h.self_name == ty_name
+            })
+        })
+    }
+
+    /// The one method `method` of an impl block of `module` whose source
+    /// header `is_it` accepts.
+    fn find_in_impl_blocks(
+        &self,
+        module: &str,
+        method: &str,
+        is_it: impl Fn(&str) -> bool,
+    ) -> Option<&str> {
+        let prefix = if module.is_empty() {
+            "<impl at ".to_string()
+        } else {
+            format!("{module}::<impl at ")
+        };
+        let suffix = format!(">::{method}");
+        let mut found = self.items.keys().filter(|k| {
+            k.strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(&suffix))
+                .is_some_and(|span| {
+                    !span.contains('>') && self.impl_header(span).is_some_and(|h| is_it(&h))
+                })
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first.as_str())
+    }
+
+    /// The item `item` of the one inherent impl block, in any module, whose
+    /// header names the self type `owner` (its last segment), with that
+    /// header: the generic item an instance names (`Vec::<u32, 8>::INIT`).
+    pub(super) fn find_generic(&self, owner: &str, item: &str) -> Option<(&str, ImplHeader)> {
+        let suffix = format!(">::{item}");
+        let mut found = self.items.keys().filter_map(|k| {
+            let span = k.strip_suffix(&suffix)?.rsplit_once("<impl at ")?.1;
+            if span.contains('>') {
+                return None;
+            }
+            let h = ImplHeader::parse(&self.impl_header(span)?)?;
+            (h.trait_name.is_none() && h.self_name == owner).then_some((k.as_str(), h))
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// The body of the trait method the kernel calls `<A as T>::m`, with `A`
+    /// a type of this crate. Its own MIR prints the method under the impl
+    /// block's position (`rngs::xoshiro256plusplus::<impl at src/..:28:1:
+    /// 28:40>::from_seed`), and the trait by its defining crate where the
+    /// kernel prints a re-export (`rand_core::SeedableRng` for
+    /// `rand::SeedableRng`). So the candidates are the blocks of `A`'s module
+    /// with a method `m`, and the one whose source reads `impl .. T .. for A`
+    /// is it; none or several leave the call unresolved.
+    ///
+    /// A primitive `A` (`<f32 as ryu::buffer::Sealed>::format_nonfinite`, a
+    /// sealed trait of this crate) has no module here: the blocks of the
+    /// trait's module are the candidates.
+    fn find_trait_method(&self, name: &str) -> Option<&str> {
+        let (self_ty, trait_name, method) = crate::model::impls::trait_call(name)?;
+        let own = format!("{}::", self.crate_name);
+        if self_ty.contains('<') || method.contains(['<', ':']) {
+            return None;
+        }
+        let (module, ty_name) = match self_ty.strip_prefix(&own) {
+            Some(ty) => ty.rsplit_once("::").unwrap_or(("", ty)),
+            None if is_primitive(self_ty) => {
+                let trait_path = name.split_once(" as ")?.1.split('>').next()?;
+                let in_crate = trait_path.strip_prefix(&own)?;
+                (in_crate.rsplit_once("::").map_or("", |(m, _)| m), self_ty)
+            }
+            None => return None,
+        };
+        self.find_in_impl_blocks(module, method, |h| impl_is(h, trait_name, ty_name))
+    }
+
+    /// The source text an `<impl at FILE:L:C: L2:C2>` span covers (the
+    /// impl's header), read from the crate's folder.
+    fn impl_header(&self, span: &str) -> Option<String> {
+        let (file, rest) = span.split_once(".rs:")?;
+        let dir_name = self.src_dir.file_name()?.to_str()?;
+        let rel = file.split_once(&format!("/{dir_name}/"))?.1;
+        let text = std::fs::read_to_string(self.src_dir.join(format!("{rel}.rs"))).ok()?;
+        let (start, end) = rest.split_once(": ")?;
+        let pos = |p: &str| -> Option<(usize, usize)> {
+            let (l, c) = p.split_once(':')?;
+            Some((l.parse().ok()?, c.parse().ok()?))
+        };
+        let ((l1, c1), (l2, c2)) = (pos(start)?, pos(end)?);
+        let lines: Vec<&str> = text.lines().collect();
+        let mut out = String::new();
+        for l in l1..=l2 {
+            let line = lines.get(l.checked_sub(1)?)?;
+            let from = if l == l1 { c1.saturating_sub(1) } else { 0 };
+            let to = if l == l2 {
+                c2.saturating_sub(1)
+            } else {
+                line.len()
+            };
+            out.push_str(line.get(from..to)?);
+            out.push(' ');
+        }
+        Some(out)
+    }
+
+    /// The text of item `header`, renamed to `name` and with the crate's
+    /// own paths given the crate's name.
+    pub(super) fn item_text(&self, header: &str, name: &str) -> Option<String> {
+        let &(from, to) = self.items.get(header)?;
+        let text = &self.text[from..to];
+        let mut out = String::with_capacity(text.len() + 64);
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        // The header: its path becomes the kernel's name.
+        let kw = ["const ", "static mut ", "static ", "fn "]
+            .into_iter()
+            .find(|k| text.starts_with(k))?;
+        out.push_str(kw);
+        out.push_str(name);
+        i += kw.len() + header.len();
+        while i < bytes.len() {
+            let c = bytes[i];
+            let boundary = i == 0
+                || !(bytes[i - 1].is_ascii_alphanumeric()
+                    || bytes[i - 1] == b'_'
+                    || bytes[i - 1] == b':');
+            if boundary && (c.is_ascii_alphabetic() || c == b'_') {
+                let end = text[i..]
+                    .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                    .map_or(text.len(), |e| i + e);
+                let word = &text[i..end];
+                let module = text[end..].starts_with("::") && self.modules.contains(word);
+                if module || self.roots.contains(word) {
+                    out.push_str(&self.crate_name);
+                    out.push_str("::");
+                }
+                out.push_str(word);
+                i = end;
+                continue;
+            }
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+        Some(out)
+    }
+}
+
+/// Whether `ty` is a primitive type's name (`f32`, `u64`, `bool`).
+pub(super) fn is_primitive(ty: &str) -> bool {
+    matches!(ty, "bool" | "char" | "str")
+        || crate::model::IntTy::from_name(ty).is_some()
+        || matches!(ty, "f16" | "f32" | "f64" | "f128")
+}
+
+/// Whether an impl block's header (`impl SeedableRng for Xoshiro256PlusPlus`)
+/// implements trait `trait_name` for the type named `ty_name`, both by their
+/// last segment, with no parameters of its own (a generic block's MIR would
+/// need an instance).
+fn impl_is(header: &str, trait_name: &str, ty_name: &str) -> bool {
+    ImplHeader::parse(header).is_some_and(|h| {
+        h.params.is_empty() && h.trait_name.as_deref() == Some(trait_name) && h.self_name == ty_name
+    })
+}
+
+/// The first path of a header after its keyword: up to the `:` of the type
+/// (for a const or static) or the `(` of the parameters, outside `<..>`.
+fn header_path(rest: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => return &rest[..i],
+            ':' if depth == 0 && !rest[i..].starts_with("::") && !rest[..i].ends_with(':') => {
+                return &rest[..i];
+            }
+            _ => {}
+        }
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_paths_stop_at_the_type_outside_impl_spans() {
+        assert_eq!(
+            header_path("math::powf::DP_H: [f32; 2] = {"),
+            "math::powf::DP_H"
+        );
+        assert_eq!(
+            header_path("math::expf::expf::promoted[0]: &[f32; 2] = {"),
+            "math::expf::expf::promoted[0]"
+        );
+        assert_eq!(
+            header_path("m::<impl at /s/b.rs:55:1: 55:21>::BITS: u32 = const 256_u32;"),
+            "m::<impl at /s/b.rs:55:1: 55:21>::BITS"
+        );
+        assert_eq!(
+            header_path("math::sinf::sinf(_1: f32) -> f32 {"),
+            "math::sinf::sinf"
+        );
+    }
+
+    /// Dependency `krate`, with MIR `mir` and the source files `files`
+    /// (paths below its folder `folder`), in a temporary folder that lives
+    /// as long as the returned guard.
+    fn dep_tree(
+        krate: &str,
+        folder: &str,
+        mir: &str,
+        files: &[(&str, &str)],
+    ) -> (tempfile::TempDir, DepMir) {
+        let tmp = tempfile::tempdir().expect("temporary folder");
+        let root = tmp.path().join(folder);
+        for (rel, text) in files {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().expect("a file in a folder")).expect("dir");
+            std::fs::write(path, text).expect("write");
+        }
+        let mir_file = tmp.path().join(format!("{krate}.mir"));
+        std::fs::write(&mir_file, mir).expect("write");
+        let dep = DepMir::read(krate, &mir_file, root).expect("read");
+        (tmp, dep)
+    }
+
+    /// `libm`, with MIR `text` and no source.
+    fn dep(text: &str) -> (tempfile::TempDir, DepMir) {
+        dep_tree("libm", "libm-0.2.0", text, &[])
+    }
+
+    /// `rand`'s MIR prints trait methods under their impl block's position
+    /// and the trait by its defining crate; the kernel prints the type and a
+    /// re-export of the trait.
+    #[test]
+    fn trait_methods_are_found_by_the_impl_header_their_span_covers() {
+        let body = |block: &str, m: &str| {
+            format!(
+                "fn rngs::xo::<impl at /work/vendor/rand-0.8.8/src/rngs/xo.rs:{block}>::{m}(_1: u64) -> rngs::xo::Xo {{\n    let mut _0: rngs::xo::Xo;\n\n    bb0: {{\n        _0 = rngs::xo::Xo;\n        return;\n    }}\n}}\n\n"
+            )
+        };
+        let text = [
+            body("2:1: 2:25", "seed_from_u64"),
+            body("4:1: 5:11", "seed_from_u64"),
+            body("4:1: 5:11", "next"),
+            body("7:1: 7:8", "new"),
+        ]
+        .concat();
+        let source = "pub struct Xo;\nimpl SeedableRng for Xo {\n}\nimpl RngCore\n    for Xo {\n}\nimpl Xo {\n}\n";
+        let (_tmp, d) = dep_tree("rand", "rand-0.8.8", &text, &[("src/rngs/xo.rs", source)]);
+        let name = "<rand::rngs::xo::Xo as rand::SeedableRng>::seed_from_u64";
+        let header = d.find(name).expect("found");
+        assert_eq!(
+            header,
+            "rngs::xo::<impl at /work/vendor/rand-0.8.8/src/rngs/xo.rs:2:1: 2:25>::seed_from_u64"
+        );
+        // The other block's header spans two lines.
+        assert!(
+            d.find("<rand::rngs::xo::Xo as rand_core::RngCore>::next")
+                .is_some()
+        );
+        assert_eq!(
+            d.find("<rand::rngs::xo::Xo as rand::Other>::seed_from_u64"),
+            None
+        );
+        // An inherent method: printed by its type in the call, under its
+        // block in the crate's MIR; a trait's block does not count.
+        assert_eq!(
+            d.find("rand::rngs::xo::Xo::new"),
+            Some("rngs::xo::<impl at /work/vendor/rand-0.8.8/src/rngs/xo.rs:7:1: 7:8>::new")
+        );
+        assert_eq!(d.find("rand::rngs::xo::Xo::next"), None);
+        let renamed = d.item_text(header, name).expect("text");
+        assert!(
+            renamed.starts_with(&format!("fn {name}(_1: u64) -> rand::rngs::xo::Xo {{")),
+            "{renamed}"
+        );
+        let parsed = crate::parse::parse_mir_named(&renamed, "gpu").expect("parses");
+        assert_eq!(parsed.bodies[0].path.def_path(), name);
+    }
+
+    #[test]
+    fn items_are_found_by_def_path_or_through_a_reexport_and_renamed() {
+        let (_tmp, d) = dep(
+            "const math::powf::DP_H: [f32; 2] = {\n    let mut _0: [f32; 2];\n\n    bb0: {\n        _0 = [const 0f32, const 1f32];\n        return;\n    }\n}\n\n\
+             const math::powf::powf::promoted[1]: &[f32; 2] = {\n    let mut _0: &[f32; 2];\n    let mut _1: [f32; 2];\n\n    bb0: {\n        _1 = const math::powf::DP_H;\n        _0 = &_1;\n        return;\n    }\n}\n\n\
+             const math::sinf::K: u32 = const 3_u32;\n",
+        );
+        assert_eq!(d.find("libm::math::powf::DP_H"), Some("math::powf::DP_H"));
+        assert_eq!(
+            d.find("libm::powf::promoted[1]"),
+            Some("math::powf::powf::promoted[1]")
+        );
+        assert_eq!(d.find("libm::K"), Some("math::sinf::K"));
+        assert_eq!(d.find("libm::nothing"), None);
+        assert_eq!(d.find("other::math::powf::DP_H"), None);
+        let text = d
+            .item_text("math::powf::powf::promoted[1]", "libm::powf::promoted[1]")
+            .expect("text");
+        assert!(
+            text.starts_with("const libm::powf::promoted[1]: &[f32; 2] = {"),
+            "{text}"
+        );
+        assert!(
+            text.contains("_1 = const libm::math::powf::DP_H;"),
+            "{text}"
+        );
+        let parsed = crate::parse::parse_mir_named(&text, "gpu").expect("parses");
+        assert_eq!(parsed.bodies.len(), 1);
+    }
+
+    #[test]
+    fn a_name_printed_through_a_reexporting_module_follows_its_use() {
+        let (_tmp, d) = dep_tree(
+            "base64",
+            "base64-0.22.1",
+            "const alphabet::STANDARD: u8 = const 1_u8;\nconst engine::general_purpose::STANDARD: u32 = const 2_u32;\n",
+            &[(
+                "src/prelude.rs",
+                "pub use crate::engine::general_purpose::STANDARD as BASE64_STANDARD;\npub use crate::engine::Engine;\n",
+            )],
+        );
+        // Two items end in `STANDARD`; the prelude's `use` says which.
+        assert_eq!(
+            d.find("base64::prelude::STANDARD"),
+            Some("engine::general_purpose::STANDARD")
+        );
+        assert_eq!(d.find("base64::prelude::OTHER"), None);
+    }
+
+    #[test]
+    fn an_ambiguous_reexport_is_not_guessed() {
+        let (_tmp, d) = dep(
+            "const a::f::f::promoted[0]: u32 = const 1_u32;\nconst b::f::f::promoted[0]: u32 = const 2_u32;\n",
+        );
+        assert_eq!(d.find("libm::f::promoted[0]"), None);
+        assert_eq!(
+            d.find("libm::a::f::f::promoted[0]"),
+            Some("a::f::f::promoted[0]")
+        );
+    }
+}
