@@ -29,7 +29,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kernel_deps::BuiltDeps;
 
-use crate::model::{Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind};
+use crate::model::{
+    Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind, VisitMut,
+};
 use dep_mir::DepMir;
 
 mod dep_mir;
@@ -313,13 +315,21 @@ fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
             })
             .collect(),
     };
-    for body in krate.bodies.values_mut() {
-        body.for_each_operand_mut(|op| {
-            if let Operand::Const(ConstOperand::Item(p)) = op
-                && p == printed
+    struct Renaming<'a> {
+        printed: &'a Path,
+        renamed: Path,
+    }
+    impl VisitMut for Renaming<'_> {
+        fn visit_const(&mut self, constant: &mut ConstOperand) {
+            if let ConstOperand::Item(p) = constant
+                && p == self.printed
             {
-                *p = renamed.clone();
+                *p = self.renamed.clone();
             }
-        });
+        }
+    }
+    let mut renaming = Renaming { printed, renamed };
+    for body in krate.bodies.values_mut() {
+        body.visit_mut(&mut renaming);
     }
 }

@@ -14,7 +14,7 @@ mod visit;
 
 pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
-pub use visit::Substitution;
+pub use visit::{Substitution, VisitMut};
 
 pub use alloc::{AllocDump, AllocId, Relocation};
 pub use attrs::{ImplOf, InlineHint, ItemAttrs};

@@ -1,6 +1,6 @@
 //! Walks over a body: every place and operand it names
-//! ([`Body::for_each_place`], [`Body::for_each_operand`]), and
-//! type substitution, how a body that rustc printed generic over type
+//! ([`Body::for_each_place`], [`Body::for_each_operand`]), every position
+//! mutably ([`Body::visit_mut`], a [`VisitMut`]), and type substitution, how a body that rustc printed generic over type
 //! parameters becomes one instance of it (see [`crate::mono::closures`]).
 //!
 //! A type parameter prints as a one-segment path without arguments (`F`),
@@ -64,24 +64,47 @@ impl Path {
     }
 }
 
-fn place(p: &mut Place, s: &Substitution) {
+/// What [`Body::visit_mut`] shows a visitor, each position once, outer
+/// before inner: an operand before its place or constant, a constant
+/// before the types and paths inside it. A type or path is shown whole;
+/// the visitor recurses into it if it needs to. Every method defaults to
+/// doing nothing.
+pub trait VisitMut {
+    /// A type the body names: a local's, the return type, a field
+    /// projection's, a cast's target, a constant's.
+    fn visit_ty(&mut self, _ty: &mut Ty) {}
+    /// A path that names an item: a callee, a constant item or static, an
+    /// aggregate's type, a path inside a printed value.
+    fn visit_path(&mut self, _path: &mut Path) {}
+    /// A constant: an operand's, the one-line value of a constant item's
+    /// body, or one nested inside a printed value.
+    fn visit_const(&mut self, _constant: &mut ConstOperand) {}
+    /// An operand of a statement or terminator.
+    fn visit_operand(&mut self, _operand: &mut Operand) {}
+    /// A place, inside an operand or not.
+    fn visit_place(&mut self, _place: &mut Place) {}
+}
+
+fn walk_place(p: &mut Place, v: &mut impl VisitMut) {
+    v.visit_place(p);
     for e in &mut p.projection {
         if let PlaceElem::Field(_, t) = e {
-            *t = t.substitute(s);
+            v.visit_ty(t);
         }
     }
 }
 
-fn constant(c: &mut ConstOperand, s: &Substitution) {
+fn walk_const(c: &mut ConstOperand, v: &mut impl VisitMut) {
+    v.visit_const(c);
     match c {
         ConstOperand::Alloc { ty, .. }
         | ConstOperand::Indirect { ty, .. }
         | ConstOperand::Transmuted { ty, .. }
-        | ConstOperand::ZeroSized(ty) => *ty = ty.substitute(s),
+        | ConstOperand::ZeroSized(ty) => v.visit_ty(ty),
         ConstOperand::Item(p) | ConstOperand::FnItem(p) | ConstOperand::StaticRef(p) => {
-            *p = p.substitute(s)
+            v.visit_path(p)
         }
-        ConstOperand::Value(v) => valtree(v, s),
+        ConstOperand::Value(tree) => walk_valtree(tree, v),
         ConstOperand::Scalar(_)
         | ConstOperand::Unit
         | ConstOperand::Str(_)
@@ -91,88 +114,90 @@ fn constant(c: &mut ConstOperand, s: &Substitution) {
     }
 }
 
-fn valtree(v: &mut ValTree, s: &Substitution) {
-    match v {
+fn walk_valtree(tree: &mut ValTree, v: &mut impl VisitMut) {
+    match tree {
         ValTree::Tuple(p, elems) => {
             if let Some(p) = p {
-                *p = p.substitute(s);
+                v.visit_path(p);
             }
-            elems.iter_mut().for_each(|e| valtree(e, s));
+            elems.iter_mut().for_each(|e| walk_valtree(e, v));
         }
         ValTree::Struct(p, fields) => {
-            *p = p.substitute(s);
-            fields.iter_mut().for_each(|(_, e)| valtree(e, s));
+            v.visit_path(p);
+            fields.iter_mut().for_each(|(_, e)| walk_valtree(e, v));
         }
-        ValTree::Array(elems) => elems.iter_mut().for_each(|e| valtree(e, s)),
-        ValTree::Path(p) => *p = p.substitute(s),
-        ValTree::Const(c) => constant(c, s),
+        ValTree::Array(elems) => elems.iter_mut().for_each(|e| walk_valtree(e, v)),
+        ValTree::Path(p) => v.visit_path(p),
+        ValTree::Const(c) => walk_const(c, v),
         ValTree::Scalar(_) | ValTree::Str(_) | ValTree::ByteStr(_) => {}
     }
 }
 
-fn operand(o: &mut Operand, s: &Substitution) {
+fn walk_operand(o: &mut Operand, v: &mut impl VisitMut) {
+    v.visit_operand(o);
     match o {
-        Operand::Copy(p) | Operand::Move(p) => place(p, s),
-        Operand::Const(c) => constant(c, s),
+        Operand::Copy(p) | Operand::Move(p) => walk_place(p, v),
+        Operand::Const(c) => walk_const(c, v),
     }
 }
 
-fn rvalue(r: &mut Rvalue, s: &Substitution) {
+fn walk_rvalue(r: &mut Rvalue, v: &mut impl VisitMut) {
     match r {
-        Rvalue::Use(o) | Rvalue::Repeat(o, _) | Rvalue::UnaryOp(_, o) => operand(o, s),
-        Rvalue::Ref(_, p) | Rvalue::RawPtr(_, p) | Rvalue::Discriminant(p) => place(p, s),
-        Rvalue::CopyForDeref(p) => place(p, s),
+        Rvalue::Use(o) | Rvalue::Repeat(o, _) | Rvalue::UnaryOp(_, o) => walk_operand(o, v),
+        Rvalue::Ref(_, p) | Rvalue::RawPtr(_, p) | Rvalue::Discriminant(p) => walk_place(p, v),
+        Rvalue::CopyForDeref(p) => walk_place(p, v),
         Rvalue::Cast(_, o, t) => {
-            operand(o, s);
-            *t = t.substitute(s);
+            walk_operand(o, v);
+            v.visit_ty(t);
         }
         Rvalue::BinaryOp(_, a, b) => {
-            operand(a, s);
-            operand(b, s);
+            walk_operand(a, v);
+            walk_operand(b, v);
         }
         Rvalue::Aggregate(kind, ops) => {
             match kind {
-                AggregateKind::Adt { path, .. } => *path = path.substitute(s),
-                AggregateKind::RawPtr(t, _) => *t = t.substitute(s),
+                AggregateKind::Adt { path, .. } => v.visit_path(path),
+                AggregateKind::RawPtr(t, _) => v.visit_ty(t),
                 AggregateKind::Tuple | AggregateKind::Array | AggregateKind::Opaque(_) => {}
             }
-            ops.iter_mut().for_each(|o| operand(o, s));
+            ops.iter_mut().for_each(|o| walk_operand(o, v));
         }
         Rvalue::Nullary(_, t) => {
             if let Some(t) = t {
-                *t = t.substitute(s);
+                v.visit_ty(t);
             }
         }
     }
 }
 
 impl Body {
-    /// Replaces the parameters of `s` in every type the body names: its
-    /// locals, field projections, casts, aggregates, constants and callees.
-    /// Debug lines keep their printed types; nothing downstream reads them.
-    pub fn substitute(&mut self, s: &Substitution) {
-        self.return_ty = self.return_ty.substitute(s);
+    /// Shows `v` every type, item path, constant, operand and place of the
+    /// body, mutably: its return type and locals, a constant item's
+    /// one-line value, and every statement and terminator. Debug lines are
+    /// not shown; nothing downstream reads them.
+    pub fn visit_mut(&mut self, v: &mut impl VisitMut) {
+        v.visit_ty(&mut self.return_ty);
         for (_, l) in self.locals.iter_mut() {
-            l.ty = l.ty.substitute(s);
+            v.visit_ty(&mut l.ty);
         }
-        if let Some(v) = &mut self.value {
-            constant(v, s);
+        if let Some(value) = &mut self.value {
+            walk_const(value, v);
         }
         for bb in self.blocks.values_mut() {
             for st in &mut bb.statements {
                 match &mut st.kind {
                     StatementKind::Assign(p, r) => {
-                        place(p, s);
-                        rvalue(r, s);
+                        walk_place(p, v);
+                        walk_rvalue(r, v);
                     }
                     StatementKind::SetDiscriminant(p, _)
                     | StatementKind::Deinit(p)
-                    | StatementKind::PlaceMention(p) => place(p, s),
-                    StatementKind::Assume(o) => operand(o, s),
+                    | StatementKind::PlaceMention(p) => walk_place(p, v),
+                    StatementKind::Assume(o) => walk_operand(o, v),
                     StatementKind::CopyNonOverlapping { dst, src, count } => {
-                        operand(dst, s);
-                        operand(src, s);
-                        operand(count, s);
+                        walk_operand(dst, v);
+                        walk_operand(src, v);
+                        walk_operand(count, v);
                     }
                     StatementKind::StorageLive(_)
                     | StatementKind::StorageDead(_)
@@ -181,12 +206,12 @@ impl Body {
                 }
             }
             match &mut bb.terminator.kind {
-                TerminatorKind::SwitchInt { discr, .. } => operand(discr, s),
+                TerminatorKind::SwitchInt { discr, .. } => walk_operand(discr, v),
                 TerminatorKind::Assert { cond, msg_args, .. } => {
-                    operand(cond, s);
-                    msg_args.iter_mut().for_each(|o| operand(o, s));
+                    walk_operand(cond, v);
+                    msg_args.iter_mut().for_each(|o| walk_operand(o, v));
                 }
-                TerminatorKind::Drop { place: p, .. } => place(p, s),
+                TerminatorKind::Drop { place, .. } => walk_place(place, v),
                 TerminatorKind::Call {
                     func,
                     args,
@@ -194,11 +219,11 @@ impl Body {
                     ..
                 } => {
                     match func {
-                        Callee::Item(p) => *p = p.substitute(s),
-                        Callee::Operand(o) => operand(o, s),
+                        Callee::Item(p) => v.visit_path(p),
+                        Callee::Operand(o) => walk_operand(o, v),
                     }
-                    args.iter_mut().for_each(|o| operand(o, s));
-                    place(destination, s);
+                    args.iter_mut().for_each(|o| walk_operand(o, v));
+                    walk_place(destination, v);
                 }
                 TerminatorKind::Goto(_)
                 | TerminatorKind::InlineAsm { .. }
@@ -208,6 +233,21 @@ impl Body {
                 | TerminatorKind::Terminate => {}
             }
         }
+    }
+
+    /// Replaces the parameters of `s` in every type the body names: its
+    /// locals, field projections, casts, aggregates, constants and callees.
+    pub fn substitute(&mut self, s: &Substitution) {
+        struct Substituting<'a>(&'a Substitution);
+        impl VisitMut for Substituting<'_> {
+            fn visit_ty(&mut self, ty: &mut Ty) {
+                *ty = ty.substitute(self.0);
+            }
+            fn visit_path(&mut self, path: &mut Path) {
+                *path = path.substitute(self.0);
+            }
+        }
+        self.visit_mut(&mut Substituting(s));
     }
 }
 
@@ -300,70 +340,6 @@ impl Body {
     }
 }
 
-impl Body {
-    /// Calls `f` on every operand of the body's statements and terminators,
-    /// mutably (a constant renamed to its instance, see
-    /// [`crate::deps`]). Constants nested inside printed values are not
-    /// visited.
-    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Operand)) {
-        for bb in self.blocks.values_mut() {
-            for st in &mut bb.statements {
-                match &mut st.kind {
-                    StatementKind::Assign(_, r) => match r {
-                        Rvalue::Use(o)
-                        | Rvalue::Repeat(o, _)
-                        | Rvalue::UnaryOp(_, o)
-                        | Rvalue::Cast(_, o, _) => f(o),
-                        Rvalue::BinaryOp(_, a, b) => {
-                            f(a);
-                            f(b);
-                        }
-                        Rvalue::Aggregate(_, ops) => ops.iter_mut().for_each(&mut f),
-                        Rvalue::Ref(..)
-                        | Rvalue::RawPtr(..)
-                        | Rvalue::Discriminant(_)
-                        | Rvalue::CopyForDeref(_)
-                        | Rvalue::Nullary(..) => {}
-                    },
-                    StatementKind::Assume(o) => f(o),
-                    StatementKind::CopyNonOverlapping { dst, src, count } => {
-                        f(dst);
-                        f(src);
-                        f(count);
-                    }
-                    StatementKind::SetDiscriminant(..)
-                    | StatementKind::Deinit(_)
-                    | StatementKind::PlaceMention(_)
-                    | StatementKind::StorageLive(_)
-                    | StatementKind::StorageDead(_)
-                    | StatementKind::Nop
-                    | StatementKind::ConstEvalCounter => {}
-                }
-            }
-            match &mut bb.terminator.kind {
-                TerminatorKind::SwitchInt { discr, .. } => f(discr),
-                TerminatorKind::Assert { cond, msg_args, .. } => {
-                    f(cond);
-                    msg_args.iter_mut().for_each(&mut f);
-                }
-                TerminatorKind::Call { func, args, .. } => {
-                    if let Callee::Operand(o) = func {
-                        f(o);
-                    }
-                    args.iter_mut().for_each(&mut f);
-                }
-                TerminatorKind::Drop { .. }
-                | TerminatorKind::Goto(_)
-                | TerminatorKind::InlineAsm { .. }
-                | TerminatorKind::Return
-                | TerminatorKind::Unreachable
-                | TerminatorKind::UnwindResume
-                | TerminatorKind::Terminate => {}
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,5 +386,41 @@ mod tests {
             "(&mut {closure@k.rs:1:2: 1:5}, kernel::Wrap<{closure@k.rs:1:2: 1:5}>, G, u32)"
         );
         assert!(!param("G").mentions(&s));
+    }
+
+    /// Every constant item is shown, in an operand or as a one-line
+    /// constant's value, and a rename through the visitor sticks.
+    #[test]
+    fn the_mutable_walk_shows_every_constant_item() {
+        let text = "const k::A: u32 = const dep::B;\n\n\
+                    fn k::f(_1: u32) -> u32 {\n    let mut _0: u32;\n\n    bb0: {\n        \
+                    _0 = Add(copy _1, const dep::B);\n        return;\n    }\n}\n";
+        let mut krate = crate::parse::parse_mir_named(text, "gpu").expect("parses");
+        struct Renaming(usize);
+        impl VisitMut for Renaming {
+            fn visit_const(&mut self, c: &mut ConstOperand) {
+                if let ConstOperand::Item(p) = c
+                    && p.def_path() == "dep::B"
+                {
+                    p.segments[1].name = "C".into();
+                    self.0 += 1;
+                }
+            }
+        }
+        let mut renaming = Renaming(0);
+        for body in &mut krate.bodies {
+            body.visit_mut(&mut renaming);
+        }
+        assert_eq!(renaming.0, 2);
+        let mut left = 0;
+        for body in &krate.bodies {
+            body.for_each_operand(|o| {
+                if let Operand::Const(ConstOperand::Item(p)) = o {
+                    assert_eq!(p.def_path(), "dep::C");
+                    left += 1;
+                }
+            });
+        }
+        assert_eq!(left, 1, "the operand in f; the value is no operand");
     }
 }
