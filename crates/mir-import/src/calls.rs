@@ -37,6 +37,12 @@ pub enum KnownCall {
     /// `intrinsics::copy(src, dst, count)` (`ptr::copy`): `count` elements
     /// from `src` to `dst`, which may overlap (a `memmove`).
     CopyOverlapping,
+    /// `intrinsics::compare_bytes(a, b, n)` (`==` and `cmp` on byte
+    /// slices): `memcmp`, of which Rust promises only the sign.
+    CompareBytes,
+    /// `intrinsics::raw_eq::<T>(a, b)` (`==` on byte arrays): whether the
+    /// bytes of `*a` and `*b` are equal.
+    RawEq,
     /// `intrinsics::assert_inhabited::<T>()` (and `assert_zero_valid`,
     /// `assert_mem_uninitialized_valid`): rustc removes them once `T` is
     /// known, but a dependency's generic MIR, instantiated here, keeps them.
@@ -400,6 +406,8 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             }
             "typed_swap_nonoverlapping" => return Some(KnownCall::Swap),
             "copy" => return Some(KnownCall::CopyOverlapping),
+            "compare_bytes" => return Some(KnownCall::CompareBytes),
+            "raw_eq" => return Some(KnownCall::RawEq),
             "assert_inhabited" | "assert_zero_valid" | "assert_mem_uninitialized_valid" => {
                 return Some(KnownCall::AssertValid);
             }
@@ -575,6 +583,11 @@ mod tests {
         assert_eq!(c("core::ptr::null_mut"), Some(KnownCall::NullPtr));
         assert_eq!(c("core::mem::MaybeUninit::uninit"), Some(KnownCall::Uninit));
         assert_eq!(c("std::intrinsics::copy"), Some(KnownCall::CopyOverlapping));
+        assert_eq!(
+            c("core::intrinsics::compare_bytes"),
+            Some(KnownCall::CompareBytes)
+        );
+        assert_eq!(c("std::intrinsics::raw_eq"), Some(KnownCall::RawEq));
         assert_eq!(
             c("core::intrinsics::assert_inhabited"),
             Some(KnownCall::AssertValid)

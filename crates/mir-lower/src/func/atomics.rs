@@ -1,11 +1,10 @@
-//! Compare-exchange, `mem::swap` and `copy_nonoverlapping`: the known calls
-//! whose result is not one SSA value (a `Result<T, T>` in memory) and the
-//! operations that only move memory.
+//! Compare-exchange: the atomic whose result is not one SSA value (a
+//! `Result<T, T>` in memory).
 //!
 //! rustc's optimized MIR leaves `Atomic*::compare_exchange(_weak)` as
 //! `sync::atomic::atomic_compare_exchange(_weak)::<T>(ptr, old, new, success,
-//! failure)` returning `Result<T, T>`, the intrinsics `atomic_cxchg(weak)` as
-//! `(T, bool)`, and `mem::swap` as `intrinsics::typed_swap_nonoverlapping::<T>(a, b)`.
+//! failure)` returning `Result<T, T>`, and the intrinsics `atomic_cxchg(weak)`
+//! as `(T, bool)`.
 
 use device_ir::{IntCC, Ordering as DOrd, Scope, Value};
 use mir_import::calls::{AtomicOp, OrderingArg};
@@ -142,126 +141,6 @@ impl FnLower<'_, '_> {
         let tag = self.b.select(ok, tok, terr);
         self.store_scalar_at(addr, *offset, Scalar::Int(bits), tag);
         self.store_scalar_at(addr, ok_off, s, prev);
-        Ok(())
-    }
-
-    /// `typed_swap_nonoverlapping(a, b)` (or `mem::swap(a, b)`): both
-    /// pointees are loaded, then both stored crosswise. A pointee in memory
-    /// is swapped in chunks of its alignment (at most 8 bytes), so any sized
-    /// type the lowering can lay out is swapped without a stack slot.
-    pub(super) fn swap(&mut self, args: &[Operand]) -> Result<(), Diagnostic> {
-        let [a, b] = args else {
-            return Err(self.unsupported("`typed_swap_nonoverlapping` without two pointers"));
-        };
-        let elem = self
-            .operand_ty(a)?
-            .pointee()
-            .cloned()
-            .ok_or_else(|| self.unsupported("`typed_swap_nonoverlapping` on a non-pointer"))?;
-        if elem.is_unsized() {
-            return Err(self.unsupported(format!("swap of unsized `{elem}`")));
-        }
-        let parts: Vec<(u64, Scalar)> = match self.repr(&elem)? {
-            Repr::Zst => Vec::new(),
-            Repr::Scalar(s) => vec![(0, s)],
-            Repr::Pair(s0, o0, s1, o1) => vec![(o0, s0), (o1, s1)],
-            Repr::Mem { size, align } => {
-                let chunk = align.clamp(1, 8);
-                if size % chunk != 0 {
-                    return Err(self.unsupported(format!("swap of `{elem}`")));
-                }
-                (0..size / chunk)
-                    .map(|i| (i * chunk, Scalar::Int((chunk * 8) as u16)))
-                    .collect()
-            }
-        };
-        let (pa, pb) = (self.scalar_operand(a)?, self.scalar_operand(b)?);
-        for (off, s) in parts {
-            let x = self.load_scalar_at(pa, off, s);
-            let y = self.load_scalar_at(pb, off, s);
-            self.store_scalar_at(pa, off, s, y);
-            self.store_scalar_at(pb, off, s, x);
-        }
-        Ok(())
-    }
-
-    /// `copy_nonoverlapping(dst, src, count)`: `count` elements of the
-    /// pointee type, copied byte by byte in a loop (the count is a run-time
-    /// value: siphasher's tail loads copy 0 to 7 bytes).
-    pub(super) fn copy_nonoverlapping(
-        &mut self,
-        dst: &Operand,
-        src: &Operand,
-        count: &Operand,
-    ) -> Result<(), Diagnostic> {
-        self.copy_elements(dst, src, count, false)
-    }
-
-    /// Copies `count` elements of `*dst`'s type from `src` to `dst`, byte
-    /// by byte. When the two may `overlap` (`ptr::copy`, a `memmove`), the
-    /// copy runs backwards if `dst` lies above `src`, so that no byte is
-    /// overwritten before it is read.
-    pub(super) fn copy_elements(
-        &mut self,
-        dst: &Operand,
-        src: &Operand,
-        count: &Operand,
-        overlap: bool,
-    ) -> Result<(), Diagnostic> {
-        let elem = self
-            .operand_ty(dst)?
-            .pointee()
-            .cloned()
-            .ok_or_else(|| self.unsupported("`copy_nonoverlapping` to a non-pointer"))?;
-        let size = self
-            .sh
-            .layouts
-            .of(&elem)
-            .map_err(|e| self.unsupported(e))?
-            .size;
-        let (d, s, n) = (
-            self.scalar_operand(dst)?,
-            self.scalar_operand(src)?,
-            self.scalar_operand(count)?,
-        );
-        let i64t = self.b.types().i64();
-        let n = self.zext_or_trunc(n, i64t);
-        let size = self.iconst(64, size as i128);
-        let bytes = self.b.imul(n, size);
-        let backward = overlap.then(|| {
-            let di = self.b.cast(device_ir::CastOp::PtrToInt, d, i64t);
-            let si = self.b.cast(device_ir::CastOp::PtrToInt, s, i64t);
-            self.b.icmp(IntCC::Ugt, di, si)
-        });
-        // header(i): i < bytes ? body : exit; body: copy byte i (or, going
-        // backwards, byte bytes - 1 - i), i + 1.
-        let header = self.b.create_block();
-        let i = self.b.append_block_param(header, i64t);
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        let zero = self.iconst(64, 0);
-        self.b.jump(header, &[zero]);
-        self.b.switch_to_block(header);
-        let more = self.b.icmp(IntCC::Ult, i, bytes);
-        self.b.brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let at = match backward {
-            Some(back) => {
-                let one = self.iconst(64, 1);
-                let last = self.b.binary(device_ir::BinaryOp::Sub, bytes, one);
-                let down = self.b.binary(device_ir::BinaryOp::Sub, last, i);
-                self.b.select(back, down, i)
-            }
-            None => i,
-        };
-        let (from, to) = (self.b.byte_offset(s, at), self.b.byte_offset(d, at));
-        let byte = Scalar::Int(8);
-        let v = self.load_scalar_at(from, 0, byte);
-        self.store_scalar_at(to, 0, byte, v);
-        let one = self.iconst(64, 1);
-        let next = self.b.iadd(i, one);
-        self.b.jump(header, &[next]);
-        self.b.switch_to_block(exit);
         Ok(())
     }
 }

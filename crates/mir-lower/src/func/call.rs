@@ -217,6 +217,8 @@ impl FnLower<'_, '_> {
     fn known_value(&mut self, k: KnownCall, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
         match k {
             KnownCall::ColdPath => Ok(Some(Val::Zst)),
+            KnownCall::CompareBytes => Ok(Some(Val::Immediate(self.compare_bytes(args)?))),
+            KnownCall::RawEq => Ok(Some(Val::Immediate(self.raw_eq(args)?))),
             KnownCall::Device(i) => self.intrinsic(i, args),
             KnownCall::Math(f) => {
                 if args.len() != f.arity() {

@@ -14,6 +14,7 @@
 mod atomics;
 mod call;
 mod liveness;
+mod memory;
 mod rvalue;
 mod values;
 
@@ -164,7 +165,9 @@ struct ConstantAssign<'b> {
 /// otherwise, borrowed or made a call's destination. Such a local is only
 /// read (indexed, projected, copied or moved whole), so every read may go to
 /// the global; MIR never reads a local before assigning it, so the global
-/// holds its value wherever it is read. Whether the constant is an aggregate
+/// holds its value wherever it is read. A write through a pointer
+/// (`copy_nonoverlapping`'s destination, drop glue's `&raw mut`) needs a
+/// borrow first, which excludes the local. Whether the constant is an aggregate
 /// is decided by the caller, from the local's representation.
 fn constant_homed_locals(body: &Body) -> BTreeMap<Local, ConstantAssign<'_>> {
     let mut assigns: BTreeMap<Local, Vec<ConstantAssign<'_>>> = BTreeMap::new();
@@ -203,10 +206,6 @@ fn constant_homed_locals(body: &Body) -> BTreeMap<Local, ConstantAssign<'_>> {
                 }
                 StatementKind::SetDiscriminant(place, _) | StatementKind::Deinit(place) => {
                     written.insert(place.local);
-                }
-                StatementKind::CopyNonOverlapping { .. } => {
-                    // Refused when lowered; nothing is homed in a global then.
-                    return BTreeMap::new();
                 }
                 _ => {}
             }
