@@ -358,6 +358,17 @@ fn struct_padding_is_carried_but_never_used() {
         run_padded("sub.s64 \t%rd10, 12, %rd7;\n\tand.b64 \t%rd10, %rd10, 255").unwrap(),
         base + 3
     );
+    // `neg` carries up as `sub` does, `not` keeps each byte in place, and
+    // the field's low bits are masked out after (sha3's finalize:
+    // `neg.s16` then `and.b16 3`).
+    assert_eq!(
+        run_padded("neg.s64 \t%rd10, %rd7;\n\tand.b64 \t%rd10, %rd10, 3").unwrap(),
+        base + (9u64.wrapping_neg() & 3)
+    );
+    assert_eq!(
+        run_padded("not.b64 \t%rd10, %rd7;\n\tand.b64 \t%rd10, %rd10, 255").unwrap(),
+        base + (!9u64 & 255)
+    );
     // A select on a known predicate that does not pick the padding
     // (libNVVM loads both sides of `opt.unwrap_or(d)`).
     assert_eq!(
@@ -371,6 +382,8 @@ fn struct_padding_is_carried_but_never_used() {
     for carried in [
         "add.s64 \t%rd10, %rd7, 0;\n\tand.b64 \t%rd10, %rd10, 65535",
         "and.b64 \t%rd10, %rd7, 65535",
+        "neg.s64 \t%rd10, %rd7;\n\tand.b64 \t%rd10, %rd10, 65535",
+        "not.b64 \t%rd10, %rd7;\n\tand.b64 \t%rd10, %rd10, 65535",
         "setp.eq.s64 \t%p1, %rd9, 9;\n\tselp.b64 \t%rd10, %rd7, 5, %p1",
     ] {
         match run_padded(carried) {

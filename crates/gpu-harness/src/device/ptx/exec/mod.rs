@@ -477,6 +477,9 @@ impl Exec<'_, '_> {
             {
                 self.upward_following(i)
             }
+            Op::Neg | Op::Not if !is_float(ty) && self.undef(&ops[1]) != 0 => {
+                self.unary_following(i)
+            }
             Op::Add
             | Op::Sub
             | Op::Mul

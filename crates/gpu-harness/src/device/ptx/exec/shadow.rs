@@ -1,6 +1,7 @@
 //! Which bytes of a register hold no written value, through the few
-//! instructions that move such bytes without using them (and `add`, `sub`
-//! and `mul.lo`, whose carries only move them up).
+//! instructions that move such bytes without using them (and `add`, `sub`,
+//! `mul.lo` and `neg`, whose carries only move them up, and `not`, which
+//! keeps each byte in place).
 //!
 //! libNVVM copies a struct with wide loads and stores that span its padding
 //! (`ld.local.v2.u64` over a `u8` field and the seven bytes after it), then
@@ -134,8 +135,8 @@ impl Exec<'_, '_> {
 
     /// Refuses an instruction that uses a byte never written: anything but
     /// moving it (`mov`, `ld`, `st`, an integer `cvt`), masking it off
-    /// (`and`), shifting it by a constant, carrying it upward (`add`,
-    /// `sub`, `mul.lo`) or selecting between it and another value (`selp`
+    /// (`and`), shifting it by a constant, inverting it (`not`), carrying it
+    /// upward (`add`, `sub`, `mul.lo`, `neg`) or selecting between it and another value (`selp`
     /// on a known predicate), which the shadow follows. An
     /// address register must be wholly written for every instruction.
     pub(super) fn check_defined(&self, i: &Inst) -> Result<(), Fault> {
@@ -160,6 +161,9 @@ impl Exec<'_, '_> {
             Op::Add | Op::Sub | Op::Mul => {
                 upward_carried(i) && (self.undef(&i.ops[1]) | self.undef(&i.ops[2])) & 1 == 0
             }
+            // `neg` is `0 - x`: followed as a `sub` is.
+            Op::Neg => !is_float(i.ty) && i.ops.len() == 2 && self.undef(&i.ops[1]) & 1 == 0,
+            Op::Not => !is_float(i.ty) && i.ops.len() == 2,
             _ => false,
         };
         if followed {
@@ -200,6 +204,20 @@ impl Exec<'_, '_> {
             self.undef(&ops[2]),
             (bits(i.ty) / 8).max(1),
         );
+        self.arith(i)?;
+        self.set_undef(&ops[0], undef);
+        Ok(Step::Continue)
+    }
+
+    /// Integer `neg` (`0 - x`, [`upward`]) or `not` (byte for byte) of a
+    /// value with bytes never written.
+    pub(super) fn unary_following(&mut self, i: &Inst) -> Result<Step, Fault> {
+        let ops = &i.ops;
+        let bytes = (bits(i.ty) / 8).max(1);
+        let undef = match i.op {
+            Op::Neg => upward(self.undef(&ops[1]), 0, bytes),
+            _ => part(self.undef(&ops[1]), 0, bytes),
+        };
         self.arith(i)?;
         self.set_undef(&ops[0], undef);
         Ok(Step::Continue)
