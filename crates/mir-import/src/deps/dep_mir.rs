@@ -110,10 +110,15 @@ impl DepMir {
     /// crate::engine::general_purpose::STANDARD as BASE64_STANDARD;`):
     /// rustc prints the module of the re-export and the item's own name.
     fn find_reexport(&self, rest: &str) -> Option<&str> {
-        let (module, name) = rest.rsplit_once("::")?;
-        let module: Vec<String> = module.split("::").map(str::to_string).collect();
+        let (module, name) = rest.rsplit_once("::").unwrap_or(("", rest));
+        let module: Vec<String> = module
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
         let text = source::read_module(&self.src_dir.join("src"), &module)?;
-        let declared = source::reexported_item(&text, &module, name)?.join("::");
+        let declared =
+            source::reexported_item(&text, &module, name, source::Namespace::Value)?.join("::");
         self.items.get_key_value(&declared).map(|(k, _)| k.as_str())
     }
 

@@ -1,8 +1,9 @@
 //! What is read from a dependency's source files rather than its MIR: which
 //! file holds a module, what a module re-exports, and which types the
-//! crate root declares. Source is read line by line, not parsed as a
-//! whole: a form this does not know (a `pub use` over several lines, a
-//! glob) is not followed, so the kernel's use of the name stays refused.
+//! crate root declares. Re-exports are read from the module's top-level
+//! `pub use` items as `syn` parses them; a name they cannot pin to one item
+//! (a glob could bring it in, two `cfg`s re-export it) is not followed, so
+//! the kernel's use of the name stays refused.
 
 use std::collections::BTreeSet;
 use std::path::{Path as FsPath, PathBuf};
@@ -27,50 +28,117 @@ pub(super) fn read_module(src: &FsPath, module: &[String]) -> Option<String> {
     std::fs::read_to_string(module_file(src, module)?).ok()
 }
 
-/// The def path (from the crate's root, without the crate's name) of the
-/// item that module `module`, whose source is `text`, re-exports under the
-/// item's own name `name`, as rustc prints it (the re-exporting module and
-/// the item's name). Follows one-line `pub use`s of a path (`pub use
-/// crate::a::Name as Alias;`) or a brace list (`pub use a::{Name, Other};`),
-/// relative to the module, to `self::`, `super::` or `crate::`. `None` when
-/// no line re-exports `name`, or two do (one per `cfg`: which one is
-/// compiled in is not guessed).
-pub(super) fn reexported_item(text: &str, module: &[String], name: &str) -> Option<Vec<String>> {
-    let mut found = text.lines().filter_map(|line| {
-        let used = line.trim().strip_prefix("pub use ")?.strip_suffix(';')?;
-        let path = match used.split_once("::{") {
-            Some((path, list)) => {
-                let listed = list
-                    .strip_suffix('}')?
-                    .split(',')
-                    .any(|entry| own_name(entry) == name);
-                listed.then_some(path)?
-            }
-            None => {
-                let (path, last) = used.rsplit_once("::")?;
-                (own_name(last) == name).then_some(path)?
-            }
-        };
-        let mut out = resolve_use_path(path, module)?;
-        out.push(name.to_string());
-        Some(out)
-    });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+/// Which of rustc's namespaces a re-exported name is printed in, which
+/// decides the name it is printed under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Namespace {
+    /// Constants, statics and functions: rustc prints the re-exporting
+    /// module with the item's own name, whatever the `as` rename.
+    Value,
+    /// Types: rustc prints the re-exporting module with the name the
+    /// re-export gives (the alias, when there is one).
+    Type,
 }
 
-/// The name a `use` entry imports, before any `as` rename.
-fn own_name(entry: &str) -> &str {
-    let entry = entry.trim();
-    entry
-        .split_once(" as ")
-        .map_or(entry, |(own, _)| own.trim())
+/// One name a top-level `pub use` of a module brings in.
+#[derive(Debug, PartialEq, Eq)]
+enum PubUse {
+    /// `path::own` (the path as written), visible as `visible`.
+    Named {
+        path: Vec<String>,
+        own: String,
+        visible: String,
+    },
+    /// `path::*`: names nobody can list without reading `path`.
+    Glob,
+}
+
+/// The def path (from the crate's root, without the crate's name) of the
+/// item that module `module`, whose source is `text`, re-exports under the
+/// printed name `printed`, read from the module's top-level `pub use`
+/// items (groups, nested groups, `as` renames, `self`, `super`, `crate`).
+/// `None` when the source does not parse, when no `pub use` brings the
+/// name in, when two do (one per `cfg`: which one is compiled in is not
+/// guessed), or, for a value, when the module also has a glob re-export
+/// (a value is printed by its own name, so `pub use a::T as T1;` beside
+/// `pub use b::*;` could be either `T`).
+pub(super) fn reexported_item(
+    text: &str,
+    module: &[String],
+    printed: &str,
+    namespace: Namespace,
+) -> Option<Vec<String>> {
+    let file = syn::parse_file(text).ok()?;
+    let mut uses = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item
+            && matches!(u.vis, syn::Visibility::Public(_))
+            && u.leading_colon.is_none()
+        {
+            flatten_use(&u.tree, &mut Vec::new(), &mut uses);
+        }
+    }
+    if namespace == Namespace::Value && uses.contains(&PubUse::Glob) {
+        return None;
+    }
+    let mut found = uses.into_iter().filter_map(|u| match u {
+        PubUse::Named { path, own, visible } => {
+            let matched = match namespace {
+                Namespace::Value => own == printed,
+                Namespace::Type => visible == printed,
+            };
+            matched.then_some((path, own))
+        }
+        PubUse::Glob => None,
+    });
+    let (path, own) = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let mut out = resolve_use_path(&path, module)?;
+    out.push(own);
+    Some(out)
+}
+
+/// The names `tree`, under the path `prefix`, brings in.
+fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<PubUse>) {
+    let mut named = |prefix: &[String], ident: &syn::Ident, alias: Option<&syn::Ident>| {
+        let ident = ident.to_string();
+        // `a::{self}` names the module `a` itself.
+        let (path, own) = if ident == "self" {
+            let Some((own, path)) = prefix.split_last() else {
+                return;
+            };
+            (path.to_vec(), own.clone())
+        } else {
+            (prefix.to_vec(), ident)
+        };
+        let visible = alias.map_or_else(|| own.clone(), ToString::to_string);
+        if visible != "_" {
+            out.push(PubUse::Named { path, own, visible });
+        }
+    };
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            flatten_use(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => named(prefix, &n.ident, None),
+        syn::UseTree::Rename(r) => named(prefix, &r.ident, Some(&r.rename)),
+        syn::UseTree::Glob(_) => out.push(PubUse::Glob),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                flatten_use(t, prefix, out);
+            }
+        }
+    }
 }
 
 /// A `use` path of module `module` as a path from the crate's root.
-fn resolve_use_path(path: &str, module: &[String]) -> Option<Vec<String>> {
+fn resolve_use_path(path: &[String], module: &[String]) -> Option<Vec<String>> {
     let mut out = module.to_vec();
-    let mut segments = path.split("::").peekable();
+    let mut segments = path.iter().map(String::as_str).peekable();
     match segments.peek() {
         Some(&"crate") => {
             out.clear();
@@ -86,8 +154,7 @@ fn resolve_use_path(path: &str, module: &[String]) -> Option<Vec<String>> {
             "super" => {
                 out.pop()?;
             }
-            "crate" | "self" | "" => return None,
-            s if s.contains(['{', '}', '*', ' ']) => return None,
+            "crate" | "self" => return None,
             s => out.push(s.to_string()),
         }
     }
@@ -124,48 +191,102 @@ mod tests {
         path.split("::").map(str::to_string).collect()
     }
 
+    use Namespace::{Type, Value};
+
     #[test]
     fn reexports_name_the_declaring_item() {
         let engine = module("engine");
         let text = "mod general_purpose;\npub use general_purpose::{GeneralPurpose, GeneralPurposeConfig as Config};\npub use crate::alphabet::Alphabet;\npub use self::x::Y as Renamed;\n";
         assert_eq!(
-            reexported_item(text, &engine, "GeneralPurpose"),
+            reexported_item(text, &engine, "GeneralPurpose", Type),
             Some(module("engine::general_purpose::GeneralPurpose"))
         );
-        // A renamed entry is found by its own name, not by the alias.
+        // A renamed type is printed under its alias, a renamed value under
+        // its own name.
         assert_eq!(
-            reexported_item(text, &engine, "GeneralPurposeConfig"),
+            reexported_item(text, &engine, "Config", Type),
             Some(module("engine::general_purpose::GeneralPurposeConfig"))
         );
-        assert_eq!(reexported_item(text, &engine, "Config"), None);
         assert_eq!(
-            reexported_item(text, &engine, "Alphabet"),
+            reexported_item(text, &engine, "GeneralPurposeConfig", Type),
+            None
+        );
+        assert_eq!(
+            reexported_item(text, &engine, "GeneralPurposeConfig", Value),
+            Some(module("engine::general_purpose::GeneralPurposeConfig"))
+        );
+        assert_eq!(reexported_item(text, &engine, "Config", Value), None);
+        assert_eq!(
+            reexported_item(text, &engine, "Alphabet", Value),
             Some(module("alphabet::Alphabet"))
         );
         assert_eq!(
-            reexported_item(text, &engine, "Y"),
+            reexported_item(text, &engine, "Y", Value),
             Some(module("engine::x::Y"))
         );
-        assert_eq!(reexported_item(text, &engine, "General"), None);
+        assert_eq!(reexported_item(text, &engine, "General", Value), None);
+    }
+
+    #[test]
+    fn nested_and_multi_line_groups_are_followed_whole() {
+        let m = module("m");
+        let text = "pub use a::{b::{X, F as G, Y}, c::F};\n";
+        assert_eq!(
+            reexported_item(text, &m, "Y", Value),
+            Some(module("m::a::b::Y"))
+        );
+        assert_eq!(
+            reexported_item(text, &m, "G", Type),
+            Some(module("m::a::b::F"))
+        );
+        // Printed by its own name, `F` could be either: not followed.
+        assert_eq!(reexported_item(text, &m, "F", Value), None);
+        let lines = "pub use fast::{\n    TABLE,\n    OTHER,\n};\n";
+        assert_eq!(
+            reexported_item(lines, &m, "OTHER", Value),
+            Some(module("m::fast::OTHER"))
+        );
+        let module_itself = "pub use crate::tables::{self as t};\n";
+        assert_eq!(
+            reexported_item(module_itself, &m, "t", Type),
+            Some(module("tables"))
+        );
     }
 
     #[test]
     fn reexports_through_super_stop_at_the_root() {
         let text = "pub use super::tables::TABLE;\n";
         assert_eq!(
-            reexported_item(text, &module("a::b"), "TABLE"),
+            reexported_item(text, &module("a::b"), "TABLE", Value),
             Some(module("a::tables::TABLE"))
         );
-        assert_eq!(reexported_item(text, &[], "TABLE"), None);
+        assert_eq!(reexported_item(text, &[], "TABLE", Value), None);
     }
 
     #[test]
     fn an_ambiguous_or_unknown_form_is_not_followed() {
         let m = module("m");
         let twice = "#[cfg(a)]\npub use a::E;\n#[cfg(not(a))]\npub use b::E;\n";
-        assert_eq!(reexported_item(twice, &m, "E"), None);
-        assert_eq!(reexported_item("pub use a::*;\n", &m, "E"), None);
-        assert_eq!(reexported_item("pub use a::{b::{E}};\n", &m, "E"), None);
+        assert_eq!(reexported_item(twice, &m, "E", Value), None);
+        let multi_line_twice = "#[cfg(fast)]\npub use fast::{\n    TABLE,\n};\n#[cfg(not(fast))] pub use slow::TABLE;\n";
+        assert_eq!(reexported_item(multi_line_twice, &m, "TABLE", Value), None);
+        assert_eq!(reexported_item("pub use a::*;\n", &m, "E", Value), None);
+        // A value printed by its own name may come through the glob.
+        let glob = "pub use v1::TABLE as TABLE_V1;\npub use v2::*;\n";
+        assert_eq!(reexported_item(glob, &m, "TABLE", Value), None);
+        // A type is printed by its visible name, which the glob cannot
+        // shadow: an explicit re-export wins over a glob.
+        let glob_type = "pub use v1::State as StateV1;\npub use v2::*;\n";
+        assert_eq!(
+            reexported_item(glob_type, &m, "StateV1", Type),
+            Some(module("m::v1::State"))
+        );
+        assert_eq!(reexported_item(glob_type, &m, "State", Type), None);
+        // Not the module's own re-exports: those of an inline module, a
+        // comment, a private or `pub(crate)` use, an extern path.
+        let hidden = "mod inner { pub use a::E; }\n/* pub use b::E; */\nuse c::E;\npub(crate) use d::E;\npub use ::e::E;\n";
+        assert_eq!(reexported_item(hidden, &m, "E", Value), None);
+        assert_eq!(reexported_item("pub use a::{E", &m, "E", Value), None);
     }
 
     #[test]

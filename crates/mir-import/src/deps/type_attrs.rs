@@ -80,7 +80,9 @@ pub(super) fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTre
         let Some(text) = source::read_module(&deps.path(&c.src_dir).join("src"), module) else {
             continue;
         };
-        if let Some(mut declared) = source::reexported_item(&text, module, ty_name) {
+        if let Some(mut declared) =
+            source::reexported_item(&text, module, ty_name, source::Namespace::Type)
+        {
             let real = format!("{}::{}", segs[0], declared.join("::"));
             declared.pop();
             modules.insert((segs[0].clone(), declared));
