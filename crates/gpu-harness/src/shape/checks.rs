@@ -115,17 +115,45 @@ enum Root {
     Table,
 }
 
-/// For each stack slot of `body`, how many stores write it a value that is an
+/// What a value stored to a stack slot is known to be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    /// An immediate whose bits are all zero.
+    Zero,
+    /// Any other immediate, or a value loaded from a constant table.
+    Constant,
+}
+
+/// The stores of constants into one stack slot.
+#[derive(Clone, Copy, Default)]
+struct SlotStores {
+    /// How many stores write the slot an immediate or a table value.
+    constant: u64,
+    /// Whether any of them writes something other than zero.
+    nonzero: bool,
+}
+
+impl SlotStores {
+    /// Whether these stores, into a slot of `slot_bytes`, could be a copy of
+    /// a `table_bytes` table: the slot holds it and the stores are enough to
+    /// write it 8 bytes at a time. A slot that only ever receives zeros is
+    /// being cleared (`[0u64; 25]`), not given a table.
+    fn could_copy(self, slot_bytes: u64, table_bytes: u64) -> bool {
+        self.nonzero && slot_bytes >= table_bytes && self.constant >= table_bytes / 8
+    }
+}
+
+/// For each stack slot of `body`, the stores that write it a value that is an
 /// immediate or was loaded from a constant table: the stores that copy a
 /// constant into the slot, in whatever chunks.
 fn constant_stores_per_slot(
     body: &device_ir::Body,
     origins: &BTreeMap<GlobalId, GlobalOrigin>,
     module: &Module,
-) -> BTreeMap<device_ir::Inst, u64> {
+) -> BTreeMap<device_ir::Inst, SlotStores> {
     let mut roots: BTreeMap<device_ir::Value, Root> = BTreeMap::new();
-    let mut constant_values: std::collections::BTreeSet<device_ir::Value> = Default::default();
-    let mut stores = BTreeMap::new();
+    let mut constant_values: BTreeMap<device_ir::Value, Stored> = BTreeMap::new();
+    let mut stores: BTreeMap<device_ir::Inst, SlotStores> = BTreeMap::new();
     for block in body.blocks.values() {
         for &inst in &block.insts {
             let result = body.result(inst);
@@ -156,21 +184,38 @@ fn constant_stores_per_slot(
                         roots.insert(v, r);
                     }
                 }
-                InstData::Iconst { .. } | InstData::Fconst { .. } => {
+                InstData::Iconst { imm, .. } => {
                     if let Some(v) = result {
-                        constant_values.insert(v);
+                        let kind = if *imm == 0 {
+                            Stored::Zero
+                        } else {
+                            Stored::Constant
+                        };
+                        constant_values.insert(v, kind);
+                    }
+                }
+                InstData::Fconst { bits, .. } => {
+                    if let Some(v) = result {
+                        let kind = if *bits == 0 {
+                            Stored::Zero
+                        } else {
+                            Stored::Constant
+                        };
+                        constant_values.insert(v, kind);
                     }
                 }
                 InstData::Load { ptr, .. } if roots.get(ptr) == Some(&Root::Table) => {
                     if let Some(v) = result {
-                        constant_values.insert(v);
+                        constant_values.insert(v, Stored::Constant);
                     }
                 }
                 InstData::Store { ptr, value, .. } => {
                     if let Some(Root::Slot(slot)) = roots.get(ptr)
-                        && constant_values.contains(value)
+                        && let Some(&kind) = constant_values.get(value)
                     {
-                        *stores.entry(*slot).or_insert(0) += 1;
+                        let entry = stores.entry(*slot).or_default();
+                        entry.constant += 1;
+                        entry.nonzero |= kind == Stored::Constant;
                     }
                 }
                 _ => {}
@@ -198,7 +243,9 @@ fn ptx_var_bytes(v: &ptx_reader::Variable) -> u64 {
 /// ([`TABLE_BYTES`] at least):
 ///
 /// - in the device IR, no alloca of `n` bytes or more receives `n / 8` or
-///   more stores of immediates or of values loaded from a table;
+///   more stores of immediates or of values loaded from a table, at least
+///   one of them not zero (a slot given only zeros is cleared, not copied
+///   into; an all-zero table copied to the stack is the one case this misses);
 /// - in the `-opt=0` PTX, where every function survives, the function is
 ///   defined and has no `.local` variable of `n` bytes or more together with
 ///   `n / 8` or more stores to `.local` or generic addresses (the stack slot
@@ -219,12 +266,13 @@ pub fn no_constant_stack_copy(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
             continue;
         };
         readers.push((f.name.as_str(), size, symbol));
-        for (slot, stores) in constant_stores_per_slot(body, origins, module) {
+        for (slot, slot_stores) in constant_stores_per_slot(body, origins, module) {
             let InstData::Alloca { ty, .. } = &body.insts[slot] else {
                 continue;
             };
             let bytes = device_ir::layout::size_of(&module.types, *ty);
-            if bytes >= size && stores >= size / 8 {
+            if slot_stores.could_copy(bytes, size) {
+                let stores = slot_stores.constant;
                 failures.push(fail(format!(
                     "{} reads the {size}-byte constant {symbol} and copies constants into a {bytes}-byte alloca with {stores} stores in its device IR: {}",
                     f.name,
@@ -484,6 +532,68 @@ mod tests {
         assert!(!is_content_key("__const_"));
         assert!(!is_content_key("__const_mut_0a"));
         assert!(!is_content_key("kernel__DEV"));
+    }
+
+    /// A helper that reads a 192-byte constant table and stores 25 `i64`
+    /// constants (`zeros` of them zero) into a 200-byte stack slot.
+    fn table_reader_storing(zeros: usize) -> (Module, BTreeMap<GlobalId, GlobalOrigin>) {
+        use device_ir::{FunctionBuilder, GlobalData, Linkage, Signature};
+        let mut m = Module::new();
+        let table = m.add_global(GlobalData {
+            symbol: "__const_table".into(),
+            space: AddressSpace::Global,
+            mutable: false,
+            linkage: Linkage::Internal,
+            align: 8,
+            size: 192,
+            init: None,
+        });
+        let origins = BTreeMap::from([(table, GlobalOrigin::Constant)]);
+        let i64t = m.types.i64();
+        let table_ty = m.types.array(i64t, 24);
+        let slot_ty = m.types.array(i64t, 25);
+        let f = m.declare_function(
+            "helper",
+            FunctionKind::Device,
+            Linkage::Internal,
+            Signature::new(&[], Some(i64t)),
+        );
+        let mut b = FunctionBuilder::new(&mut m, f);
+        let t = b.global_addr(table, table_ty);
+        let first = b.load(i64t, t);
+        let slot = b.alloca(slot_ty);
+        for i in 0..25 {
+            let offset = b.iconst(i64t, 8 * i as i128);
+            let at = b.byte_offset(slot, offset);
+            let value = b.iconst(i64t, if i < zeros { 0 } else { 0x5a });
+            b.store(value, at);
+        }
+        b.ret(Some(first));
+        (m, origins)
+    }
+
+    #[test]
+    fn a_slot_given_only_zeros_is_cleared_not_a_table_copy() {
+        let (m, origins) = table_reader_storing(25);
+        let f = m.function_by_name("helper").unwrap();
+        let body = m.functions[f].body.as_ref().unwrap();
+        let stores = constant_stores_per_slot(body, &origins, &m);
+        let [(_, s)] = stores.into_iter().collect::<Vec<_>>()[..] else {
+            panic!("one slot expected");
+        };
+        assert_eq!((s.constant, s.nonzero), (25, false));
+        assert!(!s.could_copy(200, 192));
+
+        let (m, origins) = table_reader_storing(24);
+        let body = m.functions[f].body.as_ref().unwrap();
+        let stores = constant_stores_per_slot(body, &origins, &m);
+        let [(_, s)] = stores.into_iter().collect::<Vec<_>>()[..] else {
+            panic!("one slot expected");
+        };
+        assert_eq!((s.constant, s.nonzero), (25, true));
+        assert!(s.could_copy(200, 192));
+        assert!(!s.could_copy(184, 192), "the slot cannot hold the table");
+        assert!(!s.could_copy(200, 208), "too few stores for the table");
     }
 
     #[test]
