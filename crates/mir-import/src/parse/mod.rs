@@ -437,3 +437,29 @@ mod named_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod operand_tests {
+    use super::*;
+    use crate::model::{ConstOperand, Operand, Rvalue, StatementKind};
+
+    #[test]
+    fn a_function_item_operand_is_printed_without_const() {
+        let text = "fn k() -> () {\n    let mut _0: ();\n    let mut _1: S<fn(char) -> bool {core::char::methods::<impl char>::is_whitespace}>;\n\n    bb0: {\n        _1 = S::<fn(char) -> bool {core::char::methods::<impl char>::is_whitespace}> { f: core::char::methods::<impl char>::is_whitespace, n: const 3_u8 };\n        return;\n    }\n}\n";
+        let krate = parse_mir(text).expect("parses");
+        let st = &krate.bodies[0]
+            .blocks
+            .values()
+            .next()
+            .expect("bb0")
+            .statements[0];
+        let StatementKind::Assign(_, Rvalue::Aggregate(_, ops)) = &st.kind else {
+            panic!("not an aggregate: {st:?}");
+        };
+        let Operand::Const(ConstOperand::FnItem(path)) = &ops[0] else {
+            panic!("not a function item: {:?}", ops[0]);
+        };
+        assert_eq!(path.last_name(), "is_whitespace");
+        assert!(matches!(ops[1], Operand::Const(ConstOperand::Scalar(_))));
+    }
+}

@@ -95,7 +95,9 @@ fn parse_place_level(c: &mut Cursor) -> Result<Place, ParseError> {
     Ok(place)
 }
 
-/// Parses an operand: `copy p`, `move p` or `const c`.
+/// Parses an operand: `copy p`, `move p`, `const c`, or a function item's
+/// path alone: rustc prints a constant of a function item's type without
+/// `const` (`MultiCharEqSearcher::<..> { char_eq: char::is_whitespace, .. }`).
 pub fn parse_operand(c: &mut Cursor) -> Result<Operand, ParseError> {
     if c.eat_ident("copy") {
         Ok(Operand::Copy(parse_place(c)?))
@@ -103,6 +105,9 @@ pub fn parse_operand(c: &mut Cursor) -> Result<Operand, ParseError> {
         Ok(Operand::Move(parse_place(c)?))
     } else if c.eat_ident("const") {
         Ok(Operand::Const(parse_const(c)?))
+    } else if matches!(c.peek(), Some(Tok::Ident(_) | Tok::Punct("<"))) {
+        let path = parse_path(c, PathStyle::Expr)?;
+        Ok(Operand::Const(ConstOperand::FnItem(path)))
     } else {
         Err(c.expected("an operand (`copy`, `move` or `const`)"))
     }
