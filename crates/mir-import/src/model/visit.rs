@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    AggregateKind, Body, Callee, ConstOperand, GenericArg, Operand, Path, Place, PlaceElem, Rvalue,
-    StatementKind, TerminatorKind, Ty, ValTree,
+    AggregateKind, BlockData, Body, Callee, ConstOperand, GenericArg, Operand, Path, Place,
+    PlaceElem, Rvalue, StatementKind, TerminatorKind, Ty, ValTree,
 };
 
 /// Type arguments by parameter name.
@@ -267,75 +267,89 @@ impl Body {
     /// Walks every place outside operands (`place`) and every operand
     /// (`operand`; a place inside one goes to `place` too).
     fn walk(&self, place: &mut dyn FnMut(&Place), operand: &mut dyn FnMut(&Operand)) {
+        for bb in self.blocks.values() {
+            bb.walk(place, operand);
+        }
+    }
+}
+
+impl BlockData {
+    /// Calls `f` on every place the block's statements and terminator name,
+    /// inside operands or not.
+    pub fn for_each_place(&self, mut f: impl FnMut(&Place)) {
+        let mut on_place = |p: &Place| f(p);
+        self.walk(&mut |p| on_place(p), &mut |_| {});
+    }
+
+    /// [`Body::walk`] over this block alone.
+    fn walk(&self, place: &mut dyn FnMut(&Place), operand: &mut dyn FnMut(&Operand)) {
         let mut op = |o: &Operand, place: &mut dyn FnMut(&Place)| {
             operand(o);
             if let Operand::Copy(p) | Operand::Move(p) = o {
                 place(p);
             }
         };
-        for bb in self.blocks.values() {
-            for st in &bb.statements {
-                match &st.kind {
-                    StatementKind::Assign(p, r) => {
-                        place(p);
-                        match r {
-                            Rvalue::Use(o) | Rvalue::Repeat(o, _) | Rvalue::UnaryOp(_, o) => {
-                                op(o, place)
-                            }
-                            Rvalue::Cast(_, o, _) => op(o, place),
-                            Rvalue::Ref(_, p)
-                            | Rvalue::RawPtr(_, p)
-                            | Rvalue::Discriminant(p)
-                            | Rvalue::CopyForDeref(p) => place(p),
-                            Rvalue::BinaryOp(_, a, b) => {
-                                op(a, place);
-                                op(b, place);
-                            }
-                            Rvalue::Aggregate(_, ops) => ops.iter().for_each(|o| op(o, place)),
-                            Rvalue::Nullary(..) => {}
+        for st in &self.statements {
+            match &st.kind {
+                StatementKind::Assign(p, r) => {
+                    place(p);
+                    match r {
+                        Rvalue::Use(o) | Rvalue::Repeat(o, _) | Rvalue::UnaryOp(_, o) => {
+                            op(o, place)
                         }
+                        Rvalue::Cast(_, o, _) => op(o, place),
+                        Rvalue::Ref(_, p)
+                        | Rvalue::RawPtr(_, p)
+                        | Rvalue::Discriminant(p)
+                        | Rvalue::CopyForDeref(p) => place(p),
+                        Rvalue::BinaryOp(_, a, b) => {
+                            op(a, place);
+                            op(b, place);
+                        }
+                        Rvalue::Aggregate(_, ops) => ops.iter().for_each(|o| op(o, place)),
+                        Rvalue::Nullary(..) => {}
                     }
-                    StatementKind::SetDiscriminant(p, _)
-                    | StatementKind::Deinit(p)
-                    | StatementKind::PlaceMention(p) => place(p),
-                    StatementKind::Assume(o) => op(o, place),
-                    StatementKind::CopyNonOverlapping { dst, src, count } => {
-                        op(dst, place);
-                        op(src, place);
-                        op(count, place);
-                    }
-                    StatementKind::StorageLive(_)
-                    | StatementKind::StorageDead(_)
-                    | StatementKind::Nop
-                    | StatementKind::ConstEvalCounter => {}
                 }
+                StatementKind::SetDiscriminant(p, _)
+                | StatementKind::Deinit(p)
+                | StatementKind::PlaceMention(p) => place(p),
+                StatementKind::Assume(o) => op(o, place),
+                StatementKind::CopyNonOverlapping { dst, src, count } => {
+                    op(dst, place);
+                    op(src, place);
+                    op(count, place);
+                }
+                StatementKind::StorageLive(_)
+                | StatementKind::StorageDead(_)
+                | StatementKind::Nop
+                | StatementKind::ConstEvalCounter => {}
             }
-            match &bb.terminator.kind {
-                TerminatorKind::SwitchInt { discr, .. } => op(discr, place),
-                TerminatorKind::Assert { cond, msg_args, .. } => {
-                    op(cond, place);
-                    msg_args.iter().for_each(|o| op(o, place));
-                }
-                TerminatorKind::Drop { place: p, .. } => place(p),
-                TerminatorKind::Call {
-                    func,
-                    args,
-                    destination,
-                    ..
-                } => {
-                    if let Callee::Operand(o) = func {
-                        op(o, place);
-                    }
-                    args.iter().for_each(|o| op(o, place));
-                    place(destination);
-                }
-                TerminatorKind::Goto(_)
-                | TerminatorKind::InlineAsm { .. }
-                | TerminatorKind::Return
-                | TerminatorKind::Unreachable
-                | TerminatorKind::UnwindResume
-                | TerminatorKind::Terminate => {}
+        }
+        match &self.terminator.kind {
+            TerminatorKind::SwitchInt { discr, .. } => op(discr, place),
+            TerminatorKind::Assert { cond, msg_args, .. } => {
+                op(cond, place);
+                msg_args.iter().for_each(|o| op(o, place));
             }
+            TerminatorKind::Drop { place: p, .. } => place(p),
+            TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                ..
+            } => {
+                if let Callee::Operand(o) = func {
+                    op(o, place);
+                }
+                args.iter().for_each(|o| op(o, place));
+                place(destination);
+            }
+            TerminatorKind::Goto(_)
+            | TerminatorKind::InlineAsm { .. }
+            | TerminatorKind::Return
+            | TerminatorKind::Unreachable
+            | TerminatorKind::UnwindResume
+            | TerminatorKind::Terminate => {}
         }
     }
 }

@@ -178,7 +178,7 @@ fn effect(body: &Body, bb: BasicBlock, n: usize) -> Effect {
 }
 
 /// Every block a terminator may go to.
-fn successors(body: &Body, bb: BasicBlock) -> Vec<BasicBlock> {
+pub(super) fn successors(body: &Body, bb: BasicBlock) -> Vec<BasicBlock> {
     let mut out = Vec::new();
     let unwind = |u: &UnwindAction, out: &mut Vec<BasicBlock>| {
         if let UnwindAction::Cleanup(b) = u {

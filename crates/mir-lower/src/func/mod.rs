@@ -13,6 +13,7 @@
 
 mod atomics;
 mod call;
+mod doomed;
 mod liveness;
 mod memory;
 mod rvalue;
@@ -22,11 +23,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cranelift_entity::EntityRef;
 use device_ir::{Block, FuncId, FunctionBuilder, Module, Ty as DTy, Value};
-use mir_import::calls;
+
 use mir_import::eval::Evaluation;
 use mir_import::eval::layout::Layouts;
 use mir_import::model::{
-    BasicBlock, Body, Callee, ConstOperand, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo,
+    BasicBlock, Body, ConstOperand, Crate, Local, Operand, PlaceElem, Rvalue, SourceInfo,
     StatementKind, TerminatorKind,
 };
 
@@ -92,6 +93,9 @@ pub struct FnLower<'a, 'm> {
     /// Locals whose home is a constant's global ([`constant_homed_locals`]):
     /// their one assignment writes nothing.
     constant_homed: BTreeSet<Local>,
+    /// The blocks that can only end in a panic ([`doomed::doomed_blocks`]):
+    /// each lowers to a trap.
+    doomed: BTreeSet<BasicBlock>,
 }
 
 /// Lowers `body` into the already declared `func`.
@@ -128,6 +132,7 @@ pub fn lower_fn(
         call_slots: std::collections::BTreeMap::new(),
         cur_bb: None,
         constant_homed: BTreeSet::new(),
+        doomed: doomed::doomed_blocks(body),
     };
     fl.setup()?;
     for (bb, _) in body.blocks.iter() {
@@ -271,10 +276,16 @@ impl<'a, 'm> FnLower<'a, 'm> {
         } else {
             constant_homed_locals(self.body)
         };
+        let only_doomed = doomed::locals_only_doomed(self.body, &self.doomed);
         for (local, decl) in self.body.locals.iter() {
             let idx = local.index();
-            let repr = repr_of(self.sh.layouts, &decl.ty)
-                .map_err(|e| self.unsupported(format!("local {local}: {e}")))?;
+            let repr = match repr_of(self.sh.layouts, &decl.ty) {
+                Ok(repr) => repr,
+                // Only code on the way to a panic names it, and that code
+                // is a trap: it needs no home.
+                Err(_) if only_doomed.contains(&local) => Repr::Zst,
+                Err(e) => return Err(self.unsupported(format!("local {local}: {e}"))),
+            };
             let ssa = repr.is_ssa() && !borrowed.contains(&local);
             let home = if repr == Repr::Zst {
                 Home::Zst
@@ -370,6 +381,9 @@ impl<'a, 'm> FnLower<'a, 'm> {
     /// by reference, in that order.
     fn make_call_slots(&mut self) -> Result<(), Diagnostic> {
         for (bb, data) in self.body.blocks.iter() {
+            if self.doomed.contains(&bb) {
+                continue;
+            }
             let TerminatorKind::Call {
                 func: mir_import::model::Callee::Item(path),
                 args,
@@ -515,21 +529,15 @@ impl<'a, 'm> FnLower<'a, 'm> {
             self.b.unreachable();
             return Ok(());
         }
-        // A block that ends in a panic only builds the panic's message (with
-        // inlining, `fmt::Arguments` and its `&str` pieces): the device traps
-        // there and the launch fails whatever the block computed, so its
-        // statements are not lowered.
-        let panics = matches!(
-            &data.terminator.kind,
-            TerminatorKind::Call { func: Callee::Item(path), .. }
-                if calls::classify(path) == Some(calls::KnownCall::Panic)
-        );
-        let statements = if panics {
-            &[][..]
-        } else {
-            &data.statements[..]
-        };
-        for (i, st) in statements.iter().enumerate() {
+        // A block that can only end in a panic builds the panic's message
+        // (with inlining, `fmt::Arguments`, its `&str` pieces and its
+        // formatters): the device traps there and the launch fails whatever
+        // the blocks on the way computed, so they are not lowered.
+        if self.doomed.contains(&bb) {
+            self.trap();
+            return Ok(());
+        }
+        for (i, st) in data.statements.iter().enumerate() {
             self.loc = format!("{bb}[{i}]");
             self.span = self.kernel_span(st.source.as_ref());
             self.lower_statement(&st.kind).map_err(|d| self.locate(d))?;
