@@ -123,6 +123,19 @@ impl BuiltDeps {
         self.crates.iter().filter(|c| c.direct)
     }
 
+    /// The crates given to rustc with `--extern`: the direct ones, and
+    /// each other crate whose name no other crate of the build has. The
+    /// indirect ones are there for the dependency-call shims: deep in a
+    /// dependency's generic code rustc leaves calls into the crates it
+    /// uses (`<i64 as num_traits::One>::set_one` under `num_rational`),
+    /// and a shim must name them. Two crates of one name (two versions) are
+    /// left out: `--extern` cannot tell them apart.
+    pub fn nameable(&self) -> impl Iterator<Item = &DepCrate> {
+        self.crates
+            .iter()
+            .filter(|c| c.direct || self.crates.iter().filter(|o| o.name == c.name).count() == 1)
+    }
+
     /// The crate called `name`.
     pub fn krate(&self, name: &str) -> Option<&DepCrate> {
         self.crates.iter().find(|c| c.name == name)
@@ -150,12 +163,59 @@ impl BuiltDeps {
             args.push("-L".into());
             args.push(l);
         }
-        for c in self.direct() {
+        for c in self.nameable() {
             let mut e = std::ffi::OsString::from(format!("{}=", c.name));
             e.push(seen(&self.path(&c.rlib)));
             args.push("--extern".into());
             args.push(e);
         }
         args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn krate(name: &str, version: &str, direct: bool) -> DepCrate {
+        DepCrate {
+            name: name.into(),
+            package: format!("{name} {version}"),
+            rlib: PathBuf::from(format!("lib/lib{name}-{version}.rlib")),
+            mir: PathBuf::from(format!("mir/{name}-{version}.mir")),
+            src_dir: PathBuf::from(format!("src/{name}-{version}")),
+            direct,
+        }
+    }
+
+    #[test]
+    fn extern_crates_are_the_direct_ones_and_the_unambiguous_others() {
+        let deps = BuiltDeps {
+            root: PathBuf::from("/deps"),
+            crates: vec![
+                krate("num_rational", "0.4.2", true),
+                krate("num_traits", "0.2.19", false),
+                krate("rand_core", "0.5.1", false),
+                krate("rand_core", "0.6.4", false),
+            ],
+        };
+        let names: Vec<&str> = deps.nameable().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["num_rational", "num_traits"]);
+        let args: Vec<String> = deps
+            .rustc_args(&|p: &Path| p.to_path_buf())
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "-L",
+                "dependency=/deps/lib",
+                "--extern",
+                "num_rational=/deps/lib/libnum_rational-0.4.2.rlib",
+                "--extern",
+                "num_traits=/deps/lib/libnum_traits-0.2.19.rlib",
+            ]
+        );
     }
 }

@@ -190,7 +190,8 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             else {
                 continue;
             };
-            if !is_bodiless_dep_call(krate, path, deps) {
+            if !is_bodiless_dep_call(krate, path, deps) && !is_bodiless_core_trait_call(krate, path)
+            {
                 continue;
             }
             let printed = path.to_string();
@@ -236,6 +237,18 @@ pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
 pub fn is_bodiless_dep_call(krate: &Crate, path: &Path, deps: &BTreeSet<String>) -> bool {
     calls::classify(path).is_none()
         && names_a_dependency(&path.to_string(), deps)
+        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+}
+
+/// Whether a call to `path` is a method of one of `core`'s traits
+/// (`<i64 as std::ops::Sub>::sub`) that rustc's inliner left as a call, as
+/// it does deep in a dependency's generic code: it has no body here, but a
+/// shim, whose body rustc inlines it into, gives it one.
+fn is_bodiless_core_trait_call(krate: &Crate, path: &Path) -> bool {
+    let first = path.segments.first().map_or("", |s| s.name.as_str());
+    first.starts_with('<')
+        && (first.contains(" as std::") || first.contains(" as core::"))
+        && calls::classify(path).is_none()
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
 }
 
