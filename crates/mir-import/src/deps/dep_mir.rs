@@ -22,6 +22,10 @@ pub(super) struct DepMir {
     pub(super) roots: BTreeSet<String>,
     /// The crate's folder, where the `<impl at ..>` spans of its MIR point.
     pub(super) src_dir: PathBuf,
+    /// Allocation id → the byte range of its first dump (`allocN (..) {`
+    /// to its `}`; rustc prints an allocation after each body that uses
+    /// it, the same each time).
+    allocs: BTreeMap<u32, (usize, usize)>,
 }
 
 impl DepMir {
@@ -32,10 +36,29 @@ impl DepMir {
         let mut roots = BTreeSet::new();
         let mut offset = 0;
         let mut open: Option<(String, usize)> = None;
+        let mut allocs = BTreeMap::new();
+        let mut open_alloc: Option<(u32, usize)> = None;
         for line in text.split_inclusive('\n') {
             let start = offset;
             offset += line.len();
             let l = line.trim_end();
+            if let Some((id, from)) = open_alloc {
+                if l == "}" {
+                    allocs.entry(id).or_insert((from, offset));
+                    open_alloc = None;
+                }
+                continue;
+            }
+            if open.is_none()
+                && let Some(id) = dump_id(l)
+            {
+                if l.ends_with('{') {
+                    open_alloc = Some((id, start));
+                } else {
+                    allocs.entry(id).or_insert((start, offset));
+                }
+                continue;
+            }
             if let Some((name, from)) = &open {
                 if l == "}" {
                     items.insert(name.clone(), (*from, offset));
@@ -74,7 +97,18 @@ impl DepMir {
             modules,
             roots,
             src_dir,
+            allocs,
         })
+    }
+
+    /// The dump of allocation `id` as the crate printed it, with the
+    /// crate's own paths given the crate's name (`static:
+    /// table::CRC32_TABLE` becomes `crc32fast::table::CRC32_TABLE`).
+    pub(super) fn alloc_dump(&self, id: u32) -> Option<String> {
+        let &(from, to) = self.allocs.get(&id)?;
+        let mut out = String::with_capacity(to - from + 16);
+        self.qualify(&self.text[from..to], &mut out);
+        Some(out)
     }
 
     /// The header path of the item the kernel calls `name` (a path that
@@ -249,15 +283,21 @@ impl DepMir {
         let &(from, to) = self.items.get(header)?;
         let text = &self.text[from..to];
         let mut out = String::with_capacity(text.len() + 64);
-        let bytes = text.as_bytes();
-        let mut i = 0;
         // The header: its path becomes the kernel's name.
         let kw = ["const ", "static mut ", "static ", "fn "]
             .into_iter()
             .find(|k| text.starts_with(k))?;
         out.push_str(kw);
         out.push_str(name);
-        i += kw.len() + header.len();
+        self.qualify(&text[kw.len() + header.len()..], &mut out);
+        Some(out)
+    }
+
+    /// Copies `text` to `out`, each path that starts with one of the
+    /// crate's own modules or root items given the crate's name.
+    fn qualify(&self, text: &str, out: &mut String) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
         while i < bytes.len() {
             let c = bytes[i];
             let boundary = i == 0
@@ -282,7 +322,6 @@ impl DepMir {
             out.push(ch);
             i += ch.len_utf8();
         }
-        Some(out)
     }
 }
 
@@ -305,6 +344,17 @@ fn impl_is(header: &str, trait_name: &str, ty_name: &str) -> bool {
 
 /// The first path of a header after its keyword: up to the `:` of the type
 /// (for a const or static) or the `(` of the parameters, outside `<..>`.
+/// The id of an allocation dump's first line (`alloc8 (static: S, size:
+/// 16384, align: 4) {`).
+fn dump_id(line: &str) -> Option<u32> {
+    let rest = line.strip_prefix("alloc")?;
+    let (digits, after) = rest.split_once(' ')?;
+    if !after.starts_with('(') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 fn header_path(rest: &str) -> &str {
     let mut depth = 0i32;
     for (i, c) in rest.char_indices() {

@@ -132,6 +132,8 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
     let crates: BTreeSet<String> = deps.crates.iter().map(|c| c.name.clone()).collect();
     let mut mirs: BTreeMap<String, Option<DepMir>> = BTreeMap::new();
     let mut tried = BTreeSet::new();
+    // A dependency's allocation id → the id it has in `krate`.
+    let mut fresh_ids: BTreeMap<(String, u32), u32> = BTreeMap::new();
     loop {
         let missing: Vec<String> = missing_items(krate, &crates)
             .into_iter()
@@ -187,23 +189,124 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             let Some(text) = mir.item_text(header, &name) else {
                 continue;
             };
-            if text.contains("{alloc") {
-                // A constant that points at the dependency's own
-                // allocations: their ids are the dependency's, not ours.
-                tracing::debug!("dependency item `{name}` points at allocations");
+            let Some(text) = with_allocations(krate, mir, &mut fresh_ids, &krate_name, text) else {
+                tracing::debug!(
+                    "dependency item `{name}` points at allocations its MIR does not dump"
+                );
                 continue;
-            }
+            };
             match crate::parse::parse_mir_named(&text, crate::prelude::PRELUDE_MODULE) {
                 Ok(parsed) => {
                     for body in parsed.bodies {
                         krate.bodies.push(body);
                     }
+                    krate.allocs.extend(parsed.allocs);
+                    krate.static_names.extend(parsed.static_names);
                 }
                 Err(e) => tracing::debug!("dependency item `{name}`: {e}"),
             }
         }
     }
     type_attrs::link_type_attrs(krate, deps, &crates);
+}
+
+/// `text`, an item of dependency `krate_name` whose MIR is `mir`, with the
+/// allocations it points at (`const {alloc8: &[[u32; 256]; 16]}`, a
+/// static's table), and those they point at, dumped after it and renumbered
+/// into `krate`'s ids: the dependency's ids are its own and clash with the
+/// kernel's. An allocation already brought in keeps its id (`fresh_ids`).
+/// `None` when the dependency's MIR has no dump of one of them.
+fn with_allocations(
+    krate: &Crate,
+    mir: &DepMir,
+    fresh_ids: &mut BTreeMap<(String, u32), u32>,
+    krate_name: &str,
+    text: String,
+) -> Option<String> {
+    let mut dumps = String::new();
+    let mut pending: Vec<u32> = alloc_refs(&text);
+    // The ids given here; kept only if every dump is found.
+    let mut given: BTreeMap<(String, u32), u32> = BTreeMap::new();
+    let mut next = krate
+        .allocs
+        .keys()
+        .chain(krate.static_names.keys())
+        .map(|a| a.0 + 1)
+        .chain(fresh_ids.values().map(|v| v + 1))
+        .max()
+        .unwrap_or(0);
+    while let Some(id) = pending.pop() {
+        let key = (krate_name.to_string(), id);
+        if fresh_ids.contains_key(&key) || given.contains_key(&key) {
+            continue;
+        }
+        let dump = mir.alloc_dump(id)?;
+        given.insert(key, next);
+        next += 1;
+        pending.extend(alloc_refs(&dump));
+        dumps.push('\n');
+        dumps.push_str(&dump);
+    }
+    fresh_ids.extend(given);
+    let ids: BTreeMap<u32, u32> = fresh_ids
+        .iter()
+        .filter(|((c, _), _)| c == krate_name)
+        .map(|((_, id), fresh)| (*id, *fresh))
+        .collect();
+    Some(renumber_allocs(&format!("{text}{dumps}"), &ids))
+}
+
+/// The allocation ids `text` names (`alloc8`, not `dealloc8` or `alloc::`).
+fn alloc_refs(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("alloc") {
+        if !alloc_boundary(text, at) {
+            continue;
+        }
+        let digits: String = text[at + 5..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        if let Ok(id) = digits.parse() {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// Whether `alloc` at byte `at` of `text` starts a word.
+fn alloc_boundary(text: &str, at: usize) -> bool {
+    !text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `text` with each allocation id of `ids` replaced by its new id.
+fn renumber_allocs(text: &str, ids: &BTreeMap<u32, u32>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    for (at, _) in text.match_indices("alloc") {
+        if at < rest || !alloc_boundary(text, at) {
+            continue;
+        }
+        let start = at + 5;
+        let end = text[start..]
+            .find(|c: char| !c.is_ascii_digit())
+            .map_or(text.len(), |e| start + e);
+        let Some(new) = text[start..end]
+            .parse()
+            .ok()
+            .and_then(|id: u32| ids.get(&id))
+        else {
+            continue;
+        };
+        out.push_str(&text[rest..start]);
+        out.push_str(&new.to_string());
+        rest = end;
+    }
+    out.push_str(&text[rest..]);
+    out
 }
 
 /// Dependency `name`'s MIR, indexed, with the types its root file declares.
@@ -331,5 +434,78 @@ fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
     let mut renaming = Renaming { printed, renamed };
     for body in krate.bodies.values_mut() {
         body.visit_mut(&mut renaming);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::AllocId;
+
+    /// `dep::lookup` reads the static `dep::table::T` through `alloc3`,
+    /// which points at `alloc1`; the kernel already uses ids 0 to 4.
+    #[test]
+    fn a_dependency_body_brings_its_allocations_under_fresh_ids() {
+        let mir = "fn table::lookup(_1: usize) -> u32 {\n    let mut _0: u32;\n    let mut _2: &&[u32; 2];\n\n    bb0: {\n        _2 = const {alloc3: &&[u32; 2]};\n        _0 = const 7_u32;\n        return;\n    }\n}\n\n\
+alloc3 (static: table::T, size: 8, align: 8) {\n    ╾─────alloc1<imm>─────╼                         │ ╾──────╼\n}\n\n\
+alloc1 (size: 8, align: 4) {\n    01 00 00 00 02 00 00 00                         │ ........\n}\n\n\
+fn table::other() -> () {\n    let mut _0: ();\n\n    bb0: {\n        return;\n    }\n}\n\n\
+alloc3 (static: table::T, size: 8, align: 8) {\n    ╾─────alloc1<imm>─────╼                         │ ╾──────╼\n}\n";
+        let tmp = tempfile::tempdir().expect("temporary folder");
+        let path = tmp.path().join("dep.mir");
+        std::fs::write(&path, mir).expect("write");
+        let dep = DepMir::read("dep", &path, tmp.path().to_path_buf()).expect("read");
+        let mut krate = Crate::default();
+        krate.static_names.insert(AllocId(4), "kernel::S".into());
+        let text = dep
+            .item_text("table::lookup", "dep::table::lookup")
+            .expect("item");
+        let mut fresh = BTreeMap::new();
+        let text = with_allocations(&krate, &dep, &mut fresh, "dep", text).expect("dumped");
+        assert!(text.contains("const {alloc5: &&[u32; 2]}"), "{text}");
+        assert!(text.contains("alloc5 (static: dep::table::T,"), "{text}");
+        assert!(text.contains("╾─────alloc6<imm>─────╼"), "{text}");
+        assert!(
+            !text.contains("alloc3") && !text.contains("alloc1 "),
+            "{text}"
+        );
+        let parsed = crate::parse::parse_mir(&text).expect("parses");
+        assert_eq!(parsed.bodies.len(), 1);
+        assert_eq!(
+            parsed.allocs.keys().copied().collect::<Vec<_>>(),
+            [AllocId(5), AllocId(6)]
+        );
+        assert_eq!(
+            parsed.allocs[&AllocId(5)].static_path.as_deref(),
+            Some("dep::table::T")
+        );
+        // A second item that names alloc3 keeps its id and dumps nothing.
+        let again = with_allocations(
+            &krate,
+            &dep,
+            &mut fresh,
+            "dep",
+            "const {alloc3: &u8}".into(),
+        )
+        .expect("known");
+        assert_eq!(again, "const {alloc5: &u8}");
+        // An allocation the dependency never dumped is refused, and gets
+        // no id.
+        assert_eq!(
+            with_allocations(
+                &krate,
+                &dep,
+                &mut fresh,
+                "dep",
+                "const {alloc9: &u8}".into()
+            ),
+            None
+        );
+        assert_eq!(fresh.len(), 2);
+        // Words that only contain `alloc` are left alone.
+        assert_eq!(
+            alloc_refs("dealloc3 alloc::Global my_alloc4 (alloc12)"),
+            [12]
+        );
     }
 }
