@@ -69,15 +69,28 @@ fn local_adts(krate: &Crate, dependencies_only: bool) -> BTreeSet<Ty> {
     all
 }
 
-/// The structs and enums that dependency functions imported from their
-/// crates' MIR hold in locals and that rustc's report did not print (such
-/// a body uses types the kernel never does): [`print_unprinted_layouts`]
-/// asks for their size, which makes rustc print their layouts.
+/// The structs and enums that probed functions hold in locals and that
+/// rustc's report did not print (a dependency function imported from its
+/// crate's MIR uses types the kernel never does; a kernel local typed by a
+/// function item, such as bitvec's `Map<_, fn(&u32) -> u32 {load_value}>`,
+/// may be missing too): [`print_unprinted_layouts`] asks for their size,
+/// which makes rustc print their layouts.
 pub fn unprinted_types(krate: &Crate) -> BTreeSet<Ty> {
-    local_adts(krate, true)
+    local_adts(krate, false)
         .into_iter()
-        .filter(|t| krate.layouts.get(&t.to_string()).is_none() && nameable(t))
+        .filter(|t| krate.layouts.get(&t.to_string()).is_none() && nameable(&fn_items_as_unit(t)))
         .collect()
+}
+
+/// `t` with each function item type inside it (`fn(&u32) -> u32
+/// {load_value}`, which source cannot write) replaced by `()`. Both are
+/// zero-sized and byte-aligned, so a type holding one is laid out as the
+/// same type holding the other: the probe asks rustc for this one.
+fn fn_items_as_unit(t: &Ty) -> Ty {
+    t.replace(&|t| match t {
+        Ty::Opaque(text) if text.starts_with("fn(") && text.ends_with('}') => Some(Ty::unit()),
+        _ => None,
+    })
 }
 
 /// The enums that probed functions hold in locals, that source can name
@@ -330,7 +343,7 @@ pub fn print_unprinted_layouts(
         for (i, t) in types.iter().enumerate() {
             src.push_str(&format!(
                 "pub static LAYOUT_{i}: usize = size_of::<{}>();\n",
-                t.to_rust_source()
+                fn_items_as_unit(t).to_rust_source()
             ));
         }
         match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
@@ -339,6 +352,16 @@ pub fn print_unprinted_layouts(
                     .map_err(|e| ProbeError::Layouts(e.to_string()))?;
                 for (name, l) in printed.types {
                     krate.layouts.types.entry(name).or_insert(l);
+                }
+                // A type probed with `()` for its function items takes
+                // that type's layout.
+                for t in &types {
+                    let probed = fn_items_as_unit(t).to_string();
+                    if probed != t.to_string()
+                        && let Some(l) = krate.layouts.get(&probed).cloned()
+                    {
+                        krate.layouts.types.entry(t.to_string()).or_insert(l);
+                    }
                 }
                 return Ok(());
             }
@@ -540,6 +563,24 @@ mod tests {
                 })
                 .collect(),
         })
+    }
+
+    #[test]
+    fn function_item_types_are_probed_as_unit() {
+        let t = crate::parse::parse_type(
+            "std::iter::Map<std::slice::Iter<'_, u32>, fn(&'a u32) -> u32 {dep::load}>",
+        )
+        .expect("parses");
+        assert!(!nameable(&t), "the fact the probe works around");
+        let probed = fn_items_as_unit(&t);
+        assert!(nameable(&probed));
+        assert_eq!(
+            probed.to_string(),
+            "std::iter::Map<std::slice::Iter<'_, u32>, ()>"
+        );
+        // A function pointer is a pointer, not a function item.
+        let ptr = crate::parse::parse_type("fn(u32) -> u32").expect("parses");
+        assert_eq!(fn_items_as_unit(&ptr), ptr);
     }
 
     #[test]

@@ -20,24 +20,32 @@ pub type Substitution = BTreeMap<String, Ty>;
 impl Ty {
     /// This type with each parameter of `s` replaced by its argument.
     pub fn substitute(&self, s: &Substitution) -> Ty {
+        self.replace(&|t| match t {
+            Ty::Adt(p) => match p.segments.as_slice() {
+                [seg] if seg.args.is_empty() => s.get(&seg.name).cloned(),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// This type with each type inside it, itself included, that `f` maps
+    /// to `Some` replaced by that; `f` sees the outer types first, and what
+    /// it returns is not looked into.
+    pub fn replace(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Ty {
+        if let Some(t) = f(self) {
+            return t;
+        }
         match self {
-            Ty::Adt(p) => {
-                if let [seg] = p.segments.as_slice()
-                    && seg.args.is_empty()
-                    && let Some(t) = s.get(&seg.name)
-                {
-                    return t.clone();
-                }
-                Ty::Adt(p.substitute(s))
-            }
-            Ty::Tuple(v) => Ty::Tuple(v.iter().map(|t| t.substitute(s)).collect()),
-            Ty::Array(e, n) => Ty::Array(Box::new(e.substitute(s)), n.clone()),
-            Ty::Slice(e) => Ty::Slice(Box::new(e.substitute(s))),
-            Ty::Ref(m, e) => Ty::Ref(*m, Box::new(e.substitute(s))),
-            Ty::RawPtr(m, e) => Ty::RawPtr(*m, Box::new(e.substitute(s))),
+            Ty::Adt(p) => Ty::Adt(p.replace(f)),
+            Ty::Tuple(v) => Ty::Tuple(v.iter().map(|t| t.replace(f)).collect()),
+            Ty::Array(e, n) => Ty::Array(Box::new(e.replace(f)), n.clone()),
+            Ty::Slice(e) => Ty::Slice(Box::new(e.replace(f))),
+            Ty::Ref(m, e) => Ty::Ref(*m, Box::new(e.replace(f))),
+            Ty::RawPtr(m, e) => Ty::RawPtr(*m, Box::new(e.replace(f))),
             Ty::FnPtr(a, r) => Ty::FnPtr(
-                a.iter().map(|t| t.substitute(s)).collect(),
-                Box::new(r.substitute(s)),
+                a.iter().map(|t| t.replace(f)).collect(),
+                Box::new(r.replace(f)),
             ),
             other => other.clone(),
         }
@@ -52,11 +60,16 @@ impl Ty {
 impl Path {
     /// This path with the parameters of `s` replaced in its generic arguments.
     pub fn substitute(&self, s: &Substitution) -> Path {
+        self.replace(&|t| Some(t.substitute(s)))
+    }
+
+    /// This path with [`Ty::replace`] applied to its type arguments.
+    pub fn replace(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Path {
         let mut p = self.clone();
         for seg in &mut p.segments {
             for a in &mut seg.args {
                 if let GenericArg::Type(t) = a {
-                    *t = t.substitute(s);
+                    *t = t.replace(f);
                 }
             }
         }
