@@ -166,14 +166,31 @@ impl DepMir {
         if ty_name.contains('<') || method.contains('<') {
             return None;
         }
-        self.find_in_impl_blocks(module, method, |header| {
-            ImplHeader::parse(header).is_some_and(|h| {
-                h.params.is_empty()
-                    && h.trait_name.is_none()
-                    && h.self_args.is_empty()
-                    && h.self_name == ty_name
+        let in_module = |module: &str, ty_name: &str| {
+            self.find_in_impl_blocks(module, method, |header| {
+                ImplHeader::parse(header).is_some_and(|h| {
+                    h.params.is_empty()
+                        && h.trait_name.is_none()
+                        && h.self_args.is_empty()
+                        && h.self_name == ty_name
+                })
             })
-        })
+        };
+        if let Some(found) = in_module(module, ty_name) {
+            return Some(found);
+        }
+        // A type printed through a re-export (`ethnum::U256`, which
+        // `lib.rs` re-exports from `uint`): its impl blocks are in the
+        // declaring module.
+        let module: Vec<String> = module
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let text = source::read_module(&self.src_dir.join("src"), &module)?;
+        let declared = source::reexported_item(&text, &module, ty_name, source::Namespace::Type)?;
+        let (own_name, declaring) = declared.split_last()?;
+        in_module(&declaring.join("::"), own_name)
     }
 
     /// The one method `method` of an impl block of `module` whose source
@@ -531,5 +548,26 @@ mod tests {
             d.find("libm::a::f::f::promoted[0]"),
             Some("a::f::f::promoted[0]")
         );
+    }
+
+    /// `ethnum::U256::ZERO`: the type is re-exported at the root from
+    /// `uint`, where its impl block (and so the constant's MIR) lives.
+    #[test]
+    fn an_inherent_item_of_a_reexported_type_is_found_in_the_declaring_module() {
+        let mir = "const uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::ZERO: uint::U256 = uint::U256([const 0_u128, const 0_u128]);\n\
+                   const uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:3:1: 3:16>::ZERO: uint::U256 = uint::U256([const 1_u128, const 0_u128]);\n";
+        let lib = "mod uint;\npub use uint::U256;\n";
+        let uint = "pub struct U256(pub [u128; 2]);\nimpl U256 {}\nimpl Other for U256 {}\n";
+        let (_tmp, d) = dep_tree(
+            "ethnum",
+            "ethnum-1.5.3",
+            mir,
+            &[("src/lib.rs", lib), ("src/uint.rs", uint)],
+        );
+        assert_eq!(
+            d.find("ethnum::U256::ZERO"),
+            Some("uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::ZERO")
+        );
+        assert_eq!(d.find("ethnum::I256::ZERO"), None);
     }
 }
