@@ -451,7 +451,7 @@ impl FnLower<'_, '_> {
         signed: bool,
     ) -> Result<Val, Diagnostic> {
         if bits > 64 {
-            return Err(self.unsupported("checked arithmetic on 128-bit integers"));
+            return self.checked_in_width(op, x, y, signed);
         }
         let wide = self.b.types().int(bits * 2);
         let narrow = self.b.types().int(bits);
@@ -467,6 +467,49 @@ impl FnLower<'_, '_> {
         let r = self.b.cast(CastOp::Trunc, wr, narrow);
         let back = self.b.cast(ext, r, wide);
         let ovf = self.b.icmp(IntCC::Ne, back, wr);
+        Ok(Val::Pair(r, ovf))
+    }
+
+    /// `(result, overflowed)` for checked addition and subtraction of
+    /// 128-bit integers, where there is no wider type to compute in: the
+    /// result wraps, and the overflow is read from it (unsigned: the sum
+    /// is below an operand, the minuend below the subtrahend; signed: the
+    /// result's sign differs from both addends' or, for a difference, from
+    /// the minuend's when the operands' signs differ). Multiplication is
+    /// refused.
+    fn checked_in_width(
+        &mut self,
+        op: BinOp,
+        x: Value,
+        y: Value,
+        signed: bool,
+    ) -> Result<Val, Diagnostic> {
+        let sub = match op {
+            BinOp::AddWithOverflow => false,
+            BinOp::SubWithOverflow => true,
+            _ => {
+                return Err(self.unsupported("checked multiplication of 128-bit integers"));
+            }
+        };
+        let r = self
+            .b
+            .binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, x, y);
+        let ovf = if signed {
+            // add: (x ^ r) & (y ^ r) < 0; sub: (x ^ y) & (x ^ r) < 0.
+            let xr = self.b.binary(BinaryOp::Xor, x, r);
+            let other = if sub {
+                self.b.binary(BinaryOp::Xor, x, y)
+            } else {
+                self.b.binary(BinaryOp::Xor, y, r)
+            };
+            let both = self.b.binary(BinaryOp::And, xr, other);
+            let zero = self.iconst(128, 0);
+            self.b.icmp(IntCC::Slt, both, zero)
+        } else if sub {
+            self.b.icmp(IntCC::Ult, x, y)
+        } else {
+            self.b.icmp(IntCC::Ult, r, x)
+        };
         Ok(Val::Pair(r, ovf))
     }
 
