@@ -359,8 +359,6 @@ fn impl_is(header: &str, trait_name: &str, ty_name: &str) -> bool {
     })
 }
 
-/// The first path of a header after its keyword: up to the `:` of the type
-/// (for a const or static) or the `(` of the parameters, outside `<..>`.
 /// The id of an allocation dump's first line (`alloc8 (static: S, size:
 /// 16384, align: 4) {`).
 fn dump_id(line: &str) -> Option<u32> {
@@ -372,6 +370,8 @@ fn dump_id(line: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// The first path of a header after its keyword: up to the `:` of the type
+/// (for a const or static) or the `(` of the parameters, outside `<..>`.
 fn header_path(rest: &str) -> &str {
     let mut depth = 0i32;
     for (i, c) in rest.char_indices() {

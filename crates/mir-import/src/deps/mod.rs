@@ -30,7 +30,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use kernel_deps::BuiltDeps;
 
 use crate::model::{
-    Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind, VisitMut,
+    AllocDump, AllocId, Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind,
+    VisitMut,
 };
 use dep_mir::DepMir;
 
@@ -189,19 +190,22 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             let Some(text) = mir.item_text(header, &name) else {
                 continue;
             };
-            let Some(text) = with_allocations(krate, mir, &mut fresh_ids, &krate_name, text) else {
+            let Some(with) = with_allocations(krate, mir, &fresh_ids, &krate_name, &text) else {
                 tracing::debug!(
                     "dependency item `{name}` points at allocations its MIR does not dump"
                 );
                 continue;
             };
-            match crate::parse::parse_mir_named(&text, crate::prelude::PRELUDE_MODULE) {
+            match crate::parse::parse_mir_named(&with.text, crate::prelude::PRELUDE_MODULE) {
                 Ok(parsed) => {
                     for body in parsed.bodies {
                         krate.bodies.push(body);
                     }
-                    krate.allocs.extend(parsed.allocs);
-                    krate.static_names.extend(parsed.static_names);
+                    krate
+                        .allocs
+                        .extend(with.allocs.into_iter().map(|a| (a.id, a)));
+                    krate.static_names.extend(with.static_names);
+                    fresh_ids.extend(with.given);
                 }
                 Err(e) => tracing::debug!("dependency item `{name}`: {e}"),
             }
@@ -210,23 +214,36 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
     type_attrs::link_type_attrs(krate, deps, &crates);
 }
 
+/// A dependency item's text with the allocations it brings, renumbered
+/// into the kernel's ids ([`with_allocations`]).
+struct WithAllocations {
+    /// The item's text, its `{allocN` references renumbered.
+    text: String,
+    /// The dumps it brings, ids and relocation targets renumbered.
+    allocs: Vec<AllocDump>,
+    /// Allocations printed only as a static's name.
+    static_names: Vec<(AllocId, String)>,
+    /// The ids given here, to keep once the item is imported.
+    given: BTreeMap<(String, u32), u32>,
+}
+
 /// `text`, an item of dependency `krate_name` whose MIR is `mir`, with the
 /// allocations it points at (`const {alloc8: &[[u32; 256]; 16]}`, a
-/// static's table), and those they point at, dumped after it and renumbered
-/// into `krate`'s ids: the dependency's ids are its own and clash with the
-/// kernel's. An allocation already brought in keeps its id (`fresh_ids`).
-/// `None` when the dependency's MIR has no dump of one of them.
+/// static's table) and those they point at: their dumps (rustc prints one
+/// after each body that uses it) parsed and given ids above every id
+/// `krate` uses, since the dependency's ids are its own and clash with the
+/// kernel's. An allocation `fresh_ids` already gave an id keeps it. The
+/// dumps are renumbered as parsed data, not as text, so that the fixed
+/// width of a relocation's box and its short `a12` form do not matter.
+/// `None` when the dependency's MIR has no readable dump of one of them.
 fn with_allocations(
     krate: &Crate,
     mir: &DepMir,
-    fresh_ids: &mut BTreeMap<(String, u32), u32>,
+    fresh_ids: &BTreeMap<(String, u32), u32>,
     krate_name: &str,
-    text: String,
-) -> Option<String> {
-    let mut dumps = String::new();
-    let mut pending: Vec<u32> = alloc_refs(&text);
-    // The ids given here; kept only if every dump is found.
-    let mut given: BTreeMap<(String, u32), u32> = BTreeMap::new();
+    text: &str,
+) -> Option<WithAllocations> {
+    let key = |id: u32| (krate_name.to_string(), id);
     let mut next = krate
         .allocs
         .keys()
@@ -235,78 +252,112 @@ fn with_allocations(
         .chain(fresh_ids.values().map(|v| v + 1))
         .max()
         .unwrap_or(0);
+    let mut given: BTreeMap<(String, u32), u32> = BTreeMap::new();
+    let mut dumps: Vec<AllocDump> = Vec::new();
+    let mut names: Vec<(AllocId, String)> = Vec::new();
+    let mut pending: Vec<u32> = alloc_refs(text);
     while let Some(id) = pending.pop() {
-        let key = (krate_name.to_string(), id);
-        if fresh_ids.contains_key(&key) || given.contains_key(&key) {
+        if fresh_ids.contains_key(&key(id)) || given.contains_key(&key(id)) {
             continue;
         }
-        let dump = mir.alloc_dump(id)?;
-        given.insert(key, next);
+        let parsed = crate::parse::parse_mir(&mir.alloc_dump(id)?).ok()?;
+        given.insert(key(id), next);
         next += 1;
-        pending.extend(alloc_refs(&dump));
-        dumps.push('\n');
-        dumps.push_str(&dump);
+        if let Some(dump) = parsed.allocs.get(&AllocId(id)) {
+            pending.extend(dump.relocations.iter().map(|r| r.target.0));
+            dumps.push(dump.clone());
+        } else {
+            names.push((AllocId(id), parsed.static_names.get(&AllocId(id))?.clone()));
+        }
     }
-    fresh_ids.extend(given);
-    let ids: BTreeMap<u32, u32> = fresh_ids
-        .iter()
-        .filter(|((c, _), _)| c == krate_name)
-        .map(|((_, id), fresh)| (*id, *fresh))
-        .collect();
-    Some(renumber_allocs(&format!("{text}{dumps}"), &ids))
+    let new_id = |id: u32| -> Option<u32> {
+        given
+            .get(&key(id))
+            .or_else(|| fresh_ids.get(&key(id)))
+            .copied()
+    };
+    let mut allocs = Vec::with_capacity(dumps.len());
+    for mut dump in dumps {
+        dump.id = AllocId(new_id(dump.id.0)?);
+        for r in &mut dump.relocations {
+            r.target = AllocId(new_id(r.target.0)?);
+        }
+        allocs.push(dump);
+    }
+    let static_names = names
+        .into_iter()
+        .map(|(id, name)| Some((AllocId(new_id(id.0)?), name)))
+        .collect::<Option<Vec<_>>>()?;
+    let text = renumber_allocs(text, &new_id)?;
+    Some(WithAllocations {
+        text,
+        allocs,
+        static_names,
+        given,
+    })
 }
 
-/// The allocation ids `text` names (`alloc8`, not `dealloc8` or `alloc::`).
-fn alloc_refs(text: &str) -> Vec<u32> {
+/// The byte offsets of `{alloc` in `text` outside string literals: where
+/// a body points at an allocation (`const {alloc8: &T}`, the only form a
+/// body prints them in).
+fn alloc_ref_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    for (at, _) in text.match_indices("alloc") {
-        if !alloc_boundary(text, at) {
-            continue;
-        }
-        let digits: String = text[at + 5..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        if let Ok(id) = digits.parse() {
-            out.push(id);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            // `'"'`, a char literal, does not open a string.
+            b'\'' if bytes.get(i + 1) == Some(&b'"') && bytes.get(i + 2) == Some(&b'\'') => i += 3,
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'{' if text[i..].starts_with("{alloc") => {
+                out.push(i);
+                i += 1;
+            }
+            _ => i += 1,
         }
     }
     out
 }
 
-/// Whether `alloc` at byte `at` of `text` starts a word.
-fn alloc_boundary(text: &str, at: usize) -> bool {
-    !text[..at]
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+/// The allocation ids a body's text points at (see [`alloc_ref_starts`]).
+fn alloc_refs(text: &str) -> Vec<u32> {
+    alloc_ref_starts(text)
+        .into_iter()
+        .filter_map(|at| {
+            let digits: String = text[at + 6..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect()
 }
 
-/// `text` with each allocation id of `ids` replaced by its new id.
-fn renumber_allocs(text: &str, ids: &BTreeMap<u32, u32>) -> String {
+/// `text` with the id of each `{allocN` replaced by `new_id(N)`; `None`
+/// when one has no new id.
+fn renumber_allocs(text: &str, new_id: &dyn Fn(u32) -> Option<u32>) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = 0;
-    for (at, _) in text.match_indices("alloc") {
-        if at < rest || !alloc_boundary(text, at) {
-            continue;
-        }
-        let start = at + 5;
+    for at in alloc_ref_starts(text) {
+        let start = at + 6;
         let end = text[start..]
             .find(|c: char| !c.is_ascii_digit())
             .map_or(text.len(), |e| start + e);
-        let Some(new) = text[start..end]
-            .parse()
-            .ok()
-            .and_then(|id: u32| ids.get(&id))
-        else {
+        let Ok(id) = text[start..end].parse::<u32>() else {
             continue;
         };
         out.push_str(&text[rest..start]);
-        out.push_str(&new.to_string());
+        out.push_str(&new_id(id)?.to_string());
         rest = end;
     }
     out.push_str(&text[rest..]);
-    out
+    Some(out)
 }
 
 /// Dependency `name`'s MIR, indexed, with the types its root file declares.
@@ -443,69 +494,55 @@ mod tests {
     use crate::model::AllocId;
 
     /// `dep::lookup` reads the static `dep::table::T` through `alloc3`,
-    /// which points at `alloc1`; the kernel already uses ids 0 to 4.
+    /// which points at `alloc1` with a box of rustc's fixed width; the
+    /// kernel already uses ids up to 99, so the new ids have more digits.
     #[test]
     fn a_dependency_body_brings_its_allocations_under_fresh_ids() {
-        let mir = "fn table::lookup(_1: usize) -> u32 {\n    let mut _0: u32;\n    let mut _2: &&[u32; 2];\n\n    bb0: {\n        _2 = const {alloc3: &&[u32; 2]};\n        _0 = const 7_u32;\n        return;\n    }\n}\n\n\
-alloc3 (static: table::T, size: 8, align: 8) {\n    ╾─────alloc1<imm>─────╼                         │ ╾──────╼\n}\n\n\
+        let mir = "fn table::lookup(_1: usize) -> u32 {\n    let mut _0: u32;\n    let mut _2: &&[u32; 2];\n    let mut _3: &str;\n\n    bb0: {\n        _2 = const {alloc3: &&[u32; 2]};\n        _3 = const \"alloc1 {alloc1\";\n        _0 = const 7_u32;\n        return;\n    }\n}\n\n\
+alloc3 (static: table::T, size: 16, align: 8) {\n    ╾─────alloc1<imm>─────╼ 02 00 00 00 00 00 00 00 │ ╾──────╼........\n}\n\n\
 alloc1 (size: 8, align: 4) {\n    01 00 00 00 02 00 00 00                         │ ........\n}\n\n\
-fn table::other() -> () {\n    let mut _0: ();\n\n    bb0: {\n        return;\n    }\n}\n\n\
-alloc3 (static: table::T, size: 8, align: 8) {\n    ╾─────alloc1<imm>─────╼                         │ ╾──────╼\n}\n";
+fn table::other() -> () {\n    let mut _0: ();\n\n    bb0: {\n        return;\n    }\n}\n";
         let tmp = tempfile::tempdir().expect("temporary folder");
         let path = tmp.path().join("dep.mir");
         std::fs::write(&path, mir).expect("write");
         let dep = DepMir::read("dep", &path, tmp.path().to_path_buf()).expect("read");
         let mut krate = Crate::default();
-        krate.static_names.insert(AllocId(4), "kernel::S".into());
+        krate.static_names.insert(AllocId(99), "kernel::S".into());
         let text = dep
             .item_text("table::lookup", "dep::table::lookup")
             .expect("item");
         let mut fresh = BTreeMap::new();
-        let text = with_allocations(&krate, &dep, &mut fresh, "dep", text).expect("dumped");
-        assert!(text.contains("const {alloc5: &&[u32; 2]}"), "{text}");
-        assert!(text.contains("alloc5 (static: dep::table::T,"), "{text}");
-        assert!(text.contains("╾─────alloc6<imm>─────╼"), "{text}");
+        let with = with_allocations(&krate, &dep, &fresh, "dep", &text).expect("dumped");
         assert!(
-            !text.contains("alloc3") && !text.contains("alloc1 "),
-            "{text}"
+            with.text.contains("const {alloc100: &&[u32; 2]}"),
+            "{}",
+            with.text
         );
-        let parsed = crate::parse::parse_mir(&text).expect("parses");
+        // A string that merely spells an allocation is left alone.
+        assert!(with.text.contains("\"alloc1 {alloc1\""), "{}", with.text);
+        let ids: Vec<(u32, Vec<u32>)> = with
+            .allocs
+            .iter()
+            .map(|a| (a.id.0, a.relocations.iter().map(|r| r.target.0).collect()))
+            .collect();
+        assert_eq!(ids, [(100, vec![101]), (101, vec![])]);
+        assert_eq!(with.allocs[0].relocations[0].size, 8);
+        assert_eq!(with.allocs[0].static_path.as_deref(), Some("dep::table::T"));
+        let parsed = crate::parse::parse_mir(&with.text).expect("parses");
         assert_eq!(parsed.bodies.len(), 1);
+        fresh.extend(with.given);
+        // A second item that names alloc3 keeps its id and brings nothing.
+        let again =
+            with_allocations(&krate, &dep, &fresh, "dep", "const {alloc3: &u8}").expect("known");
+        assert_eq!(again.text, "const {alloc100: &u8}");
+        assert!(again.allocs.is_empty() && again.given.is_empty());
+        // An allocation the dependency never dumped is refused.
+        assert!(with_allocations(&krate, &dep, &fresh, "dep", "const {alloc9: &u8}").is_none());
         assert_eq!(
-            parsed.allocs.keys().copied().collect::<Vec<_>>(),
-            [AllocId(5), AllocId(6)]
-        );
-        assert_eq!(
-            parsed.allocs[&AllocId(5)].static_path.as_deref(),
-            Some("dep::table::T")
-        );
-        // A second item that names alloc3 keeps its id and dumps nothing.
-        let again = with_allocations(
-            &krate,
-            &dep,
-            &mut fresh,
-            "dep",
-            "const {alloc3: &u8}".into(),
-        )
-        .expect("known");
-        assert_eq!(again, "const {alloc5: &u8}");
-        // An allocation the dependency never dumped is refused, and gets
-        // no id.
-        assert_eq!(
-            with_allocations(
-                &krate,
-                &dep,
-                &mut fresh,
-                "dep",
-                "const {alloc9: &u8}".into()
+            alloc_refs(
+                "dealloc3 alloc4 {alloc12: &u8} {alloc::x} \"{alloc5\\\" {alloc6\" '\"' {alloc7"
             ),
-            None
-        );
-        assert_eq!(fresh.len(), 2);
-        // Words that only contain `alloc` are left alone.
-        assert_eq!(
-            alloc_refs("dealloc3 alloc::Global my_alloc4 (alloc12)"),
-            [12]
+            [12, 7]
         );
     }
 }
