@@ -18,7 +18,7 @@ use mir_import::model::{BasicBlock, Body, Callee, Local, PlaceElem, TerminatorKi
 use super::liveness::successors;
 
 /// The blocks every path from which reaches a panicking call: the blocks
-/// ending in one, then, to a fixed point, the blocks whose every successor
+/// ending in one that does not return, then, to a fixed point, the blocks whose every successor
 /// (unwinding aside) is such a block. Cleanup blocks are never in it; a
 /// loop is in it only through a block that leaves it for a panic on every
 /// edge, so a path that may loop forever keeps its code.
@@ -30,7 +30,7 @@ pub(super) fn doomed_blocks(body: &Body) -> BTreeSet<BasicBlock> {
             !data.cleanup
                 && matches!(
                     &data.terminator.kind,
-                    TerminatorKind::Call { func: Callee::Item(path), .. }
+                    TerminatorKind::Call { func: Callee::Item(path), target: None, .. }
                         if calls::classify(path) == Some(KnownCall::Panic)
                 )
         })
