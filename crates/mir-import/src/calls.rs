@@ -321,6 +321,26 @@ fn std_relative(def: &str) -> Option<&str> {
         .or_else(|| def.strip_prefix("std::"))
 }
 
+/// Whether an `assert` terminator's message is one of the overflow checks
+/// that rustc's codegen leaves out when overflow checks are off (its
+/// `AssertKind::is_optional_overflow_check`: `+`, `-`, `*`, negation and
+/// shifts, not division or remainder). MIR keeps them in the bodies marked
+/// `#[rustc_inherit_overflow_checks]` (core's operator impls, `Sum`,
+/// `Step`) wherever they are inlined, and the kernel, its dependencies and
+/// its host twin are all built without overflow checks (`-C opt-level` of
+/// 1 or more, no `-C overflow-checks`): there such an operation wraps.
+pub fn is_optional_overflow_check(msg: &str) -> bool {
+    [
+        "attempt to compute `{} + {}`, which would overflow",
+        "attempt to compute `{} - {}`, which would overflow",
+        "attempt to compute `{} * {}`, which would overflow",
+        "attempt to negate `{}`, which would overflow",
+        "attempt to shift left by `{}`, which would overflow",
+        "attempt to shift right by `{}`, which would overflow",
+    ]
+    .contains(&msg)
+}
+
 /// Calls that only panic: the panic machinery, `Option`/`Result`'s
 /// `unwrap_failed`/`expect_failed`, and the slice-index failures.
 fn is_panic(def: &str) -> bool {

@@ -419,3 +419,56 @@ fn only_frozen_shared_references_of_kernels_are_noalias_readonly() {
         .expect("signature line");
     assert!(sig.contains("noalias readonly, i64"), "{sig}");
 }
+
+/// `k(p)` with one checked operation on `*p` and its assertion `msg`.
+fn checked_kernel(op: &str, msg: &str) -> String {
+    one_fn(
+        &format!(
+            "        _2 = copy (*_1);\n        _3 = {op}(copy _2, const 3_u32);\n        assert(!move (_3.1: bool), \"{msg}\", copy _2, const 3_u32) -> [success: bb1, unwind unreachable];\n    }}\n\n    bb1: {{\n        (*_1) = move (_3.0: u32);\n        return;"
+        ),
+        "    let mut _2: u32;\n    let mut _3: (u32, bool);\n",
+    )
+}
+
+#[test]
+fn optional_overflow_checks_wrap_and_the_others_trap() {
+    let traps = |op: &str, msg: &str| {
+        let krate = mir_import::import_text(&checked_kernel(op, msg), "", Some((KSRC, "k.rs")))
+            .expect("imports");
+        let mut tuples = TupleLayouts::default();
+        tuples
+            .by_type
+            .insert("(u32, bool)".into(), (8, 4, vec![0, 4]));
+        let eval = evaluate(&krate, &tuples);
+        let imp = mir_import::Imported {
+            krate,
+            eval,
+            tuples,
+        };
+        let l = mir_lower::lower(&imp).unwrap_or_else(|e| panic!("{e}"));
+        nvvm_emit::print_module(&l.module).matches("trap;").count()
+    };
+    // Overflow checks are off: rustc's codegen drops these, and so do we.
+    assert_eq!(
+        traps(
+            "AddWithOverflow",
+            "attempt to compute `{} + {}`, which would overflow"
+        ),
+        0
+    );
+    assert_eq!(
+        traps(
+            "MulWithOverflow",
+            "attempt to compute `{} * {}`, which would overflow"
+        ),
+        0
+    );
+    // Not an optional check: it stays.
+    assert_eq!(
+        traps(
+            "AddWithOverflow",
+            "attempt to compute `{} / {}`, which would overflow"
+        ),
+        1
+    );
+}

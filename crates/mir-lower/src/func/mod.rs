@@ -635,8 +635,15 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 cond,
                 expected,
                 target,
+                msg,
                 ..
             } => {
+                // Overflow checks are off, so rustc's codegen drops these and
+                // the operation wraps.
+                if mir_import::calls::is_optional_overflow_check(msg) {
+                    self.jump_to(*target);
+                    return Ok(());
+                }
                 let c = self.scalar_operand(cond)?;
                 let ok = self.block_of(*target);
                 let fail = self.b.create_block();
