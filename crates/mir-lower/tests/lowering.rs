@@ -472,3 +472,31 @@ fn optional_overflow_checks_wrap_and_the_others_trap() {
         1
     );
 }
+
+#[test]
+fn a_fat_pointer_cast_to_a_struct_that_may_be_unsized_is_a_diagnostic() {
+    let locals = "    let mut _2: *const [u32];\n    let mut _3: *const kernel::Packet<[u32]>;\n    let mut _4: *const u32;\n";
+    // rustc prints the sized prefix of `Packet<[u32]>` as its layout.
+    let sizes = "print-type-size type: `kernel::Packet<[u32]>`: 4 bytes, alignment: 4 bytes\n\
+                 print-type-size     field `.n`: 4 bytes\n\
+                 print-type-size     field `.data`: 0 bytes\n";
+    let d = lower_text_with_layouts(
+        &one_fn(
+            "        _3 = copy _2 as *const kernel::Packet<[u32]> (PtrToPtr);\n        return;",
+            locals,
+        ),
+        sizes,
+        KSRC,
+    )
+    .expect_err("refused");
+    assert!(d.0[0].message.contains("may be unsized"), "{d}");
+    // To a sized pointee, dropping the length is right.
+    lower_text(
+        &one_fn(
+            "        _4 = copy _2 as *const u32 (PtrToPtr);\n        return;",
+            locals,
+        ),
+        KSRC,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -214,7 +214,21 @@ impl FnLower<'_, '_> {
                 Ok(Val::Immediate(self.b.cast(op, x, t)))
             }
             CastKind::PtrToPtr | CastKind::FnPtrToPtr => Ok(match (v, self.repr(to)?) {
-                (Val::Pair(a, _), Repr::Scalar(_)) => Val::Immediate(a),
+                (Val::Pair(a, _), Repr::Scalar(_)) => {
+                    // A fat pointer made thin drops its length, which is
+                    // right only if the new pointee is sized. A struct whose
+                    // last field is a slice (`*const [u32] as *const
+                    // Packet<[u32]>`) is unsized, but its pointer looks thin
+                    // here (rustc even prints its sized prefix as a layout).
+                    if let Some(pointee @ (Ty::Adt(_) | Ty::Opaque(_))) = to.pointee()
+                        && (self.sh.layouts.of(pointee).is_err() || may_be_unsized(pointee))
+                    {
+                        return Err(self.unsupported(format!(
+                            "cast of the fat pointer `{from}` to `{to}`, whose pointee may be unsized (a struct ending in a slice): its length would be lost"
+                        )));
+                    }
+                    Val::Immediate(a)
+                }
                 (v, _) => v,
             }),
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
@@ -823,5 +837,20 @@ impl FnLower<'_, '_> {
             (Repr::Zst, ..) => Ok(Val::Zst),
             (r, k, v) => Err(self.internal(&format!("aggregate {k:?} of {v:?} as {r:?}"))),
         }
+    }
+}
+
+/// Whether `ty` is unsized or a type whose generic arguments include an
+/// unsized one (`Packet<[u32]>`, which is unsized when its last field is
+/// the parameter). A struct whose unsized tail is not a parameter
+/// (bitvec's `BitSlice<T>`, ending in `[()]`) is not recognised here.
+fn may_be_unsized(ty: &Ty) -> bool {
+    match ty {
+        Ty::Adt(p) => p
+            .segments
+            .iter()
+            .flat_map(|s| &s.args)
+            .any(|a| matches!(a, mir_import::model::GenericArg::Type(t) if may_be_unsized(t))),
+        t => t.is_unsized(),
     }
 }
