@@ -145,15 +145,22 @@ impl DepMir {
     /// rustc prints the module of the re-export and the item's own name.
     fn find_reexport(&self, rest: &str) -> Option<&str> {
         let (module, name) = rest.rsplit_once("::").unwrap_or(("", rest));
+        let (module, text) = self.module_source(module)?;
+        let declared =
+            source::reexported_item(&text, &module, name, source::Namespace::Value)?.join("::");
+        self.items.get_key_value(&declared).map(|(k, _)| k.as_str())
+    }
+
+    /// Module `module` (`a::b`, empty for the root) as segments, with its
+    /// source text.
+    fn module_source(&self, module: &str) -> Option<(Vec<String>, String)> {
         let module: Vec<String> = module
             .split("::")
             .filter(|s| !s.is_empty())
             .map(str::to_string)
             .collect();
         let text = source::read_module(&self.src_dir.join("src"), &module)?;
-        let declared =
-            source::reexported_item(&text, &module, name, source::Namespace::Value)?.join("::");
-        self.items.get_key_value(&declared).map(|(k, _)| k.as_str())
+        Some((module, text))
     }
 
     /// The body of the inherent method a call prints as `m::Ty::method`
@@ -182,12 +189,7 @@ impl DepMir {
         // A type printed through a re-export (`ethnum::U256`, which
         // `lib.rs` re-exports from `uint`): its impl blocks are in the
         // declaring module.
-        let module: Vec<String> = module
-            .split("::")
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        let text = source::read_module(&self.src_dir.join("src"), &module)?;
+        let (module, text) = self.module_source(module)?;
         let declared = source::reexported_item(&text, &module, ty_name, source::Namespace::Type)?;
         let (own_name, declaring) = declared.split_last()?;
         in_module(&declaring.join("::"), own_name)
