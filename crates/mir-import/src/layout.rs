@@ -11,7 +11,9 @@
 //! facts"); their layouts are absent from the table.
 
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::Ty;
 
 /// A field's place in memory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -86,6 +88,17 @@ pub struct TypeLayout {
 pub struct LayoutTable {
     /// The layouts.
     pub types: BTreeMap<String, TypeLayout>,
+    /// The structs known to be dynamically sized (`struct Packet { n: u32,
+    /// data: [u32] }`), by name in std's spelling ([`std_spelling`]), from
+    /// the MIR's use or the layout probe (`eval::sizedness`).
+    /// The report cannot tell them apart: it prints a DST's sized prefix as
+    /// its layout, and a pointer to it is fat.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub unsized_adts: BTreeSet<String>,
+    /// The structs and enums known to be sized, by the same sources: one in
+    /// neither set is unknown.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub sized_adts: BTreeSet<String>,
 }
 
 /// A line of the report the reader did not understand.
@@ -122,6 +135,33 @@ pub fn std_spelling(name: &str) -> String {
 }
 
 impl LayoutTable {
+    /// Whether a pointer to `ty` is fat: a slice, `str`, `dyn Trait`, or a
+    /// struct the probe found dynamically sized. A struct the probe could not
+    /// name counts as sized here; [`Self::sizedness`] tells it apart.
+    pub fn is_unsized(&self, ty: &Ty) -> bool {
+        self.sizedness(ty) == Some(false)
+    }
+
+    /// `Some(true)` for a type known to be sized, `Some(false)` for one known
+    /// to be dynamically sized, `None` for a struct or enum whose sizedness
+    /// the probe did not learn.
+    pub fn sizedness(&self, ty: &Ty) -> Option<bool> {
+        if ty.is_unsized() {
+            return Some(false);
+        }
+        let Ty::Adt(_) = ty else {
+            return Some(true);
+        };
+        let name = std_spelling(&ty.to_string());
+        if self.unsized_adts.contains(&name) {
+            Some(false)
+        } else if self.sized_adts.contains(&name) {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
     /// The layout of the type printed as `name`.
     ///
     /// A `no_std` dependency's MIR spells std's types through `core`

@@ -89,7 +89,7 @@ pub fn import_and_evaluate(
 ) -> Result<Imported, ImportError> {
     let mut krate = import_file(kernel, opts)?;
     eval::probe::print_unprinted_layouts(kernel, &mut krate, opts)?;
-    let tuples = eval::probe::probe_tuples(kernel, &krate, opts)?;
+    let tuples = eval::probe::probe_tuples(kernel, &mut krate, opts)?;
     krate.record_closure_offsets(&tuples);
     let mut ev = eval::evaluate_items(&krate, &tuples);
     let failed: Vec<String> = ev

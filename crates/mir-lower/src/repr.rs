@@ -124,7 +124,7 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
         Ty::Float(FloatTy::F32) => Repr::Scalar(Scalar::F32),
         Ty::Float(FloatTy::F64) => Repr::Scalar(Scalar::F64),
         Ty::Float(f) => return Err(ReprError::Float(*f)),
-        Ty::Ref(_, p) | Ty::RawPtr(_, p) if p.is_unsized() => {
+        Ty::Ref(_, p) | Ty::RawPtr(_, p) if layouts.is_unsized(p) => {
             Repr::Pair(Scalar::Ptr, 0, Scalar::Int(64), POINTER_SIZE)
         }
         Ty::Ref(..) | Ty::RawPtr(..) => Repr::Scalar(Scalar::Ptr),

@@ -209,10 +209,10 @@ pub fn view_layout(
     let Some(pointee) = pointee(ty) else {
         return Ok(None);
     };
-    if pointee.is_unsized() {
+    let layouts = cx.layouts;
+    if layouts.is_unsized(&pointee) {
         return Ok(None);
     }
-    let layouts = cx.layouts;
     let alloc_size = mem.allocs[alloc].size();
     let layout = match layouts.of(&pointee) {
         Ok(l) => l,

@@ -30,7 +30,11 @@ fn lower_text(mir: &str, source: &str) -> Result<Lowered, Diagnostics> {
 
 /// Lowers hand-written MIR with a hand-written layout report.
 fn lower_text_with_layouts(mir: &str, sizes: &str, source: &str) -> Result<Lowered, Diagnostics> {
-    let krate = mir_import::import_text(mir, sizes, Some((source, "k.rs"))).expect("imports");
+    lower_crate(mir_import::import_text(mir, sizes, Some((source, "k.rs"))).expect("imports"))
+}
+
+/// Lowers an imported crate, with no probed tuple layouts.
+fn lower_crate(krate: mir_import::model::Crate) -> Result<Lowered, Diagnostics> {
     let tuples = TupleLayouts::default();
     let eval = evaluate(&krate, &tuples);
     let imp = mir_import::Imported {
@@ -473,30 +477,88 @@ fn optional_overflow_checks_wrap_and_the_others_trap() {
     );
 }
 
+/// The kernel source of the struct-DST tests: field names in declaration order.
+const DST_SRC: &str = "pub struct Packet<T: ?Sized> { n: u32, data: T }\n\
+                       pub struct Boxed { n: u32, data: dyn core::fmt::Debug }\n\
+                       #[unsafe(no_mangle)] pub extern \"C\" fn k(p: *mut u32) {}";
+
 #[test]
-fn a_fat_pointer_cast_to_a_struct_that_may_be_unsized_is_a_diagnostic() {
-    let locals = "    let mut _2: *const [u32];\n    let mut _3: *const kernel::Packet<[u32]>;\n    let mut _4: *const u32;\n";
+fn a_pointer_to_a_struct_ending_in_a_slice_is_fat_where_the_table_says_so() {
+    let locals = "    let mut _2: *const [u32];\n    let mut _3: *const kernel::Packet<[u32]>;\n    let mut _4: *const [u32];\n    let mut _5: usize;\n    let mut _6: *const u32;\n";
     // rustc prints the sized prefix of `Packet<[u32]>` as its layout.
     let sizes = "print-type-size type: `kernel::Packet<[u32]>`: 4 bytes, alignment: 4 bytes\n\
                  print-type-size     field `.n`: 4 bytes\n\
                  print-type-size     field `.data`: 0 bytes\n";
-    let d = lower_text_with_layouts(
-        &one_fn(
-            "        _3 = copy _2 as *const kernel::Packet<[u32]> (PtrToPtr);\n        return;",
-            locals,
-        ),
-        sizes,
-        KSRC,
-    )
-    .expect_err("refused");
-    assert!(d.0[0].message.contains("may be unsized"), "{d}");
+    let mir = one_fn(
+        "        _3 = copy _2 as *const kernel::Packet<[u32]> (PtrToPtr);\n        _4 = &raw const ((*_3).1: [u32]);\n        _5 = PtrMetadata(copy _4);\n        return;",
+        locals,
+    );
+    let lower = |unsized_packet: bool| {
+        let mut krate =
+            mir_import::import_text(&mir, sizes, Some((DST_SRC, "k.rs"))).expect("imports");
+        if unsized_packet {
+            krate
+                .layouts
+                .unsized_adts
+                .insert("kernel::Packet<[u32]>".into());
+        }
+        lower_crate(krate)
+    };
+    // Known to be unsized (the probe or the tail's use says so), the
+    // pointer keeps the slice's length and the tail takes it.
+    let m = lower(true).unwrap_or_else(|e| panic!("{e}")).module;
+    assert!(m.function_by_name("k").is_some());
+    // Taken for sized, the cast would drop the length the tail then lacks:
+    // refused, not read as undefined.
+    let d = lower(false).expect_err("refused");
+    assert!(
+        d.0[0].message.contains("the unsized field `[u32]`")
+            && d.0[0].message.contains("without a length"),
+        "{d}"
+    );
     // To a sized pointee, dropping the length is right.
     lower_text(
         &one_fn(
-            "        _4 = copy _2 as *const u32 (PtrToPtr);\n        return;",
+            "        _6 = copy _2 as *const u32 (PtrToPtr);\n        return;",
             locals,
         ),
         KSRC,
     )
     .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_dyn_tail_and_the_size_of_a_struct_ending_in_a_slice_are_diagnostics() {
+    let sizes = "print-type-size type: `kernel::Packet<[u32]>`: 4 bytes, alignment: 4 bytes\n\
+                 print-type-size     field `.n`: 4 bytes\n\
+                 print-type-size     field `.data`: 0 bytes\n\
+                 print-type-size type: `kernel::Boxed`: 8 bytes, alignment: 8 bytes\n\
+                 print-type-size     field `.n`: 4 bytes\n\
+                 print-type-size     field `.data`: 0 bytes\n";
+    let lower = |body: &str, locals: &str| {
+        let mut krate =
+            mir_import::import_text(&one_fn(body, locals), sizes, Some((DST_SRC, "k.rs")))
+                .expect("imports");
+        krate
+            .layouts
+            .unsized_adts
+            .extend(["kernel::Packet<[u32]>".into(), "kernel::Boxed".into()]);
+        lower_crate(krate).expect_err("refused")
+    };
+    // A `dyn` tail's offset depends on the alignment its vtable gives.
+    let d = lower(
+        "        _3 = &raw const ((*_2).1: dyn std::fmt::Debug);\n        return;",
+        "    let mut _2: *const kernel::Boxed;\n    let mut _3: *const dyn std::fmt::Debug;\n",
+    );
+    assert!(
+        d.0[0]
+            .message
+            .contains("the dynamically sized field `dyn std::fmt::Debug`"),
+        "{d}"
+    );
+    let d = lower(
+        "        _3 = std::intrinsics::size_of_val::<kernel::Packet<[u32]>>(copy _2) -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;",
+        "    let mut _2: *const kernel::Packet<[u32]>;\n    let mut _3: usize;\n",
+    );
+    assert!(d.0[0].message.contains("`size_of_val`"), "{d}");
 }

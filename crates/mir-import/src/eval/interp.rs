@@ -329,7 +329,7 @@ impl<'a> Interp<'a> {
             return Err("reads a static's memory during evaluation".into());
         };
         let r = self.mem.read_pointer(*a, p.offset)?;
-        let meta = if pointee.is_unsized() {
+        let meta = if self.layouts.is_unsized(&pointee) {
             Some(
                 self.mem
                     .read(*a, p.offset + PTR_SIZE, PTR_SIZE)?

@@ -244,6 +244,11 @@ const STD_DISCRIMINANTS: &[(&str, &[(&str, i128)])] = &[
 ];
 
 impl Layouts<'_> {
+    /// Whether a pointer to `ty` is fat ([`LayoutTable::is_unsized`]).
+    pub fn is_unsized(&self, ty: &Ty) -> bool {
+        self.table.is_unsized(ty)
+    }
+
     /// The layout of `ty`, or why it is unknown.
     ///
     /// # Errors
@@ -265,7 +270,7 @@ impl Layouts<'_> {
             },
             Ty::Float(f) => scalar(float_size(*f)),
             Ty::Ref(_, t) | Ty::RawPtr(_, t) => {
-                if t.is_unsized() {
+                if self.is_unsized(t) {
                     Layout {
                         size: 2 * PTR_SIZE,
                         align: PTR_SIZE,

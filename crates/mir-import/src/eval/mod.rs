@@ -21,6 +21,7 @@ pub mod niche_report;
 mod ops;
 pub mod probe;
 pub mod report;
+pub mod sizedness;
 pub mod twin;
 
 use std::collections::{BTreeMap, HashMap};

@@ -13,7 +13,7 @@
 //! which bytes store it. Where they are zeros in one place and everything
 //! else is uninitialized, that place is the niche.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::layout::{ProbedNiche, ProbedVariant, TupleLayouts};
@@ -133,7 +133,7 @@ fn niche_statics(untagged: &[(Ty, u64, &[VariantLayout])]) -> Vec<NicheStatic> {
         .collect()
 }
 
-fn collect_adts(ty: &Ty, out: &mut BTreeSet<Ty>) {
+pub(super) fn collect_adts(ty: &Ty, out: &mut BTreeSet<Ty>) {
     match ty {
         Ty::Tuple(e) => e.iter().for_each(|e| collect_adts(e, out)),
         Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => collect_adts(e, out),
@@ -224,13 +224,50 @@ pub struct NicheStatic {
     pub data: String,
 }
 
-/// The probe module's source for `tuples` and, for each of `niche_enums`
-/// with its field-less variant's name, a static holding that variant.
-pub fn probe_source(tuples: &[Ty], niche_enums: &[NicheStatic]) -> String {
+/// What one probe run asks rustc.
+#[derive(Clone, Debug, Default)]
+pub struct ProbeRequest {
+    /// Tuples: size, alignment and each field's offset.
+    pub tuples: Vec<Ty>,
+    /// Enums whose field-less variant a static holds.
+    pub niche_enums: Vec<NicheStatic>,
+    /// Structs and enums: the size of a pointer to each, 16 bytes for a
+    /// dynamically sized one.
+    pub sizedness: Vec<Ty>,
+}
+
+impl ProbeRequest {
+    fn is_empty(&self) -> bool {
+        self.tuples.is_empty() && self.niche_enums.is_empty() && self.sizedness.is_empty()
+    }
+
+    /// The request without the statics rustc refused (`PROBE_3`, `NICHE_0`,
+    /// `SIZED_1`: a dependency's private type).
+    fn without(&self, refused: &[String]) -> ProbeRequest {
+        fn keep<T: Clone>(items: &[T], prefix: &str, refused: &[String]) -> Vec<T> {
+            items
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !refused.contains(&format!("{prefix}_{i}")))
+                .map(|(_, t)| t.clone())
+                .collect()
+        }
+        ProbeRequest {
+            tuples: keep(&self.tuples, "PROBE", refused),
+            niche_enums: keep(&self.niche_enums, "NICHE", refused),
+            sizedness: keep(&self.sizedness, "SIZED", refused),
+        }
+    }
+}
+
+/// The probe module's source for `req`: per tuple a static of its size,
+/// alignment and field offsets; per niche enum a static holding its
+/// field-less variant; per sizedness candidate the size of a pointer to it.
+pub fn probe_source(req: &ProbeRequest) -> String {
     let mut s = String::from(
         "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::{align_of, offset_of, size_of};\n",
     );
-    for (i, t) in tuples.iter().enumerate() {
+    for (i, t) in req.tuples.iter().enumerate() {
         let Ty::Tuple(elems) = t else { continue };
         let src = behind_stand_ins(t).to_rust_source();
         let mut items = vec![
@@ -244,18 +281,27 @@ pub fn probe_source(tuples: &[Ty], niche_enums: &[NicheStatic]) -> String {
             items.join(", ")
         ));
     }
-    for (i, NicheStatic { ty, empty, .. }) in niche_enums.iter().enumerate() {
+    for (i, NicheStatic { ty, empty, .. }) in req.niche_enums.iter().enumerate() {
         let src = ty.to_rust_source();
         s.push_str(&format!(
             "pub static NICHE_{i}: {src} = <{src}>::{empty};\n"
         ));
     }
+    for (i, t) in req.sizedness.iter().enumerate() {
+        let src = fn_items_as_unit(t).to_rust_source();
+        s.push_str(&format!(
+            "pub static SIZED_{i}: usize = size_of::<*const {src}>();\n"
+        ));
+    }
     s.push_str("#[inline(never)]\npub fn touch() -> usize {\n    0");
-    for i in 0..tuples.len() {
+    for i in 0..req.tuples.len() {
         s.push_str(&format!(" + (&raw const PROBE_{i} as usize)"));
     }
-    for i in 0..niche_enums.len() {
+    for i in 0..req.niche_enums.len() {
         s.push_str(&format!(" + (&raw const NICHE_{i} as usize)"));
+    }
+    for i in 0..req.sizedness.len() {
+        s.push_str(&format!(" + (&raw const SIZED_{i} as usize)"));
     }
     s.push_str("\n}\n");
     s
@@ -267,7 +313,22 @@ pub fn probe_source(tuples: &[Ty], niche_enums: &[NicheStatic]) -> String {
 /// same whatever it points to (a reference keeps its non-null niche), and
 /// a dependency's private type cannot be named in the probe.
 pub(super) fn behind_stand_ins(ty: &Ty) -> Ty {
-    let foreign = |t: &Ty| match t {
+    let byte = || Box::new(Ty::Int(crate::model::IntTy::U8));
+    match ty {
+        Ty::Ref(m, t) if foreign(t) => Ty::Ref(*m, byte()),
+        Ty::RawPtr(m, t) if foreign(t) => Ty::RawPtr(*m, byte()),
+        Ty::Ref(m, t) => Ty::Ref(*m, Box::new(behind_stand_ins(t))),
+        Ty::RawPtr(m, t) => Ty::RawPtr(*m, Box::new(behind_stand_ins(t))),
+        Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(behind_stand_ins).collect()),
+        Ty::Array(t, n) => Ty::Array(Box::new(behind_stand_ins(t)), n.clone()),
+        other => other.clone(),
+    }
+}
+
+/// Whether `t` is a dependency's struct or enum: not the kernel's, the
+/// prelude's or the standard library's.
+fn foreign(t: &Ty) -> bool {
+    match t {
         Ty::Adt(p) => {
             p.segments.len() > 1
                 && !matches!(
@@ -280,16 +341,6 @@ pub(super) fn behind_stand_ins(ty: &Ty) -> Ty {
                 )
         }
         _ => false,
-    };
-    let byte = || Box::new(Ty::Int(crate::model::IntTy::U8));
-    match ty {
-        Ty::Ref(m, t) if foreign(t) => Ty::Ref(*m, byte()),
-        Ty::RawPtr(m, t) if foreign(t) => Ty::RawPtr(*m, byte()),
-        Ty::Ref(m, t) => Ty::Ref(*m, Box::new(behind_stand_ins(t))),
-        Ty::RawPtr(m, t) => Ty::RawPtr(*m, Box::new(behind_stand_ins(t))),
-        Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(behind_stand_ins).collect()),
-        Ty::Array(t, n) => Ty::Array(Box::new(behind_stand_ins(t)), n.clone()),
-        other => other.clone(),
     }
 }
 
@@ -384,17 +435,26 @@ pub fn print_unprinted_layouts(
     Ok(())
 }
 
-/// Runs the probe for `krate`'s tuple types; the kernel at `kernel` is compiled
-/// again with the probe module added.
+/// Runs the probe for `krate`'s tuple types, the niches of its untagged
+/// enums and the sizedness of its structs; the kernel at `kernel` is
+/// compiled again with the probe module added. What it learns of sizedness
+/// goes into `krate`'s layout table ([`crate::layout::LayoutTable::sizedness`]).
 pub fn probe_tuples(
     kernel: &Path,
-    krate: &Crate,
+    krate: &mut Crate,
     opts: &RustcOptions,
 ) -> Result<TupleLayouts, ProbeError> {
-    let tuples: Vec<Ty> = tuple_types(krate).into_iter().collect();
     let untagged = untagged_enums(krate);
-    let niche_enums = niche_statics(&untagged);
-    let mut out = probe_named(kernel, opts, &tuples, &niche_enums)?;
+    let by_use = super::sizedness::by_use(krate);
+    let req = ProbeRequest {
+        tuples: tuple_types(krate).into_iter().collect(),
+        niche_enums: niche_statics(&untagged),
+        sizedness: super::sizedness::probe_candidates(krate, &by_use)
+            .into_iter()
+            .filter(|t| nameable(&fn_items_as_unit(t)))
+            .collect(),
+    };
+    let (mut out, probed) = probe_named(kernel, opts, &req)?;
     // What the statics could not show (a niche whose variants all have
     // fields, `Result<&[u8], E>`), rustc's layout report does.
     let rest: Vec<Ty> = super::niche_report::candidates(&untagged)
@@ -403,10 +463,35 @@ pub fn probe_tuples(
         .collect();
     out.niches
         .extend(super::niche_report::probe(kernel, opts, &rest)?);
+    super::sizedness::record(&mut krate.layouts, by_use, probed);
+    // A tuple holding a pointer to a dependency's type was probed with a
+    // pointer to `u8` in its place ([`behind_stand_ins`]), which is right
+    // only for a sized pointee.
+    let fat_stand_in: Vec<String> = req
+        .tuples
+        .iter()
+        .filter(|t| stands_in_for_unsized(t, &krate.layouts))
+        .map(Ty::to_string)
+        .collect();
+    for t in fat_stand_in {
+        out.by_type.remove(&t);
+    }
     Ok(out)
 }
 
-/// The probe statics (`PROBE_3`, `NICHE_0`) on the lines of the probe
+/// Whether [`behind_stand_ins`] replaced, in `ty`, a pointer to a type
+/// that `table` knows to be dynamically sized (so the stand-in, a thin
+/// pointer, has the wrong size).
+fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
+    match ty {
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) if foreign(t) => table.sizedness(t) == Some(false),
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) => stands_in_for_unsized(t, table),
+        Ty::Tuple(ts) => ts.iter().any(|t| stands_in_for_unsized(t, table)),
+        _ => false,
+    }
+}
+
+/// The probe statics (`PROBE_3`, `NICHE_0`, `SIZED_1`) on the lines of the probe
 /// module that rustc's errors point at (`--> /work/root.rs:12:40`).
 fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
     let first = crate::rustc::extra_module_first_line();
@@ -442,56 +527,59 @@ pub(super) fn root_line(l: &str) -> Option<usize> {
         .ok()
 }
 
-/// Runs the probe for `tuples` and `niche_enums` as given.
+/// Runs the probe for `req` as given: the tuple and niche measurements,
+/// and for each sizedness candidate, by name, whether it is sized.
 fn probe_named(
     kernel: &Path,
     opts: &RustcOptions,
-    tuples: &[Ty],
-    niche_enums: &[NicheStatic],
-) -> Result<TupleLayouts, ProbeError> {
+    req: &ProbeRequest,
+) -> Result<(TupleLayouts, BTreeMap<String, bool>), ProbeError> {
     let mut out = TupleLayouts::default();
-    if tuples.is_empty() && niche_enums.is_empty() {
-        return Ok(out);
+    let mut sized = BTreeMap::new();
+    if req.is_empty() {
+        return Ok((out, sized));
     }
-    let src = probe_source(tuples, niche_enums);
+    tracing::debug!(
+        tuples = req.tuples.len(),
+        niches = req.niche_enums.len(),
+        sizedness = ?req.sizedness.iter().map(Ty::to_string).collect::<Vec<_>>(),
+        "layout probe"
+    );
+    let src = probe_source(req);
     let res = match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
-        Err(RustcError::Failed { stderr, .. }) if stderr.contains("E0603") => {
-            // A dependency's private type in a tuple cannot be named here:
-            // those probes are dropped (their layouts stay unknown, and the
+        Err(RustcError::Failed {
+            stderr,
+            status,
+            path,
+        }) => {
+            // A dependency's private type cannot be named here: those
+            // probes are dropped (their layouts stay unknown, and the
             // lowering refuses what needs them), the rest run again.
-            let private = private_probe_lines(&stderr, &src);
-            let keep = |name: &str| !private.iter().any(|p| p == name);
-            let tuples: Vec<Ty> = tuples
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| keep(&format!("PROBE_{i}")))
-                .map(|(_, t)| t.clone())
-                .collect();
-            let niche_enums: Vec<NicheStatic> = niche_enums
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| keep(&format!("NICHE_{i}")))
-                .map(|(_, t)| t.clone())
-                .collect();
-            if private.is_empty() {
+            let refused = private_probe_lines(&stderr, &src);
+            if refused.is_empty() {
+                let status = if stderr.contains("E0603") {
+                    "a private type in the layout probe".into()
+                } else {
+                    status
+                };
                 return Err(ProbeError::Rustc(RustcError::Failed {
-                    path: kernel.into(),
-                    status: "a private type in the layout probe".into(),
+                    path,
+                    status,
                     stderr,
                 }));
             }
-            return probe_named(kernel, opts, &tuples, &niche_enums);
+            tracing::debug!("layout probes refused by rustc: {refused:?}");
+            return probe_named(kernel, opts, &req.without(&refused));
         }
         other => other?,
     };
     let parsed = crate::parse::parse_mir(&res.mir).map_err(ProbeError::Parse)?;
-    for (i, t) in tuples.iter().enumerate() {
-        let name = format!("{PROBE_MODULE}::PROBE_{i}");
+    let words_of = |name: &str| -> Result<Vec<u64>, ProbeError> {
         let dump = parsed
             .allocs
             .values()
-            .find(|a| a.static_path.as_deref() == Some(name.as_str()))
-            .ok_or_else(|| ProbeError::Missing(name.clone()))?;
+            .find(|a| a.static_path.as_deref() == Some(name))
+            .ok_or_else(|| ProbeError::Missing(name.to_string()))?;
         let words: Option<Vec<u64>> = dump
             .bytes
             .chunks(8)
@@ -500,14 +588,18 @@ fn probe_named(
                 Some(u64::from_le_bytes(bytes?.try_into().ok()?))
             })
             .collect();
-        let words = words.ok_or_else(|| ProbeError::NotWords(name.clone()))?;
+        words.ok_or_else(|| ProbeError::NotWords(name.to_string()))
+    };
+    for (i, t) in req.tuples.iter().enumerate() {
+        let name = format!("{PROBE_MODULE}::PROBE_{i}");
+        let words = words_of(&name)?;
         let [size, align, offsets @ ..] = words.as_slice() else {
             return Err(ProbeError::TooShort(name));
         };
         out.by_type
             .insert(t.to_string(), (*size, *align, offsets.to_vec()));
     }
-    for (i, n) in niche_enums.iter().enumerate() {
+    for (i, n) in req.niche_enums.iter().enumerate() {
         let name = format!("{PROBE_MODULE}::NICHE_{i}");
         let dump = parsed
             .allocs
@@ -526,7 +618,15 @@ fn probe_named(
             );
         }
     }
-    Ok(out)
+    for (i, t) in req.sizedness.iter().enumerate() {
+        let name = format!("{PROBE_MODULE}::SIZED_{i}");
+        match words_of(&name)?.as_slice() {
+            [8] => sized.insert(t.to_string(), true),
+            [16] => sized.insert(t.to_string(), false),
+            _ => return Err(ProbeError::NotWords(name)),
+        };
+    }
+    Ok((out, sized))
 }
 
 /// The (offset, size, value) of the one run of initialized bytes in a
@@ -601,13 +701,13 @@ mod tests {
 
     #[test]
     fn private_types_are_traced_to_their_probe_statics() {
-        let src = probe_source(
-            &[
+        let src = probe_source(&ProbeRequest {
+            tuples: vec![
                 Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Int(IntTy::U32)]),
                 Ty::Tuple(vec![adt("dep::Hidden"), Ty::Int(IntTy::U32)]),
             ],
-            &[],
-        );
+            ..ProbeRequest::default()
+        });
         let first = crate::rustc::extra_module_first_line();
         let line = first
             + src
@@ -618,5 +718,25 @@ mod tests {
             "error[E0603]: struct `Hidden` is private\n  --> /work/root.rs:{line}:82\nnote: defined here\n"
         );
         assert_eq!(private_probe_lines(&stderr, &src), ["PROBE_1"]);
+    }
+
+    #[test]
+    fn the_probe_asks_for_the_size_of_a_pointer_and_drops_what_rustc_refused() {
+        let req = ProbeRequest {
+            tuples: vec![Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Int(IntTy::U32)])],
+            niche_enums: vec![],
+            sizedness: vec![adt("kernel::Packet"), adt("dep::Hidden")],
+        };
+        let src = probe_source(&req);
+        assert!(
+            src.contains("pub static SIZED_1: usize = size_of::<*const dep::Hidden>();"),
+            "{src}"
+        );
+        assert!(src.contains("(&raw const SIZED_1 as usize)"), "{src}");
+        let kept = req.without(&["SIZED_1".into()]);
+        assert_eq!(
+            (kept.tuples.len(), kept.sizedness.as_slice()),
+            (1, [adt("kernel::Packet")].as_slice())
+        );
     }
 }

@@ -43,16 +43,7 @@ impl Body {
     pub fn place_ty(&self, p: &Place) -> Option<Ty> {
         let mut ty = self.locals.get(p.local)?.ty.clone();
         for e in &p.projection {
-            ty = match e {
-                PlaceElem::Deref => ty.pointee()?.clone(),
-                PlaceElem::Field(_, t) => t.clone(),
-                PlaceElem::Downcast(_) | PlaceElem::Subslice { .. } => ty,
-                PlaceElem::Index(_) | PlaceElem::ConstantIndex { .. } => match ty {
-                    Ty::Array(e, _) | Ty::Slice(e) => *e,
-                    Ty::Str => Ty::Int(IntTy::U8),
-                    _ => return None,
-                },
-            };
+            ty = e.projected_ty(ty)?;
         }
         Some(ty)
     }
@@ -396,10 +387,28 @@ impl Crate {
             Ty::Int(i) => i.size(),
             Ty::Float(FloatTy::F32) => 4,
             Ty::Float(FloatTy::F64) => 8,
-            Ty::Ref(_, t) | Ty::RawPtr(_, t) if t.is_unsized() => 16,
+            Ty::Ref(_, t) | Ty::RawPtr(_, t) if self.layouts.is_unsized(t) => 16,
             Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => 8,
             Ty::Tuple(e) if e.is_empty() => 0,
             other => self.layouts.get(&other.to_string())?.size,
+        })
+    }
+}
+
+impl PlaceElem {
+    /// The type of a place of type `ty` after this projection; `None` when
+    /// it does not fit (a deref of a non-pointer, an index into a
+    /// non-array).
+    pub fn projected_ty(&self, ty: Ty) -> Option<Ty> {
+        Some(match self {
+            PlaceElem::Deref => ty.pointee()?.clone(),
+            PlaceElem::Field(_, t) => t.clone(),
+            PlaceElem::Downcast(_) | PlaceElem::Subslice { .. } => ty,
+            PlaceElem::Index(_) | PlaceElem::ConstantIndex { .. } => match ty {
+                Ty::Array(e, _) | Ty::Slice(e) => *e,
+                Ty::Str => Ty::Int(IntTy::U8),
+                _ => return None,
+            },
         })
     }
 }

@@ -326,6 +326,13 @@ impl FnLower<'_, '_> {
                 let (elem, unsized_len) = match &pointee {
                     Ty::Slice(e) => ((**e).clone(), true),
                     Ty::Str => (Ty::Int(IntTy::U8), true),
+                    // Its size is the prefix's and the tail's, rounded up to
+                    // an alignment a `dyn` tail makes dynamic.
+                    dst if self.sh.layouts.table.sizedness(dst) != Some(true) => {
+                        return Err(self.unsupported(format!(
+                            "`size_of_val` or `align_of_val` of `{dst}`, which is dynamically sized or whose sizedness the layout probe could not learn"
+                        )));
+                    }
                     sized => (sized.clone(), false),
                 };
                 let l = self.sh.layouts.of(&elem).map_err(|e| self.unsupported(e))?;

@@ -25,7 +25,7 @@ impl FnLower<'_, '_> {
             .pointee()
             .cloned()
             .ok_or_else(|| self.unsupported("`typed_swap_nonoverlapping` on a non-pointer"))?;
-        if elem.is_unsized() {
+        if self.sh.layouts.is_unsized(&elem) {
             return Err(self.unsupported(format!("swap of unsized `{elem}`")));
         }
         let parts: Vec<(u64, Scalar)> = match self.repr(&elem)? {
@@ -162,7 +162,7 @@ impl FnLower<'_, '_> {
             .pointee()
             .cloned()
             .ok_or_else(|| self.unsupported("`intrinsics::raw_eq` of a non-reference"))?;
-        if ty.is_unsized() {
+        if self.sh.layouts.is_unsized(&ty) {
             return Err(self.unsupported(format!("`intrinsics::raw_eq` of unsized `{ty}`")));
         }
         let size = self

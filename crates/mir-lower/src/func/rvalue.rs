@@ -216,12 +216,13 @@ impl FnLower<'_, '_> {
             CastKind::PtrToPtr | CastKind::FnPtrToPtr => Ok(match (v, self.repr(to)?) {
                 (Val::Pair(a, _), Repr::Scalar(_)) => {
                     // A fat pointer made thin drops its length, which is
-                    // right only if the new pointee is sized. A struct whose
-                    // last field is a slice (`*const [u32] as *const
-                    // Packet<[u32]>`) is unsized, but its pointer looks thin
-                    // here (rustc even prints its sized prefix as a layout).
+                    // right only if the new pointee is sized. A pointer to a
+                    // struct ending in a slice (`*const [u32] as *const
+                    // Packet`) is fat here, as the probe or the MIR's use of
+                    // its tail shows (`LayoutTable::sizedness`); one that
+                    // neither shows has a tail nothing reads.
                     if let Some(pointee @ (Ty::Adt(_) | Ty::Opaque(_))) = to.pointee()
-                        && (self.sh.layouts.of(pointee).is_err() || may_be_unsized(pointee))
+                        && self.sh.layouts.of(pointee).is_err()
                     {
                         return Err(self.unsupported(format!(
                             "cast of the fat pointer `{from}` to `{to}`, whose pointee may be unsized (a struct ending in a slice): its length would be lost"
@@ -229,15 +230,31 @@ impl FnLower<'_, '_> {
                     }
                     Val::Immediate(a)
                 }
+                // A thin pointer cannot become fat: rustc casts between
+                // pointers with the same metadata, so the source's pointee
+                // was taken for sized and lost it.
+                (Val::Immediate(_), Repr::Pair(..)) => {
+                    return Err(self.unsupported(format!(
+                        "cast of `{from}` to the fat pointer `{to}`: the source was taken for a thin pointer"
+                    )));
+                }
                 (v, _) => v,
             }),
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
                 let Val::Immediate(p) = v else {
                     return Err(self.unsupported("unsize of a fat pointer"));
                 };
-                let n = match from.pointee() {
-                    Some(Ty::Array(_, mir_import::model::ArrayLen::Known(n))) => *n,
-                    _ => return Err(self.unsupported(format!("unsizing `{from}`"))),
+                let n = match (from.pointee(), to.pointee()) {
+                    (Some(Ty::Array(_, mir_import::model::ArrayLen::Known(n))), _) => *n,
+                    // `&Packet<[u32; 3]>` to `&Packet<[u32]>`: the length
+                    // is the array's that became the unsized tail.
+                    (Some(src @ Ty::Adt(_)), Some(dst))
+                        if self.sh.layouts.is_unsized(dst)
+                            && let Some(n) = unsized_array_len(src, dst) =>
+                    {
+                        n
+                    }
+                    _ => return Err(self.unsupported(format!("unsizing `{from}` to `{to}`"))),
                 };
                 Ok(Val::Pair(p, self.iconst(64, n as i128)))
             }
@@ -374,8 +391,15 @@ impl FnLower<'_, '_> {
         if matches!(ty, Ty::Float(_)) {
             return self.float_binary(op, x, y);
         }
-        if ty.pointee().is_some() {
-            // Pointers compare by address.
+        if let Some(pointee) = ty.pointee() {
+            // A pointer to a struct nothing showed sized or unsized is
+            // thin here; if it were fat, its length would compare too.
+            if self.sh.layouts.table.sizedness(pointee).is_none() {
+                return Err(self.unsupported(format!(
+                    "comparison of pointers to `{pointee}`, whose sizedness the layout probe could not learn (a pointer to a dynamically sized struct compares its length too)"
+                )));
+            }
+            // Thin pointers compare by address.
             let t = self.b.types().i64();
             x = self.b.cast(CastOp::PtrToInt, x, t);
             y = self.b.cast(CastOp::PtrToInt, y, t);
@@ -840,17 +864,25 @@ impl FnLower<'_, '_> {
     }
 }
 
-/// Whether `ty` is unsized or a type whose generic arguments include an
-/// unsized one (`Packet<[u32]>`, which is unsized when its last field is
-/// the parameter). A struct whose unsized tail is not a parameter
-/// (bitvec's `BitSlice<T>`, ending in `[()]`) is not recognised here.
-fn may_be_unsized(ty: &Ty) -> bool {
-    match ty {
-        Ty::Adt(p) => p
-            .segments
-            .iter()
-            .flat_map(|s| &s.args)
-            .any(|a| matches!(a, mir_import::model::GenericArg::Type(t) if may_be_unsized(t))),
-        t => t.is_unsized(),
+/// The length `N` of the array `[T; N]` that an unsizing coercion from
+/// `from` to `to` turns into the slice `[T]`: `from` is that array, or a
+/// struct whose one differing type argument leads to it
+/// (`Packet<[u32; 3]>` to `Packet<[u32]>`).
+fn unsized_array_len(from: &Ty, to: &Ty) -> Option<u64> {
+    use mir_import::model::{ArrayLen, GenericArg};
+    match (from, to) {
+        (Ty::Array(e, ArrayLen::Known(n)), Ty::Slice(s)) if e == s => Some(*n),
+        (Ty::Adt(a), Ty::Adt(b)) if a.def_path() == b.def_path() => {
+            let (xs, ys) = (a.generic_args(), b.generic_args());
+            if xs.len() != ys.len() {
+                return None;
+            }
+            let mut differing = xs.iter().zip(ys).filter(|(x, y)| x != y);
+            match (differing.next(), differing.next()) {
+                (Some((GenericArg::Type(x), GenericArg::Type(y))), None) => unsized_array_len(x, y),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

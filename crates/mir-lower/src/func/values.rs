@@ -233,7 +233,7 @@ impl FnLower<'_, '_> {
                     .cloned()
                     .ok_or_else(|| self.unsupported("deref"))?;
                 let a = self.load_scalar_at(addr, 0, Scalar::Ptr);
-                let m = if pointee.is_unsized() {
+                let m = if self.sh.layouts.is_unsized(&pointee) {
                     Some(self.load_scalar_at(addr, POINTER_SIZE, Scalar::Int(64)))
                 } else {
                     None
@@ -248,10 +248,29 @@ impl FnLower<'_, '_> {
             PlaceElem::Field(i, fty) => {
                 let off = self.field_offset(&ty, variant.as_deref(), &i.to_string())?;
                 let a = self.offset(addr, off);
+                // The unsized tail of a dynamically sized struct keeps the
+                // struct's length. Only a slice or `str` tail sits at the
+                // offset rustc printed: a `dyn` tail's offset depends on the
+                // alignment its vtable gives, and a nested struct's tail
+                // may be one.
+                let meta = if self.sh.layouts.is_unsized(fty) {
+                    if !matches!(fty, Ty::Slice(_) | Ty::Str) {
+                        return Err(self.unsupported(format!(
+                            "the dynamically sized field `{fty}` of `{ty}` (only a slice or `str` tail is supported)"
+                        )));
+                    }
+                    Some(meta.ok_or_else(|| {
+                        self.unsupported(format!(
+                            "the unsized field `{fty}` of `{ty}` without a length"
+                        ))
+                    })?)
+                } else {
+                    None
+                };
                 Ok(PlaceRef::Mem {
                     addr: a,
                     ty: fty.clone(),
-                    meta: None,
+                    meta,
                     variant: None,
                 })
             }

@@ -1,0 +1,340 @@
+//! Which structs are dynamically sized, so that a pointer to one is fat.
+//!
+//! rustc's type-size report prints a dynamically sized struct's sized prefix
+//! as its layout (`Packet { n: u32, data: [u32] }`: 4 bytes), so it cannot
+//! tell. Three sources settle it, in this order:
+//!
+//! - the MIR's own use ([`by_use`]): the type of a by-value local and the
+//!   element of an array or slice are sized; a field projected out of a
+//!   struct with an unsized type (`((*_1).1: [u32])`), or a pointer's
+//!   metadata that is not `()`, shows the struct unsized;
+//! - the layout probe, for each struct behind a pointer that no use
+//!   settles and that source can name: `size_of::<*const T>()` is 16 for a
+//!   dynamically sized `T` ([`super::probe`]);
+//! - the rest (a dependency's private type, only ever behind a pointer)
+//!   stays unknown. It is laid out as sized: a tail that no body projects
+//!   and whose length nothing reads loses nothing. Where a fat pointer would
+//!   still differ (a pointer comparison, `size_of_val`), the lowering refuses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::layout::{LayoutTable, std_spelling};
+use crate::model::{
+    AggregateKind, CastKind, Crate, Operand, PlaceElem, Rvalue, StatementKind, Ty, UnOp,
+};
+
+/// What the MIR's use shows, by type name in std's spelling
+/// ([`std_spelling`]: a `no_std` dependency prints `core::`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ByUse {
+    /// Structs a tail projection or a pointer's metadata shows unsized.
+    pub unsized_adts: BTreeSet<String>,
+    /// Structs and enums held by value or as array or slice elements.
+    pub sized_adts: BTreeSet<String>,
+}
+
+/// What the bodies of `krate` show about the sizedness of its types.
+pub fn by_use(krate: &Crate) -> ByUse {
+    let mut sized = BTreeSet::new();
+    for (_, b) in krate.bodies.iter() {
+        for (_, l) in b.locals.iter() {
+            collect_sized(&l.ty, true, &mut sized);
+        }
+    }
+    ByUse {
+        unsized_adts: unsized_by_use(krate),
+        sized_adts: sized,
+    }
+}
+
+/// The structs and enums whose pointers a body makes from something else
+/// (where a fat pointer to a dynamically sized struct is born: a
+/// `transmute`, a cast of a fat pointer, an unsizing coercion, a raw
+/// pointer built from its parts) and whose sizedness `known` does not
+/// settle: the ones to ask the probe about. Anywhere else a struct whose
+/// tail nothing reads can be taken for sized with nothing lost, and asking
+/// rustc costs a compilation.
+pub fn probe_candidates(krate: &Crate, known: &ByUse) -> BTreeSet<Ty> {
+    let fat = |t: &Ty| {
+        t.pointee().is_some_and(|p| {
+            p.is_unsized()
+                || matches!(p, Ty::Adt(_))
+                    && known.unsized_adts.contains(&std_spelling(&p.to_string()))
+        })
+    };
+    let mut out = BTreeSet::new();
+    for (_, b) in krate.bodies.iter() {
+        let ty_of = |op: &Operand| match op {
+            Operand::Copy(p) | Operand::Move(p) => b.place_ty(p),
+            _ => None,
+        };
+        for st in b.blocks.values().flat_map(|bb| &bb.statements) {
+            let StatementKind::Assign(_, rv) = &st.kind else {
+                continue;
+            };
+            match rv {
+                // A pointee on both sides (`*const T` to `NonNull<T>`) is
+                // thin or fat on both.
+                Rvalue::Cast(CastKind::Transmute, op, to) => {
+                    let (mut before, mut after) = (BTreeSet::new(), BTreeSet::new());
+                    collect_pointees(to, false, &mut after);
+                    if let Some(from) = ty_of(op) {
+                        collect_pointees(&from, false, &mut before);
+                    }
+                    out.extend(before.symmetric_difference(&after).cloned());
+                }
+                Rvalue::Cast(CastKind::PtrToPtr, op, to) if ty_of(op).is_some_and(|t| fat(&t)) => {
+                    collect_pointees(to, false, &mut out);
+                }
+                Rvalue::Cast(CastKind::PointerCoercion(k), _, to) if k.starts_with("Unsize") => {
+                    collect_pointees(to, false, &mut out);
+                }
+                Rvalue::Aggregate(AggregateKind::RawPtr(t, _), ops) if ops.len() == 2 => {
+                    collect_pointees(t, true, &mut out);
+                }
+                _ => {}
+            }
+        }
+    }
+    // The standard library's own pointer casts (`fmt::Arguments::new`
+    // transmutes `&[Argument; N]` to `NonNull<Argument>`) would cost a probe
+    // run in nearly every kernel, and its private types cannot be named.
+    out.retain(|t| {
+        let name = std_spelling(&t.to_string());
+        !name.starts_with("std::")
+            && !name.starts_with("alloc::")
+            && !known.sized_adts.contains(&name)
+            && !known.unsized_adts.contains(&name)
+    });
+    out
+}
+
+/// Records in `table` what the MIR's use and the probe (`probed`: by
+/// name, whether sized) found.
+pub fn record(table: &mut LayoutTable, by_use: ByUse, probed: BTreeMap<String, bool>) {
+    table.unsized_adts.extend(by_use.unsized_adts);
+    table.sized_adts.extend(by_use.sized_adts);
+    for (name, is_sized) in probed {
+        let name = std_spelling(&name);
+        if is_sized {
+            table.sized_adts.insert(name);
+        } else {
+            table.unsized_adts.insert(name);
+        }
+    }
+}
+
+/// The structs and enums in `ty` that are sized because of where they are:
+/// `ty` itself when held `by_value`, array and slice elements, and the
+/// elements of a tuple held by value.
+fn collect_sized(ty: &Ty, by_value: bool, out: &mut BTreeSet<String>) {
+    match ty {
+        Ty::Adt(p) => {
+            if by_value {
+                out.insert(std_spelling(&ty.to_string()));
+            }
+            for a in p.segments.iter().flat_map(|s| &s.args) {
+                if let crate::model::GenericArg::Type(t) = a {
+                    collect_sized(t, false, out);
+                }
+            }
+        }
+        Ty::Tuple(ts) => ts.iter().for_each(|t| collect_sized(t, by_value, out)),
+        Ty::Array(e, _) | Ty::Slice(e) => collect_sized(e, true, out),
+        Ty::Ref(_, e) | Ty::RawPtr(_, e) => collect_sized(e, false, out),
+        _ => {}
+    }
+}
+
+/// The structs and enums in `ty` that are pointees: behind a reference,
+/// a raw pointer or a `NonNull` (`behind`). An array or slice element is
+/// sized, so it is not one.
+fn collect_pointees(ty: &Ty, behind: bool, out: &mut BTreeSet<Ty>) {
+    match ty {
+        Ty::Adt(p) => {
+            if behind {
+                out.insert(ty.clone());
+            }
+            let wraps_pointer = p.def_path().ends_with("ptr::NonNull");
+            for a in p.segments.iter().flat_map(|s| &s.args) {
+                if let crate::model::GenericArg::Type(t) = a {
+                    collect_pointees(t, wraps_pointer, out);
+                }
+            }
+        }
+        Ty::Tuple(ts) => ts.iter().for_each(|t| collect_pointees(t, behind, out)),
+        Ty::Array(e, _) | Ty::Slice(e) => collect_pointees(e, false, out),
+        Ty::Ref(_, e) | Ty::RawPtr(_, e) => collect_pointees(e, true, out),
+        _ => {}
+    }
+}
+
+/// The structs that some body's MIR shows to be dynamically sized: a field
+/// projected out of one has an unsized type (`((*_1).1: [u32])`), the
+/// metadata of a pointer to one is not `()` (`_2 = PtrMetadata(copy _1)`
+/// with `_2: usize`), or a pointer to one is cast to a fat pointer
+/// (`copy _1 as *const [u8] (PtrToPtr)`). A struct's tail can only be read
+/// through such a projection or its metadata, or by such a cast (a
+/// `transmute` that would need it fat is refused for its size).
+fn unsized_by_use(krate: &Crate) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let is_unsized = |t: &Ty, found: &BTreeSet<String>| {
+        t.is_unsized() || matches!(t, Ty::Adt(_)) && found.contains(&std_spelling(&t.to_string()))
+    };
+    // A nested struct's tail shows its parent unsized once it is known to
+    // be: repeat until nothing changes.
+    loop {
+        let before = found.len();
+        for (_, b) in krate.bodies.iter() {
+            b.for_each_place(|p| {
+                let Some(mut ty) = b.locals.get(p.local).map(|l| l.ty.clone()) else {
+                    return;
+                };
+                for e in &p.projection {
+                    if let (PlaceElem::Field(_, t), Ty::Adt(_)) = (e, &ty)
+                        && is_unsized(t, &found)
+                    {
+                        found.insert(std_spelling(&ty.to_string()));
+                    }
+                    let Some(next) = e.projected_ty(ty) else {
+                        return;
+                    };
+                    ty = next;
+                }
+            });
+            for st in b.blocks.values().flat_map(|bb| &bb.statements) {
+                let StatementKind::Assign(dst, rv) = &st.kind else {
+                    continue;
+                };
+                // `PtrMetadata(p)` is `()` for a thin `p`; a pointer cast
+                // keeps the metadata, so one to a fat pointer is from one.
+                let (src, fat_result) = match rv {
+                    Rvalue::UnaryOp(UnOp::PtrMetadata, Operand::Copy(src) | Operand::Move(src)) => {
+                        (src, b.place_ty(dst).is_some_and(|t| t != Ty::unit()))
+                    }
+                    Rvalue::Cast(
+                        CastKind::PtrToPtr,
+                        Operand::Copy(src) | Operand::Move(src),
+                        to,
+                    ) => (src, to.pointee().is_some_and(|p| is_unsized(p, &found))),
+                    _ => continue,
+                };
+                if let Some(Ty::Ref(_, pointee) | Ty::RawPtr(_, pointee)) = b.place_ty(src)
+                    && fat_result
+                    && matches!(*pointee, Ty::Adt(_))
+                {
+                    found.insert(std_spelling(&pointee.to_string()));
+                }
+            }
+        }
+        if found.len() == before {
+            return found;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IntTy, Path, PathSegment};
+
+    fn adt(path: &str) -> Ty {
+        Ty::Adt(Path {
+            segments: path
+                .split("::")
+                .map(|n| PathSegment {
+                    name: n.into(),
+                    args: vec![],
+                })
+                .collect(),
+        })
+    }
+
+    #[test]
+    fn a_struct_is_unsized_where_its_tail_or_its_metadata_is_used() {
+        // `h` comes first: `Outer` is found in the second pass.
+        let mir = "fn kernel::h(_1: &kernel::Outer) -> usize {
+    let mut _0: usize;
+    let mut _2: &[u64];
+
+    bb0: {
+        _2 = &(((*_1).1: kernel::Words).3: [u64]);
+        _0 = PtrMetadata(copy _2);
+        return;
+    }
+}
+
+fn kernel::f(_1: &kernel::Words) -> usize {
+    let mut _0: usize;
+    let mut _2: &[u64];
+
+    bb0: {
+        _2 = &((*_1).3: [u64]);
+        _0 = PtrMetadata(copy _2);
+        return;
+    }
+}
+
+fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
+    let mut _0: usize;
+    let mut _3: ();
+    let mut _4: u32;
+    let mut _5: (kernel::Plain, u8);
+    let mut _6: &[kernel::Elem];
+    let mut _7: *const kernel::Behind<std::ptr::NonNull<kernel::Arg>>;
+    let mut _8: *const kernel::Lone;
+    let mut _9: *const [u8];
+
+    bb0: {
+        _0 = PtrMetadata(copy _1);
+        _3 = PtrMetadata(copy _2);
+        _4 = copy ((*_2).0: u32);
+        _7 = copy _9 as *const kernel::Behind<std::ptr::NonNull<kernel::Arg>> (PtrToPtr);
+        return;
+    }
+}
+
+";
+        let krate = crate::import_text(mir, "", None).expect("imports");
+        let known = by_use(&krate);
+        // `Outer` holds `Words` as its tail: found once `Words` is.
+        assert_eq!(
+            known.unsized_adts.iter().collect::<Vec<_>>(),
+            ["kernel::Hidden", "kernel::Outer", "kernel::Words"]
+        );
+        // Held by value (in a tuple) or as a slice's element: sized.
+        assert_eq!(
+            known.sized_adts.iter().collect::<Vec<_>>(),
+            ["kernel::Elem", "kernel::Plain"]
+        );
+        // What neither settles goes to the probe where a pointer to it is
+        // made from a fat one (and what a `NonNull` argument points to);
+        // `Lone`, behind a pointer nothing makes, is not asked about.
+        let asked: Vec<String> = probe_candidates(&krate, &known)
+            .iter()
+            .map(Ty::to_string)
+            .collect();
+        assert_eq!(
+            asked,
+            [
+                "kernel::Arg",
+                "kernel::Behind<std::ptr::NonNull<kernel::Arg>>"
+            ]
+        );
+    }
+
+    #[test]
+    fn sizedness_is_known_for_probed_structs_and_unknown_for_the_rest() {
+        let mut table = crate::layout::LayoutTable::default();
+        table.unsized_adts.insert("kernel::Packet".into());
+        table.sized_adts.insert("std::option::Option".into());
+        assert_eq!(table.sizedness(&adt("kernel::Packet")), Some(false));
+        assert!(table.is_unsized(&adt("kernel::Packet")));
+        // A `no_std` dependency prints std's types through `core`.
+        assert_eq!(table.sizedness(&adt("core::option::Option")), Some(true));
+        assert_eq!(table.sizedness(&adt("dep::Hidden")), None);
+        assert!(!table.is_unsized(&adt("dep::Hidden")));
+        assert_eq!(table.sizedness(&Ty::Slice(Box::new(Ty::Bool))), Some(false));
+        assert_eq!(table.sizedness(&Ty::Int(IntTy::U8)), Some(true));
+    }
+}
