@@ -248,8 +248,9 @@ fn ptx_var_bytes(v: &ptx_reader::Variable) -> u64 {
 ///   into; an all-zero table copied to the stack is the one case this misses);
 /// - in the `-opt=0` PTX, where every function survives, the function is
 ///   defined and has no `.local` variable of `n` bytes or more together with
-///   `n / 8` or more stores to `.local` or generic addresses (the stack slot
-///   is written through its generic address there);
+///   `n / 8` or more stores of constants (non-zero immediates, values loaded
+///   from a constant table: [`super::ptx_stores`]) to `.local` or generic
+///   addresses (the stack slot is written through its generic address there);
 /// - in the `-opt=3` PTX, where helpers are inlined into their callers, no
 ///   defined function has that, for the smallest table any function reads.
 pub fn no_constant_stack_copy(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
@@ -308,18 +309,7 @@ pub fn no_constant_stack_copy(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
                 )));
                 continue;
             };
-            // At `-opt=0` a stack slot is written through its generic
-            // address (`st.u32 [%rd1]`), so a store counts unless it names
-            // another state space than `.local`.
-            let local_stores = f
-                .instructions()
-                .filter(|i| {
-                    i.opcode == "st"
-                        && i.modifiers.iter().all(|m| {
-                            !matches!(m, ptx_reader::Modifier::Space(s) if *s != StateSpace::Local)
-                        })
-                })
-                .count() as u64;
+            let local_stores = super::ptx_stores::constant_stores_to_stack(f);
             if local_stores < size / 8 {
                 continue;
             }
@@ -327,7 +317,7 @@ pub fn no_constant_stack_copy(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
                 let bytes = ptx_var_bytes(v);
                 if bytes >= size {
                     failures.push(fail(format!(
-                        "{name} declares {bytes} bytes of .local storage ({}) and makes {local_stores} stores to .local or generic addresses in the {level} PTX, enough to copy the {size}-byte constant {symbol}",
+                        "{name} declares {bytes} bytes of .local storage ({}) and makes {local_stores} stores of constants to .local or generic addresses in the {level} PTX, enough to copy the {size}-byte constant {symbol}",
                         v.name
                     )));
                 }

@@ -37,6 +37,7 @@ use mir_lower::Lowered;
 pub mod artifacts;
 pub mod checks;
 pub mod ptx_forms;
+pub mod ptx_stores;
 pub mod stable;
 
 pub use artifacts::Artifacts;
