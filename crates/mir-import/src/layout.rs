@@ -135,22 +135,28 @@ pub fn std_spelling(name: &str) -> String {
 }
 
 impl LayoutTable {
-    /// Whether a pointer to `ty` is fat: a slice, `str`, `dyn Trait`, or a
-    /// struct the probe found dynamically sized. A struct the probe could not
-    /// name counts as sized here; [`Self::sizedness`] tells it apart.
+    /// Whether a pointer to `ty` is fat: a slice, `str`, `dyn Trait`, a
+    /// struct known to be dynamically sized, or a tuple ending in one of
+    /// these. A struct of unknown sizedness counts as sized here;
+    /// [`Self::sizedness`] tells it apart.
     pub fn is_unsized(&self, ty: &Ty) -> bool {
         self.sizedness(ty) == Some(false)
     }
 
     /// `Some(true)` for a type known to be sized, `Some(false)` for one known
-    /// to be dynamically sized, `None` for a struct or enum whose sizedness
-    /// the probe did not learn.
+    /// to be dynamically sized, `None` for a struct or enum (or a tuple
+    /// ending in one) whose sizedness neither the MIR's use nor the probe
+    /// showed.
     pub fn sizedness(&self, ty: &Ty) -> Option<bool> {
         if ty.is_unsized() {
             return Some(false);
         }
         let Ty::Adt(_) = ty else {
-            return Some(true);
+            // A tuple is as sized as its last element (`(u16, [u8])` is not).
+            return match ty {
+                Ty::Tuple(elems) => elems.last().map_or(Some(true), |t| self.sizedness(t)),
+                _ => Some(true),
+            };
         };
         let name = std_spelling(&ty.to_string());
         if self.unsized_adts.contains(&name) {

@@ -248,11 +248,24 @@ impl<'a> Interp<'a> {
                 PlaceElem::Field(i, fty) => {
                     let l = self.layout(&cur.ty)?;
                     let off = field_offset(&l, cur.variant.as_deref(), &i.to_string())?;
+                    // A slice or `str` tail keeps the struct's length; any
+                    // other unsized field (a `dyn` tail) is not evaluated.
+                    let meta = if self.layouts.is_unsized(fty) {
+                        if !matches!(fty, Ty::Slice(_) | Ty::Str) || cur.meta.is_none() {
+                            return Err(EvalError::WrongType {
+                                what: "no length for the unsized field",
+                                ty: fty.clone(),
+                            });
+                        }
+                        cur.meta
+                    } else {
+                        None
+                    };
                     PlaceRef {
                         base: cur.base,
                         offset: cur.offset + off,
                         ty: fty.clone(),
-                        meta: None,
+                        meta,
                         variant: None,
                     }
                 }

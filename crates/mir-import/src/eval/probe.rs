@@ -480,11 +480,11 @@ pub fn probe_tuples(
 }
 
 /// Whether [`behind_stand_ins`] replaced, in `ty`, a pointer to a type
-/// that `table` knows to be dynamically sized (so the stand-in, a thin
-/// pointer, has the wrong size).
+/// that `table` does not know to be sized (so the stand-in, a thin
+/// pointer, may have the wrong size).
 fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
     match ty {
-        Ty::Ref(_, t) | Ty::RawPtr(_, t) if foreign(t) => table.sizedness(t) == Some(false),
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) if foreign(t) => table.sizedness(t) != Some(true),
         Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) => stands_in_for_unsized(t, table),
         Ty::Tuple(ts) => ts.iter().any(|t| stands_in_for_unsized(t, table)),
         _ => false,

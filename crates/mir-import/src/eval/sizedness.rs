@@ -6,15 +6,22 @@
 //!
 //! - the MIR's own use ([`by_use`]): the type of a by-value local and the
 //!   element of an array or slice are sized; a field projected out of a
-//!   struct with an unsized type (`((*_1).1: [u32])`), or a pointer's
-//!   metadata that is not `()`, shows the struct unsized;
-//! - the layout probe, for each struct behind a pointer that no use
-//!   settles and that source can name: `size_of::<*const T>()` is 16 for a
-//!   dynamically sized `T` ([`super::probe`]);
-//! - the rest (a dependency's private type, only ever behind a pointer)
-//!   stays unknown. It is laid out as sized: a tail that no body projects
-//!   and whose length nothing reads loses nothing. Where a fat pointer would
-//!   still differ (a pointer comparison, `size_of_val`), the lowering refuses.
+//!   struct with an unsized type (`((*_1).1: [u32])`), a pointer's metadata
+//!   that is not `()`, or a cast of a pointer to a fat pointer shows the
+//!   struct unsized; and a pointer field projected out of a struct the
+//!   report lays out shows its pointee sized (8 bytes) or not (16);
+//! - the layout probe, for each struct that no use settles and that a body
+//!   makes pointers to from something else (a `transmute`, a cast of a fat
+//!   pointer, an unsizing coercion, a raw pointer from its parts) or
+//!   compares pointers to, where source can name it: `size_of::<*const
+//!   T>()` is 16 for a dynamically sized `T` ([`super::probe`]). std's own
+//!   types are not asked about;
+//! - the rest stays unknown and is laid out as sized: its tail is never
+//!   projected, its length never read, and a pointer to it never kept in a
+//!   struct field the report lays out, so a thin pointer loses nothing.
+//!   Where a fat pointer would still differ (a pointer comparison,
+//!   `size_of_val`, a cast from a fat pointer to a struct with an unsized
+//!   type argument), the lowering refuses.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,9 +34,11 @@ use crate::model::{
 /// ([`std_spelling`]: a `no_std` dependency prints `core::`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ByUse {
-    /// Structs a tail projection or a pointer's metadata shows unsized.
+    /// Structs a tail projection, a pointer's metadata, a cast to a fat
+    /// pointer or a 16-byte pointer field shows unsized.
     pub unsized_adts: BTreeSet<String>,
-    /// Structs and enums held by value or as array or slice elements.
+    /// Structs and enums held by value, as array or slice elements, or
+    /// behind an 8-byte pointer field.
     pub sized_adts: BTreeSet<String>,
 }
 
@@ -41,19 +50,94 @@ pub fn by_use(krate: &Crate) -> ByUse {
             collect_sized(&l.ty, true, &mut sized);
         }
     }
+    let mut unsized_adts = unsized_by_use(krate);
+    for (name, is_sized) in by_printed_fields(krate) {
+        if is_sized {
+            sized.insert(name);
+        } else {
+            unsized_adts.insert(name);
+        }
+    }
     ByUse {
-        unsized_adts: unsized_by_use(krate),
+        unsized_adts,
         sized_adts: sized,
     }
+}
+
+/// What rustc's report says of the pointees of pointer fields: a field
+/// projected as `*const X`, `&X` or `NonNull<X>` out of a struct the report
+/// lays out is 16 bytes when `X` is dynamically sized and 8 when it is not
+/// (by name in std's spelling, whether sized). A pointer to `X` kept in a
+/// struct field is read and written by that projection, so its width there
+/// must be rustc's.
+fn by_printed_fields(krate: &Crate) -> BTreeMap<String, bool> {
+    let names = super::field_name_map(krate);
+    let mut out = BTreeMap::new();
+    for (_, b) in krate.bodies.iter() {
+        b.for_each_place(|p| {
+            let Some(mut ty) = b.locals.get(p.local).map(|l| l.ty.clone()) else {
+                return;
+            };
+            for e in &p.projection {
+                if let (PlaceElem::Field(i, t), Ty::Adt(path)) = (e, &ty)
+                    && let Some(pointee @ Ty::Adt(_)) = pointer_target(t)
+                    && let Some(size) = printed_field_size(krate, &ty, &path.def_path(), *i, &names)
+                {
+                    match size {
+                        8 => out.insert(std_spelling(&pointee.to_string()), true),
+                        16 => out.insert(std_spelling(&pointee.to_string()), false),
+                        _ => None,
+                    };
+                }
+                let Some(next) = e.projected_ty(ty) else {
+                    return;
+                };
+                ty = next;
+            }
+        });
+    }
+    out
+}
+
+/// What `t` points to, if it is a reference, a raw pointer or a `NonNull`.
+fn pointer_target(t: &Ty) -> Option<&Ty> {
+    match t {
+        Ty::Ref(_, p) | Ty::RawPtr(_, p) => Some(p),
+        Ty::Adt(path) if path.def_path().ends_with("ptr::NonNull") => match path.generic_args() {
+            [crate::model::GenericArg::Type(p)] => Some(p),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The size rustc's report prints for field `index` of the struct `ty`
+/// (def path `def_path`), whose declaration-order names `names` may give.
+fn printed_field_size(
+    krate: &Crate,
+    ty: &Ty,
+    def_path: &str,
+    index: u32,
+    names: &BTreeMap<String, Vec<String>>,
+) -> Option<u64> {
+    let layout = krate.layouts.get(&ty.to_string())?;
+    let crate::layout::TypeShape::Struct { fields } = &layout.shape else {
+        return None;
+    };
+    let name = match names.get(def_path) {
+        Some(declared) => declared.get(index as usize)?.clone(),
+        None => index.to_string(),
+    };
+    fields.iter().find(|f| f.name == name).map(|f| f.size)
 }
 
 /// The structs and enums whose pointers a body makes from something else
 /// (where a fat pointer to a dynamically sized struct is born: a
 /// `transmute`, a cast of a fat pointer, an unsizing coercion, a raw
-/// pointer built from its parts) and whose sizedness `known` does not
-/// settle: the ones to ask the probe about. Anywhere else a struct whose
-/// tail nothing reads can be taken for sized with nothing lost, and asking
-/// rustc costs a compilation.
+/// pointer built from its parts) or compares, and whose sizedness `known`
+/// does not settle: the ones to ask the probe about. Anywhere else a
+/// struct whose tail nothing reads can be taken for sized with nothing
+/// lost, and asking rustc costs a compilation.
 pub fn probe_candidates(krate: &Crate, known: &ByUse) -> BTreeSet<Ty> {
     let fat = |t: &Ty| {
         t.pointee().is_some_and(|p| {
@@ -84,13 +168,23 @@ pub fn probe_candidates(krate: &Crate, known: &ByUse) -> BTreeSet<Ty> {
                     out.extend(before.symmetric_difference(&after).cloned());
                 }
                 Rvalue::Cast(CastKind::PtrToPtr, op, to) if ty_of(op).is_some_and(|t| fat(&t)) => {
-                    collect_pointees(to, false, &mut out);
+                    out.extend(adt_pointee(to));
                 }
                 Rvalue::Cast(CastKind::PointerCoercion(k), _, to) if k.starts_with("Unsize") => {
-                    collect_pointees(to, false, &mut out);
+                    out.extend(adt_pointee(to));
                 }
-                Rvalue::Aggregate(AggregateKind::RawPtr(t, _), ops) if ops.len() == 2 => {
-                    collect_pointees(t, true, &mut out);
+                // `*const T from (data, meta)` with a metadata that is not `()`.
+                Rvalue::Aggregate(AggregateKind::RawPtr(t, _), ops)
+                    if ops.get(1).and_then(ty_of).is_some_and(|m| m != Ty::unit()) =>
+                {
+                    out.extend(adt_pointee(t).or(matches!(t, Ty::Adt(_)).then(|| t.clone())));
+                }
+                // Pointers compare their metadata too: the lowering refuses
+                // a comparison of pointers to a struct of unknown sizedness.
+                Rvalue::BinaryOp(_, a, _) => {
+                    if let Some(t) = ty_of(a) {
+                        out.extend(adt_pointee(&t));
+                    }
                 }
                 _ => {}
             }
@@ -144,6 +238,11 @@ fn collect_sized(ty: &Ty, by_value: bool, out: &mut BTreeSet<String>) {
         Ty::Ref(_, e) | Ty::RawPtr(_, e) => collect_sized(e, false, out),
         _ => {}
     }
+}
+
+/// The struct or enum that the pointer type `t` points to.
+fn adt_pointee(t: &Ty) -> Option<Ty> {
+    t.pointee().filter(|p| matches!(p, Ty::Adt(_))).cloned()
 }
 
 /// The structs and enums in `ty` that are pointees: behind a reference,
@@ -284,12 +383,15 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
     let mut _7: *const kernel::Behind<std::ptr::NonNull<kernel::Arg>>;
     let mut _8: *const kernel::Lone;
     let mut _9: *const [u8];
+    let mut _10: *const kernel::Compared;
+    let mut _11: bool;
 
     bb0: {
         _0 = PtrMetadata(copy _1);
         _3 = PtrMetadata(copy _2);
         _4 = copy ((*_2).0: u32);
         _7 = copy _9 as *const kernel::Behind<std::ptr::NonNull<kernel::Arg>> (PtrToPtr);
+        _11 = Eq(copy _10, copy _10);
         return;
     }
 }
@@ -308,8 +410,9 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
             ["kernel::Elem", "kernel::Plain"]
         );
         // What neither settles goes to the probe where a pointer to it is
-        // made from a fat one (and what a `NonNull` argument points to);
-        // `Lone`, behind a pointer nothing makes, is not asked about.
+        // made from a fat one or compared; `Lone`, behind a pointer nothing
+        // makes or compares, and `Arg`, inside the pointee, are not asked
+        // about.
         let asked: Vec<String> = probe_candidates(&krate, &known)
             .iter()
             .map(Ty::to_string)
@@ -317,8 +420,8 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
         assert_eq!(
             asked,
             [
-                "kernel::Arg",
-                "kernel::Behind<std::ptr::NonNull<kernel::Arg>>"
+                "kernel::Behind<std::ptr::NonNull<kernel::Arg>>",
+                "kernel::Compared"
             ]
         );
     }
@@ -336,5 +439,30 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
         assert!(!table.is_unsized(&adt("dep::Hidden")));
         assert_eq!(table.sizedness(&Ty::Slice(Box::new(Ty::Bool))), Some(false));
         assert_eq!(table.sizedness(&Ty::Int(IntTy::U8)), Some(true));
+    }
+
+    #[test]
+    fn a_pointer_field_shows_its_pointee_sized_or_not_by_its_printed_width() {
+        let mir = "fn kernel::f(_1: &kernel::W, _2: &kernel::V) -> () {
+    let mut _0: ();
+    let mut _3: *const kernel::Header;
+    let mut _4: std::ptr::NonNull<kernel::Small>;
+
+    bb0: {
+        _3 = copy ((*_1).0: *const kernel::Header);
+        _4 = copy ((*_2).0: std::ptr::NonNull<kernel::Small>);
+        return;
+    }
+}
+";
+        let sizes = "print-type-size type: `kernel::W`: 16 bytes, alignment: 8 bytes
+print-type-size     field `.0`: 16 bytes
+print-type-size type: `kernel::V`: 8 bytes, alignment: 8 bytes
+print-type-size     field `.0`: 8 bytes
+";
+        let krate = crate::import_text(mir, sizes, None).expect("imports");
+        let known = by_use(&krate);
+        assert!(known.unsized_adts.contains("kernel::Header"), "{known:?}");
+        assert!(known.sized_adts.contains("kernel::Small"), "{known:?}");
     }
 }

@@ -218,11 +218,16 @@ impl FnLower<'_, '_> {
                     // A fat pointer made thin drops its length, which is
                     // right only if the new pointee is sized. A pointer to a
                     // struct ending in a slice (`*const [u32] as *const
-                    // Packet`) is fat here, as the probe or the MIR's use of
-                    // its tail shows (`LayoutTable::sizedness`); one that
-                    // neither shows has a tail nothing reads.
-                    if let Some(pointee @ (Ty::Adt(_) | Ty::Opaque(_))) = to.pointee()
-                        && self.sh.layouts.of(pointee).is_err()
+                    // Packet`) is fat here where the MIR's use, the report's
+                    // field widths or the probe show it (`LayoutTable::
+                    // sizedness`). Of unknown sizedness, a struct with an
+                    // unsized type argument (`Packet<[u32]>`) may well end
+                    // in it: refused.
+                    if let Some(pointee @ (Ty::Adt(_) | Ty::Opaque(_) | Ty::Tuple(_))) =
+                        to.pointee()
+                        && (self.sh.layouts.of(pointee).is_err()
+                            || self.sh.layouts.table.sizedness(pointee).is_none()
+                                && has_unsized_argument(pointee))
                     {
                         return Err(self.unsupported(format!(
                             "cast of the fat pointer `{from}` to `{to}`, whose pointee may be unsized (a struct ending in a slice): its length would be lost"
@@ -884,5 +889,19 @@ fn unsized_array_len(from: &Ty, to: &Ty) -> Option<u64> {
             }
         }
         _ => None,
+    }
+}
+
+/// Whether `ty` holds an unsized type among its type arguments or as its
+/// last tuple element, at any depth (`Packet<[u32]>`, `(u16, Tail<str>)`).
+fn has_unsized_argument(ty: &Ty) -> bool {
+    match ty {
+        Ty::Adt(p) => p.segments.iter().flat_map(|s| &s.args).any(|a| {
+            matches!(a, mir_import::model::GenericArg::Type(t) if t.is_unsized() || has_unsized_argument(t))
+        }),
+        Ty::Tuple(elems) => elems
+            .last()
+            .is_some_and(|t| t.is_unsized() || has_unsized_argument(t)),
+        _ => false,
     }
 }
