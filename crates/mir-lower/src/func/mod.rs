@@ -11,8 +11,10 @@
 //! the stack (rustc's own backend gets the same from a private global and a
 //! memcpy that LLVM forwards).
 
+mod arith;
 mod atomics;
 mod call;
+mod casts;
 mod doomed;
 mod liveness;
 mod memory;

@@ -1,0 +1,284 @@
+//! Operators: integer and float binary operations, pointer comparison and
+//! offset, checked and saturating arithmetic (128-bit included), and unary
+//! operations.
+
+use device_ir::{BinaryOp, CastOp, FloatCC, IntCC, UnaryOp, Value};
+use mir_import::model::{BinOp, Operand, Ty, UnOp};
+
+use super::FnLower;
+use super::rvalue::int_bits;
+use super::values::Val;
+use crate::diag::Diagnostic;
+
+impl FnLower<'_, '_> {
+    pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        a: &Operand,
+        b: &Operand,
+    ) -> Result<Val, Diagnostic> {
+        let ty = self.operand_ty(a)?;
+        let x = self.read_operand(a)?;
+        let y = self.read_operand(b)?;
+        if op == BinOp::Offset {
+            let (Val::Immediate(p), Val::Immediate(n)) = (x, y) else {
+                return Err(self.unsupported("offset"));
+            };
+            let pointee = ty
+                .pointee()
+                .cloned()
+                .ok_or_else(|| self.unsupported("offset"))?;
+            let size = self
+                .sh
+                .layouts
+                .of(&pointee)
+                .map_err(|e| self.unsupported(e))?
+                .size;
+            let s = self.iconst(64, size as i128);
+            let off = self.b.imul(n, s);
+            return Ok(Val::Immediate(self.b.byte_offset(p, off)));
+        }
+        let (Val::Immediate(mut x), Val::Immediate(mut y)) = (x, y) else {
+            return Err(self.internal(&format!("{op:?} on non-scalars")));
+        };
+        if matches!(ty, Ty::Float(_)) {
+            return self.float_binary(op, x, y);
+        }
+        if let Some(pointee) = ty.pointee() {
+            // A pointer to a struct nothing showed sized or unsized is
+            // thin here; if it were fat, its length would compare too.
+            if self.sh.layouts.table.sizedness(pointee).is_none() {
+                return Err(self.unsupported(format!(
+                    "comparison of pointers to `{pointee}`, whose sizedness the layout probe could not learn (a pointer to a dynamically sized struct compares its length too)"
+                )));
+            }
+            // Thin pointers compare by address.
+            let t = self.b.types().i64();
+            x = self.b.cast(CastOp::PtrToInt, x, t);
+            y = self.b.cast(CastOp::PtrToInt, y, t);
+        }
+        let (bits, signed) = int_bits(&ty).unwrap_or((64, false));
+        // Shift amounts may have another width; Rust masks them to the width.
+        if matches!(
+            op,
+            BinOp::Shl | BinOp::Shr | BinOp::ShlUnchecked | BinOp::ShrUnchecked
+        ) {
+            let t = self.b.types().int(bits);
+            y = self.zext_or_trunc(y, t);
+            let mask = self.iconst(bits, i128::from(bits - 1));
+            y = self.b.binary(BinaryOp::And, y, mask);
+        }
+        let cmp = |c: IntCC, cu: IntCC| if signed { c } else { cu };
+        let v = match op {
+            BinOp::Add | BinOp::AddUnchecked => self.b.binary(BinaryOp::Add, x, y),
+            BinOp::Sub | BinOp::SubUnchecked => self.b.binary(BinaryOp::Sub, x, y),
+            BinOp::Mul | BinOp::MulUnchecked => self.b.binary(BinaryOp::Mul, x, y),
+            BinOp::Div => self.b.binary(
+                if signed {
+                    BinaryOp::SDiv
+                } else {
+                    BinaryOp::UDiv
+                },
+                x,
+                y,
+            ),
+            BinOp::Rem => self.b.binary(
+                if signed {
+                    BinaryOp::SRem
+                } else {
+                    BinaryOp::URem
+                },
+                x,
+                y,
+            ),
+            BinOp::BitAnd => self.b.binary(BinaryOp::And, x, y),
+            BinOp::BitOr => self.b.binary(BinaryOp::Or, x, y),
+            BinOp::BitXor => self.b.binary(BinaryOp::Xor, x, y),
+            BinOp::Shl | BinOp::ShlUnchecked => self.b.binary(BinaryOp::Shl, x, y),
+            BinOp::Shr | BinOp::ShrUnchecked => self.b.binary(
+                if signed {
+                    BinaryOp::AShr
+                } else {
+                    BinaryOp::LShr
+                },
+                x,
+                y,
+            ),
+            BinOp::Eq => self.b.icmp(IntCC::Eq, x, y),
+            BinOp::Ne => self.b.icmp(IntCC::Ne, x, y),
+            BinOp::Lt => self.b.icmp(cmp(IntCC::Slt, IntCC::Ult), x, y),
+            BinOp::Le => self.b.icmp(cmp(IntCC::Sle, IntCC::Ule), x, y),
+            BinOp::Gt => self.b.icmp(cmp(IntCC::Sgt, IntCC::Ugt), x, y),
+            BinOp::Ge => self.b.icmp(cmp(IntCC::Sge, IntCC::Uge), x, y),
+            BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow => {
+                return self.checked(op, x, y, bits, signed);
+            }
+            BinOp::Cmp => {
+                // MIR's three-way comparison (`Ord::cmp` of integers, `char`s,
+                // `bool`s) yields `core::cmp::Ordering`, a `#[repr(i8)]` enum
+                // whose discriminants are the values: Less = -1, Equal = 0,
+                // Greater = 1. Two compares of the operands' signedness and two
+                // selects give that `i8` without a branch.
+                let lt = self.b.icmp(cmp(IntCC::Slt, IntCC::Ult), x, y);
+                let gt = self.b.icmp(cmp(IntCC::Sgt, IntCC::Ugt), x, y);
+                let less = self.iconst(8, -1);
+                let equal = self.iconst(8, 0);
+                let greater = self.iconst(8, 1);
+                let not_less = self.b.select(gt, greater, equal);
+                self.b.select(lt, less, not_less)
+            }
+            BinOp::Offset => return Err(self.internal("`Offset` of a non-pointer")),
+        };
+        Ok(Val::Immediate(v))
+    }
+
+    /// `(result, overflowed)` for checked arithmetic, computed in twice the width.
+    fn checked(
+        &mut self,
+        op: BinOp,
+        x: Value,
+        y: Value,
+        bits: u16,
+        signed: bool,
+    ) -> Result<Val, Diagnostic> {
+        if bits > 64 {
+            return self.checked_in_width(op, x, y, signed);
+        }
+        let wide = self.b.types().int(bits * 2);
+        let narrow = self.b.types().int(bits);
+        let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
+        let wx = self.b.cast(ext, x, wide);
+        let wy = self.b.cast(ext, y, wide);
+        let bop = match op {
+            BinOp::AddWithOverflow => BinaryOp::Add,
+            BinOp::SubWithOverflow => BinaryOp::Sub,
+            _ => BinaryOp::Mul,
+        };
+        let wr = self.b.binary(bop, wx, wy);
+        let r = self.b.cast(CastOp::Trunc, wr, narrow);
+        let back = self.b.cast(ext, r, wide);
+        let ovf = self.b.icmp(IntCC::Ne, back, wr);
+        Ok(Val::Pair(r, ovf))
+    }
+
+    /// `(result, overflowed)` for checked addition and subtraction of
+    /// 128-bit integers, where there is no wider type to compute in: the
+    /// result wraps, and the overflow is read from it (unsigned: the sum
+    /// is below an operand, the minuend below the subtrahend; signed: the
+    /// result's sign differs from both addends' or, for a difference, from
+    /// the minuend's when the operands' signs differ). Multiplication is
+    /// refused.
+    fn checked_in_width(
+        &mut self,
+        op: BinOp,
+        x: Value,
+        y: Value,
+        signed: bool,
+    ) -> Result<Val, Diagnostic> {
+        let sub = match op {
+            BinOp::AddWithOverflow => false,
+            BinOp::SubWithOverflow => true,
+            _ => {
+                return Err(self.unsupported("checked multiplication of 128-bit integers"));
+            }
+        };
+        let r = self
+            .b
+            .binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, x, y);
+        let ovf = if signed {
+            // add: (x ^ r) & (y ^ r) < 0; sub: (x ^ y) & (x ^ r) < 0.
+            let xr = self.b.binary(BinaryOp::Xor, x, r);
+            let other = if sub {
+                self.b.binary(BinaryOp::Xor, x, y)
+            } else {
+                self.b.binary(BinaryOp::Xor, y, r)
+            };
+            let both = self.b.binary(BinaryOp::And, xr, other);
+            let zero = self.iconst(128, 0);
+            self.b.icmp(IntCC::Slt, both, zero)
+        } else if sub {
+            self.b.icmp(IntCC::Ult, x, y)
+        } else {
+            self.b.icmp(IntCC::Ult, r, x)
+        };
+        Ok(Val::Pair(r, ovf))
+    }
+
+    /// `x + y` or `x - y` clamped to the range of their `bits`-wide type
+    /// (`saturating_add`, `saturating_sub`): computed in twice the width,
+    /// where it cannot overflow, and clamped there with signed comparisons
+    /// (the zero-extended operands of an unsigned one are non-negative
+    /// there). Written with plain instructions because libNVVM's LLVM has
+    /// no `llvm.*.sat` intrinsics.
+    pub(super) fn saturating(
+        &mut self,
+        sub: bool,
+        x: Value,
+        y: Value,
+        bits: u16,
+        signed: bool,
+    ) -> Result<Value, Diagnostic> {
+        if bits > 64 {
+            return Err(self.unsupported("saturating arithmetic on 128-bit integers"));
+        }
+        let wide = self.b.types().int(bits * 2);
+        let narrow = self.b.types().int(bits);
+        let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
+        let wx = self.b.cast(ext, x, wide);
+        let wy = self.b.cast(ext, y, wide);
+        let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+        let wr = self.b.binary(op, wx, wy);
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let (lo, hi) = (self.iconst(bits * 2, lo), self.iconst(bits * 2, hi));
+        let below = self.b.icmp(IntCC::Slt, wr, lo);
+        let above = self.b.icmp(IntCC::Sgt, wr, hi);
+        let capped = self.b.select(above, hi, wr);
+        let clamped = self.b.select(below, lo, capped);
+        Ok(self.b.cast(CastOp::Trunc, clamped, narrow))
+    }
+
+    fn float_binary(&mut self, op: BinOp, x: Value, y: Value) -> Result<Val, Diagnostic> {
+        let v = match op {
+            BinOp::Add => self.b.binary(BinaryOp::FAdd, x, y),
+            BinOp::Sub => self.b.binary(BinaryOp::FSub, x, y),
+            BinOp::Mul => self.b.binary(BinaryOp::FMul, x, y),
+            BinOp::Div => self.b.binary(BinaryOp::FDiv, x, y),
+            BinOp::Rem => self.b.binary(BinaryOp::FRem, x, y),
+            BinOp::Eq => self.b.fcmp(FloatCC::Oeq, x, y),
+            BinOp::Ne => self.b.fcmp(FloatCC::Une, x, y),
+            BinOp::Lt => self.b.fcmp(FloatCC::Olt, x, y),
+            BinOp::Le => self.b.fcmp(FloatCC::Ole, x, y),
+            BinOp::Gt => self.b.fcmp(FloatCC::Ogt, x, y),
+            BinOp::Ge => self.b.fcmp(FloatCC::Oge, x, y),
+            other => return Err(self.internal(&format!("float {other:?}"))),
+        };
+        Ok(Val::Immediate(v))
+    }
+
+    pub(super) fn unary(&mut self, op: UnOp, a: &Operand) -> Result<Val, Diagnostic> {
+        let ty = self.operand_ty(a)?;
+        let v = self.read_operand(a)?;
+        match (op, v) {
+            (UnOp::PtrMetadata, Val::Pair(_, n)) => Ok(Val::Immediate(n)),
+            (UnOp::PtrMetadata, _) => Ok(Val::Zst),
+            (UnOp::Not, Val::Immediate(x)) => {
+                let (bits, _) = int_bits(&ty).ok_or_else(|| self.unsupported("not"))?;
+                let ones = self.iconst(bits, -1);
+                Ok(Val::Immediate(self.b.binary(BinaryOp::Xor, x, ones)))
+            }
+            (UnOp::Neg, Val::Immediate(x)) if matches!(ty, Ty::Float(_)) => {
+                Ok(Val::Immediate(self.b.unary(UnaryOp::FNeg, x)))
+            }
+            (UnOp::Neg, Val::Immediate(x)) => {
+                let (bits, _) = int_bits(&ty).ok_or_else(|| self.unsupported("neg"))?;
+                let zero = self.iconst(bits, 0);
+                Ok(Val::Immediate(self.b.binary(BinaryOp::Sub, zero, x)))
+            }
+            (op, v) => Err(self.internal(&format!("{op:?} of {v:?}"))),
+        }
+    }
+}

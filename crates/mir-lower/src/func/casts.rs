@@ -1,0 +1,267 @@
+//! Casts: numeric conversions (Rust's saturating float-to-int), pointer
+//! casts that keep or drop a fat pointer's metadata, unsizing coercions and
+//! `transmute`.
+
+use device_ir::{CastOp, FloatCC, Value};
+use mir_import::model::{CastKind, Operand, Ty};
+
+use super::FnLower;
+use super::rvalue::int_bits;
+use super::values::Val;
+use crate::diag::Diagnostic;
+use crate::repr::{Repr, Scalar, generic_i8_ptr};
+
+impl FnLower<'_, '_> {
+    pub(super) fn cast(
+        &mut self,
+        kind: &CastKind,
+        op: &Operand,
+        to: &Ty,
+    ) -> Result<Val, Diagnostic> {
+        let from = self.operand_ty(op)?;
+        let v = self.read_operand(op)?;
+        match kind {
+            CastKind::IntToInt => {
+                let Val::Immediate(x) = v else {
+                    return Err(self.unsupported("int cast of a non-scalar"));
+                };
+                let (fb, signed) = int_bits(&from).ok_or_else(|| self.unsupported("int cast"))?;
+                let (tb, _) = int_bits(to).ok_or_else(|| self.unsupported("int cast"))?;
+                let t = self.b.types().int(tb);
+                Ok(Val::Immediate(if tb == fb {
+                    x
+                } else if tb < fb {
+                    self.b.cast(CastOp::Trunc, x, t)
+                } else if signed {
+                    self.b.cast(CastOp::SExt, x, t)
+                } else {
+                    self.b.cast(CastOp::ZExt, x, t)
+                }))
+            }
+            CastKind::IntToFloat | CastKind::FloatToInt | CastKind::FloatToFloat => {
+                let Val::Immediate(x) = v else {
+                    return Err(self.unsupported("float cast of a non-scalar"));
+                };
+                let Repr::Scalar(ts) = self.repr(to)? else {
+                    return Err(self.unsupported("cast"));
+                };
+                let t = ts.ssa_ty(self.b.module());
+                if *kind == CastKind::FloatToInt {
+                    let (bits, signed) =
+                        int_bits(to).ok_or_else(|| self.unsupported("float cast"))?;
+                    if bits > 64 {
+                        return Err(self.unsupported("float to 128-bit integer casts"));
+                    }
+                    let f32_src = matches!(from, Ty::Float(mir_import::model::FloatTy::F32));
+                    return Ok(Val::Immediate(
+                        self.saturating_float_to_int(x, f32_src, bits, signed),
+                    ));
+                }
+                let op = match (kind, int_bits(&from), int_bits(to)) {
+                    (CastKind::IntToFloat, Some((_, true)), _) => CastOp::SiToFp,
+                    (CastKind::IntToFloat, _, _) => CastOp::UiToFp,
+                    (CastKind::FloatToInt, _, Some((_, true))) => CastOp::FpToSi,
+                    (CastKind::FloatToInt, _, _) => CastOp::FpToUi,
+                    _ => {
+                        let fs = matches!(from, Ty::Float(mir_import::model::FloatTy::F32));
+                        let ts32 = matches!(to, Ty::Float(mir_import::model::FloatTy::F32));
+                        if fs == ts32 {
+                            return Ok(Val::Immediate(x));
+                        }
+                        if fs { CastOp::FpExt } else { CastOp::FpTrunc }
+                    }
+                };
+                Ok(Val::Immediate(self.b.cast(op, x, t)))
+            }
+            CastKind::PtrToPtr | CastKind::FnPtrToPtr => Ok(match (v, self.repr(to)?) {
+                (Val::Pair(a, _), Repr::Scalar(_)) => {
+                    // A fat pointer made thin drops its length, which is
+                    // right only if the new pointee is sized. A pointer to a
+                    // struct ending in a slice (`*const [u32] as *const
+                    // Packet`) is fat here where the MIR's use, the report's
+                    // field widths or the probe show it (`LayoutTable::
+                    // sizedness`). Of unknown sizedness, a struct with an
+                    // unsized type argument (`Packet<[u32]>`) may well end
+                    // in it: refused.
+                    if let Some(pointee @ (Ty::Adt(_) | Ty::Opaque(_) | Ty::Tuple(_))) =
+                        to.pointee()
+                        && (self.sh.layouts.of(pointee).is_err()
+                            || self.sh.layouts.table.sizedness(pointee).is_none()
+                                && has_unsized_argument(pointee))
+                    {
+                        return Err(self.unsupported(format!(
+                            "cast of the fat pointer `{from}` to `{to}`, whose pointee may be unsized (a struct ending in a slice): its length would be lost"
+                        )));
+                    }
+                    Val::Immediate(a)
+                }
+                // A thin pointer cannot become fat: rustc casts between
+                // pointers with the same metadata, so the source's pointee
+                // was taken for sized and lost it.
+                (Val::Immediate(_), Repr::Pair(..)) => {
+                    return Err(self.unsupported(format!(
+                        "cast of `{from}` to the fat pointer `{to}`: the source was taken for a thin pointer"
+                    )));
+                }
+                (v, _) => v,
+            }),
+            CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
+                let Val::Immediate(p) = v else {
+                    return Err(self.unsupported("unsize of a fat pointer"));
+                };
+                let n = match (from.pointee(), to.pointee()) {
+                    (Some(Ty::Array(_, mir_import::model::ArrayLen::Known(n))), _) => *n,
+                    // `&Packet<[u32; 3]>` to `&Packet<[u32]>`: the length
+                    // is the array's that became the unsized tail.
+                    (Some(src @ Ty::Adt(_)), Some(dst))
+                        if self.sh.layouts.is_unsized(dst)
+                            && let Some(n) = unsized_array_len(src, dst) =>
+                    {
+                        n
+                    }
+                    _ => return Err(self.unsupported(format!("unsizing `{from}` to `{to}`"))),
+                };
+                Ok(Val::Pair(p, self.iconst(64, n as i128)))
+            }
+            CastKind::PointerCoercion(_) => Ok(v),
+            CastKind::PointerExposeProvenance => {
+                let (Val::Immediate(p) | Val::Pair(p, _)) = v else {
+                    return Err(self.unsupported("ptr cast"));
+                };
+                let t = self.b.types().i64();
+                Ok(Val::Immediate(self.b.cast(CastOp::PtrToInt, p, t)))
+            }
+            CastKind::PointerWithExposedProvenance => {
+                let Val::Immediate(x) = v else {
+                    return Err(self.unsupported("int to ptr cast"));
+                };
+                let t = generic_i8_ptr(self.b.module());
+                Ok(Val::Immediate(self.b.cast(CastOp::IntToPtr, x, t)))
+            }
+            CastKind::Transmute => self.transmute(v, &from, to),
+        }
+    }
+
+    /// Rust's `as` from a float to an integer saturates: NaN is 0 and values
+    /// out of range clamp to the type's limits. LLVM 7's `fptosi`/`fptoui`
+    /// have no defined result out of range, so the input is clamped into range
+    /// first and the limits are selected afterwards.
+    fn saturating_float_to_int(
+        &mut self,
+        x: Value,
+        f32_src: bool,
+        bits: u16,
+        signed: bool,
+    ) -> Value {
+        let fc = |b: &mut device_ir::FunctionBuilder, v: f64| {
+            if f32_src {
+                b.f32const(v as f32)
+            } else {
+                b.f64const(v)
+            }
+        };
+        let zero = fc(&mut self.b, 0.0);
+        let (lo, hi_excl) = if signed {
+            (
+                -(2f64.powi(i32::from(bits) - 1)),
+                2f64.powi(i32::from(bits) - 1),
+            )
+        } else {
+            (0.0, 2f64.powi(i32::from(bits)))
+        };
+        let lo_c = fc(&mut self.b, lo);
+        let hi_c = fc(&mut self.b, hi_excl);
+        // `in_low` is false for NaN, so NaN becomes 0 like a value below range.
+        let in_low = self.b.fcmp(FloatCC::Oge, x, lo_c);
+        let too_high = self.b.fcmp(FloatCC::Oge, x, hi_c);
+        let x1 = self.b.select(in_low, x, zero);
+        let x2 = self.b.select(too_high, zero, x1);
+        let t = self.b.types().int(bits);
+        let op = if signed {
+            CastOp::FpToSi
+        } else {
+            CastOp::FpToUi
+        };
+        let r = self.b.cast(op, x2, t);
+        let (min, max) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let max_v = self.iconst(bits, max);
+        let min_v = self.iconst(bits, min);
+        let is_nan = self.b.fcmp(FloatCC::Uno, x, x);
+        let below = self.b.select(is_nan, r, min_v);
+        let r1 = self.b.select(in_low, r, below);
+        self.b.select(too_high, max_v, r1)
+    }
+
+    fn transmute(&mut self, v: Val, from: &Ty, to: &Ty) -> Result<Val, Diagnostic> {
+        match (v, self.repr(from)?, self.repr(to)?) {
+            (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b)) if a == b => {
+                Ok(Val::Immediate(x))
+            }
+            (Val::Pair(x, y), Repr::Pair(a0, o0, a1, o1), Repr::Pair(b0, p0, b1, p1))
+                if (a0, o0, a1, o1) == (b0, p0, b1, p1) =>
+            {
+                Ok(Val::Pair(x, y))
+            }
+            (Val::Immediate(x), Repr::Scalar(Scalar::Ptr), Repr::Scalar(Scalar::Int(64))) => {
+                let t = self.b.types().i64();
+                Ok(Val::Immediate(self.b.cast(CastOp::PtrToInt, x, t)))
+            }
+            (Val::Immediate(x), Repr::Scalar(Scalar::Int(64)), Repr::Scalar(Scalar::Ptr)) => {
+                let t = generic_i8_ptr(self.b.module());
+                Ok(Val::Immediate(self.b.cast(CastOp::IntToPtr, x, t)))
+            }
+            (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b)) if a.size() == b.size() => {
+                let t = b.ssa_ty(self.b.module());
+                Ok(Val::Immediate(self.b.cast(CastOp::Bitcast, x, t)))
+            }
+            // An aggregate's bytes read as a scalar (`u32::from_le_bytes`).
+            (Val::ByRef(addr), Repr::Mem { size, align }, Repr::Scalar(b)) if size == b.size() => {
+                Ok(Val::Immediate(self.load_scalar_aligned(addr, 0, b, align)))
+            }
+            (..) => Err(self.unsupported(format!(
+                "`transmute` from `{from}` to `{to}` is not supported"
+            ))),
+        }
+    }
+}
+
+/// The length `N` of the array `[T; N]` that an unsizing coercion from
+/// `from` to `to` turns into the slice `[T]`: `from` is that array, or a
+/// struct whose one differing type argument leads to it
+/// (`Packet<[u32; 3]>` to `Packet<[u32]>`).
+fn unsized_array_len(from: &Ty, to: &Ty) -> Option<u64> {
+    use mir_import::model::{ArrayLen, GenericArg};
+    match (from, to) {
+        (Ty::Array(e, ArrayLen::Known(n)), Ty::Slice(s)) if e == s => Some(*n),
+        (Ty::Adt(a), Ty::Adt(b)) if a.def_path() == b.def_path() => {
+            let (xs, ys) = (a.generic_args(), b.generic_args());
+            if xs.len() != ys.len() {
+                return None;
+            }
+            let mut differing = xs.iter().zip(ys).filter(|(x, y)| x != y);
+            match (differing.next(), differing.next()) {
+                (Some((GenericArg::Type(x), GenericArg::Type(y))), None) => unsized_array_len(x, y),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `ty` holds an unsized type among its type arguments or as its
+/// last tuple element, at any depth (`Packet<[u32]>`, `(u16, Tail<str>)`).
+fn has_unsized_argument(ty: &Ty) -> bool {
+    match ty {
+        Ty::Adt(p) => p.segments.iter().flat_map(|s| &s.args).any(|a| {
+            matches!(a, mir_import::model::GenericArg::Type(t) if t.is_unsized() || has_unsized_argument(t))
+        }),
+        Ty::Tuple(elems) => elems
+            .last()
+            .is_some_and(|t| t.is_unsized() || has_unsized_argument(t)),
+        _ => false,
+    }
+}
