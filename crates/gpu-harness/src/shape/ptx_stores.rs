@@ -42,7 +42,7 @@ pub fn constant_stores_to_stack(f: &Function) -> u64 {
     };
     let constants = fixed_point(&insts, |i, known| match i.opcode.as_str() {
         "mov" | "cvt" => i.operands.get(1).is_some_and(|o| is_constant(o, known)),
-        "ld" => i.operands.get(1).is_some_and(from_table),
+        "ld" | "ldu" => i.operands.get(1).is_some_and(from_table),
         _ => false,
     });
     insts
@@ -63,9 +63,11 @@ pub fn constant_stores_to_stack(f: &Function) -> u64 {
         .sum()
 }
 
-/// Whether operand `o` is a non-zero immediate or a register in `known`.
+/// Whether operand `o` is a non-zero immediate, a register in `known`, or
+/// a vector of those (`mov.b64 %rd1, {%r1, %r2}`).
 fn is_constant(o: &Operand, known: &BTreeSet<String>) -> bool {
     match o {
+        Operand::Vector(parts) => !parts.is_empty() && parts.iter().all(|p| is_constant(p, known)),
         Operand::Int(v) => *v != 0,
         Operand::F32(bits) => *bits != 0,
         Operand::F64(bits) => *bits != 0,
@@ -85,11 +87,21 @@ fn fixed_point(
     loop {
         let before = known.len();
         for i in insts {
-            if let Some(Operand::Reg(dst)) = i.operands.first()
-                && !known.contains(dst)
-                && defines(i, &known)
-            {
-                known.insert(dst.clone());
+            // A vector destination (`ld.v4.u32 {%r1, %r2, %r3, %r4}, [..]`,
+            // `mov.b64 {%r1, %r2}, %rd1`) defines each of its registers.
+            let dsts: Vec<&String> = match i.operands.first() {
+                Some(Operand::Reg(r)) => vec![r],
+                Some(Operand::Vector(parts)) => parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Operand::Reg(r) => Some(r),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => continue,
+            };
+            if dsts.iter().any(|d| !known.contains(*d)) && defines(i, &known) {
+                known.extend(dsts.into_iter().cloned());
             }
         }
         if known.len() == before {
@@ -133,10 +145,13 @@ mod tests {
                     ld.u32 %r4, [%rd1];\n\
                     xor.b32 %r5, %r4, %r1;\n\
                     st.u32 [%SP+16], %r5;\n\
-                    st.global.u32 [%rd1], %r2;";
-        // The table word, the immediate in a register and the immediate
-        // itself; not the zero, the computed value or the global store.
-        assert_eq!(count(body), 3);
+                    st.global.u32 [%rd1], %r2;\n\
+                    ld.v2.u32 {%r6, %r7}, [%rd3+16];\n\
+                    st.v2.u32 [%SP+20], {%r6, %r7};";
+        // The table word, the immediate in a register, the immediate itself
+        // and the two lanes of a vector copied from the table; not the zero,
+        // the computed value or the global store.
+        assert_eq!(count(body), 5);
         assert_eq!(
             count("mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;"),
             0

@@ -480,11 +480,14 @@ pub fn probe_tuples(
 }
 
 /// Whether [`behind_stand_ins`] replaced, in `ty`, a pointer to a type
-/// that `table` does not know to be sized (so the stand-in, a thin
-/// pointer, may have the wrong size).
+/// that `table` knows to be dynamically sized (so the stand-in, a thin
+/// pointer, has the wrong size). A pointee of unknown sizedness keeps the
+/// stand-in's layout, as it is laid out as sized everywhere else
+/// (`eval::sizedness`): dropping it would refuse every tuple holding a
+/// reference to a dependency's type that no use settles.
 fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
     match ty {
-        Ty::Ref(_, t) | Ty::RawPtr(_, t) if foreign(t) => table.sizedness(t) != Some(true),
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) if foreign(t) => table.sizedness(t) == Some(false),
         Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) => stands_in_for_unsized(t, table),
         Ty::Tuple(ts) => ts.iter().any(|t| stands_in_for_unsized(t, table)),
         _ => false,

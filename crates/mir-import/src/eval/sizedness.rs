@@ -181,7 +181,7 @@ pub fn probe_candidates(krate: &Crate, known: &ByUse) -> BTreeSet<Ty> {
                 }
                 // Pointers compare their metadata too: the lowering refuses
                 // a comparison of pointers to a struct of unknown sizedness.
-                Rvalue::BinaryOp(_, a, _) => {
+                Rvalue::BinaryOp(op, a, _) if *op != crate::model::BinOp::Offset => {
                     if let Some(t) = ty_of(a) {
                         out.extend(adt_pointee(&t));
                     }
@@ -240,9 +240,14 @@ fn collect_sized(ty: &Ty, by_value: bool, out: &mut BTreeSet<String>) {
     }
 }
 
-/// The struct or enum that the pointer type `t` points to.
+/// The struct or enum that the pointer type `t` points to, or that ends
+/// the tuple it points to (`*const (u32, Cfg)` is as sized as `Cfg`).
 fn adt_pointee(t: &Ty) -> Option<Ty> {
-    t.pointee().filter(|p| matches!(p, Ty::Adt(_))).cloned()
+    let mut p = t.pointee()?;
+    while let Ty::Tuple(elems) = p {
+        p = elems.last()?;
+    }
+    matches!(p, Ty::Adt(_)).then(|| p.clone())
 }
 
 /// The structs and enums in `ty` that are pointees: behind a reference,
@@ -385,6 +390,7 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
     let mut _9: *const [u8];
     let mut _10: *const kernel::Compared;
     let mut _11: bool;
+    let mut _12: *const (u32, kernel::Last);
 
     bb0: {
         _0 = PtrMetadata(copy _1);
@@ -392,6 +398,8 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
         _4 = copy ((*_2).0: u32);
         _7 = copy _9 as *const kernel::Behind<std::ptr::NonNull<kernel::Arg>> (PtrToPtr);
         _11 = Eq(copy _10, copy _10);
+        _11 = Lt(copy _12, copy _12);
+        _12 = Offset(copy _12, const 1_usize);
         return;
     }
 }
@@ -410,9 +418,9 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
             ["kernel::Elem", "kernel::Plain"]
         );
         // What neither settles goes to the probe where a pointer to it is
-        // made from a fat one or compared; `Lone`, behind a pointer nothing
-        // makes or compares, and `Arg`, inside the pointee, are not asked
-        // about.
+        // made from a fat one or compared (`Last` ends a compared tuple);
+        // `Lone`, behind a pointer nothing makes or compares, and `Arg`,
+        // inside the pointee, are not asked about.
         let asked: Vec<String> = probe_candidates(&krate, &known)
             .iter()
             .map(Ty::to_string)
@@ -421,7 +429,8 @@ fn kernel::g(_1: *const kernel::Hidden, _2: *const kernel::Plain) -> usize {
             asked,
             [
                 "kernel::Behind<std::ptr::NonNull<kernel::Arg>>",
-                "kernel::Compared"
+                "kernel::Compared",
+                "kernel::Last"
             ]
         );
     }
