@@ -577,14 +577,17 @@ fn probe_named(
         other => other?,
     };
     let parsed = crate::parse::parse_mir(&res.mir).map_err(ProbeError::Parse)?;
-    let words_of = |name: &str| -> Result<Vec<u64>, ProbeError> {
-        let dump = parsed
+    // The printed bytes of the probe static `name`.
+    let bytes_of = |name: &str| -> Result<&[Option<u8>], ProbeError> {
+        parsed
             .allocs
             .values()
             .find(|a| a.static_path.as_deref() == Some(name))
-            .ok_or_else(|| ProbeError::Missing(name.to_string()))?;
-        let words: Option<Vec<u64>> = dump
-            .bytes
+            .map(|a| a.bytes.as_slice())
+            .ok_or_else(|| ProbeError::Missing(name.to_string()))
+    };
+    let words_of = |name: &str| -> Result<Vec<u64>, ProbeError> {
+        let words: Option<Vec<u64>> = bytes_of(name)?
             .chunks(8)
             .map(|c| {
                 let bytes: Option<Vec<u8>> = c.iter().copied().collect();
@@ -604,12 +607,7 @@ fn probe_named(
     }
     for (i, n) in req.niche_enums.iter().enumerate() {
         let name = format!("{PROBE_MODULE}::NICHE_{i}");
-        let dump = parsed
-            .allocs
-            .values()
-            .find(|a| a.static_path.as_deref() == Some(name.as_str()))
-            .ok_or_else(|| ProbeError::Missing(name.clone()))?;
-        if let Some((offset, size, value)) = value_niche(&dump.bytes) {
+        if let Some((offset, size, value)) = value_niche(bytes_of(&name)?) {
             out.niches.insert(
                 n.ty.to_string(),
                 ProbedNiche {
@@ -654,18 +652,10 @@ pub fn value_niche(bytes: &[Option<u8>]) -> Option<(u64, u64, u128)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{IntTy, Mutability, Path, PathSegment};
+    use crate::model::{IntTy, Mutability};
 
     fn adt(path: &str) -> Ty {
-        Ty::Adt(Path {
-            segments: path
-                .split("::")
-                .map(|n| PathSegment {
-                    name: n.into(),
-                    args: vec![],
-                })
-                .collect(),
-        })
+        crate::parse::parse_type(path).expect("a type")
     }
 
     #[test]

@@ -74,25 +74,16 @@ fn by_printed_fields(krate: &Crate) -> BTreeMap<String, bool> {
     let names = super::field_name_map(krate);
     let mut out = BTreeMap::new();
     for (_, b) in krate.bodies.iter() {
-        b.for_each_place(|p| {
-            let Some(mut ty) = b.locals.get(p.local).map(|l| l.ty.clone()) else {
-                return;
-            };
-            for e in &p.projection {
-                if let (PlaceElem::Field(i, t), Ty::Adt(path)) = (e, &ty)
-                    && let Some(pointee @ Ty::Adt(_)) = pointer_target(t)
-                    && let Some(size) = printed_field_size(krate, &ty, &path.def_path(), *i, &names)
-                {
-                    match size {
-                        8 => out.insert(std_spelling(&pointee.to_string()), true),
-                        16 => out.insert(std_spelling(&pointee.to_string()), false),
-                        _ => None,
-                    };
-                }
-                let Some(next) = e.projected_ty(ty) else {
-                    return;
+        b.for_each_typed_projection(|ty, e| {
+            if let (PlaceElem::Field(i, t), Ty::Adt(path)) = (e, ty)
+                && let Some(pointee @ Ty::Adt(_)) = pointer_target(t)
+                && let Some(size) = printed_field_size(krate, ty, &path.def_path(), *i, &names)
+            {
+                match size {
+                    8 => out.insert(std_spelling(&pointee.to_string()), true),
+                    16 => out.insert(std_spelling(&pointee.to_string()), false),
+                    _ => None,
                 };
-                ty = next;
             }
         });
     }
@@ -290,20 +281,11 @@ fn unsized_by_use(krate: &Crate) -> BTreeSet<String> {
     loop {
         let before = found.len();
         for (_, b) in krate.bodies.iter() {
-            b.for_each_place(|p| {
-                let Some(mut ty) = b.locals.get(p.local).map(|l| l.ty.clone()) else {
-                    return;
-                };
-                for e in &p.projection {
-                    if let (PlaceElem::Field(_, t), Ty::Adt(_)) = (e, &ty)
-                        && is_unsized(t, &found)
-                    {
-                        found.insert(std_spelling(&ty.to_string()));
-                    }
-                    let Some(next) = e.projected_ty(ty) else {
-                        return;
-                    };
-                    ty = next;
+            b.for_each_typed_projection(|ty, e| {
+                if let (PlaceElem::Field(_, t), Ty::Adt(_)) = (e, ty)
+                    && is_unsized(t, &found)
+                {
+                    found.insert(std_spelling(&ty.to_string()));
                 }
             });
             for st in b.blocks.values().flat_map(|bb| &bb.statements) {
@@ -340,18 +322,10 @@ fn unsized_by_use(krate: &Crate) -> BTreeSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{IntTy, Path, PathSegment};
+    use crate::model::IntTy;
 
     fn adt(path: &str) -> Ty {
-        Ty::Adt(Path {
-            segments: path
-                .split("::")
-                .map(|n| PathSegment {
-                    name: n.into(),
-                    args: vec![],
-                })
-                .collect(),
-        })
+        crate::parse::parse_type(path).expect("a type")
     }
 
     #[test]

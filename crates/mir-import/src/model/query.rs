@@ -48,6 +48,25 @@ impl Body {
         Some(ty)
     }
 
+    /// Calls `f` on every projection of every place the body names, with
+    /// the type of the place it projects (`(*_1).1` gives `(*_1)`'s type
+    /// with `Field(1, ..)`). A place stops at the first projection that
+    /// does not fit its type.
+    pub fn for_each_typed_projection(&self, mut f: impl FnMut(&Ty, &PlaceElem)) {
+        self.for_each_place(|p| {
+            let Some(mut ty) = self.locals.get(p.local).map(|l| l.ty.clone()) else {
+                return;
+            };
+            for e in &p.projection {
+                f(&ty, e);
+                let Some(next) = e.projected_ty(ty) else {
+                    return;
+                };
+                ty = next;
+            }
+        });
+    }
+
     /// Every constant operand the body's code uses, with the type its value
     /// is read at: the destination's type for `place = const C` (the printer
     /// leaves `const Option::<&u32>::None` untyped), otherwise

@@ -28,12 +28,7 @@ impl FnLower<'_, '_> {
                 .pointee()
                 .cloned()
                 .ok_or_else(|| self.unsupported("offset"))?;
-            let size = self
-                .sh
-                .layouts
-                .of(&pointee)
-                .map_err(|e| self.unsupported(e))?
-                .size;
+            let size = self.layout_of(&pointee)?.size;
             let s = self.iconst(64, size as i128);
             let off = self.b.imul(n, s);
             return Ok(Val::Immediate(self.b.byte_offset(p, off)));

@@ -105,7 +105,7 @@ impl FnLower<'_, '_> {
         prev: Value,
         ok: Value,
     ) -> Result<(), Diagnostic> {
-        let layout = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
+        let layout = self.layout_of(ty)?;
         let not_result = || format!("a compare-exchange result of type `{ty}`");
         let Shape::Enum {
             encoding: Encoding::Direct { offset, size },

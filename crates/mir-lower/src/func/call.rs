@@ -335,7 +335,7 @@ impl FnLower<'_, '_> {
                     }
                     sized => (sized.clone(), false),
                 };
-                let l = self.sh.layouts.of(&elem).map_err(|e| self.unsupported(e))?;
+                let l = self.layout_of(&elem)?;
                 if align || !unsized_len {
                     let v = if align { l.align } else { l.size };
                     return Ok(Some(Val::Immediate(self.b.iconst(usize_ty, v as i128))));
@@ -443,12 +443,7 @@ impl FnLower<'_, '_> {
             .pointee()
             .cloned()
             .ok_or_else(|| self.unsupported(what))?;
-        Ok(self
-            .sh
-            .layouts
-            .of(&elem)
-            .map_err(|e| self.unsupported(e))?
-            .size)
+        Ok(self.layout_of(&elem)?.size)
     }
 
     fn intrinsic(&mut self, i: Intrinsic, args: &[Operand]) -> Result<Option<Val>, Diagnostic> {
@@ -645,7 +640,7 @@ impl FnLower<'_, '_> {
                 }
                 (ArgAbi::ByRef, Val::ByRef(src)) => {
                     let ty = self.operand_ty(op)?;
-                    let l = self.sh.layouts.of(&ty).map_err(|e| self.unsupported(e))?;
+                    let l = self.layout_of(&ty)?;
                     let copy = self.call_slot()?;
                     self.memcpy(copy, src, l.size, l.align);
                     params.push(copy);

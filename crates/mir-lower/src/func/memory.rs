@@ -80,12 +80,7 @@ impl FnLower<'_, '_> {
             .pointee()
             .cloned()
             .ok_or_else(|| self.unsupported("`copy_nonoverlapping` to a non-pointer"))?;
-        let size = self
-            .sh
-            .layouts
-            .of(&elem)
-            .map_err(|e| self.unsupported(e))?
-            .size;
+        let size = self.layout_of(&elem)?.size;
         let (d, s, n) = (
             self.scalar_operand(dst)?,
             self.scalar_operand(src)?,
@@ -165,12 +160,7 @@ impl FnLower<'_, '_> {
         if self.sh.layouts.is_unsized(&ty) {
             return Err(self.unsupported(format!("`intrinsics::raw_eq` of unsized `{ty}`")));
         }
-        let size = self
-            .sh
-            .layouts
-            .of(&ty)
-            .map_err(|e| self.unsupported(e))?
-            .size;
+        let size = self.layout_of(&ty)?.size;
         let (pa, pb) = (self.scalar_operand(a)?, self.scalar_operand(b)?);
         let n = self.iconst(64, size as i128);
         let diff = self.first_byte_difference(pa, pb, n);

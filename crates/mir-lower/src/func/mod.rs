@@ -415,7 +415,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
             for (op, a) in args.iter().zip(&abi.args) {
                 if *a == ArgAbi::ByRef {
                     let ty = self.operand_ty(op)?;
-                    let l = self.sh.layouts.of(&ty).map_err(|e| self.unsupported(e))?;
+                    let l = self.layout_of(&ty)?;
                     sizes.push((l.size, l.align));
                 }
             }

@@ -60,13 +60,7 @@ impl FnLower<'_, '_> {
             let PlaceRef::Mem { addr, .. } = dest else {
                 return Err(self.unsupported("repeat into an SSA value"));
             };
-            let Shape::Array { elem, stride, .. } = self
-                .sh
-                .layouts
-                .of(&dest_ty)
-                .map_err(|e| self.unsupported(e))?
-                .shape
-            else {
+            let Shape::Array { elem, stride, .. } = self.layout_of(&dest_ty)?.shape else {
                 return Err(self.unsupported("repeat into a non-array"));
             };
             if *n > 1024 {
@@ -137,16 +131,8 @@ impl FnLower<'_, '_> {
             Rvalue::Nullary(name, ty) => {
                 let (bits, _) = int_bits(dest_ty).unwrap_or((64, false));
                 let v = match (name.as_str(), ty) {
-                    ("SizeOf", Some(t)) => {
-                        self.sh.layouts.of(t).map_err(|e| self.unsupported(e))?.size
-                    }
-                    ("AlignOf", Some(t)) => {
-                        self.sh
-                            .layouts
-                            .of(t)
-                            .map_err(|e| self.unsupported(e))?
-                            .align
-                    }
+                    ("SizeOf", Some(t)) => self.layout_of(t)?.size,
+                    ("AlignOf", Some(t)) => self.layout_of(t)?.align,
                     ("UbChecks" | "ContractChecks", _) => 0,
                     (n, _) => return Err(self.unsupported(format!("nullary op `{n}`"))),
                 };
@@ -293,7 +279,7 @@ impl FnLower<'_, '_> {
         kind: &AggregateKind,
         ops: &[Operand],
     ) -> Result<(), Diagnostic> {
-        let layout = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
+        let layout = self.layout_of(ty)?;
         match kind {
             AggregateKind::Array => {
                 let Shape::Array { elem, stride, .. } = &layout.shape else {

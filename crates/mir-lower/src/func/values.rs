@@ -3,7 +3,7 @@
 use cranelift_entity::EntityRef;
 use device_ir::layout::POINTER_SIZE;
 use device_ir::{AddressSpace, CastOp, IntCC, Ty as DTy, Value};
-use mir_import::eval::layout::{Encoding, Shape};
+use mir_import::eval::layout::{Encoding, Layout, Shape};
 use mir_import::eval::{EvalAlloc, Target};
 use mir_import::model::{ConstOperand, Local, Operand, Place, PlaceElem, Scalar as MirScalar, Ty};
 
@@ -51,6 +51,11 @@ impl FnLower<'_, '_> {
 
     pub(super) fn repr(&self, ty: &Ty) -> Result<Repr, Diagnostic> {
         repr_of(self.sh.layouts, ty).map_err(|e| self.unsupported(e))
+    }
+
+    /// rustc's layout of `ty`, or a diagnostic naming why it is unknown.
+    pub(super) fn layout_of(&self, ty: &Ty) -> Result<Layout, Diagnostic> {
+        self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))
     }
 
     pub(super) fn iconst(&mut self, bits: u16, v: i128) -> Value {
@@ -369,12 +374,7 @@ impl FnLower<'_, '_> {
             Ty::Str => Ty::Int(mir_import::model::IntTy::U8),
             t => return Err(self.unsupported(format!("index into `{t}`"))),
         };
-        let stride = self
-            .sh
-            .layouts
-            .of(&elem)
-            .map_err(|e| self.unsupported(e))?
-            .size;
+        let stride = self.layout_of(&elem)?.size;
         Ok((elem, stride))
     }
 
@@ -386,7 +386,7 @@ impl FnLower<'_, '_> {
         variant: Option<&str>,
         name: &str,
     ) -> Result<u64, Diagnostic> {
-        let l = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
+        let l = self.layout_of(ty)?;
         let found = match (&l.shape, variant) {
             (Shape::Struct { fields }, None) => fields.get(name).copied(),
             (Shape::Enum { variants, .. }, Some(v)) => variants
@@ -777,7 +777,7 @@ impl FnLower<'_, '_> {
         &self,
         ty: &Ty,
     ) -> Result<(Encoding, Vec<mir_import::eval::layout::Variant>, u64), Diagnostic> {
-        let l = self.sh.layouts.of(ty).map_err(|e| self.unsupported(e))?;
+        let l = self.layout_of(ty)?;
         match l.shape {
             Shape::Enum { encoding, variants } => Ok((encoding, variants, l.size)),
             _ => Err(self.unsupported(format!("`{ty}` is not an enum"))),
