@@ -13,7 +13,9 @@ pub(super) struct DepMir {
     crate_name: String,
     text: String,
     /// Header path (`math::powf::DP_H`, `math::expf::expf::promoted[0]`) →
-    /// the item's byte range.
+    /// the item's byte range. An impl block that a macro expands several
+    /// times prints its items under one span each time: the later
+    /// expansions' keys are marked ([`expansion_key`]).
     items: BTreeMap<String, (usize, usize)>,
     /// The first segments of the crate's own item paths (`math`).
     pub(super) modules: BTreeSet<String>,
@@ -38,10 +40,14 @@ impl DepMir {
         let mut open: Option<(String, usize)> = None;
         let mut allocs = BTreeMap::new();
         let mut open_alloc: Option<(u32, usize)> = None;
+        // Impl item (`m::<impl at S>::new`) → the expansions seen so far.
+        let mut expansions: BTreeMap<String, usize> = BTreeMap::new();
+        let mut ctfe_copy = false;
         for line in text.split_inclusive('\n') {
             let start = offset;
             offset += line.len();
             let l = line.trim_end();
+            let after_ctfe_marker = std::mem::replace(&mut ctfe_copy, l == "// MIR FOR CTFE");
             if let Some((id, from)) = open_alloc {
                 if l == "}" {
                     allocs.entry(id).or_insert((from, offset));
@@ -75,6 +81,18 @@ impl DepMir {
                 continue;
             };
             let path = header_path(rest);
+            let key = match impl_item(path) {
+                Some(item) => {
+                    let seen = expansions.entry(item.to_string()).or_default();
+                    // A const fn's CTFE copy follows its body and replaces
+                    // it, as for any other item printed twice.
+                    if item == path && !after_ctfe_marker {
+                        *seen += 1;
+                    }
+                    expansion_key(path, seen.saturating_sub(1))
+                }
+                None => path.to_string(),
+            };
             if let Some(first) = path.split("::").next()
                 && path.contains("::")
                 && !first.starts_with('<')
@@ -85,9 +103,9 @@ impl DepMir {
                 roots.insert(path.to_string());
             }
             if l.ends_with('{') {
-                open = Some((path.to_string(), start));
+                open = Some((key, start));
             } else {
-                items.insert(path.to_string(), (start, offset));
+                items.insert(key, (start, offset));
             }
         }
         Some(DepMir {
@@ -174,13 +192,8 @@ impl DepMir {
             return None;
         }
         let in_module = |module: &str, ty_name: &str| {
-            self.find_in_impl_blocks(module, method, |header| {
-                ImplHeader::parse(header).is_some_and(|h| {
-                    h.params.is_empty()
-                        && h.trait_name.is_none()
-                        && h.self_args.is_empty()
-                        && h.self_name == ty_name
-                })
+            self.find_in_impl_blocks(module, method, ty_name, |h| {
+                h.params.is_empty() && h.trait_name.is_none() && h.self_args.is_empty()
             })
         };
         if let Some(found) = in_module(module, ty_name) {
@@ -195,13 +208,19 @@ impl DepMir {
         in_module(&declaring.join("::"), own_name)
     }
 
-    /// The one method `method` of an impl block of `module` whose source
-    /// header `is_it` accepts.
+    /// The one item `method` (`new`, or `new::promoted[1]`) of an impl
+    /// block of `module` for the type named `self_name` whose source header
+    /// `is_it` accepts. A block a macro writes for a metavariable (`impl
+    /// VariableOutputCore for $name`) is printed once per expansion under
+    /// the same span; the expansion whose item's signature names
+    /// `self_name` (`-> Result<Blake2sVarCore, ..>`, `ZERO: u32`) is the
+    /// one, and a promoted or closure follows its owner's expansion.
     fn find_in_impl_blocks(
         &self,
         module: &str,
         method: &str,
-        is_it: impl Fn(&str) -> bool,
+        self_name: &str,
+        is_it: impl Fn(&ImplHeader) -> bool,
     ) -> Option<&str> {
         let prefix = if module.is_empty() {
             "<impl at ".to_string()
@@ -213,11 +232,41 @@ impl DepMir {
             k.strip_prefix(&prefix)
                 .and_then(|rest| rest.strip_suffix(&suffix))
                 .is_some_and(|span| {
-                    !span.contains('>') && self.impl_header(span).is_some_and(|h| is_it(&h))
+                    !span.contains('>')
+                        && self
+                            .impl_header(span)
+                            .and_then(|h| ImplHeader::parse(&h))
+                            .is_some_and(|h| {
+                                is_it(&h)
+                                    && (h.self_name == self_name
+                                        || (h.self_name.starts_with('$')
+                                            && self.signature_names(k, self_name)))
+                            })
                 })
         });
         let first = found.next()?;
         found.next().is_none().then_some(first.as_str())
+    }
+
+    /// Whether the signature of the impl item `key` belongs to (its
+    /// parameters and result, or a constant's type) names `ty_name` as a
+    /// whole word.
+    fn signature_names(&self, key: &str, ty_name: &str) -> bool {
+        let Some(&(from, to)) = impl_item(key).and_then(|owner| self.items.get(owner)) else {
+            return false;
+        };
+        let line = self.text[from..to].lines().next().unwrap_or("");
+        let Some(rest) = ["const ", "static mut ", "static ", "fn "]
+            .into_iter()
+            .find_map(|kw| line.strip_prefix(kw))
+        else {
+            return false;
+        };
+        let signature = &rest[header_path(rest).len()..];
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        signature.match_indices(ty_name).any(|(at, _)| {
+            !signature[..at].ends_with(word) && !signature[at + ty_name.len()..].starts_with(word)
+        })
     }
 
     /// The item `item` of the one inherent impl block, in any module, whose
@@ -244,36 +293,71 @@ impl DepMir {
     /// kernel prints a re-export (`rand_core::SeedableRng` for
     /// `rand::SeedableRng`). So the candidates are the blocks of `A`'s module
     /// with a method `m`, and the one whose source reads `impl .. T .. for A`
-    /// is it; none or several leave the call unresolved.
+    /// is it; none or several leave the call unresolved. `m` may name an
+    /// item of the method's own (`new::promoted[1]`).
     ///
     /// A primitive `A` (`<f32 as ryu::buffer::Sealed>::format_nonfinite`, a
     /// sealed trait of this crate) has no module here: the blocks of the
-    /// trait's module are the candidates.
+    /// trait's module are the candidates. They are also where a type's
+    /// block is looked for last (`impl Sealed for super::Lazy` in
+    /// block_buffer's `sealed`).
     fn find_trait_method(&self, name: &str) -> Option<&str> {
         let (self_ty, trait_name, method) = crate::model::impls::trait_call(name)?;
         let own = format!("{}::", self.crate_name);
-        if self_ty.contains('<') || method.contains(['<', ':']) {
+        // `m`, or an item of its own (`m::promoted[1]`).
+        let own_method = method.split("::").next().unwrap_or(method);
+        if self_ty.contains('<') || own_method.contains(['<', '[', '{']) {
             return None;
         }
+        let trait_path = name.split_once(" as ")?.1.split('>').next()?;
+        let trait_module = trait_path
+            .strip_prefix(&own)
+            .map(|t| t.rsplit_once("::").map_or("", |(m, _)| m));
         let (module, ty_name) = match self_ty.strip_prefix(&own) {
             Some(ty) => ty.rsplit_once("::").unwrap_or(("", ty)),
-            None if is_primitive(self_ty) => {
-                let trait_path = name.split_once(" as ")?.1.split('>').next()?;
-                let in_crate = trait_path.strip_prefix(&own)?;
-                (in_crate.rsplit_once("::").map_or("", |(m, _)| m), self_ty)
-            }
+            None if is_primitive(self_ty) => (trait_module?, self_ty),
             None => return None,
         };
-        self.find_in_impl_blocks(module, method, |h| impl_is(h, trait_name, ty_name))
+        let is_it =
+            |h: &ImplHeader| h.params.is_empty() && h.trait_name.as_deref() == Some(trait_name);
+        self.find_in_impl_blocks(module, method, ty_name, is_it)
+            .or_else(|| {
+                // A sealed trait's impls sit beside the trait
+                // (`impl Sealed for super::Lazy` in `sealed`).
+                let trait_module = trait_module.filter(|m| *m != module)?;
+                self.find_in_impl_blocks(trait_module, method, ty_name, is_it)
+            })
+    }
+
+    /// The generic parameters of method `method`, whose item (or one of
+    /// its promoteds) has key `key` under an `<impl at ..>` span, as its
+    /// block's source declares them.
+    pub(super) fn method_params(
+        &self,
+        key: &str,
+        method: &str,
+    ) -> Option<Vec<(String, Option<String>)>> {
+        let open = key.rfind("<impl at ")?;
+        let span = &key[open + "<impl at ".len()..];
+        let span = span_site(&span[..span.find('>')?]);
+        let (file, rest) = span.split_once(".rs:")?;
+        let text = std::fs::read_to_string(self.source_file(file)?).ok()?;
+        let (line, column) = rest.split_once(": ")?.0.split_once(':')?;
+        source::impl_method_params(&text, line.parse().ok()?, column.parse().ok()?, method)
+    }
+
+    /// The file of this crate that a span's path (without `.rs`) names.
+    fn source_file(&self, printed: &str) -> Option<PathBuf> {
+        let dir_name = self.src_dir.file_name()?.to_str()?;
+        let rel = printed.split_once(&format!("/{dir_name}/"))?.1;
+        Some(self.src_dir.join(format!("{rel}.rs")))
     }
 
     /// The source text an `<impl at FILE:L:C: L2:C2>` span covers (the
     /// impl's header), read from the crate's folder.
     fn impl_header(&self, span: &str) -> Option<String> {
-        let (file, rest) = span.split_once(".rs:")?;
-        let dir_name = self.src_dir.file_name()?.to_str()?;
-        let rel = file.split_once(&format!("/{dir_name}/"))?.1;
-        let text = std::fs::read_to_string(self.src_dir.join(format!("{rel}.rs"))).ok()?;
+        let (file, rest) = span_site(span).split_once(".rs:")?;
+        let text = std::fs::read_to_string(self.source_file(file)?).ok()?;
         let (start, end) = rest.split_once(": ")?;
         let pos = |p: &str| -> Option<(usize, usize)> {
             let (l, c) = p.split_once(':')?;
@@ -308,7 +392,9 @@ impl DepMir {
             .find(|k| text.starts_with(k))?;
         out.push_str(kw);
         out.push_str(name);
-        self.qualify(&text[kw.len() + header.len()..], &mut out);
+        // The printed header, which an expansion's key does not spell.
+        let rest = &text[kw.len()..];
+        self.qualify(&rest[header_path(rest).len()..], &mut out);
         Some(out)
     }
 
@@ -351,14 +437,41 @@ pub(super) fn is_primitive(ty: &str) -> bool {
         || matches!(ty, "f16" | "f32" | "f64" | "f128")
 }
 
-/// Whether an impl block's header (`impl SeedableRng for Xoshiro256PlusPlus`)
-/// implements trait `trait_name` for the type named `ty_name`, both by their
-/// last segment, with no parameters of its own (a generic block's MIR would
-/// need an instance).
-fn impl_is(header: &str, trait_name: &str, ty_name: &str) -> bool {
-    ImplHeader::parse(header).is_some_and(|h| {
-        h.params.is_empty() && h.trait_name.as_deref() == Some(trait_name) && h.self_name == ty_name
-    })
+/// The impl item a header path belongs to: the path up to the segment
+/// after its last `<impl at ..>` span (`m::<impl at S>::new` for
+/// `m::<impl at S>::new::promoted[1]` and for itself); `None` outside
+/// impl blocks. A promoted or a closure is printed right after its owner.
+fn impl_item(path: &str) -> Option<&str> {
+    let open = path.rfind("<impl at ")?;
+    let close = open + path[open..].find('>')?;
+    let rest = path[close + 1..].strip_prefix("::")?;
+    let after = path.len() - rest.len();
+    let end = rest.find("::").map_or(path.len(), |e| after + e);
+    Some(&path[..end])
+}
+
+/// The key of header `path` in its impl block's `expansion`-th expansion
+/// (from 0): the path itself for the first, else the last span marked
+/// (`<impl at S #2>`), which [`span_site`] takes off again.
+fn expansion_key(path: &str, expansion: usize) -> String {
+    if expansion == 0 {
+        return path.to_string();
+    }
+    let Some(close) = path
+        .rfind("<impl at ")
+        .and_then(|open| path[open..].find('>').map(|c| open + c))
+    else {
+        return path.to_string();
+    };
+    format!("{} #{expansion}{}", &path[..close], &path[close..])
+}
+
+/// A span as printed (`FILE:L:C: L2:C2`), without the expansion mark of
+/// [`expansion_key`].
+fn span_site(span: &str) -> &str {
+    span.rsplit_once(" #")
+        .filter(|(_, n)| n.chars().all(|c| c.is_ascii_digit()))
+        .map_or(span, |(site, _)| site)
 }
 
 /// The id of an allocation dump's first line (`alloc8 (static: S, size:
@@ -571,5 +684,86 @@ mod tests {
             Some("uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::ZERO")
         );
         assert_eq!(d.find("ethnum::I256::ZERO"), None);
+    }
+
+    /// blake2's `impl VariableOutputCore for $name`, expanded for
+    /// `Blake2bVarCore` and then `Blake2sVarCore`: both expansions print
+    /// their items, promoteds included, under the macro's one span.
+    #[test]
+    fn a_macro_expanded_block_is_told_apart_by_its_signatures() {
+        let span = "/work/vendor/blake2-0.10.6/src/macros.rs:3:9: 3:42";
+        let expansion = |ty: &str, len: u32| {
+            format!(
+                "fn <impl at {span}>::new(_1: usize) -> Result<{ty}, E> {{\n    bb0: {{\n        return;\n    }}\n}}\n\n\
+                 const <impl at {span}>::new::promoted[1]: &[u8; {len}] = {{\n    let mut _0: &[u8; {len}];\n    let mut _1: [u8; {len}];\n\n    bb0: {{\n        _1 = [const 0_u8; {len}];\n        _0 = &_1;\n        return;\n    }}\n}}\n\n"
+            )
+        };
+        let mir = [
+            expansion("Blake2bVarCore", 2),
+            expansion("Blake2sVarCore", 3),
+        ]
+        .concat();
+        let macros = "macro_rules! blake2_impl {\n    ($name:ident) => {\n        impl VariableOutputCore for $name {\n        }\n    };\n}\n";
+        let (_tmp, d) = dep_tree(
+            "blake2",
+            "blake2-0.10.6",
+            &mir,
+            &[("src/macros.rs", macros)],
+        );
+        let name =
+            "<blake2::Blake2sVarCore as digest::core_api::VariableOutputCore>::new::promoted[1]";
+        let key = d.find(name).expect("the second expansion's promoted");
+        let text = d.item_text(key, name).expect("text");
+        assert!(text.contains("[u8; 3]"), "{text}");
+        let parsed = crate::parse::parse_mir_named(&text, "gpu").expect("parses");
+        assert_eq!(parsed.bodies.len(), 1);
+        let b = d
+            .find("<blake2::Blake2bVarCore as digest::core_api::VariableOutputCore>::new")
+            .expect("the first expansion's method");
+        assert!(
+            d.item_text(b, "x")
+                .expect("text")
+                .contains("Blake2bVarCore")
+        );
+        // A type no expansion's signature names, or another trait.
+        assert_eq!(
+            d.find("<blake2::Other as digest::core_api::VariableOutputCore>::new"),
+            None
+        );
+        assert_eq!(
+            d.find("<blake2::Blake2sVarCore as digest::Other>::new"),
+            None
+        );
+    }
+
+    /// block_buffer's `impl Sealed for super::Lazy` sits in `sealed`, beside
+    /// the trait, not in the type's module; its generic method's promoted
+    /// is found there, with the method's parameters.
+    #[test]
+    fn a_sealed_traits_impl_is_found_in_the_traits_module() {
+        let span = "/work/vendor/block-buffer-0.10.4/src/sealed.rs:2:1: 2:28";
+        let mir = format!(
+            "const sealed::<impl at {span}>::split::promoted[1]: &[Block<N>; 0] = {{\n    let mut _0: &[Block<N>; 0];\n    let mut _1: [Block<N>; 0];\n\n    bb0: {{\n        _1 = [];\n        _0 = &_1;\n        return;\n    }}\n}}\n"
+        );
+        let sealed = "pub trait Sealed {}\nimpl Sealed for super::Lazy {\n    fn split<N: Len>(d: &[u8]) {}\n}\n";
+        let (_tmp, d) = dep_tree(
+            "block_buffer",
+            "block-buffer-0.10.4",
+            &mir,
+            &[
+                ("src/lib.rs", "mod sealed;\npub struct Lazy;\n"),
+                ("src/sealed.rs", sealed),
+            ],
+        );
+        let name = "<block_buffer::Lazy as block_buffer::sealed::Sealed>::split::promoted[1]";
+        let key = d.find(name).expect("found beside the trait");
+        assert_eq!(
+            d.method_params(key, "split"),
+            Some(vec![("N".to_string(), None)])
+        );
+        assert_eq!(
+            d.find("<block_buffer::Eager as block_buffer::sealed::Sealed>::split::promoted[1]"),
+            None
+        );
     }
 }

@@ -133,10 +133,19 @@ pub(super) fn fn_generics(text: &str, name: &str) -> Option<ImplHeader> {
     }
     let rest = &text[at + needle.len()..];
     let close = matching_close(rest)?;
-    let mut header = ImplHeader::parse(&format!("impl<{}> F", &rest[..close]))?;
-    header.self_name = name.to_string();
-    header.self_args = header.params.iter().map(|(p, _)| p.clone()).collect();
-    Some(header)
+    let header = ImplHeader::parse(&format!("impl<{}> F", &rest[..close]))?;
+    Some(own_params_header(name, header.params))
+}
+
+/// A header that binds the parameters `params` of function or method
+/// `name`, in order, to its turbofish (see [`fn_generics`]).
+pub(super) fn own_params_header(name: &str, params: Vec<(String, Option<String>)>) -> ImplHeader {
+    ImplHeader {
+        self_args: params.iter().map(|(p, _)| p.clone()).collect(),
+        params,
+        trait_name: None,
+        self_name: name.to_string(),
+    }
 }
 
 /// One parameter and the argument that replaces it.
@@ -157,12 +166,11 @@ impl Binding {
     }
 }
 
-/// The name of the instance of dependency item `def` (a def path) at the
-/// printed arguments `args`: the crate's name, a module named like the
-/// kernel's own instances ([`crate::mono::module_name`]), and the item's
-/// last segment.
-pub(super) fn instance_name(def: &str, args: &Path) -> String {
-    let krate = def.split("::").next().unwrap_or(def);
+/// The name of the instance of dependency item `def` (a def path) of crate
+/// `krate` at the printed arguments `args`: the crate's name, a module
+/// named like the kernel's own instances ([`crate::mono::module_name`]),
+/// and the item's last segment.
+pub(super) fn instance_name(krate: &str, def: &str, args: &Path) -> String {
     let last = def.rsplit("::").next().unwrap_or(def);
     let module = crate::mono::module_name(
         def,
@@ -400,11 +408,11 @@ mod tests {
                 },
             ],
         };
-        let a = instance_name("heapless::Vec::INIT", &printed);
+        let a = instance_name("heapless", "heapless::Vec::INIT", &printed);
         assert!(a.starts_with("heapless::__mono_INIT__u32__8_"), "{a}");
         assert!(a.ends_with("::INIT"), "{a}");
         let mut other = printed.clone();
         other.segments[1].args[1] = GenericArg::Const("4".into());
-        assert_ne!(instance_name("heapless::Vec::INIT", &other), a);
+        assert_ne!(instance_name("heapless", "heapless::Vec::INIT", &other), a);
     }
 }

@@ -23,7 +23,12 @@
 //!   declared discriminants and its fields' names ([`type_attrs`]).
 //! - **Items of generic impl blocks** (`heapless::Vec::<u32, 8>::INIT`, a
 //!   method of such a block that rustc left as a call) are instantiated
-//!   from the generic text ([`instances`]).
+//!   from the generic text ([`instances`]), and so are the promoteds of
+//!   generic functions and methods (`<Lazy as Sealed>::split_blocks::
+//!   <U64>::promoted[1]`), their parameters read from the source.
+//! - **Names printed through a re-exported crate**
+//!   (`hmac::digest::block_buffer::Lazy`) are spelled from the declaring
+//!   crate before they are looked up ([`reexports`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,9 +39,11 @@ use crate::model::{
     VisitMut,
 };
 use dep_mir::DepMir;
+use reexports::CrateReexports;
 
 mod dep_mir;
 mod instances;
+mod reexports;
 mod source;
 mod type_attrs;
 
@@ -49,16 +56,15 @@ fn missing_items(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<String> {
             let Operand::Const(c) = op else { return };
             let name = match c {
                 ConstOperand::Item(p) | ConstOperand::StaticRef(p) => p.def_path(),
+                // A generic owner's promoted is instantiated instead
+                // ([`generic_promoteds`]).
+                ConstOperand::Promoted { owner, .. } if has_own_args(owner) => return,
                 ConstOperand::Promoted { owner, index } => {
                     format!("{}::promoted[{index}]", owner.def_path())
                 }
                 _ => return,
             };
-            if name
-                .split("::")
-                .next()
-                .is_some_and(|first| crates.contains(first))
-            {
+            if dependency_of(&name).is_some_and(|c| crates.contains(c)) {
                 named.insert(name);
             }
         });
@@ -135,6 +141,7 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
     let mut tried = BTreeSet::new();
     // A dependency's allocation id → the id it has in `krate`.
     let mut fresh_ids: BTreeMap<(String, u32), u32> = BTreeMap::new();
+    let reexports = CrateReexports::read(deps, &crates);
     loop {
         let missing: Vec<String> = missing_items(krate, &crates)
             .into_iter()
@@ -144,8 +151,39 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             .into_iter()
             .filter(|(p, _)| !tried.contains(&p.to_string()))
             .collect();
-        if missing.is_empty() && generic.is_empty() {
+        let promoteds: Vec<(Path, u32)> = generic_promoteds(krate, &crates)
+            .into_iter()
+            .filter(|(owner, index)| !tried.contains(&format!("{owner}::promoted[{index}]")))
+            .collect();
+        if missing.is_empty() && generic.is_empty() && promoteds.is_empty() {
             break;
+        }
+        for (owner, index) in promoteds {
+            tried.insert(format!("{owner}::promoted[{index}]"));
+            let lookup = reexports.canonical(&format!("{}::promoted[{index}]", owner.def_path()));
+            let Some(krate_name) = dependency_of(&lookup).map(str::to_string) else {
+                continue;
+            };
+            let mir = mirs
+                .entry(krate_name.clone())
+                .or_insert_with(|| read_dep_mir(deps, &krate_name));
+            let Some(mir) = mir else { continue };
+            let Some((instance, text)) =
+                instantiate_promoted(mir, &krate_name, &lookup, &owner, index)
+            else {
+                tracing::debug!("no instance of `{owner}::promoted[{index}]` in its crate's MIR");
+                continue;
+            };
+            // Its types in one spelling, which the kernel's layouts are
+            // also found under ([`CrateReexports::alias_layouts`]).
+            let text = reexports.canonical(&text);
+            match crate::parse::parse_mir_named(&text, crate::prelude::PRELUDE_MODULE) {
+                Ok(parsed) => {
+                    krate.bodies.extend(parsed.bodies);
+                    link_promoted_instance(krate, &owner, index, &instance);
+                }
+                Err(e) => tracing::debug!("instance of `{owner}::promoted[{index}]`: {e}"),
+            }
         }
         for (printed, is_call) in generic {
             tried.insert(printed.to_string());
@@ -173,13 +211,14 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
         }
         for name in missing {
             tried.insert(name.clone());
-            let krate_name = dependency_of(&name).unwrap_or_default().to_string();
+            let lookup = reexports.canonical(&name);
+            let krate_name = dependency_of(&lookup).unwrap_or_default().to_string();
             let mir = mirs
                 .entry(krate_name.clone())
                 .or_insert_with(|| read_dep_mir(deps, &krate_name));
             let Some(mir) = mir else { continue };
             mir.roots.extend(type_attrs::root_types(krate, &krate_name));
-            let Some(header) = mir.find(&name) else {
+            let Some(header) = mir.find(&lookup) else {
                 tracing::debug!("dependency item `{name}` not found in its crate's MIR");
                 continue;
             };
@@ -211,6 +250,7 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             }
         }
     }
+    reexports.alias_layouts(&mut krate.layouts);
     type_attrs::link_type_attrs(krate, deps, &crates);
 }
 
@@ -443,12 +483,122 @@ fn instantiate(mir: &DepMir, printed: &Path) -> Option<(String, String)> {
     {
         return None;
     }
-    let name = instances::instance_name(&printed.def_path(), printed);
+    let def = printed.def_path();
+    let name = instances::instance_name(&printed.segments[0].name, &def, printed);
     let text = mir.item_text(key, &name)?;
     if text.contains("{alloc") {
         return None;
     }
     Some((name.clone(), instances::substitute(&text, &binds)))
+}
+
+/// Whether a promoted's owner is printed at arguments of its own
+/// (`<Lazy as Sealed>::split_blocks::<U64>`), the rest of its path plain.
+fn has_own_args(owner: &Path) -> bool {
+    match owner.segments.split_last() {
+        Some((last, rest)) => !last.args.is_empty() && rest.iter().all(|s| s.args.is_empty()),
+        None => false,
+    }
+}
+
+/// The promoteds of a dependency's generic functions and methods that
+/// `krate`'s bodies use at arguments (inlined code keeps `const
+/// <Lazy as Sealed>::split_blocks::<U64>::promoted[1]`, whose body the
+/// dependency prints once, generically): each owner as printed, and the
+/// index.
+fn generic_promoteds(krate: &Crate, crates: &BTreeSet<String>) -> BTreeSet<(Path, u32)> {
+    let mut out = BTreeSet::new();
+    for body in krate.bodies.values() {
+        body.for_each_operand(|op| {
+            if let Operand::Const(ConstOperand::Promoted { owner, index }) = op
+                && has_own_args(owner)
+                && dependency_of(&owner.def_path()).is_some_and(|c| crates.contains(c))
+            {
+                out.insert((owner.clone(), *index));
+            }
+        });
+    }
+    out
+}
+
+/// The instance of promoted `index` of the generic function that `owner`
+/// prints at arguments, `lookup` being its name spelled from crate
+/// `krate_name` (see [`CrateReexports::canonical`]): the instance owner's
+/// name and the promoted's text, the function's own parameters (read from
+/// its impl block or module in the source) replaced by the arguments.
+fn instantiate_promoted(
+    mir: &DepMir,
+    krate_name: &str,
+    lookup: &str,
+    owner: &Path,
+    index: u32,
+) -> Option<(String, String)> {
+    let key = mir.find(lookup)?;
+    let (method, args) = owner.segments.last().map(|s| (s.name.as_str(), &s.args))?;
+    let params = if key.contains("<impl at ") {
+        mir.method_params(key, method)?
+    } else {
+        // `module::f::promoted[1]`: `f`'s parameters from its module.
+        let segments: Vec<String> = key.split("::").map(str::to_string).collect();
+        let module = &segments[..segments.len().checked_sub(2)?];
+        let text = source::read_module(&mir.src_dir.join("src"), module)?;
+        instances::fn_generics(&text, method)?.params
+    };
+    let binds = instances::own_params_header(method, params).bind(args)?;
+    if binds
+        .iter()
+        .any(|b| mir.roots.contains(b.name()) || mir.modules.contains(b.name()))
+    {
+        return None;
+    }
+    let def = lookup.strip_suffix(&format!("::promoted[{index}]"))?;
+    let instance = instances::instance_name(krate_name, def, owner);
+    let text = mir.item_text(key, &format!("{instance}::promoted[{index}]"))?;
+    if text.contains("{alloc") {
+        return None;
+    }
+    Some((instance, instances::substitute(&text, &binds)))
+}
+
+/// Points the kernel's uses of promoted `index` of `printed` at the
+/// promoted of its instance `instance`.
+fn link_promoted_instance(krate: &mut Crate, printed: &Path, index: u32, instance: &str) {
+    struct Renaming<'a> {
+        printed: &'a Path,
+        index: u32,
+        renamed: Path,
+    }
+    impl VisitMut for Renaming<'_> {
+        fn visit_const(&mut self, constant: &mut ConstOperand) {
+            if let ConstOperand::Promoted { owner, index } = constant
+                && owner == self.printed
+                && *index == self.index
+            {
+                *owner = self.renamed.clone();
+            }
+        }
+    }
+    let mut renaming = Renaming {
+        printed,
+        index,
+        renamed: plain_path(instance),
+    };
+    for body in krate.bodies.values_mut() {
+        body.visit_mut(&mut renaming);
+    }
+}
+
+/// `name` as a path of plain segments.
+fn plain_path(name: &str) -> Path {
+    Path {
+        segments: name
+            .split("::")
+            .map(|s| PathSegment {
+                name: s.to_string(),
+                args: Vec::new(),
+            })
+            .collect(),
+    }
 }
 
 /// Points the kernel's uses of `printed` at its instance `name`: a call
@@ -460,15 +610,7 @@ fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
             .insert(printed.to_string(), name.to_string());
         return;
     }
-    let renamed = Path {
-        segments: name
-            .split("::")
-            .map(|s| PathSegment {
-                name: s.to_string(),
-                args: Vec::new(),
-            })
-            .collect(),
-    };
+    let renamed = plain_path(name);
     struct Renaming<'a> {
         printed: &'a Path,
         renamed: Path,

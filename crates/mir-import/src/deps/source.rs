@@ -5,7 +5,7 @@
 //! (a glob could bring it in, two `cfg`s re-export it) is not followed, so
 //! the kernel's use of the name stays refused.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path as FsPath, PathBuf};
 
 /// The file of module `module` of a crate whose sources are in `src`, by
@@ -161,6 +161,104 @@ fn resolve_use_path(path: &[String], module: &[String]) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// The crates that a crate's root file `text` re-exports (`pub use
+/// digest;` in hmac, `pub use crypto_common::rand_core;` in digest), of
+/// the crates `crates`: each visible name with the path it stands for,
+/// which starts with a crate's name. rustc prints a dependency's item
+/// through such a chain when the kernel reaches it that way
+/// (`hmac::digest::block_buffer::Lazy`), while the item's MIR is in the
+/// last crate's.
+pub(super) fn reexported_crates(
+    text: &str,
+    crates: &BTreeSet<String>,
+) -> BTreeMap<String, Vec<String>> {
+    let Ok(file) = syn::parse_file(text) else {
+        return BTreeMap::new();
+    };
+    let mut uses = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item
+            && matches!(u.vis, syn::Visibility::Public(_))
+        {
+            flatten_use(&u.tree, &mut Vec::new(), &mut uses);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for u in uses {
+        let PubUse::Named { path, own, visible } = u else {
+            continue;
+        };
+        let first = path.first().unwrap_or(&own);
+        if crates.contains(&own) && crates.contains(first) {
+            let mut target = path;
+            target.push(own);
+            out.insert(visible, target);
+        }
+    }
+    out
+}
+
+/// The type and const parameters (in order, each const one with its type)
+/// of method `method` of the non-generic impl block whose `impl` keyword
+/// `text` has at `line`:`column` (1-based, as rustc's spans count), read
+/// with `syn`: what binds a generic method's promoted to the arguments its
+/// owner is printed with. `None` when no such block or method is found, or
+/// when the block has parameters of its own.
+pub(super) fn impl_method_params(
+    text: &str,
+    line: usize,
+    column: usize,
+    method: &str,
+) -> Option<Vec<(String, Option<String>)>> {
+    use syn::visit::Visit;
+    struct Find<'a> {
+        at: (usize, usize),
+        found: Option<&'a syn::ItemImpl>,
+    }
+    impl<'a> Visit<'a> for Find<'a> {
+        fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+            let start = i.impl_token.span.start();
+            if (start.line, start.column + 1) == self.at {
+                self.found = Some(i);
+            }
+            syn::visit::visit_item_impl(self, i);
+        }
+    }
+    let file = syn::parse_file(text).ok()?;
+    let mut find = Find {
+        at: (line, column),
+        found: None,
+    };
+    find.visit_file(&file);
+    let block = find.found?;
+    if block
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+    {
+        return None;
+    }
+    let sig = block.items.iter().find_map(|item| match item {
+        syn::ImplItem::Fn(f) if f.sig.ident == method => Some(&f.sig),
+        _ => None,
+    })?;
+    Some(
+        sig.generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some((t.ident.to_string(), None)),
+                syn::GenericParam::Const(c) => {
+                    let ty = &c.ty;
+                    Some((c.ident.to_string(), Some(quote::quote!(#ty).to_string())))
+                }
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect(),
+    )
+}
+
 /// The types that a crate declares in its root file (`src/lib.rs`): its
 /// own MIR names them by one segment (`const DEFAULT_STATE: Sha1State`),
 /// also where the kernel never holds one in a local of its own.
@@ -311,5 +409,43 @@ mod inner { pub struct Deep; }
             .collect();
         assert_eq!(roots, want);
         assert!(root_type_decls(&dir.join("missing")).is_empty());
+    }
+
+    #[test]
+    fn reexported_crates_are_read_from_the_root() {
+        let crates: BTreeSet<String> = ["digest", "crypto_common", "rand_core", "hmac"]
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let text = "pub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::x::Y;\n";
+        let found = reexported_crates(text, &crates);
+        let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            found,
+            BTreeMap::from([
+                ("digest".to_string(), path("digest")),
+                ("rng".to_string(), path("crypto_common::rand_core")),
+            ])
+        );
+    }
+
+    #[test]
+    fn a_methods_own_parameters_come_from_its_impl_block() {
+        let text = "impl Sealed for Eager {\n    fn split<N: Len<u8>>(d: &[u8]) {}\n}\n\nimpl Sealed for super::Lazy {\n    #[inline(always)]\n    fn split<M: Len<u8>, const K: usize>(d: &[u8]) {}\n}\nimpl<T> Sealed for Wrap<T> {\n    fn split<N>(d: &[u8]) {}\n}\n";
+        assert_eq!(
+            impl_method_params(text, 5, 1, "split"),
+            Some(vec![
+                ("M".to_string(), None),
+                ("K".to_string(), Some("usize".to_string()))
+            ])
+        );
+        assert_eq!(
+            impl_method_params(text, 1, 1, "split"),
+            Some(vec![("N".to_string(), None)])
+        );
+        // No block there, no such method, a generic block.
+        assert_eq!(impl_method_params(text, 2, 1, "split"), None);
+        assert_eq!(impl_method_params(text, 5, 1, "other"), None);
+        assert_eq!(impl_method_params(text, 9, 1, "split"), None);
     }
 }
