@@ -85,7 +85,8 @@ impl DepMir {
                 Some(item) => {
                     let seen = expansions.entry(item.to_string()).or_default();
                     // A const fn's CTFE copy follows its body and replaces
-                    // it, as for any other item printed twice.
+                    // it (outside impl blocks, an item printed twice keeps
+                    // its last printing).
                     if item == path && !after_ctfe_marker {
                         *seen += 1;
                     }
@@ -210,11 +211,7 @@ impl DepMir {
 
     /// The one item `method` (`new`, or `new::promoted[1]`) of an impl
     /// block of `module` for the type named `self_name` whose source header
-    /// `is_it` accepts. A block a macro writes for a metavariable (`impl
-    /// VariableOutputCore for $name`) is printed once per expansion under
-    /// the same span; the expansion whose item's signature names
-    /// `self_name` (`-> Result<Blake2sVarCore, ..>`, `ZERO: u32`) is the
-    /// one, and a promoted or closure follows its owner's expansion.
+    /// `is_it` accepts (see [`Self::impl_block_candidates`]).
     fn find_in_impl_blocks(
         &self,
         module: &str,
@@ -222,36 +219,64 @@ impl DepMir {
         self_name: &str,
         is_it: impl Fn(&ImplHeader) -> bool,
     ) -> Option<&str> {
+        match self.impl_block_candidates(module, method, self_name, is_it)[..] {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
+    /// The items `method` of the impl blocks of `module` for the type named
+    /// `self_name` whose source header `is_it` accepts. A block a macro
+    /// writes for a metavariable (`impl VariableOutputCore for $name`) is
+    /// printed once per expansion under the same span; such a block counts
+    /// only when the metavariable is its header's one, and only through the
+    /// expansion whose item's signature shows `self_name` where the self
+    /// type goes ([`Self::signature_shows_self`]). A promoted or closure
+    /// follows its owner's expansion.
+    fn impl_block_candidates(
+        &self,
+        module: &str,
+        method: &str,
+        self_name: &str,
+        is_it: impl Fn(&ImplHeader) -> bool,
+    ) -> Vec<&str> {
         let prefix = if module.is_empty() {
             "<impl at ".to_string()
         } else {
             format!("{module}::<impl at ")
         };
         let suffix = format!(">::{method}");
-        let mut found = self.items.keys().filter(|k| {
-            k.strip_prefix(&prefix)
-                .and_then(|rest| rest.strip_suffix(&suffix))
-                .is_some_and(|span| {
-                    !span.contains('>')
-                        && self
-                            .impl_header(span)
-                            .and_then(|h| ImplHeader::parse(&h))
-                            .is_some_and(|h| {
-                                is_it(&h)
-                                    && (h.self_name == self_name
-                                        || (h.self_name.starts_with('$')
-                                            && self.signature_names(k, self_name)))
-                            })
+        self.items
+            .keys()
+            .filter(|k| {
+                let Some(span) = k
+                    .strip_prefix(&prefix)
+                    .and_then(|rest| rest.strip_suffix(&suffix))
+                    .filter(|span| !span.contains('>'))
+                else {
+                    return false;
+                };
+                let Some(text) = self.impl_header(span) else {
+                    return false;
+                };
+                ImplHeader::parse(&text).is_some_and(|h| {
+                    is_it(&h)
+                        && (h.self_name == self_name
+                            || (h.self_name.starts_with('$')
+                                && metavariables(&text) == 1
+                                && self.signature_shows_self(k, self_name)))
                 })
-        });
-        let first = found.next()?;
-        found.next().is_none().then_some(first.as_str())
+            })
+            .map(String::as_str)
+            .collect()
     }
 
-    /// Whether the signature of the impl item `key` belongs to (its
-    /// parameters and result, or a constant's type) names `ty_name` as a
-    /// whole word.
-    fn signature_names(&self, key: &str, ty_name: &str) -> bool {
+    /// Whether the signature of the impl item `key` belongs to shows the
+    /// type named `ty_name` (no arguments) where a macro-written block's
+    /// self type goes: a constant's type (`ZERO: u32`), a method's first
+    /// parameter (`_1: u32`, `_1: &mut T`), or its result or the result's
+    /// first argument (`-> Result<Blake2sVarCore, ..>`).
+    fn signature_shows_self(&self, key: &str, ty_name: &str) -> bool {
         let Some(&(from, to)) = impl_item(key).and_then(|owner| self.items.get(owner)) else {
             return false;
         };
@@ -263,10 +288,36 @@ impl DepMir {
             return false;
         };
         let signature = &rest[header_path(rest).len()..];
-        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        signature.match_indices(ty_name).any(|(at, _)| {
-            !signature[..at].ends_with(word) && !signature[at + ty_name.len()..].starts_with(word)
-        })
+        // The type's last segment, with no arguments of its own.
+        let is_it = |t: &str| {
+            let t = t.trim();
+            let t = t
+                .strip_prefix("&mut ")
+                .or_else(|| t.strip_prefix('&'))
+                .unwrap_or(t)
+                .trim_start();
+            !t.contains(['<', '[', '(', ' ']) && t.rsplit("::").next() == Some(ty_name)
+        };
+        if let Some(ty) = signature.strip_prefix(": ") {
+            // `ZERO: u32 = const 0_u32;` or `ZERO: u32 = {`.
+            return ty.split(" = ").next().is_some_and(is_it);
+        }
+        let Some(params) = signature.strip_prefix('(') else {
+            return false;
+        };
+        let first_param = params
+            .split_once(": ")
+            .map(|(_, t)| t.split([',', ')']).next().unwrap_or(t));
+        let result = signature
+            .split_once(") -> ")
+            .map(|(_, r)| r.trim_end_matches(['{', ' ']));
+        let result_arg = result
+            .and_then(|r| r.split_once('<'))
+            .map(|(_, a)| a.split([',', '>']).next().unwrap_or(a));
+        [first_param, result, result_arg]
+            .into_iter()
+            .flatten()
+            .any(is_it)
     }
 
     /// The item `item` of the one inherent impl block, in any module, whose
@@ -320,13 +371,29 @@ impl DepMir {
         };
         let is_it =
             |h: &ImplHeader| h.params.is_empty() && h.trait_name.as_deref() == Some(trait_name);
-        self.find_in_impl_blocks(module, method, ty_name, is_it)
-            .or_else(|| {
-                // A sealed trait's impls sit beside the trait
-                // (`impl Sealed for super::Lazy` in `sealed`).
-                let trait_module = trait_module.filter(|m| *m != module)?;
-                self.find_in_impl_blocks(trait_module, method, ty_name, is_it)
-            })
+        let in_module = self.impl_block_candidates(module, method, ty_name, is_it);
+        match in_module[..] {
+            [only] => return Some(only),
+            [] => {}
+            _ => return None,
+        }
+        // A sealed trait's impls sit beside the trait (`impl Sealed for
+        // super::Lazy` in `sealed`): a block there counts when its header's
+        // self path, read from that module, is the type's own.
+        let trait_module = trait_module.filter(|m| *m != module)?;
+        let own_path: Vec<String> = module
+            .split("::")
+            .filter(|m| !m.is_empty())
+            .chain([ty_name])
+            .map(str::to_string)
+            .collect();
+        let trait_segments: Vec<String> = trait_module.split("::").map(str::to_string).collect();
+        self.find_in_impl_blocks(trait_module, method, ty_name, |h| {
+            let written: Vec<String> = h.self_path.split("::").map(str::to_string).collect();
+            is_it(h)
+                && written.len() > 1
+                && source::resolve_use_path(&written, &trait_segments).as_ref() == Some(&own_path)
+        })
     }
 
     /// The generic parameters of method `method`, whose item (or one of
@@ -435,6 +502,20 @@ pub(super) fn is_primitive(ty: &str) -> bool {
     matches!(ty, "bool" | "char" | "str")
         || crate::model::IntTy::from_name(ty).is_some()
         || matches!(ty, "f16" | "f32" | "f64" | "f128")
+}
+
+/// How many distinct macro metavariables (`$name`) an impl header's text
+/// holds.
+fn metavariables(header: &str) -> usize {
+    let mut names = BTreeSet::new();
+    for (at, _) in header.match_indices('$') {
+        let rest = &header[at + 1..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        names.insert(&rest[..end]);
+    }
+    names.len()
 }
 
 /// The impl item a header path belongs to: the path up to the segment
@@ -725,6 +806,11 @@ mod tests {
                 .expect("text")
                 .contains("Blake2bVarCore")
         );
+        // The first expansion's promoted follows the first expansion.
+        let b1 = d
+            .find("<blake2::Blake2bVarCore as digest::core_api::VariableOutputCore>::new::promoted[1]")
+            .expect("the first expansion's promoted");
+        assert!(d.item_text(b1, "x").expect("text").contains("[u8; 2]"));
         // A type no expansion's signature names, or another trait.
         assert_eq!(
             d.find("<blake2::Other as digest::core_api::VariableOutputCore>::new"),
@@ -765,5 +851,75 @@ mod tests {
             d.find("<block_buffer::Eager as block_buffer::sealed::Sealed>::split::promoted[1]"),
             None
         );
+        // A bare self name beside the trait may be any `Lazy` the module
+        // imports: not taken.
+        let bare = sealed.replace("super::Lazy", "Lazy");
+        let (_tmp2, d) = dep_tree(
+            "block_buffer",
+            "block-buffer-0.10.4",
+            &mir,
+            &[
+                ("src/lib.rs", "mod sealed;\npub struct Lazy;\n"),
+                ("src/sealed.rs", &bare),
+            ],
+        );
+        assert_eq!(d.find(name), None);
+    }
+
+    #[test]
+    fn expansion_keys_mark_the_last_span_and_come_off_again() {
+        let item = "m::<impl at /s/a.rs:1:1: 1:9>::new";
+        assert_eq!(impl_item(&format!("{item}::promoted[1]")), Some(item));
+        assert_eq!(impl_item(&format!("{item}::{{closure#0}}")), Some(item));
+        assert_eq!(impl_item(item), Some(item));
+        assert_eq!(impl_item("m::f::promoted[0]"), None);
+        let marked = expansion_key(&format!("{item}::promoted[1]"), 2);
+        assert_eq!(marked, "m::<impl at /s/a.rs:1:1: 1:9 #2>::new::promoted[1]");
+        assert_eq!(expansion_key(item, 0), item);
+        assert_eq!(span_site("/s/a.rs:1:1: 1:9 #2"), "/s/a.rs:1:1: 1:9");
+        assert_eq!(span_site("/s/a.rs:1:1: 1:9"), "/s/a.rs:1:1: 1:9");
+        assert_eq!(metavariables("impl From<$a> for $b where $b: X"), 2);
+        assert_eq!(metavariables("impl Tr for $t"), 1);
+    }
+
+    /// A const fn is printed twice, its CTFE copy after its body: one
+    /// item, not two expansions.
+    #[test]
+    fn a_const_fns_ctfe_copy_is_not_an_expansion() {
+        let span = "/work/vendor/funty-2.0.0/src/lib.rs:2:1: 2:18";
+        let f = |body: &str| {
+            format!(
+                "fn <impl at {span}>::get(_1: Wide) -> u32 {{\n    bb0: {{\n        {body}\n        return;\n    }}\n}}\n\n"
+            )
+        };
+        let mir = [
+            f("_0 = const 1_u32;"),
+            "// MIR FOR CTFE\n".to_string(),
+            f("_0 = const 2_u32;"),
+        ]
+        .concat();
+        let lib = "pub struct Wide;\nimpl Get for Wide {}\n";
+        let (_tmp, d) = dep_tree("funty", "funty-2.0.0", &mir, &[("src/lib.rs", lib)]);
+        let key = d
+            .find("<funty::Wide as funty::Get>::get")
+            .expect("one item");
+        assert!(!key.contains('#'), "{key}");
+    }
+
+    /// Blocks a macro writes are refused where the expansion cannot be
+    /// told from the signature: two metavariables in the header, a self
+    /// type with arguments of its own, the type only in a parameter after
+    /// the first.
+    #[test]
+    fn macro_blocks_are_refused_where_the_signature_does_not_tell() {
+        let mir = "const <impl at /work/vendor/w-1.0.0/src/lib.rs:3:9: 3:30>::X: Wrapper<u8> = const 1_u8;\n\
+                   fn <impl at /work/vendor/w-1.0.0/src/lib.rs:4:9: 4:34>::from(_1: u8, _2: Other) -> Y {\n    bb0: {\n        return;\n    }\n}\n\n\
+                   fn <impl at /work/vendor/w-1.0.0/src/lib.rs:5:9: 5:22>::f(_1: u16, _2: Other) -> u32 {\n    bb0: {\n        return;\n    }\n}\n";
+        let lib = "macro_rules! m {\n    ($t:ty, $u:ty) => {\n        impl Konst for $t {\n        impl From<$u> for $t {\n        impl Tr for $t {\n    };\n}\n";
+        let (_tmp, d) = dep_tree("w", "w-1.0.0", mir, &[("src/lib.rs", lib)]);
+        assert_eq!(d.find("<w::Wrapper as w::Konst>::X"), None);
+        assert_eq!(d.find("<w::Y as w::From>::from"), None);
+        assert_eq!(d.find("<w::Other as w::Tr>::f"), None);
+        assert!(d.find("<u16 as w::Tr>::f").is_some());
     }
 }

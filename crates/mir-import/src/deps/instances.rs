@@ -30,6 +30,9 @@ pub(super) struct ImplHeader {
     pub trait_name: Option<String>,
     /// The self type's last segment (`Vec`).
     pub self_name: String,
+    /// The self type's path as written, without arguments
+    /// (`super::Lazy`).
+    pub self_path: String,
     /// The self type's generic arguments as written, lifetimes left out.
     pub self_args: Vec<String>,
 }
@@ -75,6 +78,7 @@ impl ImplHeader {
             params,
             trait_name,
             self_name: last_segment(name),
+            self_path: name.trim().to_string(),
             self_args: args
                 .into_iter()
                 .filter(|a| !a.starts_with('\''))
@@ -145,6 +149,7 @@ pub(super) fn own_params_header(name: &str, params: Vec<(String, Option<String>)
         params,
         trait_name: None,
         self_name: name.to_string(),
+        self_path: name.to_string(),
     }
 }
 

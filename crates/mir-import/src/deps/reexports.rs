@@ -28,13 +28,28 @@ const MAX_HOPS: usize = 16;
 impl CrateReexports {
     /// Reads the root file of each of `deps`' crates.
     pub(super) fn read(deps: &BuiltDeps, crates: &BTreeSet<String>) -> CrateReexports {
+        // Two versions of one crate (`digest` 0.9 and 0.10) share a name
+        // that rustc tells apart by the path it prints: no path through or
+        // to such a name is respelled.
+        let mut seen = BTreeSet::new();
+        let twice: BTreeSet<&str> = deps
+            .crates
+            .iter()
+            .filter(|c| !seen.insert(c.name.as_str()))
+            .map(|c| c.name.as_str())
+            .collect();
         let mut by_crate = BTreeMap::new();
-        for c in &deps.crates {
+        for c in deps
+            .crates
+            .iter()
+            .filter(|c| !twice.contains(c.name.as_str()))
+        {
             let src = deps.path(&c.src_dir).join("src");
             let Some(text) = source::read_module(&src, &[]) else {
                 continue;
             };
-            let found = source::reexported_crates(&text, crates);
+            let mut found = source::reexported_crates(&text, crates);
+            found.retain(|_, target| !twice.contains(target[0].as_str()));
             if !found.is_empty() {
                 by_crate.insert(c.name.clone(), found);
             }
@@ -52,6 +67,18 @@ impl CrateReexports {
         let mut out = String::with_capacity(name.len());
         let mut rest = name;
         while !rest.is_empty() {
+            // A string literal is copied as it is (`'"'` opens none).
+            if rest.starts_with("'\"'") {
+                out.push_str("'\"'");
+                rest = &rest[3..];
+                continue;
+            }
+            if rest.starts_with('"') {
+                let len = string_literal_len(rest);
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
             let path_start = out
                 .chars()
                 .next_back()
@@ -81,9 +108,33 @@ impl CrateReexports {
                 (declared != *name).then(|| (declared, layout.clone()))
             })
             .collect();
+        // Two printed types of one spelling would be one type; if their
+        // layouts differ, the spelling was not what it seemed, and it gets
+        // none.
+        let mut conflicting = BTreeSet::new();
+        let mut added: BTreeMap<String, TypeLayout> = BTreeMap::new();
         for (name, layout) in aliases {
-            table.types.entry(name).or_insert(layout);
+            if table.types.contains_key(&name) {
+                if table.types[&name] != layout {
+                    conflicting.insert(name);
+                }
+                continue;
+            }
+            match added.get(&name) {
+                Some(other) if *other != layout => {
+                    conflicting.insert(name);
+                }
+                Some(_) => {}
+                None => {
+                    added.insert(name, layout);
+                }
+            }
         }
+        for name in &conflicting {
+            added.remove(name);
+            table.types.remove(name);
+        }
+        table.types.extend(added);
     }
 
     /// When `text` starts with a path through a re-exported crate
@@ -133,6 +184,21 @@ impl CrateReexports {
     }
 }
 
+/// The length of the string literal `s` starts with, its quotes
+/// included (all of `s` when it does not close).
+fn string_literal_len(s: &str) -> usize {
+    let mut escaped = false;
+    for (i, c) in s.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return i + 1,
+            _ => {}
+        }
+    }
+    s.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,10 +236,35 @@ mod tests {
         // Not at a path's start, or not a crate the root re-exports.
         assert_eq!(r.canonical("x::hmac::digest::T"), "x::hmac::digest::T");
         assert_eq!(r.canonical("hmac::Hmac::new"), "hmac::Hmac::new");
+        // Not inside a string literal.
+        assert_eq!(
+            r.canonical(r#"const "hmac::digest::x \" hmac::digest::y" hmac::digest::z"#),
+            r#"const "hmac::digest::x \" hmac::digest::y" digest::z"#
+        );
+        assert_eq!(r.canonical("'\"' hmac::digest::z"), "'\"' digest::z");
         // A turbofish ends the path.
         assert_eq!(
             r.canonical("hmac::digest::f::<hmac::digest::T>"),
             "digest::f::<digest::T>"
         );
+    }
+
+    #[test]
+    fn layouts_are_filed_under_the_declaring_spelling_unless_two_disagree() {
+        let r = reexports(&[("hmac", "digest", "digest"), ("blake2", "digest", "digest")]);
+        let layout = |size: u64| TypeLayout {
+            size,
+            align: 1,
+            shape: crate::layout::TypeShape::Struct { fields: Vec::new() },
+        };
+        let mut table = LayoutTable::default();
+        table.types.insert("hmac::digest::A".into(), layout(4));
+        table.types.insert("hmac::digest::B".into(), layout(4));
+        table.types.insert("blake2::digest::B".into(), layout(8));
+        r.alias_layouts(&mut table);
+        assert_eq!(table.types.get("digest::A"), Some(&layout(4)));
+        // One spelling, two layouts: not one type after all, so neither.
+        assert_eq!(table.types.get("digest::B"), None);
+        assert_eq!(table.types.get("hmac::digest::B"), Some(&layout(4)));
     }
 }

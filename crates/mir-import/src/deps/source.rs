@@ -136,7 +136,7 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<PubU
 }
 
 /// A `use` path of module `module` as a path from the crate's root.
-fn resolve_use_path(path: &[String], module: &[String]) -> Option<Vec<String>> {
+pub(super) fn resolve_use_path(path: &[String], module: &[String]) -> Option<Vec<String>> {
     let mut out = module.to_vec();
     let mut segments = path.iter().map(String::as_str).peekable();
     match segments.peek() {
@@ -183,19 +183,50 @@ pub(super) fn reexported_crates(
             flatten_use(&u.tree, &mut Vec::new(), &mut uses);
         }
     }
+    // A name the root declares, or brings in twice (one `pub use` per
+    // `cfg`), is not followed: which one is compiled in is not guessed.
+    let declared: BTreeSet<String> = file.items.iter().filter_map(item_ident).collect();
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for u in &uses {
+        if let PubUse::Named { visible, .. } = u {
+            *count.entry(visible.clone()).or_default() += 1;
+        }
+    }
     let mut out = BTreeMap::new();
     for u in uses {
         let PubUse::Named { path, own, visible } = u else {
             continue;
         };
         let first = path.first().unwrap_or(&own);
-        if crates.contains(&own) && crates.contains(first) {
+        if crates.contains(&own)
+            && crates.contains(first)
+            && count[&visible] == 1
+            && !declared.contains(&visible)
+            && !declared.contains(first)
+        {
             let mut target = path;
             target.push(own);
             out.insert(visible, target);
         }
     }
     out
+}
+
+/// The name a root item declares in the type or module namespace.
+fn item_ident(item: &syn::Item) -> Option<String> {
+    Some(
+        match item {
+            syn::Item::Mod(m) => &m.ident,
+            syn::Item::Struct(s) => &s.ident,
+            syn::Item::Enum(e) => &e.ident,
+            syn::Item::Union(u) => &u.ident,
+            syn::Item::Type(t) => &t.ident,
+            syn::Item::Trait(t) => &t.ident,
+            syn::Item::ExternCrate(c) => c.rename.as_ref().map_or(&c.ident, |(_, r)| r),
+            _ => return None,
+        }
+        .to_string(),
+    )
 }
 
 /// The type and const parameters (in order, each const one with its type)
@@ -239,10 +270,16 @@ pub(super) fn impl_method_params(
     {
         return None;
     }
-    let sig = block.items.iter().find_map(|item| match item {
+    // One `fn method` (two, one per `cfg`, could order their parameters
+    // differently).
+    let mut sigs = block.items.iter().filter_map(|item| match item {
         syn::ImplItem::Fn(f) if f.sig.ident == method => Some(&f.sig),
         _ => None,
-    })?;
+    });
+    let sig = sigs.next()?;
+    if sigs.next().is_some() {
+        return None;
+    }
     Some(
         sig.generics
             .params
@@ -417,7 +454,7 @@ mod inner { pub struct Deep; }
             .into_iter()
             .map(str::to_string)
             .collect();
-        let text = "pub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::x::Y;\n";
+        let text = "pub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::x::Y;\n#[cfg(a)]\npub use hmac as h;\n#[cfg(not(a))]\npub use digest as h;\npub use rand_core as local;\nmod local {}\n";
         let found = reexported_crates(text, &crates);
         let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
         assert_eq!(
