@@ -14,8 +14,8 @@ use super::error::{EvalError, Unsupported};
 use super::layout::{Layout, Layouts, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Memory, Reloc, Target};
 use crate::model::{
-    AllocId, Body, BodyId, BodyKind, ConstOperand, Crate, IntTy, Local, Mutability, Operand, Place,
-    PlaceElem, Scalar, StatementKind, TerminatorKind, Ty, ValTree,
+    AllocId, Body, BodyId, BodyKind, ConstOperand, Crate, IntTy, Local, Mutability, Operand, Path,
+    Place, PlaceElem, Scalar, StatementKind, TerminatorKind, Ty, ValTree,
 };
 
 /// Statements one body may run before evaluation gives up (a `loop {}` in a
@@ -395,6 +395,9 @@ impl<'a> Interp<'a> {
                 if let Some(it) = path.int_limit_type() {
                     return Ok(Ty::Int(it));
                 }
+                if path.type_id_of().is_some() {
+                    return Ok(Path::type_id_type());
+                }
                 let id = self.krate.item_body(&path.def_path()).ok_or_else(|| {
                     EvalError::NotPrinted(format!(
                         "the type of `{path}` is not known (rustc printed no body for it)"
@@ -496,6 +499,16 @@ impl<'a> Interp<'a> {
                 }
                 if let Some(v) = int_limit(path, &dest.ty) {
                     return self.write(dest, &v);
+                }
+                if let Some(t) = path.type_id_of() {
+                    let bytes = Path::type_id_bytes(t).ok_or_else(|| {
+                        EvalError::from(format!(
+                            "`TypeId::of::<{t}>()`: the name of `{t}` may not tell which type it is \
+                             (a dependency's type, a type parameter, a function pointer or a closure), \
+                             and rustc's value for it is not known"
+                        ))
+                    })?;
+                    return self.write(dest, &Bytes::plain(bytes.to_vec()));
                 }
                 if let Some((ty, size)) = path.sized_property() {
                     let l = self.layout(&ty)?;

@@ -1,30 +1,150 @@
-//! Calls through a function pointer that can only hold one function.
+//! Calls through a function pointer that can only hold known functions.
 //!
 //! Inlined code often passes a function as a value and calls it
 //! (xxhash-rust's `xxh64` takes `get_unaligned_chunk::<u64>` as a reader):
 //! after inlining, the body holds `_9 = f::<u64> as fn(..)
 //! (PointerCoercion(ReifyFnPointer(..)))` and later `copy _9(args)`. When
-//! that local is written exactly once, by such a reification, and never
-//! borrowed, every call through it calls `f::<u64>`, and becomes a direct
-//! call, which the rest of the pipeline (shims, lowering) handles (an
-//! argument is never such a local: it holds the caller's value first). Any
+//! every write of that local is such a reification and it is never
+//! borrowed, a call through it calls one of those functions (an argument is
+//! never such a local: it holds the caller's value first):
+//!
+//! - **One function**: the call becomes a direct call of it.
+//! - **Several** (bitvec's `BitSlice::domain` picks one of six `Domain`
+//!   constructors by branch, then calls the pointer once), when the local
+//!   is read by calls only: each write stores the function's number in a
+//!   new `u32` local instead, and each call becomes a `switchInt` on it to
+//!   one direct call per function, all returning where the call did.
+//!
+//! The rest of the pipeline (shims, lowering) handles direct calls. Any
 //! other call through a pointer stays refused by the lowering.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    Body, Callee, CastKind, ConstOperand, Local, Operand, Path, Rvalue, StatementKind,
-    TerminatorKind,
+    BasicBlock, BlockData, Body, Callee, CastKind, ConstOperand, IntTy, Local, LocalDecl, Operand,
+    Path, Place, Rvalue, Scalar, StatementKind, Terminator, TerminatorKind, Ty,
 };
 
+/// The functions a function-pointer local may hold, in the order their
+/// reifications appear; empty once it is written otherwise or borrowed.
+type Holds = BTreeMap<Local, Option<Vec<Path>>>;
+
 impl Body {
-    /// Turns each call through a local that holds one known function into
-    /// a direct call of it; returns how many it turned.
+    /// Turns each call through a local that holds only known functions
+    /// into direct calls of them; returns how many calls it turned.
     pub fn devirtualize_fn_pointers(&mut self) -> usize {
-        // Per local: the function it holds, or `None` once it is written
-        // otherwise, written twice, or borrowed.
-        let mut holds: HashMap<Local, Option<Path>> = HashMap::new();
-        let spoil = |holds: &mut HashMap<Local, Option<Path>>, l: Local| {
+        let holds = self.reified_fn_locals();
+        // A local holding several functions must be read by calls only:
+        // its value becomes a number, which nothing else could use.
+        let read_otherwise = self.read_other_than_as_callee();
+        let mut selectors: BTreeMap<Local, Local> = BTreeMap::new();
+        for (&l, fns) in &holds {
+            if let Some(fns) = fns
+                && fns.len() > 1
+                && !read_otherwise.contains(&l)
+            {
+                let s = self.locals.push(LocalDecl {
+                    ty: Ty::Int(IntTy::U32),
+                    mutable: true,
+                    is_arg: false,
+                });
+                selectors.insert(l, s);
+            }
+        }
+        let mut turned = 0;
+        let blocks: Vec<BasicBlock> = self.blocks.keys().collect();
+        for bb in blocks {
+            let TerminatorKind::Call { func, .. } = &self.blocks[bb].terminator.kind else {
+                continue;
+            };
+            let Callee::Operand(Operand::Copy(p) | Operand::Move(p)) = func else {
+                continue;
+            };
+            if !p.projection.is_empty() {
+                continue;
+            }
+            let local = p.local;
+            match holds.get(&local) {
+                Some(Some(fns)) if fns.len() == 1 => {
+                    if let TerminatorKind::Call { func, .. } = &mut self.blocks[bb].terminator.kind
+                    {
+                        *func = Callee::Item(fns[0].clone());
+                        turned += 1;
+                    }
+                }
+                Some(Some(fns)) if selectors.contains_key(&local) => {
+                    self.dispatch_call(bb, selectors[&local], fns);
+                    turned += 1;
+                }
+                _ => {}
+            }
+        }
+        for bb in self.blocks.values_mut() {
+            for st in &mut bb.statements {
+                let StatementKind::Assign(dest, _) = &st.kind else {
+                    continue;
+                };
+                if !dest.projection.is_empty() {
+                    continue;
+                }
+                let Some(Some(fns)) = holds.get(&dest.local) else {
+                    continue;
+                };
+                let StatementKind::Assign(dest, rv) = &mut st.kind else {
+                    continue;
+                };
+                if let Some(&s) = selectors.get(&dest.local) {
+                    // The function's number, for the calls' `switchInt`.
+                    let Some(k) = reified(rv).and_then(|f| fns.iter().position(|g| g == f)) else {
+                        continue;
+                    };
+                    dest.local = s;
+                    *rv = Rvalue::Use(Operand::Const(ConstOperand::Scalar(Scalar::Int {
+                        bits: k as u128,
+                        ty: IntTy::U32,
+                    })));
+                } else if fns.len() == 1 && !read_otherwise.contains(&dest.local) {
+                    // A pointer that nothing reads any more needs no value:
+                    // its reification (a function used as a value, which the
+                    // lowering refuses) goes.
+                    st.kind = StatementKind::Nop;
+                }
+            }
+        }
+        turned
+    }
+
+    /// The locals some operand reads other than as a call's callee.
+    fn read_other_than_as_callee(&self) -> BTreeSet<Local> {
+        let mut reads: BTreeMap<Local, usize> = BTreeMap::new();
+        self.for_each_operand(|o| {
+            if let Operand::Copy(p) | Operand::Move(p) = o {
+                *reads.entry(p.local).or_default() += 1;
+            }
+        });
+        for bb in self.blocks.values() {
+            if let TerminatorKind::Call {
+                func: Callee::Operand(Operand::Copy(p) | Operand::Move(p)),
+                ..
+            } = &bb.terminator.kind
+                && p.projection.is_empty()
+                && let Some(n) = reads.get_mut(&p.local)
+            {
+                *n -= 1;
+            }
+        }
+        reads
+            .into_iter()
+            .filter_map(|(l, n)| (n > 0).then_some(l))
+            .collect()
+    }
+
+    /// Per local written by a reification of a function item: the
+    /// functions, or `None` where it is also written otherwise, borrowed,
+    /// or an argument.
+    fn reified_fn_locals(&self) -> Holds {
+        let mut holds: Holds = BTreeMap::new();
+        let spoil = |holds: &mut Holds, l: Local| {
             holds.insert(l, None);
         };
         // An argument holds what the caller passed before any write.
@@ -41,18 +161,11 @@ impl Body {
                 if let Rvalue::Ref(_, p) | Rvalue::RawPtr(_, p) = rv {
                     spoil(&mut holds, p.local);
                 }
-                let reified = match rv {
-                    Rvalue::Cast(
-                        CastKind::PointerCoercion(kind),
-                        Operand::Const(ConstOperand::FnItem(f)),
-                        _,
-                    ) if kind.starts_with("ReifyFnPointer") => Some(f),
-                    _ => None,
-                };
-                match (dest.projection.is_empty(), reified) {
-                    (true, Some(f)) if !holds.contains_key(&dest.local) => {
-                        holds.insert(dest.local, Some(f.clone()));
-                    }
+                match (dest.projection.is_empty(), reified(rv)) {
+                    (true, Some(f)) => match holds.entry(dest.local).or_insert(Some(Vec::new())) {
+                        Some(fns) if !fns.contains(f) => fns.push(f.clone()),
+                        _ => {}
+                    },
                     _ => spoil(&mut holds, dest.local),
                 }
             }
@@ -60,43 +173,55 @@ impl Body {
                 spoil(&mut holds, destination.local);
             }
         }
-        let mut turned = 0;
-        for bb in self.blocks.values_mut() {
-            let TerminatorKind::Call { func, .. } = &mut bb.terminator.kind else {
-                continue;
-            };
-            let Callee::Operand(Operand::Copy(p) | Operand::Move(p)) = func else {
-                continue;
-            };
-            if !p.projection.is_empty() {
-                continue;
-            }
-            if let Some(Some(f)) = holds.get(&p.local) {
+        holds
+    }
+
+    /// Replaces the call through a pointer that ends `bb` with a
+    /// `switchInt` on `selector` to one direct call of each of `fns`, in
+    /// new blocks; the last function takes `otherwise`, since the selector
+    /// holds one of their numbers.
+    fn dispatch_call(&mut self, bb: BasicBlock, selector: Local, fns: &[Path]) {
+        let call = self.blocks[bb].terminator.clone();
+        let cleanup = self.blocks[bb].cleanup;
+        let mut targets = Vec::with_capacity(fns.len());
+        for f in fns {
+            let mut direct = call.clone();
+            if let TerminatorKind::Call { func, .. } = &mut direct.kind {
                 *func = Callee::Item(f.clone());
-                turned += 1;
             }
+            targets.push(self.blocks.push(BlockData {
+                cleanup,
+                statements: Vec::new(),
+                terminator: direct,
+            }));
         }
-        // A pointer that nothing reads any more needs no value: its
-        // reification (a function used as a value, which the lowering
-        // refuses) goes.
-        let mut read = std::collections::HashSet::new();
-        self.for_each_operand(|o| {
-            if let Operand::Copy(p) | Operand::Move(p) = o {
-                read.insert(p.local);
-            }
-        });
-        for bb in self.blocks.values_mut() {
-            for st in &mut bb.statements {
-                if let StatementKind::Assign(dest, _) = &st.kind
-                    && dest.projection.is_empty()
-                    && matches!(holds.get(&dest.local), Some(Some(_)))
-                    && !read.contains(&dest.local)
-                {
-                    st.kind = StatementKind::Nop;
-                }
-            }
-        }
-        turned
+        let Some(otherwise) = targets.pop() else {
+            return;
+        };
+        self.blocks[bb].terminator = Terminator {
+            kind: TerminatorKind::SwitchInt {
+                discr: Operand::Copy(Place::local(selector)),
+                targets: targets
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, t)| (k as u128, t))
+                    .collect(),
+                otherwise,
+            },
+            ..call
+        };
+    }
+}
+
+/// The function item `rv` reifies to a function pointer, if it does.
+fn reified(rv: &Rvalue) -> Option<&Path> {
+    match rv {
+        Rvalue::Cast(
+            CastKind::PointerCoercion(kind),
+            Operand::Const(ConstOperand::FnItem(f)),
+            _,
+        ) if kind.starts_with("ReifyFnPointer") => Some(f),
+        _ => None,
     }
 }
 
@@ -131,11 +256,13 @@ mod tests {
             crate::model::StatementKind::Nop
         ));
         assert!(direct.contains("\"read\""), "{direct}");
-        // Written a second time, or borrowed: it stays a pointer call.
-        for spoiled in [
-            "        _2 = dep::other as for<'a> fn(&'a [u8], usize) -> u64 (PointerCoercion(ReifyFnPointer(Safe), Implicit));\n",
-            "        _3 = &mut _2;\n",
-        ] {
+        // Written again by the same function: still a direct call.
+        let again = callee(&body(
+            "        _2 = dep::read::<u64> as for<'a> fn(&'a [u8], usize) -> u64 (PointerCoercion(ReifyFnPointer(Safe), Implicit));\n",
+        ));
+        assert!(again.contains("func: Item("), "{again}");
+        // Written otherwise, or borrowed: it stays a pointer call.
+        for spoiled in ["        _2 = copy _3;\n", "        _3 = &mut _2;\n"] {
             let text = body(spoiled).replace(
                 "    let _2:",
                 "    let mut _3: &mut for<'a> fn(&'a [u8], usize) -> u64;\n    let _2:",
@@ -152,5 +279,52 @@ mod tests {
         assert!(arg.contains("_2: for<'a> fn"), "{arg}");
         let kept = callee(&arg);
         assert!(kept.contains("func: Operand("), "argument: {kept}");
+    }
+
+    /// bitvec's `domain`: one of two functions by branch, then one call.
+    fn chosen(extra_read: &str) -> String {
+        format!(
+            "fn kernel::f(_1: bool) -> u64 {{\n    let mut _0: u64;\n    let _2: fn(usize) -> u64;\n    let mut _3: fn(usize) -> u64;\n\n    bb0: {{\n        switchInt(copy _1) -> [0: bb1, otherwise: bb2];\n    }}\n\n    bb1: {{\n        _2 = dep::a as fn(usize) -> u64 (PointerCoercion(ReifyFnPointer(Safe), Implicit));\n        goto -> bb3;\n    }}\n\n    bb2: {{\n        _2 = dep::b as fn(usize) -> u64 (PointerCoercion(ReifyFnPointer(Safe), Implicit));\n        goto -> bb3;\n    }}\n\n    bb3: {{\n{extra_read}        _0 = copy _2(const 7_usize) -> [return: bb4, unwind unreachable];\n    }}\n\n    bb4: {{\n        return;\n    }}\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_pointer_chosen_among_functions_is_a_switch_to_direct_calls() {
+        use crate::model::{Callee, StatementKind, TerminatorKind};
+        let mut parsed = parse_mir(&chosen("")).unwrap_or_else(|e| panic!("{e}"));
+        let b = &mut parsed.bodies[0];
+        assert_eq!(b.devirtualize_fn_pointers(), 1);
+        let blocks: Vec<_> = b.blocks.values().collect();
+        // Each write stores its function's number in the new selector.
+        let selector = b.locals.keys().next_back().expect("a local");
+        for (bb, k) in [(1, "0"), (2, "1")] {
+            let StatementKind::Assign(dest, rv) = &blocks[bb].statements[0].kind else {
+                panic!("bb{bb}: {:?}", blocks[bb].statements[0].kind);
+            };
+            assert_eq!(dest.local, selector);
+            assert!(format!("{rv:?}").contains(&format!("bits: {k}")), "{rv:?}");
+        }
+        let TerminatorKind::SwitchInt {
+            targets, otherwise, ..
+        } = &blocks[3].terminator.kind
+        else {
+            panic!("{:?}", blocks[3].terminator.kind);
+        };
+        let called = |t: crate::model::BasicBlock| match &b.blocks[t].terminator.kind {
+            TerminatorKind::Call {
+                func: Callee::Item(p),
+                target,
+                ..
+            } => (p.def_path(), target.map(|t| t.as_u32())),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(targets.len(), 1);
+        assert_eq!(targets[0].0, 0);
+        assert_eq!(called(targets[0].1), ("dep::a".to_string(), Some(4)));
+        assert_eq!(called(*otherwise), ("dep::b".to_string(), Some(4)));
+        // Read other than by a call, the pointer's value is needed: kept.
+        let mut parsed =
+            parse_mir(&chosen("        _3 = copy _2;\n")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.bodies[0].devirtualize_fn_pointers(), 0);
     }
 }

@@ -16,6 +16,69 @@ use super::ty::{IntTy, Mutability, Path, Ty};
 use super::{BodyId, BodyKind, Crate};
 
 impl Body {
+    /// Where this body uses a `TypeId::of::<T>()` constant other than as
+    /// rustc's `TypeId == TypeId` leaves it: transmuted to `u128` into a
+    /// local that only `==` and `!=` read. Our value is not rustc's
+    /// ([`Path::type_id_bytes`]), so any other use (ordering, hashing,
+    /// writing it out) would differ from the host; `None` when there is
+    /// none.
+    pub fn type_id_misuse(&self) -> Option<String> {
+        let is_type_id = |o: &Operand| matches!(o, Operand::Const(ConstOperand::Item(p)) if p.type_id_of().is_some());
+        let mut uses = 0usize;
+        self.for_each_operand(|o| uses += usize::from(is_type_id(o)));
+        if uses == 0 {
+            return None;
+        }
+        let mut transmuted = BTreeMap::new();
+        for bb in self.blocks.values() {
+            for st in &bb.statements {
+                if let StatementKind::Assign(dest, Rvalue::Cast(super::CastKind::Transmute, o, _)) =
+                    &st.kind
+                    && is_type_id(o)
+                    && dest.projection.is_empty()
+                {
+                    *transmuted.entry(dest.local).or_insert(0usize) += 1;
+                }
+            }
+        }
+        if transmuted.values().sum::<usize>() != uses {
+            return Some(
+                "a `TypeId` is used other than transmuted to `u128` for `==` (its value here is not rustc's)"
+                    .into(),
+            );
+        }
+        // Each such local: read by `==` and `!=` only.
+        let mut reads: BTreeMap<Local, usize> = BTreeMap::new();
+        self.for_each_operand(|o| {
+            if let Operand::Copy(p) | Operand::Move(p) = o
+                && transmuted.contains_key(&p.local)
+            {
+                *reads.entry(p.local).or_default() += 1;
+            }
+        });
+        for bb in self.blocks.values() {
+            for st in &bb.statements {
+                if let StatementKind::Assign(_, Rvalue::BinaryOp(op, a, b)) = &st.kind
+                    && matches!(op, super::BinOp::Eq | super::BinOp::Ne)
+                {
+                    for o in [a, b] {
+                        if let Operand::Copy(p) | Operand::Move(p) = o
+                            && p.projection.is_empty()
+                            && let Some(n) = reads.get_mut(&p.local)
+                        {
+                            *n -= 1;
+                        }
+                    }
+                }
+            }
+        }
+        reads.into_iter().find(|&(_, n)| n > 0).map(|(l, _)| {
+            format!(
+                "the `TypeId` in {l:?} is read other than by `==` or `!=` (its value here is not rustc's)"
+            )
+        })
+    }
+
     /// For a closure's body (`kernel::k::{closure#0}`): how it takes the
     /// closure, `&C` (`Some(Not)`: an `Fn` closure), `&mut C` (`Some(Mut)`:
     /// `FnMut`) or by value (`None`: `FnOnce`), and the closure type's printed
@@ -152,6 +215,7 @@ impl Crate {
             | ConstOperand::ZeroSized(ty)
             | ConstOperand::Transmuted { ty, .. } => ty.clone(),
             ConstOperand::Item(p) if p.sized_property().is_some() => Ty::Int(super::IntTy::Usize),
+            ConstOperand::Item(p) if p.type_id_of().is_some() => Path::type_id_type(),
             ConstOperand::Item(p) => match (p.int_limit_type(), self.item_body(&p.def_path())) {
                 (Some(it), _) => Ty::Int(it),
                 (None, Some(b)) => self.bodies[b].return_ty.clone(),

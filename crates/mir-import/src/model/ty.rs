@@ -230,6 +230,59 @@ impl Path {
         Some((crate::parse::parse_type(ty).ok()?, size))
     }
 
+    /// `std::any::TypeId::of::<T>::{constant#0}`, the inline constant that
+    /// `TypeId::of` is (specialisation by `TypeId` comparison, as bitvec
+    /// does, leaves it in the MIR): that `T`.
+    pub fn type_id_of(&self) -> Option<&Ty> {
+        let names: Vec<&str> = self.segments.iter().map(|s| s.name.as_str()).collect();
+        if !matches!(
+            names.as_slice(),
+            ["std" | "core", "any", "TypeId", "of", "{constant#0}"]
+        ) {
+            return None;
+        }
+        match self.segments[3].args.as_slice() {
+            [GenericArg::Type(t)] => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The 16 bytes this implementation gives `TypeId::of::<t>()`: the
+    /// first half of the SHA-256 of `t` in std's spelling. Not rustc's
+    /// value (a stable hash only the compiler computes), but equal exactly
+    /// when the types are, for the types whose printed name says which
+    /// type they are: built from primitives and from std's (`core`,
+    /// `alloc`) and the kernel's own types. A type of a dependency (which
+    /// two crates may print differently, or two versions alike), a type
+    /// parameter, a function pointer (printed without `unsafe`, its ABI or
+    /// its `for<'a>`), a closure or another opaque type gives `None`. The
+    /// lowering refuses any use of the value but an equality comparison
+    /// (`Body::type_id_misuse`).
+    pub fn type_id_bytes(t: &Ty) -> Option<[u8; 16]> {
+        use sha2::Digest;
+        if !names_itself(t) {
+            return None;
+        }
+        let name = crate::layout::std_spelling(&t.to_string()).replace("alloc::", "std::");
+        let digest = sha2::Sha256::digest(name.as_bytes());
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&digest[..16]);
+        Some(out)
+    }
+
+    /// `std::any::TypeId`.
+    pub fn type_id_type() -> Ty {
+        Ty::Adt(Path {
+            segments: ["std", "any", "TypeId"]
+                .into_iter()
+                .map(|name| PathSegment {
+                    name: name.to_string(),
+                    args: Vec::new(),
+                })
+                .collect(),
+        })
+    }
+
     /// All generic arguments of the last segment that carries any.
     pub fn generic_args(&self) -> &[GenericArg] {
         self.segments
@@ -425,5 +478,112 @@ impl Ty {
             }
             other => other.to_string(),
         }
+    }
+}
+
+/// Whether `t`'s printed name tells which type it is (see
+/// [`Path::type_id_bytes`]).
+fn names_itself(t: &Ty) -> bool {
+    match t {
+        Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Str | Ty::Never => true,
+        Ty::Tuple(elems) => elems.iter().all(names_itself),
+        Ty::Array(elem, len) => matches!(len, ArrayLen::Known(_)) && names_itself(elem),
+        Ty::Slice(elem) | Ty::Ref(_, elem) | Ty::RawPtr(_, elem) => names_itself(elem),
+        Ty::Adt(p) => {
+            p.segments.len() > 1
+                && matches!(
+                    p.segments[0].name.as_str(),
+                    "std" | "core" | "alloc" | crate::prelude::KERNEL_MODULE
+                )
+                && p.segments.iter().all(|s| {
+                    !s.name.starts_with(['<', '{'])
+                        && s.args.iter().all(|a| match a {
+                            GenericArg::Type(t) => names_itself(t),
+                            GenericArg::Const(_) => true,
+                            GenericArg::Lifetime(_) => true,
+                        })
+                })
+        }
+        Ty::FnPtr(..) | Ty::Opaque(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `std::any::TypeId::of::<t>::{constant#0}` as rustc prints it.
+    fn type_id_of(t: &str) -> Path {
+        match crate::parse::parse_type(&format!("std::any::TypeId::of::<{t}>::{{constant#0}}")) {
+            Ok(Ty::Adt(p)) => p,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn type_ids_are_equal_exactly_when_the_types_are() {
+        let bytes = |p: &Path| {
+            Path::type_id_bytes(p.type_id_of().expect("a TypeId constant")).expect("named")
+        };
+        assert_eq!(type_id_of("u32").type_id_of(), Some(&Ty::Int(IntTy::U32)));
+        assert_eq!(bytes(&type_id_of("u32")), bytes(&type_id_of("u32")));
+        assert_ne!(bytes(&type_id_of("u32")), bytes(&type_id_of("i32")));
+        assert_ne!(bytes(&type_id_of("[u8; 4]")), bytes(&type_id_of("[u8; 5]")));
+        // The same type spelled from core or from std.
+        assert_eq!(
+            bytes(&type_id_of("core::option::Option<u32>")),
+            bytes(&type_id_of("std::option::Option<u32>"))
+        );
+        assert_eq!(
+            bytes(&type_id_of("alloc::vec::Vec<u8>")),
+            bytes(&type_id_of("std::vec::Vec<u8>"))
+        );
+        assert_ne!(
+            bytes(&type_id_of("kernel::A")),
+            bytes(&type_id_of("kernel::B"))
+        );
+        // Printed names that may not tell the type: refused.
+        for t in [
+            "T",
+            "fn(u32) -> u32",
+            "bitvec::order::Lsb0",
+            "std::option::Option<T>",
+            "{closure@/src/kernel.rs:3:9: 3:12}",
+        ] {
+            let p = type_id_of(t);
+            assert_eq!(
+                Path::type_id_bytes(p.type_id_of().expect("parsed")),
+                None,
+                "{t}"
+            );
+        }
+        // Another inline constant, or another function's.
+        for other in [
+            "std::any::TypeId::of::<u32>::{constant#1}",
+            "std::any::TypeId::other::<u32>::{constant#0}",
+            "kernel::any::TypeId::of::<u32>::{constant#0}",
+        ] {
+            let Ok(Ty::Adt(p)) = crate::parse::parse_type(other) else {
+                panic!("{other}");
+            };
+            assert_eq!(p.type_id_of(), None, "{other}");
+        }
+    }
+
+    /// rustc's `TypeId == TypeId`: each transmuted to `u128`, then `Eq`.
+    fn compared(op: &str, extra: &str) -> Option<String> {
+        let text = format!(
+            "fn kernel::f() -> bool {{\n    let mut _0: bool;\n    let mut _1: u128;\n    let mut _2: u128;\n    let mut _3: std::any::TypeId;\n\n    bb0: {{\n        _1 = const std::any::TypeId::of::<u32>::{{constant#0}} as u128 (Transmute);\n        _2 = const std::any::TypeId::of::<i32>::{{constant#0}} as u128 (Transmute);\n{extra}        _0 = {op}(move _1, move _2);\n        return;\n    }}\n}}\n"
+        );
+        let parsed = crate::parse::parse_mir(&text).unwrap_or_else(|e| panic!("{e}"));
+        parsed.bodies[0].type_id_misuse()
+    }
+
+    #[test]
+    fn type_ids_may_only_be_compared_for_equality() {
+        assert_eq!(compared("Eq", ""), None);
+        assert_eq!(compared("Ne", ""), None);
+        assert!(compared("Lt", "").is_some());
+        assert!(compared("Eq", "        _0 = Eq(copy _1, const 5_u128);\n        _3 = const std::any::TypeId::of::<u8>::{constant#0};\n").is_some());
     }
 }

@@ -136,6 +136,9 @@ pub fn lower_fn(
         constant_homed: BTreeSet::new(),
         doomed: doomed::doomed_blocks(body),
     };
+    if let Some(why) = body.type_id_misuse() {
+        return Err(fl.unsupported(why));
+    }
     fl.setup()?;
     for (bb, _) in body.blocks.iter() {
         fl.lower_block(bb)?;
