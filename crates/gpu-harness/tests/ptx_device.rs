@@ -290,6 +290,85 @@ fn predicate_outputs_of_shfl_and_setp_are_written() {
     assert_eq!(got, want);
 }
 
+/// Extended-precision arithmetic as the hardware does it: the carry flag
+/// is the adder's carry-out for subtraction too (`a + !b + 1`, and `subc`
+/// is `a + !b + CC.CF`), so after `sub.cc` it is set when nothing was
+/// borrowed. libNVVM's 128-bit division materialises it with `addc 0, 0`
+/// after a subtraction; the PTX ISA's "borrow" wording alone would give
+/// the opposite flag, and 436 of 512 quotients of a `u128` kernel were
+/// wrong on this device before.
+const CARRY_CHAINS: &str = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry carries(.param .u64 out)
+{
+	.reg .b32 	%r<16>;
+	.reg .b64 	%rd<4>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r9, 0;
+	mov.u32 	%r10, 3;
+	mov.u32 	%r11, 5;
+	mov.u32 	%r12, 1;
+	add.cc.u32 	%r1, %r9, %r9;
+	subc.u32 	%r2, %r9, %r9;
+	sub.cc.u32 	%r3, %r11, %r10;
+	addc.u32 	%r4, %r9, %r9;
+	sub.cc.u32 	%r5, %r10, %r11;
+	addc.u32 	%r6, %r9, %r9;
+	sub.cc.u32 	%r7, %r9, %r12;
+	subc.u32 	%r8, %r12, %r9;
+	sub.cc.u32 	%r13, %r10, %r11;
+	subc.u32 	%r14, %r9, %r9;
+	st.global.u32 	[%rd2], %r2;
+	st.global.u32 	[%rd2+4], %r4;
+	st.global.u32 	[%rd2+8], %r6;
+	st.global.u32 	[%rd2+12], %r7;
+	st.global.u32 	[%rd2+16], %r8;
+	st.global.u32 	[%rd2+20], %r3;
+	st.global.u32 	[%rd2+24], %r5;
+	st.global.u32 	[%rd2+28], %r14;
+	ret;
+}
+"#;
+
+#[test]
+fn the_carry_flag_after_a_subtraction_is_the_adders_carry() {
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(CARRY_CHAINS)).unwrap();
+    let out = dev.zeroed::<u32>(8).unwrap();
+    dev.launch(
+        module,
+        "carries",
+        LaunchConfig::linear(1, 1),
+        &[KernelArg::Buffer(out)],
+    )
+    .unwrap();
+    let got = dev.download::<u32>(out).unwrap();
+    assert_eq!(
+        got,
+        vec![
+            // `add.cc 0, 0` clears the flag; `subc 0, 0` is then 0 + !0 + 0.
+            u32::MAX,
+            // 5 - 3 borrows nothing: the flag is set.
+            1,
+            // 3 - 5 borrows: the flag is clear.
+            0,
+            // 0x1_0000_0000 - 1 in two halves: a chain's values are the
+            // same under either reading of the flag.
+            u32::MAX,
+            0,
+            2,
+            3u32.wrapping_sub(5),
+            // After a borrow, `subc 0, 0` is all ones.
+            u32::MAX,
+        ]
+    );
+}
+
 /// libNVVM's copy of a struct `{ [u8; 8], u8 }` (16 bytes, 7 of padding)
 /// with one wide load and store, then the `u8` field masked out: the
 /// padding is carried, never used. `USE` is the instruction that reads the

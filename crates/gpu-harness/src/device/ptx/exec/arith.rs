@@ -26,14 +26,21 @@ impl Exec<'_, '_> {
             Op::Add | Op::Sub => {
                 let a = self.val(&ops[1])? & mask(w);
                 let b = self.val(&ops[2])? & mask(w);
-                let cin = u64::from(i.flags.carry_in && self.t.carry);
-                let (d, carry) = if i.op == Op::Add {
-                    let full = u128::from(a) + u128::from(b) + u128::from(cin);
-                    (full as u64 & mask(w), full >> w != 0)
-                } else {
-                    let full = i128::from(a) - i128::from(b) - i128::from(cin);
-                    (full as u64 & mask(w), full < 0)
+                // The flag is the adder's carry-out, for subtraction too:
+                // the hardware computes `a - b` as `a + !b + 1` and `subc`
+                // as `a + !b + CC.CF`, so after `sub.cc` the flag is set
+                // when nothing was borrowed (ARM's convention; the PTX
+                // ISA's "borrow" wording does not say which). libNVVM's
+                // 128-bit division reads it back with `addc 0, 0` after a
+                // subtraction and relies on this.
+                let (addend, cin) = match (i.op, i.flags.carry_in) {
+                    (Op::Add, true) => (b, u64::from(self.t.carry)),
+                    (Op::Add, false) => (b, 0),
+                    (_, true) => (!b & mask(w), u64::from(self.t.carry)),
+                    (_, false) => (!b & mask(w), 1),
                 };
+                let full = u128::from(a) + u128::from(addend) + u128::from(cin);
+                let (d, carry) = (full as u64 & mask(w), full >> w != 0);
                 let d = if i.flags.sat && signed(ty) {
                     let (x, y) = (i128::from(sext(a, w)), i128::from(sext(b, w)));
                     let r = if i.op == Op::Add { x + y } else { x - y };
