@@ -501,11 +501,20 @@ impl<'a> Interp<'a> {
                     return self.write(dest, &v);
                 }
                 if let Some(t) = path.type_id_of() {
+                    // Inside a constant's value the bytes would be kept,
+                    // where the lowering cannot see how they are used.
+                    if !self.active.is_empty() {
+                        return Err(format!(
+                            "`TypeId::of::<{t}>()` inside a constant's value is not supported \
+                             (its value here is not rustc's)"
+                        )
+                        .into());
+                    }
                     let bytes = Path::type_id_bytes(t).ok_or_else(|| {
                         EvalError::from(format!(
                             "`TypeId::of::<{t}>()`: the name of `{t}` may not tell which type it is \
-                             (a dependency's type, a type parameter, a function pointer or a closure), \
-                             and rustc's value for it is not known"
+                             (a type parameter, a function pointer or a closure), and rustc's value \
+                             for it is not known"
                         ))
                     })?;
                     return self.write(dest, &Bytes::plain(bytes.to_vec()));

@@ -25,9 +25,27 @@ impl Body {
     pub fn type_id_misuse(&self) -> Option<String> {
         let is_type_id = |o: &Operand| matches!(o, Operand::Const(ConstOperand::Item(p)) if p.type_id_of().is_some());
         let mut uses = 0usize;
-        self.for_each_operand(|o| uses += usize::from(is_type_id(o)));
+        let mut foreign = None;
+        let printed_for_the_kernel = self.path.segments.first().map(|s| s.name.as_str())
+            == Some(crate::prelude::KERNEL_MODULE);
+        self.for_each_operand(|o| {
+            if let Operand::Const(ConstOperand::Item(p)) = o
+                && let Some(t) = p.type_id_of()
+            {
+                uses += 1;
+                if !printed_for_the_kernel && !super::ty::std_or_kernel_only(t) {
+                    foreign = Some(t.clone());
+                }
+            }
+        });
         if uses == 0 {
             return None;
+        }
+        if let Some(t) = foreign {
+            return Some(format!(
+                "`TypeId::of::<{t}>()` in a body made from a dependency's MIR, which may spell `{t}` \
+                 otherwise than the kernel's MIR does"
+            ));
         }
         let mut transmuted = BTreeMap::new();
         for bb in self.blocks.values() {

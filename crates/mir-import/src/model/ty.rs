@@ -250,14 +250,14 @@ impl Path {
     /// The 16 bytes this implementation gives `TypeId::of::<t>()`: the
     /// first half of the SHA-256 of `t` in std's spelling. Not rustc's
     /// value (a stable hash only the compiler computes), but equal exactly
-    /// when the types are, for the types whose printed name says which
-    /// type they are: built from primitives and from std's (`core`,
-    /// `alloc`) and the kernel's own types. A type of a dependency (which
-    /// two crates may print differently, or two versions alike), a type
-    /// parameter, a function pointer (printed without `unsafe`, its ABI or
-    /// its `for<'a>`), a closure or another opaque type gives `None`. The
-    /// lowering refuses any use of the value but an equality comparison
-    /// (`Body::type_id_misuse`).
+    /// when the types are, as long as one printer named them: rustc prints
+    /// one type by one path in the kernel's MIR, while a body made from a
+    /// dependency's MIR spells the dependency's types its own way, which
+    /// `Body::type_id_misuse` refuses. A type parameter, a function pointer
+    /// (printed without `unsafe`, its ABI or its `for<'a>`), a closure or
+    /// another opaque type, whose printed name does not tell the type,
+    /// gives `None`. The lowering refuses any use of the value but an
+    /// equality comparison.
     pub fn type_id_bytes(t: &Ty) -> Option<[u8; 16]> {
         use sha2::Digest;
         if !names_itself(t) {
@@ -481,8 +481,32 @@ impl Ty {
     }
 }
 
+/// Whether `t` names only std's (`core`, `alloc`) types and the kernel's,
+/// whose spelling no dependency's MIR changes.
+pub(crate) fn std_or_kernel_only(t: &Ty) -> bool {
+    match t {
+        Ty::Tuple(elems) => elems.iter().all(std_or_kernel_only),
+        Ty::Array(elem, _) | Ty::Slice(elem) | Ty::Ref(_, elem) | Ty::RawPtr(_, elem) => {
+            std_or_kernel_only(elem)
+        }
+        Ty::Adt(p) => {
+            matches!(
+                p.segments.first().map(|s| s.name.as_str()),
+                Some("std" | "core" | "alloc" | crate::prelude::KERNEL_MODULE)
+            ) && p.segments.iter().all(|s| {
+                s.args.iter().all(|a| match a {
+                    GenericArg::Type(t) => std_or_kernel_only(t),
+                    _ => true,
+                })
+            })
+        }
+        _ => true,
+    }
+}
+
 /// Whether `t`'s printed name tells which type it is (see
-/// [`Path::type_id_bytes`]).
+/// [`Path::type_id_bytes`]): no type parameter, function pointer, closure
+/// or other opaque type in it.
 fn names_itself(t: &Ty) -> bool {
     match t {
         Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Str | Ty::Never => true,
@@ -491,10 +515,6 @@ fn names_itself(t: &Ty) -> bool {
         Ty::Slice(elem) | Ty::Ref(_, elem) | Ty::RawPtr(_, elem) => names_itself(elem),
         Ty::Adt(p) => {
             p.segments.len() > 1
-                && matches!(
-                    p.segments[0].name.as_str(),
-                    "std" | "core" | "alloc" | crate::prelude::KERNEL_MODULE
-                )
                 && p.segments.iter().all(|s| {
                     !s.name.starts_with(['<', '{'])
                         && s.args.iter().all(|a| match a {
@@ -542,11 +562,19 @@ mod tests {
             bytes(&type_id_of("kernel::A")),
             bytes(&type_id_of("kernel::B"))
         );
+        // A dependency's type, as the kernel's MIR prints it.
+        assert!(
+            Path::type_id_bytes(
+                type_id_of("bitvec::order::Lsb0")
+                    .type_id_of()
+                    .expect("parsed")
+            )
+            .is_some()
+        );
         // Printed names that may not tell the type: refused.
         for t in [
             "T",
             "fn(u32) -> u32",
-            "bitvec::order::Lsb0",
             "std::option::Option<T>",
             "{closure@/src/kernel.rs:3:9: 3:12}",
         ] {
@@ -584,6 +612,17 @@ mod tests {
         assert_eq!(compared("Eq", ""), None);
         assert_eq!(compared("Ne", ""), None);
         assert!(compared("Lt", "").is_some());
+        // A body made from a dependency's MIR, which spells that
+        // dependency's types its own way: only std's and the kernel's.
+        let dep = |t: &str| {
+            let text = format!(
+                "fn dep::f() -> bool {{\n    let mut _0: bool;\n    let mut _1: u128;\n\n    bb0: {{\n        _1 = const std::any::TypeId::of::<{t}>::{{constant#0}} as u128 (Transmute);\n        _0 = Eq(copy _1, copy _1);\n        return;\n    }}\n}}\n"
+            );
+            let parsed = crate::parse::parse_mir(&text).unwrap_or_else(|e| panic!("{e}"));
+            parsed.bodies[0].type_id_misuse()
+        };
+        assert_eq!(dep("std::option::Option<u32>"), None);
+        assert!(dep("dep::Order").is_some());
         assert!(compared("Eq", "        _0 = Eq(copy _1, const 5_u128);\n        _3 = const std::any::TypeId::of::<u8>::{constant#0};\n").is_some());
     }
 }
