@@ -196,6 +196,8 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
             let Some(mir) = mir else { continue };
             match instantiate(mir, &printed) {
                 Some((name, text)) => {
+                    // Its types in one spelling, as for a promoted's.
+                    let text = reexports.canonical(&text);
                     match crate::parse::parse_mir_named(&text, crate::prelude::PRELUDE_MODULE) {
                         Ok(parsed) => {
                             for body in parsed.bodies {

@@ -1,11 +1,14 @@
-//! Dependency crates that other dependencies re-export, and the names
-//! printed through them.
+//! What dependencies re-export at their roots, and the names printed
+//! through it.
 //!
 //! hmac's root says `pub use digest;` and digest's `pub use block_buffer;`,
 //! so a kernel that reaches block_buffer through hmac has its items printed
 //! as `hmac::digest::block_buffer::Lazy`. The item's MIR is in
 //! block_buffer's, under `Lazy`: [`CrateReexports::canonical`] rewrites the
-//! printed name to `block_buffer::Lazy` before it is looked up.
+//! printed name to `block_buffer::Lazy` before it is looked up. Likewise
+//! wyz's root re-exports `comu::*`, so bitvec's MIR prints `wyz::Address`
+//! where the kernel's prints `wyz::comu::Address`: both become the
+//! declaring path.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -48,7 +51,7 @@ impl CrateReexports {
             let Some(text) = source::read_module(&src, &[]) else {
                 continue;
             };
-            let mut found = source::reexported_crates(&text, crates);
+            let mut found = source::root_reexports(&text, &c.name, &src, crates);
             found.retain(|_, target| !twice.contains(target[0].as_str()));
             if !found.is_empty() {
                 by_crate.insert(c.name.clone(), found);

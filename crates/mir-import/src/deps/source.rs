@@ -50,7 +50,7 @@ enum PubUse {
         visible: String,
     },
     /// `path::*`: names nobody can list without reading `path`.
-    Glob,
+    Glob(Vec<String>),
 }
 
 /// The def path (from the crate's root, without the crate's name) of the
@@ -78,7 +78,7 @@ pub(super) fn reexported_item(
             flatten_use(&u.tree, &mut Vec::new(), &mut uses);
         }
     }
-    if namespace == Namespace::Value && uses.contains(&PubUse::Glob) {
+    if namespace == Namespace::Value && uses.iter().any(|u| matches!(u, PubUse::Glob(_))) {
         return None;
     }
     let mut found = uses.into_iter().filter_map(|u| match u {
@@ -89,7 +89,7 @@ pub(super) fn reexported_item(
             };
             matched.then_some((path, own))
         }
-        PubUse::Glob => None,
+        PubUse::Glob(_) => None,
     });
     let (path, own) = found.next()?;
     if found.next().is_some() {
@@ -126,7 +126,7 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<PubU
         }
         syn::UseTree::Name(n) => named(prefix, &n.ident, None),
         syn::UseTree::Rename(r) => named(prefix, &r.ident, Some(&r.rename)),
-        syn::UseTree::Glob(_) => out.push(PubUse::Glob),
+        syn::UseTree::Glob(_) => out.push(PubUse::Glob(prefix.clone())),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 flatten_use(t, prefix, out);
@@ -161,15 +161,20 @@ pub(super) fn resolve_use_path(path: &[String], module: &[String]) -> Option<Vec
     Some(out)
 }
 
-/// The crates that a crate's root file `text` re-exports (`pub use
-/// digest;` in hmac, `pub use crypto_common::rand_core;` in digest), of
-/// the crates `crates`: each visible name with the path it stands for,
-/// which starts with a crate's name. rustc prints a dependency's item
-/// through such a chain when the kernel reaches it that way
-/// (`hmac::digest::block_buffer::Lazy`), while the item's MIR is in the
-/// last crate's.
-pub(super) fn reexported_crates(
+/// What crate `krate`'s root file `text` (its sources in `src`)
+/// re-exports, as paths that start with a crate's name: other crates
+/// (`pub use digest;` in hmac, `pub use crypto_common::rand_core;` in
+/// digest), their items (`pub use digest::Mac;`), and its own modules'
+/// items, named (`pub use self::m::X;`) or through a glob (`pub use
+/// self::comu::*;` in wyz, read from `comu`'s own `pub` items). rustc
+/// prints an item through such a path where that is how the printing
+/// crate sees it (the kernel prints `hmac::digest::block_buffer::Lazy`,
+/// bitvec's MIR `wyz::Address` for `wyz::comu::Address`); the declaring
+/// path is one spelling for all.
+pub(super) fn root_reexports(
     text: &str,
+    krate: &str,
+    src: &FsPath,
     crates: &BTreeSet<String>,
 ) -> BTreeMap<String, Vec<String>> {
     let Ok(file) = syn::parse_file(text) else {
@@ -183,33 +188,89 @@ pub(super) fn reexported_crates(
             flatten_use(&u.tree, &mut Vec::new(), &mut uses);
         }
     }
-    // A name the root declares, or brings in twice (one `pub use` per
-    // `cfg`), is not followed: which one is compiled in is not guessed.
     let declared: BTreeSet<String> = file.items.iter().filter_map(item_ident).collect();
-    let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for u in &uses {
-        if let PubUse::Named { visible, .. } = u {
-            *count.entry(visible.clone()).or_default() += 1;
-        }
-    }
-    let mut out = BTreeMap::new();
+    let modules: BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Mod(m) => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    // A local path (`self::comu`, `crate::comu`, `comu`) as the module
+    // path it names, when its first module is one the root declares.
+    let local = |path: &[String]| {
+        let resolved = resolve_use_path(path, &[])?;
+        modules.contains(resolved.first()?).then_some(resolved)
+    };
+    let mut found: Vec<(String, Vec<String>)> = Vec::new();
     for u in uses {
-        let PubUse::Named { path, own, visible } = u else {
-            continue;
-        };
-        let first = path.first().unwrap_or(&own);
-        if crates.contains(&own)
-            && crates.contains(first)
-            && count[&visible] == 1
-            && !declared.contains(&visible)
-            && !declared.contains(first)
-        {
-            let mut target = path;
-            target.push(own);
-            out.insert(visible, target);
+        match u {
+            PubUse::Named { path, own, visible } => {
+                let first = path.first().unwrap_or(&own);
+                if crates.contains(first) && !declared.contains(first) {
+                    let mut target = path;
+                    target.push(own);
+                    found.push((visible, target));
+                } else if let Some(module) = local(&path) {
+                    let mut target = vec![krate.to_string()];
+                    target.extend(module);
+                    target.push(own);
+                    found.push((visible, target));
+                }
+            }
+            PubUse::Glob(path) => {
+                let Some(module) = local(&path) else {
+                    continue;
+                };
+                let Some(m_text) = read_module(src, &module) else {
+                    continue;
+                };
+                for name in public_items(&m_text) {
+                    let mut target = vec![krate.to_string()];
+                    target.extend(module.iter().cloned());
+                    target.push(name.clone());
+                    found.push((name, target));
+                }
+            }
         }
     }
-    out
+    // A name the root declares, or brings in twice (one `pub use` per
+    // `cfg`, or two globs), is not followed: which one is meant is not
+    // guessed.
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for (visible, _) in &found {
+        *count.entry(visible.clone()).or_default() += 1;
+    }
+    found
+        .into_iter()
+        .filter(|(visible, _)| count[visible] == 1 && !declared.contains(visible))
+        .collect()
+}
+
+/// The names a module's own `pub` items declare (not its re-exports).
+fn public_items(text: &str) -> Vec<String> {
+    let Ok(file) = syn::parse_file(text) else {
+        return Vec::new();
+    };
+    let public = |v: &syn::Visibility| matches!(v, syn::Visibility::Public(_));
+    file.items
+        .iter()
+        .filter_map(|item| {
+            let (vis, ident) = match item {
+                syn::Item::Struct(i) => (&i.vis, &i.ident),
+                syn::Item::Enum(i) => (&i.vis, &i.ident),
+                syn::Item::Union(i) => (&i.vis, &i.ident),
+                syn::Item::Type(i) => (&i.vis, &i.ident),
+                syn::Item::Trait(i) => (&i.vis, &i.ident),
+                syn::Item::Fn(i) => (&i.vis, &i.sig.ident),
+                syn::Item::Const(i) => (&i.vis, &i.ident),
+                syn::Item::Static(i) => (&i.vis, &i.ident),
+                _ => return None,
+            };
+            public(vis).then(|| ident.to_string())
+        })
+        .collect()
 }
 
 /// The name a root item declares in the type or module namespace.
@@ -449,19 +510,29 @@ mod inner { pub struct Deep; }
     }
 
     #[test]
-    fn reexported_crates_are_read_from_the_root() {
+    fn reexports_are_read_from_the_root() {
         let crates: BTreeSet<String> = ["digest", "crypto_common", "rand_core", "hmac"]
             .into_iter()
             .map(str::to_string)
             .collect();
-        let text = "pub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::x::Y;\n#[cfg(a)]\npub use hmac as h;\n#[cfg(not(a))]\npub use digest as h;\npub use rand_core as local;\nmod local {}\n";
-        let found = reexported_crates(text, &crates);
+        let tmp = tempfile::tempdir().expect("temporary folder");
+        std::fs::write(
+            tmp.path().join("comu.rs"),
+            "pub struct Address;\npub(crate) struct Hidden;\npub fn f() {}\npub use x::Y;\n",
+        )
+        .expect("write");
+        std::fs::write(tmp.path().join("other.rs"), "pub fn f() {}\n").expect("write");
+        let text = "mod comu;\nmod other;\npub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::{comu::*, other::*};\npub use crate::comu::Address as Addr;\n#[cfg(a)]\npub use hmac as h;\n#[cfg(not(a))]\npub use digest as h;\npub use rand_core as local;\nmod local {}\n";
+        let found = root_reexports(text, "wyz", tmp.path(), &crates);
         let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
         assert_eq!(
             found,
             BTreeMap::from([
                 ("digest".to_string(), path("digest")),
                 ("rng".to_string(), path("crypto_common::rand_core")),
+                ("Mac".to_string(), path("digest::Mac")),
+                ("Address".to_string(), path("wyz::comu::Address")),
+                ("Addr".to_string(), path("wyz::comu::Address")),
             ])
         );
     }
