@@ -323,6 +323,20 @@ const CARRY_CHAINS: &str = r#"
 	subc.u32 	%r8, %r12, %r9;
 	sub.cc.u32 	%r13, %r10, %r11;
 	subc.u32 	%r14, %r9, %r9;
+	// The middle limb's own carry-out: 5 - 3 - !1 borrows nothing, then
+	// 3 - 3 - !0 borrows.
+	sub.cc.u32 	%r13, %r11, %r9;
+	subc.cc.u32 	%r13, %r11, %r10;
+	addc.u32 	%r15, %r9, %r9;
+	sub.cc.u32 	%r13, %r9, %r12;
+	subc.cc.u32 	%r13, %r10, %r10;
+	addc.u32 	%r1, %r9, %r9;
+	// 64 bits: 1 - 2 borrows, then `subc.u64 0, 0` is all ones.
+	mov.u64 	%rd1, 1;
+	mov.u64 	%rd3, 2;
+	sub.cc.u64 	%rd1, %rd1, %rd3;
+	mov.u64 	%rd3, 0;
+	subc.u64 	%rd3, %rd3, %rd3;
 	st.global.u32 	[%rd2], %r2;
 	st.global.u32 	[%rd2+4], %r4;
 	st.global.u32 	[%rd2+8], %r6;
@@ -331,6 +345,9 @@ const CARRY_CHAINS: &str = r#"
 	st.global.u32 	[%rd2+20], %r3;
 	st.global.u32 	[%rd2+24], %r5;
 	st.global.u32 	[%rd2+28], %r14;
+	st.global.u32 	[%rd2+32], %r15;
+	st.global.u32 	[%rd2+36], %r1;
+	st.global.u64 	[%rd2+40], %rd3;
 	ret;
 }
 "#;
@@ -339,7 +356,7 @@ const CARRY_CHAINS: &str = r#"
 fn the_carry_flag_after_a_subtraction_is_the_adders_carry() {
     let mut dev = PtxDevice::new();
     let module = dev.load(&Program::ptx_only(CARRY_CHAINS)).unwrap();
-    let out = dev.zeroed::<u32>(8).unwrap();
+    let out = dev.zeroed::<u32>(12).unwrap();
     dev.launch(
         module,
         "carries",
@@ -364,6 +381,12 @@ fn the_carry_flag_after_a_subtraction_is_the_adders_carry() {
             2,
             3u32.wrapping_sub(5),
             // After a borrow, `subc 0, 0` is all ones.
+            u32::MAX,
+            // `subc.cc`'s own carry-out: none borrowed, then one.
+            1,
+            0,
+            // `subc.u64 0, 0` after a 64-bit borrow, in two words.
+            u32::MAX,
             u32::MAX,
         ]
     );

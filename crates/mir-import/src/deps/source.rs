@@ -180,15 +180,23 @@ pub(super) fn root_reexports(
     let Ok(file) = syn::parse_file(text) else {
         return BTreeMap::new();
     };
-    let mut uses = Vec::new();
+    // Each `pub use`'s names, and whether it starts with `::` (a crate).
+    let mut uses: Vec<(PubUse, bool)> = Vec::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item
             && matches!(u.vis, syn::Visibility::Public(_))
         {
-            flatten_use(&u.tree, &mut Vec::new(), &mut uses);
+            let mut flat = Vec::new();
+            flatten_use(&u.tree, &mut Vec::new(), &mut flat);
+            uses.extend(flat.into_iter().map(|f| (f, u.leading_colon.is_some())));
         }
     }
-    let declared: BTreeSet<String> = file.items.iter().filter_map(item_ident).collect();
+    // Every name the root declares hides what a glob brings in, and a
+    // macro invoked at the root may declare names nobody can list.
+    let declared: BTreeSet<String> = file.items.iter().flat_map(root_item_names).collect();
+    let opaque_macro = file.items.iter().any(|i| {
+        matches!(i, syn::Item::Macro(m) if m.ident.is_none() && !m.mac.path.is_ident("macro_rules"))
+    });
     let modules: BTreeSet<String> = file
         .items
         .iter()
@@ -199,52 +207,72 @@ pub(super) fn root_reexports(
         .collect();
     // A local path (`self::comu`, `crate::comu`, `comu`) as the module
     // path it names, when its first module is one the root declares.
-    let local = |path: &[String]| {
+    let local = |path: &[String], crate_path: bool| {
+        if crate_path {
+            return None;
+        }
         let resolved = resolve_use_path(path, &[])?;
         modules.contains(resolved.first()?).then_some(resolved)
     };
-    let mut found: Vec<(String, Vec<String>)> = Vec::new();
-    for u in uses {
+    // Each visible name's possible targets; `None` for one not read (a
+    // `pub use` of something else, a glob that cannot be listed).
+    let mut targets: BTreeMap<String, BTreeSet<Option<Vec<String>>>> = BTreeMap::new();
+    let mut unlisted_glob = opaque_macro;
+    let mut from_globs = BTreeSet::new();
+    for (u, crate_path) in uses {
         match u {
             PubUse::Named { path, own, visible } => {
                 let first = path.first().unwrap_or(&own);
-                if crates.contains(first) && !declared.contains(first) {
+                let target = if crates.contains(first) && !declared.contains(first) {
                     let mut target = path;
-                    target.push(own);
-                    found.push((visible, target));
-                } else if let Some(module) = local(&path) {
+                    target.push(own.clone());
+                    Some(target)
+                } else if let Some(module) = local(&path, crate_path) {
                     let mut target = vec![krate.to_string()];
                     target.extend(module);
-                    target.push(own);
-                    found.push((visible, target));
+                    target.push(own.clone());
+                    Some(target)
+                } else {
+                    None
+                };
+                // rustc prints a renamed value by its own name: that name
+                // is taken too, and not followed.
+                if own != visible {
+                    targets.entry(own).or_default().insert(None);
                 }
+                targets.entry(visible).or_default().insert(target);
             }
             PubUse::Glob(path) => {
-                let Some(module) = local(&path) else {
+                let Some(m_text) = local(&path, crate_path)
+                    .and_then(|module| Some((read_module(src, &module)?, module)))
+                else {
+                    unlisted_glob = true;
                     continue;
                 };
-                let Some(m_text) = read_module(src, &module) else {
-                    continue;
-                };
+                let (m_text, module) = m_text;
                 for name in public_items(&m_text) {
                     let mut target = vec![krate.to_string()];
                     target.extend(module.iter().cloned());
                     target.push(name.clone());
-                    found.push((name, target));
+                    from_globs.insert(name.clone());
+                    targets.entry(name).or_default().insert(Some(target));
                 }
             }
         }
     }
-    // A name the root declares, or brings in twice (one `pub use` per
-    // `cfg`, or two globs), is not followed: which one is meant is not
-    // guessed.
-    let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for (visible, _) in &found {
-        *count.entry(visible.clone()).or_default() += 1;
-    }
-    found
+    // A name the root declares, that two re-exports may mean (one `pub
+    // use` per `cfg`, two globs), or that an unlisted glob may also bring
+    // in, is not followed: which one is meant is not guessed.
+    targets
         .into_iter()
-        .filter(|(visible, _)| count[visible] == 1 && !declared.contains(visible))
+        .filter(|(name, _)| !declared.contains(name))
+        .filter(|(name, _)| !(unlisted_glob && from_globs.contains(name)))
+        .filter_map(
+            |(name, t)| match t.into_iter().collect::<Vec<_>>().as_slice() {
+                [Some(target)] => Some((name, target.clone())),
+                _ => None,
+            },
+        )
         .collect()
 }
 
@@ -273,21 +301,34 @@ fn public_items(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The name a root item declares in the type or module namespace.
-fn item_ident(item: &syn::Item) -> Option<String> {
-    Some(
-        match item {
-            syn::Item::Mod(m) => &m.ident,
-            syn::Item::Struct(s) => &s.ident,
-            syn::Item::Enum(e) => &e.ident,
-            syn::Item::Union(u) => &u.ident,
-            syn::Item::Type(t) => &t.ident,
-            syn::Item::Trait(t) => &t.ident,
-            syn::Item::ExternCrate(c) => c.rename.as_ref().map_or(&c.ident, |(_, r)| r),
-            _ => return None,
-        }
-        .to_string(),
-    )
+/// The names a root item declares, in any namespace (a `macro_rules!`
+/// name is a macro's, which hides nothing).
+fn root_item_names(item: &syn::Item) -> Vec<String> {
+    let one = |i: &syn::Ident| vec![i.to_string()];
+    match item {
+        syn::Item::Mod(m) => one(&m.ident),
+        syn::Item::Struct(s) => one(&s.ident),
+        syn::Item::Enum(e) => one(&e.ident),
+        syn::Item::Union(u) => one(&u.ident),
+        syn::Item::Type(t) => one(&t.ident),
+        syn::Item::Trait(t) => one(&t.ident),
+        syn::Item::TraitAlias(t) => one(&t.ident),
+        syn::Item::Fn(f) => one(&f.sig.ident),
+        syn::Item::Const(c) => one(&c.ident),
+        syn::Item::Static(s) => one(&s.ident),
+        syn::Item::ExternCrate(c) => one(c.rename.as_ref().map_or(&c.ident, |(_, r)| r)),
+        syn::Item::ForeignMod(f) => f
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                syn::ForeignItem::Fn(f) => Some(f.sig.ident.to_string()),
+                syn::ForeignItem::Static(s) => Some(s.ident.to_string()),
+                syn::ForeignItem::Type(t) => Some(t.ident.to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The type and const parameters (in order, each const one with its type)
@@ -518,11 +559,11 @@ mod inner { pub struct Deep; }
         let tmp = tempfile::tempdir().expect("temporary folder");
         std::fs::write(
             tmp.path().join("comu.rs"),
-            "pub struct Address;\npub(crate) struct Hidden;\npub fn f() {}\npub use x::Y;\n",
+            "pub struct Address;\npub(crate) struct Hidden;\npub use x::Y;\n",
         )
         .expect("write");
         std::fs::write(tmp.path().join("other.rs"), "pub fn f() {}\n").expect("write");
-        let text = "mod comu;\nmod other;\npub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::{comu::*, other::*};\npub use crate::comu::Address as Addr;\n#[cfg(a)]\npub use hmac as h;\n#[cfg(not(a))]\npub use digest as h;\npub use rand_core as local;\nmod local {}\n";
+        let text = "mod comu;\nmod other;\npub use digest;\npub use crypto_common::rand_core as rng;\npub use digest::Mac;\nuse rand_core;\npub use self::{comu::*, other::*};\npub use crate::comu::Address as Addr;\n#[cfg(a)]\npub use hmac as h;\n#[cfg(not(a))]\npub use rand_core as h;\npub use rand_core as local;\nmod local {}\n";
         let found = root_reexports(text, "wyz", tmp.path(), &crates);
         let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
         assert_eq!(
@@ -531,10 +572,48 @@ mod inner { pub struct Deep; }
                 ("digest".to_string(), path("digest")),
                 ("rng".to_string(), path("crypto_common::rand_core")),
                 ("Mac".to_string(), path("digest::Mac")),
-                ("Address".to_string(), path("wyz::comu::Address")),
+                ("f".to_string(), path("wyz::other::f")),
                 ("Addr".to_string(), path("wyz::comu::Address")),
             ])
         );
+        // A root item hides a globbed name, whatever its namespace; a
+        // renamed re-export takes its own name too; a re-export nobody
+        // reads takes its name; a root macro invocation or a crate's glob
+        // may declare anything.
+        let hiding = [
+            "const f: u32 = 1;",
+            "pub use self::comu::f as g;",
+            "pub use core::num::f;",
+        ];
+        for extra in hiding {
+            let found = root_reexports(&format!("{text}{extra}\n"), "wyz", tmp.path(), &crates);
+            assert!(!found.contains_key("f"), "{extra}: {found:?}");
+        }
+        let found = root_reexports(
+            &format!("{text}pub use self::comu::f as g;\n"),
+            "wyz",
+            tmp.path(),
+            &crates,
+        );
+        assert_eq!(found.get("g"), Some(&path("wyz::comu::f")));
+        // Without the rename, the glob's `Address` is followed, unless a
+        // root macro invocation or a crate's glob may declare anything.
+        let plain = text.replace("pub use crate::comu::Address as Addr;\n", "");
+        let found = root_reexports(&plain, "wyz", tmp.path(), &crates);
+        assert_eq!(found.get("Address"), Some(&path("wyz::comu::Address")));
+        for opaque in ["make_items! {}", "pub use digest::*;"] {
+            let found = root_reexports(&format!("{plain}{opaque}\n"), "wyz", tmp.path(), &crates);
+            assert!(!found.contains_key("Address"), "{opaque}: {found:?}");
+            assert!(found.contains_key("Mac"), "{opaque}: {found:?}");
+        }
+        // `::m` is a crate, not the root's module `m`.
+        let found = root_reexports(
+            "mod comu;\npub use ::comu::Address;\n",
+            "wyz",
+            tmp.path(),
+            &crates,
+        );
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]
