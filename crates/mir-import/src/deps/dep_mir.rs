@@ -187,9 +187,23 @@ impl DepMir {
     /// impl block (`m::<impl at src/m.rs:30:1: 30:8>::method`), and the one
     /// block of module `m` whose source header reads `impl Ty` is it.
     fn find_inherent_method(&self, rest: &str) -> Option<&str> {
-        let (owner, method) = rest.rsplit_once("::")?;
-        let (module, ty_name) = owner.rsplit_once("::").unwrap_or(("", owner));
-        if ty_name.contains('<') || method.contains('<') {
+        // `Ty::m`, or an item of the method's own (`Ty::m::promoted[0]`, a
+        // `const` declared in its body, `Ty::m::JUMP`), which the block
+        // holds as `m::promoted[0]`, `m::JUMP`.
+        self.find_inherent_item(rest, 1)
+            .or_else(|| self.find_inherent_item(rest, 2))
+    }
+
+    /// [`Self::find_inherent_method`] with the item's last `depth` segments
+    /// under the block.
+    fn find_inherent_item(&self, rest: &str, depth: usize) -> Option<&str> {
+        let segments: Vec<&str> = rest.split("::").collect();
+        let at = segments.len().checked_sub(depth)?;
+        let owner = segments[..at].join("::");
+        let method = &segments[at..].join("::");
+        let own_method = segments[at];
+        let (module, ty_name) = owner.rsplit_once("::").unwrap_or(("", owner.as_str()));
+        if ty_name.contains('<') || own_method.contains(['<', '[', '{']) {
             return None;
         }
         let in_module = |module: &str, ty_name: &str| {
@@ -751,6 +765,8 @@ mod tests {
     #[test]
     fn an_inherent_item_of_a_reexported_type_is_found_in_the_declaring_module() {
         let mir = "const uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::ZERO: uint::U256 = uint::U256([const 0_u128, const 0_u128]);\n\
+                   const uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::jump::promoted[0]: &[u64; 1] = const 7_u64;\n\
+                   const uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::jump::JUMP: [u64; 1] = const 7_u64;\n\
                    const uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:3:1: 3:16>::ZERO: uint::U256 = uint::U256([const 1_u128, const 0_u128]);\n";
         let lib = "mod uint;\npub use uint::U256;\n";
         let uint = "pub struct U256(pub [u128; 2]);\nimpl U256 {}\nimpl Other for U256 {}\n";
@@ -765,6 +781,18 @@ mod tests {
             Some("uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::ZERO")
         );
         assert_eq!(d.find("ethnum::I256::ZERO"), None);
+        // An inherent method's promoted (rand_xoshiro's `jump`'s table).
+        assert_eq!(
+            d.find("ethnum::U256::jump::promoted[0]"),
+            Some(
+                "uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::jump::promoted[0]"
+            )
+        );
+        assert_eq!(
+            d.find("ethnum::uint::U256::jump::JUMP"),
+            Some("uint::<impl at /work/vendor/ethnum-1.5.3/src/uint.rs:2:1: 2:10>::jump::JUMP")
+        );
+        assert_eq!(d.find("ethnum::U256::jump::promoted[1]"), None);
     }
 
     /// blake2's `impl VariableOutputCore for $name`, expanded for
