@@ -72,12 +72,7 @@ impl DepMir {
                 }
                 continue;
             }
-            let Some(rest) = l
-                .strip_prefix("const ")
-                .or_else(|| l.strip_prefix("static mut "))
-                .or_else(|| l.strip_prefix("static "))
-                .or_else(|| l.strip_prefix("fn "))
-            else {
+            let Some((_, rest)) = item_keyword(l) else {
                 continue;
             };
             let path = header_path(rest);
@@ -295,10 +290,7 @@ impl DepMir {
             return false;
         };
         let line = self.text[from..to].lines().next().unwrap_or("");
-        let Some(rest) = ["const ", "static mut ", "static ", "fn "]
-            .into_iter()
-            .find_map(|kw| line.strip_prefix(kw))
-        else {
+        let Some((_, rest)) = item_keyword(line) else {
             return false;
         };
         let signature = &rest[header_path(rest).len()..];
@@ -468,13 +460,10 @@ impl DepMir {
         let text = &self.text[from..to];
         let mut out = String::with_capacity(text.len() + 64);
         // The header: its path becomes the kernel's name.
-        let kw = ["const ", "static mut ", "static ", "fn "]
-            .into_iter()
-            .find(|k| text.starts_with(k))?;
+        let (kw, rest) = item_keyword(text)?;
         out.push_str(kw);
         out.push_str(name);
         // The printed header, which an expansion's key does not spell.
-        let rest = &text[kw.len()..];
         self.qualify(&rest[header_path(rest).len()..], &mut out);
         Some(out)
     }
@@ -516,6 +505,14 @@ pub(super) fn is_primitive(ty: &str) -> bool {
     matches!(ty, "bool" | "char" | "str")
         || crate::model::IntTy::from_name(ty).is_some()
         || matches!(ty, "f16" | "f32" | "f64" | "f128")
+}
+
+/// The keyword an item's first line starts with (`const `, `static mut `,
+/// `static `, `fn `), and the rest of the line after it.
+fn item_keyword(line: &str) -> Option<(&'static str, &str)> {
+    ["const ", "static mut ", "static ", "fn "]
+        .into_iter()
+        .find_map(|kw| Some((kw, line.strip_prefix(kw)?)))
 }
 
 /// How many distinct macro metavariables (`$name`) an impl header's text
