@@ -74,9 +74,15 @@ fn a_crate_that_compiles_build_script_output_is_refused_by_name() {
     let err =
         build(&deps, &dir.join("Cargo.lock"), &dir.join("cache"), &sandbox).expect_err("refused");
     match err {
-        DepsError::GeneratedCode { krate, file } => {
+        DepsError::GeneratedCode {
+            krate,
+            file,
+            generated,
+        } => {
             assert_eq!(krate, "typenum-1.15.0");
             assert_eq!(file, "typenum-1.15.0/src/lib.rs");
+            // The first generated file rustc read (its dep-info's order).
+            assert_eq!(generated, "OUT_DIR/op.rs");
         }
         other => panic!("wrong refusal: {other}"),
     }
