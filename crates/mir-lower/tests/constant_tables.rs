@@ -155,3 +155,58 @@ pub extern "C" fn two_users(out: DisjointSlice<u32>) {
         assert_eq!(alloca_sizes(&l.module, f), Vec::<u64>::new(), "{f}");
     }
 }
+
+/// rustc prints a field holding an integer's limit as a path inside a
+/// structured constant (`Fixed::<u8> { bits: i32::MIN, .. }`), as `fixed`'s
+/// `FixedI32::MIN` reaches a kernel: the field is the limit's bytes.
+#[test]
+fn an_integer_limit_inside_a_printed_struct_is_its_value() {
+    let dir = std::env::temp_dir().join(format!("constant-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let kernel = dir.join("kernel.rs");
+    std::fs::write(
+        &kernel,
+        r#"use crate::gpu::*;
+use core::marker::PhantomData;
+
+#[derive(Clone, Copy)]
+pub struct Fixed<F> {
+    bits: i32,
+    frac: PhantomData<F>,
+}
+
+impl<F> Fixed<F> {
+    pub const MIN: Self = Fixed { bits: i32::MIN, frac: PhantomData };
+    pub const MAX: Self = Fixed { bits: i32::MAX, frac: PhantomData };
+}
+
+#[inline(never)]
+pub fn pick(i: u32) -> Fixed<u8> {
+    if i % 2 == 0 { Fixed::<u8>::MIN } else { Fixed::<u8>::MAX }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn limits(n: u32, out: DisjointSlice<u32>) {
+    let i = global_idx_x();
+    if i < n {
+        out.set(i as usize, pick(i).bits as u32);
+    }
+}
+"#,
+    )
+    .expect("write kernel");
+    let imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let l = mir_lower::lower(&imp).unwrap_or_else(|d| panic!("{d}"));
+    let mut images: Vec<Vec<Option<u8>>> = l
+        .module
+        .globals
+        .values()
+        .filter_map(|g| g.init.as_ref())
+        .map(|init| init.image())
+        .collect();
+    images.sort();
+    let defined = |v: i32| v.to_le_bytes().map(Some).to_vec();
+    assert_eq!(images, [defined(i32::MIN), defined(i32::MAX)]);
+}

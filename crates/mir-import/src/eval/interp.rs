@@ -624,7 +624,7 @@ pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
         ValTree::Tuple(None, elems) => Ok(Ty::Tuple(
             elems.iter().map(valtree_field_ty).collect::<R<Vec<_>>>()?,
         )),
-        _ => Err(format!("nested printed value {v:?} is not supported").into()),
+        _ => Err(format!("nested printed value `{v}` is not supported").into()),
     }
 }
 

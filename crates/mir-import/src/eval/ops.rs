@@ -448,8 +448,13 @@ impl Interp<'_> {
 
     /// The type of a field printed as a path: a unit struct's own path
     /// (`PhantomData::<u32>`), or for a unit variant (`Ordering::Equal`,
-    /// inside `Some(Ordering::Equal)`) its enum, the path less its last name.
+    /// inside `Some(Ordering::Equal)`) its enum, the path less its last name,
+    /// or for an integer limit (rustc prints a field holding `i32::MIN` so)
+    /// the integer type.
     fn path_value_ty(&self, p: &Path) -> Ty {
+        if let Some(it) = p.int_limit_type() {
+            return Ty::Int(it);
+        }
         let own = Ty::Adt(p.clone());
         if self.layout(&own).is_ok() || p.segments.len() < 2 {
             return own;

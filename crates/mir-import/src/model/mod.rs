@@ -3,6 +3,7 @@
 mod alloc;
 mod attrs;
 mod body;
+mod const_display;
 mod drops;
 mod fn_pointers;
 pub(crate) mod impls;

@@ -602,7 +602,7 @@ impl FnLower<'_, '_> {
         let v = match self.ev.operand(c, ty) {
             Some(Ok(v)) => *v,
             Some(Err(e)) => {
-                return Err(self.err(Rule::ConstEval, format!("constant `{c:?}`: {e}")));
+                return Err(self.err(Rule::ConstEval, format!("constant `{c}`: {e}")));
             }
             // mir-import evaluates every constant operand of a reachable body
             // at the type it is read at; a miss is a disagreement between the
@@ -610,7 +610,7 @@ impl FnLower<'_, '_> {
             None => {
                 return Err(self.err(
                     Rule::Internal,
-                    format!("constant `{c:?}` of type `{ty}` was not evaluated up front"),
+                    format!("constant `{c}` of type `{ty}` was not evaluated up front"),
                 ));
             }
         };
