@@ -506,7 +506,9 @@ impl Layouts<'_> {
 /// `Option<P>` with no printed tag, where `P` is a reference, a function
 /// pointer, `NonNull` or `NonZero`: the representation Rust guarantees to be
 /// the nullable pointer, `None` as all-zero bytes. Anything else (a `bool` or
-/// enum niche, say) stays unproven.
+/// enum niche, say) stays unproven. The niche is the pointer (the data
+/// pointer of a wide one) or the whole integer: `Option<NonZero<u128>>`'s
+/// `Some(1 << 64)` has a zero low word.
 pub(super) fn null_niche(
     ty: &Ty,
     size: u64,
@@ -517,18 +519,20 @@ pub(super) fn null_niche(
     if def != "std::option::Option" && def != "core::option::Option" {
         return None;
     }
-    let payload_ok = match path.generic_args() {
+    let niche_size = match path.generic_args() {
         [crate::model::GenericArg::Type(t)] => match t {
-            Ty::Ref(..) | Ty::FnPtr(..) => !t.pointee().is_some_and(Ty::is_unsized) || size == 16,
-            Ty::Adt(p) => {
-                let d = p.def_path();
-                d.ends_with("ptr::NonNull") || d.ends_with("num::NonZero")
+            Ty::Ref(..) | Ty::FnPtr(..)
+                if !t.pointee().is_some_and(Ty::is_unsized) || size == 16 =>
+            {
+                PTR_SIZE
             }
-            _ => false,
+            Ty::Adt(p) if p.def_path().ends_with("ptr::NonNull") => PTR_SIZE,
+            Ty::Adt(p) if p.def_path().ends_with("num::NonZero") => size,
+            _ => return None,
         },
-        _ => false,
+        _ => return None,
     };
-    if !payload_ok || variants.len() != 2 {
+    if variants.len() != 2 {
         return None;
     }
     let (data, empty) = if variants[0].fields.is_empty() {
@@ -539,7 +543,7 @@ pub(super) fn null_niche(
     let fills = data.fields.len() == 1 && data.fields[0].offset == 0 && data.fields[0].size == size;
     (empty.fields.is_empty() && empty.name == "None" && fills).then(|| Encoding::Niche {
         offset: 0,
-        size: size.min(PTR_SIZE),
+        size: niche_size.min(size),
         untagged: data.name.clone(),
         tagged: vec![(empty.name.clone(), 0)],
     })
@@ -554,4 +558,57 @@ fn int_align(i: IntTy) -> u64 {
 
 fn float_size(f: FloatTy) -> u64 {
     f.size()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{FieldLayout, VariantLayout};
+
+    /// `Option<payload>` of `size` bytes as rustc prints it: `None` empty,
+    /// `Some` the whole value.
+    fn option(payload: &str, size: u64) -> Option<Encoding> {
+        let ty =
+            crate::parse::parse_type(&format!("std::option::Option<{payload}>")).expect("type");
+        let variants = [
+            VariantLayout {
+                name: "None".into(),
+                size: 0,
+                fields: Vec::new(),
+            },
+            VariantLayout {
+                name: "Some".into(),
+                size,
+                fields: vec![FieldLayout {
+                    name: "0".into(),
+                    offset: 0,
+                    size,
+                    align: None,
+                }],
+            },
+        ];
+        null_niche(&ty, size, &variants)
+    }
+
+    fn niche_size(e: Option<Encoding>) -> Option<u64> {
+        match e? {
+            Encoding::Niche { size, .. } => Some(size),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_non_zero_integers_niche_is_the_whole_integer() {
+        assert_eq!(niche_size(option("std::num::NonZero<u128>", 16)), Some(16));
+        assert_eq!(niche_size(option("std::num::NonZero<i128>", 16)), Some(16));
+        assert_eq!(niche_size(option("std::num::NonZero<u32>", 4)), Some(4));
+    }
+
+    #[test]
+    fn a_pointers_niche_is_the_data_pointer() {
+        assert_eq!(niche_size(option("&u32", 8)), Some(8));
+        assert_eq!(niche_size(option("&[u8]", 16)), Some(8));
+        assert_eq!(niche_size(option("std::ptr::NonNull<u8>", 8)), Some(8));
+        assert_eq!(niche_size(option("bool", 1)), None, "not a null niche");
+    }
 }
