@@ -156,13 +156,13 @@ impl FnLower<'_, '_> {
         Ok(Val::Pair(r, ovf))
     }
 
-    /// `(result, overflowed)` for checked addition and subtraction of
-    /// 128-bit integers, where there is no wider type to compute in: the
-    /// result wraps, and the overflow is read from it (unsigned: the sum
-    /// is below an operand, the minuend below the subtrahend; signed: the
-    /// result's sign differs from both addends' or, for a difference, from
-    /// the minuend's when the operands' signs differ). Multiplication is
-    /// refused.
+    /// `(result, overflowed)` for checked arithmetic on 128-bit integers,
+    /// where there is no wider type to compute in: the result wraps, and the
+    /// overflow is read from it (unsigned: the sum is below an operand, the
+    /// minuend below the subtrahend; signed: the result's sign differs from
+    /// both addends' or, for a difference, from the minuend's when the
+    /// operands' signs differ). A product's overflow comes from 64-bit
+    /// halves ([`Self::checked_mul_128`]).
     fn checked_in_width(
         &mut self,
         op: BinOp,
@@ -173,9 +173,7 @@ impl FnLower<'_, '_> {
         let sub = match op {
             BinOp::AddWithOverflow => false,
             BinOp::SubWithOverflow => true,
-            _ => {
-                return Err(self.unsupported("checked multiplication of 128-bit integers"));
-            }
+            _ => return Ok(self.checked_mul_128(x, y, signed)),
         };
         let r = self
             .b
@@ -199,6 +197,68 @@ impl FnLower<'_, '_> {
         Ok(Val::Pair(r, ovf))
     }
 
+    /// `(x * y, overflowed)` for 128-bit integers. libNVVM has no
+    /// `llvm.*mul.with.overflow.i128` and there is no 256-bit type, so the
+    /// unsigned product of the magnitudes is taken apart in 64-bit halves
+    /// ([`Self::umul_128_overflows`]); a signed product overflows when that
+    /// does, or when the magnitude passes `i128::MAX` (`i128::MAX + 1` for a
+    /// negative product). The result is the wrapping product either way.
+    fn checked_mul_128(&mut self, x: Value, y: Value, signed: bool) -> Val {
+        let r = self.b.binary(BinaryOp::Mul, x, y);
+        if !signed {
+            let (_, ovf) = self.umul_128_overflows(x, y);
+            return Val::Pair(r, ovf);
+        }
+        let zero = self.iconst(128, 0);
+        let x_neg = self.b.icmp(IntCC::Slt, x, zero);
+        let y_neg = self.b.icmp(IntCC::Slt, y, zero);
+        // `0 - i128::MIN` is `i128::MIN`, whose unsigned reading is 2^127.
+        let x_minus = self.b.binary(BinaryOp::Sub, zero, x);
+        let y_minus = self.b.binary(BinaryOp::Sub, zero, y);
+        let x_abs = self.b.select(x_neg, x_minus, x);
+        let y_abs = self.b.select(y_neg, y_minus, y);
+        let (magnitude, unsigned_ovf) = self.umul_128_overflows(x_abs, y_abs);
+        let negative = self.b.binary(BinaryOp::Xor, x_neg, y_neg);
+        let wide = self.b.types().int(128);
+        let extra = self.b.cast(CastOp::ZExt, negative, wide);
+        let max = self.iconst(128, i128::MAX);
+        let limit = self.b.binary(BinaryOp::Add, max, extra);
+        let too_big = self.b.icmp(IntCC::Ugt, magnitude, limit);
+        let ovf = self.b.binary(BinaryOp::Or, unsigned_ovf, too_big);
+        Val::Pair(r, ovf)
+    }
+
+    /// The unsigned 128-bit product `x * y` and whether it passes 2^128,
+    /// from 64-bit halves `x = xh·2^64 + xl`: it does when both high halves
+    /// are non-zero, or else when the one cross term `xh·yl + xl·yh` passes
+    /// 2^64, or when adding it, shifted, to `xl·yl` carries out.
+    fn umul_128_overflows(&mut self, x: Value, y: Value) -> (Value, Value) {
+        let low_mask = self.iconst(128, i128::from(u64::MAX));
+        let sixty_four = self.iconst(128, 64);
+        let zero = self.iconst(128, 0);
+        let xl = self.b.binary(BinaryOp::And, x, low_mask);
+        let yl = self.b.binary(BinaryOp::And, y, low_mask);
+        let xh = self.b.binary(BinaryOp::LShr, x, sixty_four);
+        let yh = self.b.binary(BinaryOp::LShr, y, sixty_four);
+        let xh_set = self.b.icmp(IntCC::Ne, xh, zero);
+        let yh_set = self.b.icmp(IntCC::Ne, yh, zero);
+        let both_high = self.b.binary(BinaryOp::And, xh_set, yh_set);
+        // With one high half zero, one of the two terms is zero and the
+        // other is an exact 64x64-bit product.
+        let xh_yl = self.b.binary(BinaryOp::Mul, xh, yl);
+        let xl_yh = self.b.binary(BinaryOp::Mul, xl, yh);
+        let cross = self.b.binary(BinaryOp::Add, xh_yl, xl_yh);
+        let cross_top = self.b.binary(BinaryOp::LShr, cross, sixty_four);
+        let cross_wide = self.b.icmp(IntCC::Ne, cross_top, zero);
+        let low = self.b.binary(BinaryOp::Mul, xl, yl);
+        let shifted = self.b.binary(BinaryOp::Shl, cross, sixty_four);
+        let product = self.b.binary(BinaryOp::Add, shifted, low);
+        let carried = self.b.icmp(IntCC::Ult, product, low);
+        let some = self.b.binary(BinaryOp::Or, both_high, cross_wide);
+        let ovf = self.b.binary(BinaryOp::Or, some, carried);
+        (product, ovf)
+    }
+
     /// `x + y` or `x - y` clamped to the range of their `bits`-wide type
     /// (`saturating_add`, `saturating_sub`): computed in twice the width,
     /// where it cannot overflow, and clamped there with signed comparisons
@@ -214,7 +274,7 @@ impl FnLower<'_, '_> {
         signed: bool,
     ) -> Result<Value, Diagnostic> {
         if bits > 64 {
-            return Err(self.unsupported("saturating arithmetic on 128-bit integers"));
+            return self.saturating_128(sub, x, y, signed);
         }
         let wide = self.b.types().int(bits * 2);
         let narrow = self.b.types().int(bits);
@@ -234,6 +294,39 @@ impl FnLower<'_, '_> {
         let capped = self.b.select(above, hi, wr);
         let clamped = self.b.select(below, lo, capped);
         Ok(self.b.cast(CastOp::Trunc, clamped, narrow))
+    }
+
+    /// [`Self::saturating`] for 128-bit integers: the wrapping result unless
+    /// it overflowed, then the bound it passed. An unsigned sum passes the
+    /// maximum and a difference zero; a signed sum or difference overflows
+    /// only toward the minuend's side (`x`'s sign).
+    fn saturating_128(
+        &mut self,
+        sub: bool,
+        x: Value,
+        y: Value,
+        signed: bool,
+    ) -> Result<Value, Diagnostic> {
+        let op = if sub {
+            BinOp::SubWithOverflow
+        } else {
+            BinOp::AddWithOverflow
+        };
+        let Val::Pair(r, ovf) = self.checked_in_width(op, x, y, signed)? else {
+            return Err(self.internal("checked 128-bit arithmetic without a flag"));
+        };
+        let bound = if signed {
+            let zero = self.iconst(128, 0);
+            let x_neg = self.b.icmp(IntCC::Slt, x, zero);
+            let min = self.iconst(128, i128::MIN);
+            let max = self.iconst(128, i128::MAX);
+            self.b.select(x_neg, min, max)
+        } else if sub {
+            self.iconst(128, 0)
+        } else {
+            self.iconst(128, -1)
+        };
+        Ok(self.b.select(ovf, bound, r))
     }
 
     fn float_binary(&mut self, op: BinOp, x: Value, y: Value) -> Result<Val, Diagnostic> {
