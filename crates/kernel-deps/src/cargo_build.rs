@@ -13,11 +13,10 @@
 //!    function's MIR in the metadata, so that the kernel's rustc can inline
 //!    it). The panic strategy stays `unwind`, so that the same rlibs serve
 //!    the kernel (`panic=abort`, MIR only) and its host twin.
-//! 4. **Refuse.** A crate built for the target that compiles a file from
-//!    outside the vendored sources (code its build script wrote, under
-//!    `OUT_DIR`) is refused by name: rustc's dep-info lists every file a
-//!    crate compiled, so crates for other targets, and files no `mod` or
-//!    `include!` reaches, are not held against the build.
+//! 4. **Vet.** Every file a crate built for the target compiled must be one
+//!    crates.io shipped, unchanged ([`crate::vetting`]): code a build
+//!    script wrote is refused by name. Crates for other targets, and files
+//!    no `mod` or `include!` reaches, are not held against the build.
 //! 5. **Check.** A crate linked against `std` is refused by name
 //!    (`rustc -Zls=root` lists each rlib's own dependencies).
 //! 6. **Keep.** Everything lives in `<cache>/<key>/`, where the key covers
@@ -194,6 +193,8 @@ pub fn build(
         let key = build_key(table, &lock_text, &triple);
         let dir = cache.join(&key);
         if let Ok(kept) = BuiltDeps::load(&dir) {
+            // Judged again: a build kept before a rule changed meets it too.
+            crate::vetting::refuse_unvetted_sources(&kept)?;
             return Ok((kept, Obtained::Reused));
         }
         let staging = scratch.join("build");
@@ -249,8 +250,12 @@ fn build_into(
     )?;
     make_readable(&vendor)?;
 
-    // cargo, confined: it sees `dir` only, at /work.
-    let mut job = Job::new(sandbox.cargo()).read_write(dir, WORK_DIR);
+    // cargo, confined: it sees `dir` only, at /work, and the vendored
+    // sources read-only (a build script may not rewrite a package; what
+    // was compiled is vetted against the packages' checksums anyway).
+    let mut job = Job::new(sandbox.cargo())
+        .read_write(dir, WORK_DIR)
+        .read_only(&vendor, Path::new(WORK_DIR).join("vendor"));
     let view = job.clone();
     let seen = |p: &Path| sandbox.path_in(&view, p);
     let config_dir = project.join(".cargo");
@@ -419,7 +424,7 @@ fn build_into(
             return Err(DepsError::Missing(package.to_string()));
         }
     }
-    refuse_generated_code(&built, &inside)?;
+    crate::vetting::refuse_unvetted_sources(&built)?;
     refuse_std(&built, sandbox)?;
     built.save()
 }
@@ -458,86 +463,6 @@ fn make_readable(vendor: &Path) -> Result<(), DepsError> {
         }
     }
     Ok(())
-}
-
-/// Refuses a crate built for the target that compiled a file from outside
-/// the vendored sources: code its build script wrote, which nobody reviewed
-/// and which the MIR would show without a source to point at. `inside` is
-/// the build folder as the build saw it (the prefix of dep-info's paths).
-fn refuse_generated_code(built: &BuiltDeps, inside: &Path) -> Result<(), DepsError> {
-    for c in &built.crates {
-        let dep_info = built.path(&c.mir).with_extension("d");
-        let text = std::fs::read_to_string(&dep_info).map_err(io("cannot read", &dep_info))?;
-        let sources: Vec<PathBuf> = dep_info_sources(&text)
-            .into_iter()
-            .map(|p| p.strip_prefix(inside).map(Path::to_path_buf).unwrap_or(p))
-            .collect();
-        let Some(generated) = sources.iter().find(|p| !p.starts_with(&c.src_dir)) else {
-            continue;
-        };
-        // The crate's own file that names `OUT_DIR`, for the diagnostic.
-        let vendor = c.src_dir.parent().unwrap_or(Path::new(""));
-        let reader = sources
-            .iter()
-            .filter(|p| p.starts_with(&c.src_dir))
-            .find(|p| std::fs::read_to_string(built.path(p)).is_ok_and(|t| t.contains("OUT_DIR")))
-            .map(|p| p.strip_prefix(vendor).unwrap_or(p).display().to_string())
-            .unwrap_or_else(|| "a file of the crate".into());
-        return Err(DepsError::GeneratedCode {
-            krate: c
-                .src_dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| c.name.clone()),
-            file: reader,
-            generated: out_dir_relative(generated),
-        });
-    }
-    Ok(())
-}
-
-/// The files a dep-info file says its first output was built from, in
-/// order (Makefile syntax: one rule per line, `\ ` for a space in a path).
-fn dep_info_sources(text: &str) -> Vec<PathBuf> {
-    let Some(rule) = text
-        .lines()
-        .find(|l| !l.starts_with('#') && l.contains(": "))
-    else {
-        return Vec::new();
-    };
-    let (_, deps) = rule.split_once(": ").unwrap_or_default();
-    let mut files = Vec::new();
-    let mut current = String::new();
-    let mut chars = deps.chars();
-    while let Some(ch) = chars.next() {
-        match ch {
-            '\\' => current.extend(chars.next()),
-            ' ' => {
-                if !current.is_empty() {
-                    files.push(PathBuf::from(std::mem::take(&mut current)));
-                }
-            }
-            _ => current.push(ch),
-        }
-    }
-    if !current.is_empty() {
-        files.push(PathBuf::from(current));
-    }
-    files
-}
-
-/// A generated file's name as its crate spells it: `OUT_DIR/consts.rs` for
-/// `target/release/build/typenum-<hash>/out/consts.rs` (the hash is the
-/// build's, not the crate's).
-fn out_dir_relative(path: &Path) -> String {
-    let parts: Vec<_> = path.components().collect();
-    match parts.iter().rposition(|c| c.as_os_str() == "out") {
-        Some(i) => {
-            let rest: PathBuf = parts[i + 1..].iter().collect();
-            format!("OUT_DIR/{}", rest.display())
-        }
-        None => path.display().to_string(),
-    }
 }
 
 /// Refuses a crate of the build whose rlib depends on `std`: the device has
@@ -622,87 +547,5 @@ mod tests {
             let want = format!("-Zinline-mir-{flag}={INLINE_THRESHOLD}");
             assert!(DEP_RUSTFLAGS.contains(&want.as_str()), "{want}");
         }
-    }
-
-    #[test]
-    fn dep_info_lists_a_crates_sources_with_escaped_spaces() {
-        let text = "/work/target/x/deps/gen-1.d: /work/vendor/gen-0.1.0/src/lib.rs \
-                    /work/vendor/my\\ dir/a.rs /work/target/release/build/gen-9f/out/consts.rs\n\n\
-                    /work/vendor/gen-0.1.0/src/lib.rs:\n\n# env-dep:OUT_DIR=/work/target\n";
-        assert_eq!(
-            dep_info_sources(text),
-            [
-                "/work/vendor/gen-0.1.0/src/lib.rs",
-                "/work/vendor/my dir/a.rs",
-                "/work/target/release/build/gen-9f/out/consts.rs"
-            ]
-            .map(PathBuf::from)
-        );
-        assert!(dep_info_sources("# only a comment\n").is_empty());
-    }
-
-    #[test]
-    fn a_generated_file_is_named_below_out_dir() {
-        assert_eq!(
-            out_dir_relative(Path::new("target/release/build/gen-9f/out/sub/consts.rs")),
-            "OUT_DIR/sub/consts.rs"
-        );
-        assert_eq!(
-            out_dir_relative(Path::new("elsewhere/x.rs")),
-            "elsewhere/x.rs"
-        );
-    }
-
-    #[test]
-    fn code_generated_by_a_build_script_is_refused_by_crate_and_file() {
-        let root = std::env::temp_dir().join(format!("kernel-deps-gen-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let src = root.join("vendor/gen-0.1.0/src");
-        let deps = root.join("target/x/release/deps");
-        std::fs::create_dir_all(&src).expect("vendor");
-        std::fs::create_dir_all(&deps).expect("deps");
-        std::fs::write(src.join("lib.rs"), "pub mod consts;\n").expect("lib");
-        std::fs::write(
-            src.join("consts.rs"),
-            "include!(concat!(env!(\"OUT_DIR\"), \"/consts.rs\"));\n",
-        )
-        .expect("consts");
-        let krate = DepCrate {
-            name: "gen".into(),
-            package: "gen 0.1.0".into(),
-            rlib: "target/x/release/deps/libgen-1.rlib".into(),
-            mir: "target/x/release/deps/gen-1.mir".into(),
-            src_dir: "vendor/gen-0.1.0".into(),
-            direct: true,
-        };
-        let built = BuiltDeps {
-            root: root.clone(),
-            crates: vec![krate],
-        };
-        let inside = Path::new("/work");
-        let own = "/work/vendor/gen-0.1.0/src/lib.rs /work/vendor/gen-0.1.0/src/consts.rs";
-        std::fs::write(deps.join("gen-1.d"), format!("x: {own}\n")).expect("dep-info");
-        assert!(
-            refuse_generated_code(&built, inside).is_ok(),
-            "a crate that compiles only its own files is accepted"
-        );
-        std::fs::write(
-            deps.join("gen-1.d"),
-            format!("x: {own} /work/target/release/build/gen-9f/out/consts.rs\n"),
-        )
-        .expect("dep-info");
-        match refuse_generated_code(&built, inside) {
-            Err(DepsError::GeneratedCode {
-                krate,
-                file,
-                generated,
-            }) => {
-                assert_eq!(krate, "gen-0.1.0");
-                assert_eq!(file, "gen-0.1.0/src/consts.rs");
-                assert_eq!(generated, "OUT_DIR/consts.rs");
-            }
-            other => panic!("not refused: {other:?}"),
-        }
-        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -15,6 +15,7 @@
 
 pub mod cargo_build;
 pub mod spec;
+mod vetting;
 
 pub use cargo_build::{INLINE_THRESHOLD, Obtained, build, default_cache_dir};
 pub use spec::{DependencyTable, SpecError, manifest_dependencies};
@@ -64,6 +65,17 @@ pub enum DepsError {
         file: String,
         /// The generated file, below `OUT_DIR`.
         generated: String,
+    },
+    /// A file a crate compiled differs from the one its package shipped.
+    #[error(
+        "dependency crate `{krate}` compiled {file}, which was changed after it was vendored \
+         (by a build script): only the sources crates.io shipped are compiled for the device"
+    )]
+    ModifiedSource {
+        /// The crate's vendored folder (`name-version`).
+        krate: String,
+        /// The changed file.
+        file: String,
     },
     /// A dependency of the table produced no library.
     #[error("dependency `{0}` produced no library")]
