@@ -608,15 +608,17 @@ impl<'a> Interp<'a> {
     }
 }
 
-/// The type of a field from its printed value: a scalar's, a constant's, or
-/// for a unit struct its path (`std::marker::PhantomData::<u32>` is a value of
-/// the type it names; a unit variant's path names no type, and its layout
-/// lookup then fails).
+/// The type of a field from its printed value: a scalar's, a constant's, an
+/// integer limit's (`i32::MIN`), or for a unit struct its path
+/// (`std::marker::PhantomData::<u32>` is a value of the type it names; a
+/// unit variant's path names no type, and its layout lookup then fails).
 pub(super) fn valtree_field_ty(v: &ValTree) -> R<Ty> {
     match v {
         ValTree::Scalar(s) => Ok(scalar_ty(s)),
         ValTree::Const(c) => const_ty(c),
-        ValTree::Path(p) => Ok(Ty::Adt(p.clone())),
+        ValTree::Path(p) => Ok(p
+            .int_limit_type()
+            .map_or_else(|| Ty::Adt(p.clone()), Ty::Int)),
         // A struct printed by its path and fields (`State { state: 0_u32 }`)
         // is a value of the type its path names.
         ValTree::Struct(p, _) | ValTree::Tuple(Some(p), _) => Ok(Ty::Adt(p.clone())),

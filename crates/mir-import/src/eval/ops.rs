@@ -452,11 +452,14 @@ impl Interp<'_> {
     /// or for an integer limit (rustc prints a field holding `i32::MIN` so)
     /// the integer type.
     fn path_value_ty(&self, p: &Path) -> Ty {
+        let own = Ty::Adt(p.clone());
+        if self.layout(&own).is_ok() {
+            return own;
+        }
         if let Some(it) = p.int_limit_type() {
             return Ty::Int(it);
         }
-        let own = Ty::Adt(p.clone());
-        if self.layout(&own).is_ok() || p.segments.len() < 2 {
+        if p.segments.len() < 2 {
             return own;
         }
         let parent = Ty::Adt(Path {

@@ -198,12 +198,23 @@ impl Path {
     /// For `u64::MAX`, `i32::MIN` or `core::num::<impl usize>::MAX`: the
     /// primitive integer type whose limit the path names. rustc prints these
     /// as paths because their bodies live in `core`.
+    ///
+    /// Only the spellings rustc uses: `i32::MIN`, `core::num::<impl
+    /// i32>::MIN` and std's old module constants (`core::i32::MIN`); a
+    /// crate's own module that happens to be called `i32` is not a type.
     pub fn int_limit_type(&self) -> Option<IntTy> {
         if !matches!(self.last_name(), "MAX" | "MIN") {
             return None;
         }
-        let owner = self.segments.iter().rev().nth(1)?.name.as_str();
-        IntTy::from_name(owner.trim_start_matches("<impl ").trim_end_matches('>'))
+        let names: Vec<&str> = self.segments.iter().map(|s| s.name.as_str()).collect();
+        let owner = match names[..] {
+            [.., owner, _] if owner.starts_with("<impl ") => {
+                owner.strip_prefix("<impl ")?.strip_suffix('>')?
+            }
+            [owner, _] | ["core" | "std", owner, _] => owner,
+            _ => return None,
+        };
+        IntTy::from_name(owner)
     }
 
     /// `<T as core::mem::SizedTypeProperties>::SIZE` (or `ALIGN`), which a
@@ -538,6 +549,21 @@ mod tests {
             Ok(Ty::Adt(p)) => p,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn integer_limits_are_read_in_rustcs_spellings_only() {
+        let limit = |text: &str| match crate::parse::parse_type(text) {
+            Ok(Ty::Adt(p)) => p.int_limit_type(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(limit("i32::MIN"), Some(IntTy::I32));
+        assert_eq!(limit("u128::MAX"), Some(IntTy::U128));
+        assert_eq!(limit("core::num::<impl usize>::MAX"), Some(IntTy::Usize));
+        assert_eq!(limit("core::u8::MAX"), Some(IntTy::U8));
+        assert_eq!(limit("kernel::i32::MAX"), None, "a module called i32");
+        assert_eq!(limit("u32::BITS"), None);
+        assert_eq!(limit("kernel::Fixed::MIN"), None);
     }
 
     #[test]
