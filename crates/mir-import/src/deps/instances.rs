@@ -194,32 +194,15 @@ pub(super) fn substitute(text: &str, binds: &[Binding]) -> String {
     let mut out = String::with_capacity(text.len());
     let bytes = text.as_bytes();
     let mut i = 0;
-    let mut in_string = false;
     while i < bytes.len() {
         let c = bytes[i];
-        if in_string {
-            out.push(c as char);
-            if c == b'\\' && i + 1 < bytes.len() {
-                out.push(bytes[i + 1] as char);
-                i += 2;
-                continue;
-            }
-            in_string = c != b'"';
-            i += 1;
-            continue;
-        }
-        if c == b'"' {
-            in_string = true;
-            out.push('"');
-            i += 1;
-            continue;
-        }
-        // A char literal (`'N'`, `'\''`, `'\u{41}'`) is copied whole; a
-        // lifetime (`'a`) has no closing quote and goes on as a word.
-        if c == b'\'' {
-            let len = char_literal_len(&text[i..]);
-            out.push_str(&text[i..i + len.max(1)]);
-            i += len.max(1);
+        // A string or char literal (`"N"`, `'N'`) is copied whole; a
+        // lifetime (`'a`) starts none and goes on as a word.
+        if matches!(c, b'"' | b'\'')
+            && let Some(len) = super::literals::literal_len(&text[i..])
+        {
+            out.push_str(&text[i..i + len]);
+            i += len;
             continue;
         }
         let starts_word = (c.is_ascii_alphabetic() || c == b'_')
@@ -248,24 +231,6 @@ pub(super) fn substitute(text: &str, binds: &[Binding]) -> String {
         i = end;
     }
     out
-}
-
-/// The length of the char literal `s` starts with (`'x'`, `'\n'`,
-/// `'\u{1F600}'`), or 0 when the quote starts a lifetime.
-fn char_literal_len(s: &str) -> usize {
-    let mut chars = s.char_indices().skip(1);
-    match chars.next() {
-        Some((_, '\\')) => s[2..].find('\'').map_or(0, |k| k + 3),
-        Some((_, c)) => {
-            let end = 1 + c.len_utf8();
-            if s[end..].starts_with('\'') {
-                end + 1
-            } else {
-                0
-            }
-        }
-        None => 0,
-    }
 }
 
 /// The index of the `>` that closes a `<` just before `s`.
@@ -351,10 +316,10 @@ mod tests {
             .expect("binds");
         assert_eq!(
             substitute(
-                "const X: [core::mem::MaybeUninit<T>; N] = {\n    _0 = [const Vec::<T, N>::ELEM; N];\n    _1 = const N;\n    assert(\"T N\");\n    _2 = m::T::f;\n    _3 = const 'N';\n    _4 = const '\\'';\n    _5 = &'a T;\n}",
+                "const X: [core::mem::MaybeUninit<T>; N] = {\n    _0 = [const Vec::<T, N>::ELEM; N];\n    _1 = const N;\n    assert(\"é T N\");\n    _2 = m::T::f;\n    _3 = const 'N';\n    _4 = const '\\'';\n    _5 = &'a T;\n}",
                 &binds
             ),
-            "const X: [core::mem::MaybeUninit<u32>; 8] = {\n    _0 = [const Vec::<u32, 8>::ELEM; 8];\n    _1 = const 8_usize;\n    assert(\"T N\");\n    _2 = m::T::f;\n    _3 = const 'N';\n    _4 = const '\\'';\n    _5 = &'a u32;\n}"
+            "const X: [core::mem::MaybeUninit<u32>; 8] = {\n    _0 = [const Vec::<u32, 8>::ELEM; 8];\n    _1 = const 8_usize;\n    assert(\"é T N\");\n    _2 = m::T::f;\n    _3 = const 'N';\n    _4 = const '\\'';\n    _5 = &'a u32;\n}"
         );
         // A trait block, a lifetime, a bound and a where clause.
         let t = ImplHeader::parse(

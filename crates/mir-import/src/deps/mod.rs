@@ -43,6 +43,7 @@ use reexports::CrateReexports;
 
 mod dep_mir;
 mod instances;
+mod literals;
 mod reexports;
 mod source;
 mod type_attrs;
@@ -347,16 +348,15 @@ fn alloc_ref_starts(text: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
+        // Only at a quote: `i` moves by bytes here, so not every `i` is a
+        // char boundary.
+        if matches!(bytes[i], b'"' | b'\'')
+            && let Some(len) = literals::literal_len(&text[i..])
+        {
+            i += len;
+            continue;
+        }
         match bytes[i] {
-            // `'"'`, a char literal, does not open a string.
-            b'\'' if bytes.get(i + 1) == Some(&b'"') && bytes.get(i + 2) == Some(&b'\'') => i += 3,
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
             b'{' if text[i..].starts_with("{alloc") => {
                 out.push(i);
                 i += 1;

@@ -70,14 +70,8 @@ impl CrateReexports {
         let mut out = String::with_capacity(name.len());
         let mut rest = name;
         while !rest.is_empty() {
-            // A string literal is copied as it is (`'"'` opens none).
-            if rest.starts_with("'\"'") {
-                out.push_str("'\"'");
-                rest = &rest[3..];
-                continue;
-            }
-            if rest.starts_with('"') {
-                let len = string_literal_len(rest);
+            // A string or char literal is copied as it is.
+            if let Some(len) = super::literals::literal_len(rest) {
                 out.push_str(&rest[..len]);
                 rest = &rest[len..];
                 continue;
@@ -185,21 +179,6 @@ impl CrateReexports {
         }
         changed.then_some(path)
     }
-}
-
-/// The length of the string literal `s` starts with, its quotes
-/// included (all of `s` when it does not close).
-fn string_literal_len(s: &str) -> usize {
-    let mut escaped = false;
-    for (i, c) in s.char_indices().skip(1) {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '"' => return i + 1,
-            _ => {}
-        }
-    }
-    s.len()
 }
 
 #[cfg(test)]
