@@ -286,6 +286,13 @@ impl Layouts<'_> {
                 align: 1,
                 shape: Shape::Zst,
             },
+            // A function item names its function in its type and holds
+            // nothing (`sort_unstable` passes `<u32 as PartialOrd>::lt`).
+            t if t.is_fn_item() => Layout {
+                size: 0,
+                align: 1,
+                shape: Shape::Zst,
+            },
             Ty::Tuple(elems) if elems.is_empty() => Layout {
                 size: 0,
                 align: 1,
@@ -602,6 +609,30 @@ mod tests {
         assert_eq!(niche_size(option("std::num::NonZero<u128>", 16)), Some(16));
         assert_eq!(niche_size(option("std::num::NonZero<i128>", 16)), Some(16));
         assert_eq!(niche_size(option("std::num::NonZero<u32>", 4)), Some(4));
+    }
+
+    #[test]
+    fn a_function_items_type_is_zero_sized() {
+        let (table, tuples) = (
+            crate::layout::LayoutTable::default(),
+            TupleLayouts::default(),
+        );
+        let (discriminants, field_names) = (BTreeMap::new(), BTreeMap::new());
+        let layouts = Layouts {
+            table: &table,
+            tuples: &tuples,
+            discriminants: &discriminants,
+            field_names: &field_names,
+        };
+        let item =
+            Ty::Opaque("fn(&'a u32, &'b u32) -> bool {<u32 as std::cmp::PartialOrd>::lt}".into());
+        let l = layouts.of(&item).expect("a layout");
+        assert_eq!((l.size, l.align, l.shape), (0, 1, Shape::Zst));
+        let closure = Ty::Opaque("{closure@/src/kernel.rs:3:9: 3:12}".into());
+        assert!(
+            layouts.of(&closure).is_err(),
+            "a closure's comes from the report"
+        );
     }
 
     #[test]

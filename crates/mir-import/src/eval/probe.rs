@@ -87,10 +87,7 @@ pub fn unprinted_types(krate: &Crate) -> BTreeSet<Ty> {
 /// zero-sized and byte-aligned, so a type holding one is laid out as the
 /// same type holding the other: the probe asks rustc for this one.
 fn fn_items_as_unit(t: &Ty) -> Ty {
-    t.replace(&|t| match t {
-        Ty::Opaque(text) if text.starts_with("fn(") && text.ends_with('}') => Some(Ty::unit()),
-        _ => None,
-    })
+    t.replace(&|t| t.is_fn_item().then(Ty::unit))
 }
 
 /// The enums that probed functions hold in locals, that source can name

@@ -344,6 +344,13 @@ impl Ty {
         Ty::Tuple(Vec::new())
     }
 
+    /// Whether this is a function item's type (`fn(&u32) -> u32
+    /// {load_value}`, `fn(&'a u32, &'b u32) -> bool {<u32 as
+    /// PartialOrd>::lt}`): zero-sized and byte-aligned, like `()`.
+    pub fn is_fn_item(&self) -> bool {
+        matches!(self, Ty::Opaque(text) if text.starts_with("fn(") && text.ends_with('}'))
+    }
+
     /// The pointee of a reference or raw pointer.
     pub fn pointee(&self) -> Option<&Ty> {
         match self {

@@ -260,10 +260,19 @@ fn parse_debug(c: &mut Cursor) -> Result<DebugInfo, ParseError> {
     c.expect_keyword("debug")?;
     let name = c.raw_until_close("=>")?;
     c.expect_punct("=>")?;
+    // A place starts with a local or a parenthesis; a constant with
+    // `const`, or, for a function item (a zero-sized value), with its path
+    // alone (`debug less => <u32 as std::cmp::PartialOrd>::lt;`).
+    let is_local = |t: Option<&Tok>| {
+        matches!(t, Some(Tok::Ident(w))
+            if w.strip_prefix('_').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+    };
     let value = if c.eat_ident("const") {
         DebugValue::Const(parse_const(c)?)
-    } else {
+    } else if c.is_punct("(") || is_local(c.peek()) {
         DebugValue::Place(parse_place_only(c)?)
+    } else {
+        DebugValue::Const(parse_const(c)?)
     };
     c.expect_punct(";")?;
     Ok(DebugInfo { name, value })

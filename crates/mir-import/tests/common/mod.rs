@@ -275,7 +275,8 @@ fn check_fact(k: &Crate, fact: &str) -> Result<(), String> {
             Ok(())
         }
         "debug" => {
-            // `//@ debug PATH NAME => _N`: a debug line maps a variable to a local.
+            // `//@ debug PATH NAME => _N`: a debug line maps a variable to a
+            // local; `=> const C`, to a constant (a function item's path).
             let (path, rest) = rest.split_once(' ').ok_or("debug: no name")?;
             let (name, local) = rest.split_once(" => ").ok_or("debug: no `=>`")?;
             let body = k
@@ -283,12 +284,24 @@ fn check_fact(k: &Crate, fact: &str) -> Result<(), String> {
                 .values()
                 .find(|b| b.path.to_string() == path)
                 .ok_or(format!("no body {path}"))?;
-            let hit = body.debug.iter().any(|d| {
-                d.name == name
-                    && matches!(&d.value, DebugValue::Place(p) if p.projection.is_empty() && p.local.to_string() == local)
-            });
+            let in_scopes = |want: &dyn Fn(&DebugValue) -> bool| {
+                let mut stack: Vec<&mir_import::model::Scope> = body.scopes.iter().collect();
+                let mut found = body.debug.iter().any(|d| d.name == name && want(&d.value));
+                while let Some(s) = stack.pop() {
+                    found |= s.debug.iter().any(|d| d.name == name && want(&d.value));
+                    stack.extend(s.children.iter());
+                }
+                found
+            };
+            let hit = match local.strip_prefix("const ") {
+                Some(c) => in_scopes(&|v| matches!(v, DebugValue::Const(k) if k.to_string() == c)),
+                None => body.debug.iter().any(|d| {
+                    d.name == name
+                        && matches!(&d.value, DebugValue::Place(p) if p.projection.is_empty() && p.local.to_string() == local)
+                }),
+            };
             hit.then_some(())
-                .ok_or(format!("no top-level `debug {name} => {local}`"))
+                .ok_or(format!("no `debug {name} => {local}`"))
         }
         _ => Err(format!("unknown fact kind `{kind}`")),
     }
