@@ -134,7 +134,9 @@ pub fn import_and_evaluate(
                     .next()
                     .is_some_and(|c| dep_crates.contains(c))
                 && !name.contains(['<', '{'])
-                && !name.contains("::__mono_")
+                // A generic constant's instance only where its source
+                // expression is known.
+                && (!name.contains("::__mono_") || krate.dependency_paths.contains_key(*name))
                 && !name.contains("::promoted[")
         })
         .filter_map(|(name, _)| {
@@ -148,8 +150,20 @@ pub fn import_and_evaluate(
         .map(|(name, ty)| {
             let path = krate.dependency_paths.get(name).unwrap_or(name);
             // From the crate root: a kernel item named like the crate
-            // must not capture the path.
-            (format!("::{path}"), ty.clone())
+            // must not capture the path (an instance's qualified path,
+            // `<::c::Uint<4>>::ZERO`, is written so already).
+            match path.strip_prefix("<::").and_then(|p| p.rsplit_once(">::")) {
+                // The instance's type is often its owner (`ZERO: Self`),
+                // which the dependency's MIR spells through a private module
+                // (`crypto_bigint::uint::Uint<4>`): the owner as printed
+                // names it. rustc checks the twin's type, so a wrong guess
+                // costs the twin, never a value.
+                Some((owner, _)) if same_last_segment(owner, ty) => {
+                    (path.clone(), format!("::{owner}"))
+                }
+                Some(_) => (path.clone(), ty.clone()),
+                None => (format!("::{path}"), ty.clone()),
+            }
         })
         .collect();
     if !failed_deps.is_empty() {
@@ -408,4 +422,30 @@ fn prelude_attrs() -> Result<std::collections::BTreeMap<String, attrs::ItemAttrs
         prelude::PRELUDE_MODULE,
     )?;
     Ok(CACHE.get_or_init(|| a).clone())
+}
+
+/// Whether two type paths as source (`a::Uint<4>`, `a::b::Uint<4>`) end in
+/// the same segment, arguments included, in the same crate.
+fn same_last_segment(a: &str, b: &str) -> bool {
+    let split = |t: &str| -> (String, String) {
+        let name_end = t.find('<').unwrap_or(t.len());
+        let (path, args) = t.split_at(name_end);
+        let krate = path.split("::").next().unwrap_or("").to_string();
+        let last = path.rsplit("::").next().unwrap_or("");
+        (krate, format!("{last}{args}"))
+    };
+    split(a) == split(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_last_segment;
+
+    #[test]
+    fn a_type_is_matched_by_its_crate_and_last_segment() {
+        assert!(same_last_segment("c::Uint<4>", "c::uint::Uint<4>"));
+        assert!(!same_last_segment("c::Uint<4>", "c::uint::Uint<8>"));
+        assert!(!same_last_segment("c::Uint<4>", "d::Uint<4>"));
+        assert!(!same_last_segment("c::Uint<4>", "u32"));
+    }
 }

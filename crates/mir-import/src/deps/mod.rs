@@ -36,7 +36,7 @@ use kernel_deps::BuiltDeps;
 
 use crate::model::{
     AllocDump, AllocId, Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind,
-    VisitMut,
+    Ty, VisitMut,
 };
 use dep_mir::DepMir;
 use reexports::CrateReexports;
@@ -205,6 +205,12 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
                                 krate.bodies.push(body);
                             }
                             link_instance(krate, &printed, &name, is_call);
+                            // A constant instance rustc can evaluate when
+                            // the interpreter cannot (a `const fn` call):
+                            // source names it as a qualified path.
+                            if !is_call && let Some(source) = instance_source(&printed) {
+                                krate.dependency_paths.insert(name.clone(), source);
+                            }
                         }
                         Err(e) => tracing::debug!("instance `{printed}`: {e}"),
                     }
@@ -494,6 +500,23 @@ fn instantiate(mir: &DepMir, printed: &Path) -> Option<(String, String)> {
     Some((name.clone(), instances::substitute(&text, &binds)))
 }
 
+/// The source expression of the generic constant instance `printed`
+/// (`crypto_bigint::Uint::<4>::ZERO`): `<::crypto_bigint::Uint<4>>::ZERO`,
+/// from the crate root so that no kernel item captures the path.
+fn instance_source(printed: &Path) -> Option<String> {
+    let (item, owner) = printed.segments.split_last()?;
+    if !item.args.is_empty()
+        || owner.is_empty()
+        || owner.iter().any(|s| s.name.contains(['<', '{']))
+    {
+        return None;
+    }
+    let owner = Ty::Adt(Path {
+        segments: owner.to_vec(),
+    });
+    crate::mono::nameable(&owner).then(|| format!("<::{}>::{}", owner.to_rust_source(), item.name))
+}
+
 /// Whether a promoted's owner is printed at arguments of its own
 /// (`<Lazy as Sealed>::split_blocks::<U64>`), the rest of its path plain.
 fn has_own_args(owner: &Path) -> bool {
@@ -636,6 +659,27 @@ fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
 mod tests {
     use super::*;
     use crate::model::AllocId;
+
+    #[test]
+    fn a_constant_instance_is_named_from_the_crate_root() {
+        let printed = |text: &str| match crate::parse::parse_type(text) {
+            Ok(Ty::Adt(p)) => p,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            instance_source(&printed("crypto_bigint::Uint::<4>::ZERO")).as_deref(),
+            Some("<::crypto_bigint::Uint<4>>::ZERO")
+        );
+        assert_eq!(
+            instance_source(&printed("heapless::Vec::<u32, 8>::INIT")).as_deref(),
+            Some("<::heapless::Vec<u32, 8>>::INIT")
+        );
+        assert_eq!(
+            instance_source(&printed("m::<impl at /s/a.rs:1:1: 1:9>::X")),
+            None
+        );
+        assert_eq!(instance_source(&printed("ZERO")), None);
+    }
 
     /// `dep::lookup` reads the static `dep::table::T` through `alloc3`,
     /// which points at `alloc1` with a box of rustc's fixed width; the
