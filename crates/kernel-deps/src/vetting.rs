@@ -14,8 +14,10 @@
 //! `mod` or `include!` reaches, are never looked at.
 //!
 //! Left out, and said so in the architecture notes: values a build script
-//! passes through `cargo:rustc-env` (read with `env!`), and files a proc
-//! macro reads while it expands, which dep-info does not list.
+//! passes through `cargo:rustc-env` (read with `env!`), files a proc macro
+//! reads while it expands, which dep-info does not list, and a hostile
+//! build script that rewrites another crate's dep-info or MIR in the
+//! (writable) target folder after rustc wrote them.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -104,8 +106,14 @@ fn package_checksums(
         files: BTreeMap<String, String>,
     }
     let path = built.path(&c.src_dir).join(".cargo-checksum.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| DepsError::Io(format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        DepsError::Tool(format!(
+            "dependency crate `{}` has no checksums of a vendored package ({}: {e}): only \
+             crates.io packages, vendored, are built for the device",
+            c.name,
+            path.display()
+        ))
+    })?;
     serde_json::from_str::<Checksums>(&text)
         .map(|c| c.files)
         .map_err(|e| DepsError::Io(format!("{}: {e}", path.display())))

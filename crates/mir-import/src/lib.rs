@@ -88,6 +88,11 @@ pub fn import_and_evaluate(
     twin_fallback: bool,
 ) -> Result<Imported, ImportError> {
     let mut krate = import_file(kernel, opts)?;
+    if let Some(deps) = &opts.deps
+        && twin_fallback
+    {
+        deps::add_trait_constant_shells(&mut krate, deps);
+    }
     eval::probe::print_unprinted_layouts(kernel, &mut krate, opts)?;
     let tuples = eval::probe::probe_tuples(kernel, &mut krate, opts)?;
     krate.record_closure_offsets(&tuples);
@@ -129,14 +134,13 @@ pub fn import_and_evaluate(
             twin_fallback
                 && i.kind == eval::ItemKind::Const
                 && i.value.is_err()
-                && name
-                    .split("::")
-                    .next()
-                    .is_some_and(|c| dep_crates.contains(c))
-                && !name.contains(['<', '{'])
-                // A generic constant's instance only where its source
-                // expression is known.
-                && (!name.contains("::__mono_") || krate.dependency_paths.contains_key(*name))
+                && (krate.dependency_paths.contains_key(*name)
+                    || (name
+                        .split("::")
+                        .next()
+                        .is_some_and(|c| dep_crates.contains(c))
+                        && !name.contains(['<', '{'])
+                        && !name.contains("::__mono_")))
                 && !name.contains("::promoted[")
         })
         .filter_map(|(name, _)| {
@@ -149,38 +153,49 @@ pub fn import_and_evaluate(
         .iter()
         .map(|(name, ty)| {
             let path = krate.dependency_paths.get(name).unwrap_or(name);
-            // From the crate root: a kernel item named like the crate
-            // must not capture the path (an instance's qualified path,
-            // `<::c::Uint<4>>::ZERO`, is written so already).
-            match path.strip_prefix("<::").and_then(|p| p.rsplit_once(">::")) {
-                // The instance's type is often its owner (`ZERO: Self`),
-                // which the dependency's MIR spells through a private module
-                // (`crypto_bigint::uint::Uint<4>`): the owner as printed
-                // names it. rustc checks the twin's type, so a wrong guess
-                // costs the twin, never a value.
-                Some((owner, _)) if same_last_segment(owner, ty) => {
-                    (path.clone(), format!("::{owner}"))
-                }
-                Some(_) => (path.clone(), ty.clone()),
-                None => (format!("::{path}"), ty.clone()),
+            if !path.starts_with('<') {
+                // From the crate root: a kernel item named like the crate
+                // must not capture the path.
+                return (format!("::{path}"), ty.clone());
+            }
+            // A qualified path is written from the root already
+            // (`<::c::Uint<4>>::ZERO`, `<u32 as ::c::Trait>::MAX`). An
+            // inherent instance's type is often its owner (`ZERO: Self`),
+            // which the dependency's MIR spells through a private module
+            // (`crypto_bigint::uint::Uint<4>`): the owner as printed names
+            // it. rustc checks the twin's type, so a wrong guess costs that
+            // twin, never a value.
+            let owner = path
+                .strip_prefix("<::")
+                .and_then(|p| p.rsplit_once(">::"))
+                .map(|(owner, _)| owner)
+                .filter(|owner| !owner.contains(" as "));
+            match owner {
+                Some(owner) if same_last_segment(owner, ty) => (path.clone(), format!("::{owner}")),
+                _ => (path.clone(), ty.clone()),
             }
         })
         .collect();
     if !failed_deps.is_empty() {
-        match eval::twin::build_dependency_twins(kernel, opts, &twin_paths) {
-            Ok(twins) => {
-                for (k, (name, _)) in failed_deps.iter().enumerate() {
-                    let twin = format!("kernel::{}", eval::twin::dependency_twin_name(k));
-                    let Some(root) = twins.twin_alloc(&twin) else {
-                        continue;
-                    };
-                    if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root)
-                    {
-                        ev.set_fallback(&krate, name, v, eval::EvaluatedBy::RustcTwin);
-                    }
+        // All in one crate; when rustc refuses that (one twin it cannot
+        // name), each on its own, so that one costs only itself.
+        let batches: Vec<Vec<usize>> =
+            match eval::twin::build_dependency_twins(kernel, opts, &twin_paths) {
+                Ok(twins) => {
+                    take_dependency_twins(&mut ev, &krate, &twins, &failed_deps, &[]);
+                    Vec::new()
                 }
+                Err(e) => {
+                    tracing::debug!("twins of dependency constants: {e}");
+                    (0..failed_deps.len()).map(|k| vec![k]).collect()
+                }
+            };
+        for batch in batches {
+            let one: Vec<(String, String)> = batch.iter().map(|&k| twin_paths[k].clone()).collect();
+            match eval::twin::build_dependency_twins(kernel, opts, &one) {
+                Ok(twins) => take_dependency_twins(&mut ev, &krate, &twins, &failed_deps, &batch),
+                Err(e) => tracing::debug!("twin of `{}`: {e}", failed_deps[batch[0]].0),
             }
-            Err(e) => tracing::debug!("twins of dependency constants: {e}"),
         }
     }
     // A static the evaluator could not reach: rustc printed its bytes itself
@@ -422,6 +437,28 @@ fn prelude_attrs() -> Result<std::collections::BTreeMap<String, attrs::ItemAttrs
         prelude::PRELUDE_MODULE,
     )?;
     Ok(CACHE.get_or_init(|| a).clone())
+}
+
+/// Gives the constants of `failed` their values from dependency twins built
+/// for the indices `batch` (all of `failed`, in order, when empty).
+fn take_dependency_twins(
+    ev: &mut eval::Evaluation,
+    krate: &model::Crate,
+    twins: &eval::twin::Twins,
+    failed: &[(String, String)],
+    batch: &[usize],
+) {
+    let all: Vec<usize> = (0..failed.len()).collect();
+    let batch = if batch.is_empty() { &all[..] } else { batch };
+    for (k, &index) in batch.iter().enumerate() {
+        let twin = format!("kernel::{}", eval::twin::dependency_twin_name(k));
+        let Some(root) = twins.twin_alloc(&twin) else {
+            continue;
+        };
+        if let Ok(v) = eval::twin::import_twin_value(&mut ev.memory, &twins.krate, root) {
+            ev.set_fallback(krate, &failed[index].0, v, eval::EvaluatedBy::RustcTwin);
+        }
+    }
 }
 
 /// Whether two type paths as source (`a::Uint<4>`, `a::b::Uint<4>`) end in

@@ -122,6 +122,12 @@ impl<'a> Interp<'a> {
             self.write_const(&place, v).map_err(at(None))?;
             return Ok(locals[0]);
         }
+        if body.blocks.is_empty() {
+            // A dependency's trait constant no MIR printed
+            // (`deps::add_trait_constant_shells`): only rustc's twin has it.
+            let e = format!("rustc printed no body for `{}`", body.path);
+            return Err((None, EvalError::NotPrinted(e)));
+        }
         let mut bb = crate::model::BasicBlock::new(0);
         let mut steps = 0u64;
         loop {
@@ -661,10 +667,11 @@ pub(super) fn field_offset(l: &Layout, variant: Option<&str>, name: &str) -> R<u
 /// limits, which rustc prints as paths because their bodies live in `core`.
 pub(super) fn int_limit(path: &crate::model::Path, ty: &Ty) -> Option<Bytes> {
     let Ty::Int(it) = ty else { return None };
-    let segs = &path.segments;
-    let owner = segs.get(segs.len().checked_sub(2)?)?.name.as_str();
-    let names_type = owner == it.name() || owner == format!("<impl {}>", it.name());
-    if !names_type {
+    // The owner in one of rustc's spellings ([`crate::model::Path::
+    // int_limit_type`]), for `BITS` too.
+    let mut as_max = path.clone();
+    as_max.segments.last_mut()?.name = "MAX".into();
+    if as_max.int_limit_type() != Some(*it) {
         return None;
     }
     let bits = it.size() * 8;
@@ -776,5 +783,34 @@ pub fn body_name(b: &Body) -> String {
     match &b.kind {
         BodyKind::Promoted { owner, index } => format!("{owner}::promoted[{index}]"),
         _ => b.path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::IntTy;
+
+    #[test]
+    fn integer_limits_are_read_only_for_rustcs_spellings() {
+        let limit = |text: &str, it: IntTy| match crate::parse::parse_type(text) {
+            Ok(Ty::Adt(p)) => int_limit(&p, &Ty::Int(it)).map(|b| b.bytes),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            limit("i32::MAX", IntTy::I32),
+            Some(i32::MAX.to_le_bytes().to_vec())
+        );
+        assert_eq!(limit("core::num::<impl u8>::MIN", IntTy::U8), Some(vec![0]));
+        assert_eq!(
+            limit("u32::BITS", IntTy::U32),
+            Some(32u32.to_le_bytes().to_vec())
+        );
+        assert_eq!(
+            limit("kernel::i32::MAX", IntTy::I32),
+            None,
+            "a module called i32"
+        );
+        assert_eq!(limit("i32::MAX", IntTy::U32), None, "read at another type");
     }
 }

@@ -348,7 +348,14 @@ impl Ty {
     /// {load_value}`, `fn(&'a u32, &'b u32) -> bool {<u32 as
     /// PartialOrd>::lt}`): zero-sized and byte-aligned, like `()`.
     pub fn is_fn_item(&self) -> bool {
-        matches!(self, Ty::Opaque(text) if text.starts_with("fn(") && text.ends_with('}'))
+        let Ty::Opaque(text) = self else { return false };
+        let text = text.strip_prefix("unsafe ").unwrap_or(text);
+        // `extern "C" fn(..) {f}`.
+        let text = match text.strip_prefix("extern \"") {
+            Some(rest) => rest.split_once("\" ").map_or(rest, |(_, after)| after),
+            None => text,
+        };
+        text.starts_with("fn(") && text.ends_with('}')
     }
 
     /// The pointee of a reference or raw pointer.
@@ -556,6 +563,16 @@ mod tests {
             Ok(Ty::Adt(p)) => p,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn function_items_are_told_from_pointers_and_closures() {
+        let item = |t: &str| Ty::Opaque(t.into()).is_fn_item();
+        assert!(item("fn(&u32) -> u32 {load_value}"));
+        assert!(item("unsafe fn(*const u8) -> u8 {read}"));
+        assert!(item("extern \"C\" fn(u32) {k}"));
+        assert!(!item("{closure@/src/kernel.rs:3:9: 3:12}"));
+        assert!(!Ty::FnPtr(vec![], Box::new(Ty::unit())).is_fn_item());
     }
 
     #[test]
