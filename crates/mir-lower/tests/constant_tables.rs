@@ -18,6 +18,19 @@ fn lower(options: LowerOptions) -> Lowered {
     mir_lower::lower_with(&imp, options).unwrap_or_else(|d| panic!("{d}"))
 }
 
+/// Kernel source `source`, written to a scratch folder named after `tag`,
+/// imported with its constants evaluated and lowered.
+fn lower_source(tag: &str, source: &str) -> Lowered {
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let kernel = dir.join("kernel.rs");
+    std::fs::write(&kernel, source).expect("write kernel");
+    let imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    mir_lower::lower(&imp).unwrap_or_else(|d| panic!("{d}"))
+}
+
 /// The byte sizes of the allocas of function `name`.
 fn alloca_sizes(m: &Module, name: &str) -> Vec<u64> {
     let f = m
@@ -102,11 +115,8 @@ fn the_old_lowering_copies_the_table_to_the_stack() {
 
 #[test]
 fn one_table_used_by_two_functions_is_one_global() {
-    let dir = std::env::temp_dir().join(format!("constant-tables-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let kernel = dir.join("kernel.rs");
-    std::fs::write(
-        &kernel,
+    let l = lower_source(
+        "constant-tables",
         r#"use crate::gpu::*;
 
 pub const T: [u32; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -136,12 +146,7 @@ pub extern "C" fn two_users(out: DisjointSlice<u32>) {
     }
 }
 "#,
-    )
-    .expect("write kernel");
-    let imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let l = mir_lower::lower(&imp).unwrap_or_else(|d| panic!("{d}"));
+    );
     let a = constants_read(&l, "kernel__first");
     let b = constants_read(&l, "kernel__second");
     let c = constants_read(&l, "kernel__by_ref");
@@ -161,11 +166,8 @@ pub extern "C" fn two_users(out: DisjointSlice<u32>) {
 /// `FixedI32::MIN` reaches a kernel: the field is the limit's bytes.
 #[test]
 fn an_integer_limit_inside_a_printed_struct_is_its_value() {
-    let dir = std::env::temp_dir().join(format!("constant-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let kernel = dir.join("kernel.rs");
-    std::fs::write(
-        &kernel,
+    let l = lower_source(
+        "constant-limits",
         r#"use crate::gpu::*;
 use core::marker::PhantomData;
 
@@ -193,12 +195,7 @@ pub extern "C" fn limits(n: u32, out: DisjointSlice<u32>) {
     }
 }
 "#,
-    )
-    .expect("write kernel");
-    let imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let l = mir_lower::lower(&imp).unwrap_or_else(|d| panic!("{d}"));
+    );
     let mut images: Vec<Vec<Option<u8>>> = l
         .module
         .globals

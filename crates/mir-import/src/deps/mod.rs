@@ -36,7 +36,7 @@ use kernel_deps::BuiltDeps;
 
 use crate::model::{
     AllocDump, AllocId, Callee, ConstOperand, Crate, Operand, Path, PathSegment, TerminatorKind,
-    Ty, VisitMut,
+    VisitMut,
 };
 use dep_mir::DepMir;
 use reexports::CrateReexports;
@@ -45,8 +45,11 @@ mod dep_mir;
 mod instances;
 mod literals;
 mod reexports;
+mod shells;
 mod source;
 mod type_attrs;
+
+pub(crate) use shells::add_trait_constant_shells;
 
 /// The constant items and promoteds that `krate`'s bodies name and that no
 /// body of `krate` defines, with a dependency crate's name first.
@@ -216,7 +219,7 @@ pub fn link_dependency_items(krate: &mut Crate, deps: &BuiltDeps) {
                             // A constant instance rustc can evaluate when
                             // the interpreter cannot (a `const fn` call):
                             // source names it as a qualified path.
-                            if !is_call && let Some(source) = instance_source(&printed) {
+                            if !is_call && let Some(source) = shells::instance_source(&printed) {
                                 krate.dependency_paths.insert(name.clone(), source);
                             }
                         }
@@ -508,98 +511,6 @@ fn instantiate(mir: &DepMir, printed: &Path) -> Option<(String, String)> {
     Some((name.clone(), instances::substitute(&text, &binds)))
 }
 
-/// Gives each trait constant of a dependency that a reachable body reads
-/// (`<crypto_bigint::Uint<4> as crypto_bigint::Zero>::ZERO`), and that no
-/// MIR printed (a generic impl's associated constant is printed nowhere), a
-/// body with no statements at the type it is read at, and records its
-/// source expression (`<::crypto_bigint::Uint<4> as ::crypto_bigint::Zero>
-/// ::ZERO`): the evaluator fails on it by name, and rustc then evaluates it
-/// through a twin ([`crate::import_and_evaluate`]). Only a self type of a
-/// dependency or a primitive one, which the twin can name.
-pub(crate) fn add_trait_constant_shells(krate: &mut Crate, deps: &BuiltDeps) {
-    let crates: BTreeSet<&str> = deps.crates.iter().map(|c| c.name.as_str()).collect();
-    let mut shells: BTreeMap<String, (Path, Ty, String)> = BTreeMap::new();
-    for body in krate.reachable_bodies() {
-        for (c, ty) in body.const_operands(krate) {
-            let ConstOperand::Item(p) = c else { continue };
-            let def = p.def_path();
-            if shells.contains_key(&def)
-                || krate.item_body(&def).is_some()
-                || p.int_limit_type().is_some()
-                || p.type_id_of().is_some()
-                || p.sized_property().is_some()
-            {
-                continue;
-            }
-            if let Some(source) = trait_constant_source(&def, &crates) {
-                shells.insert(def, (p.clone(), ty, source));
-            }
-        }
-    }
-    for (def, (path, ty, source)) in shells {
-        let mut locals = cranelift_entity::PrimaryMap::new();
-        locals.push(crate::model::LocalDecl {
-            ty: ty.clone(),
-            mutable: true,
-            is_arg: false,
-        });
-        krate.bodies.push(crate::model::Body {
-            path,
-            kind: crate::model::BodyKind::Const,
-            return_ty: ty,
-            arg_count: 0,
-            locals,
-            debug: Vec::new(),
-            scopes: Vec::new(),
-            blocks: cranelift_entity::PrimaryMap::new(),
-            value: None,
-            pos: crate::model::Pos { line: 0, col: 0 },
-            span: None,
-        });
-        krate.dependency_paths.insert(def, source);
-    }
-}
-
-/// `<::A as ::c::Trait>::NAME` for the trait constant `def` (`<A as
-/// c::Trait>::NAME`) when the trait is a dependency's (`c` in `crates`)
-/// and `A` is a dependency's type or a primitive.
-fn trait_constant_source(def: &str, crates: &BTreeSet<&str>) -> Option<String> {
-    let (qualified, item) = def.strip_prefix('<')?.rsplit_once(">::")?;
-    let (self_ty, trait_path) = qualified.split_once(" as ")?;
-    let first = |path: &str| path.split("::").next().unwrap_or("").to_string();
-    if !crates.contains(first(trait_path).as_str())
-        || item.contains(['<', '{', '[', ':'])
-        || self_ty.contains(['{', '&', '*', '(', '[', ' '])
-    {
-        return None;
-    }
-    let self_src = if crates.contains(first(self_ty).as_str()) {
-        format!("::{self_ty}")
-    } else if dep_mir::is_primitive(self_ty) {
-        self_ty.to_string()
-    } else {
-        return None;
-    };
-    Some(format!("<{self_src} as ::{trait_path}>::{item}"))
-}
-
-/// The source expression of the generic constant instance `printed`
-/// (`crypto_bigint::Uint::<4>::ZERO`): `<::crypto_bigint::Uint<4>>::ZERO`,
-/// from the crate root so that no kernel item captures the path.
-fn instance_source(printed: &Path) -> Option<String> {
-    let (item, owner) = printed.segments.split_last()?;
-    if !item.args.is_empty()
-        || owner.is_empty()
-        || owner.iter().any(|s| s.name.contains(['<', '{']))
-    {
-        return None;
-    }
-    let owner = Ty::Adt(Path {
-        segments: owner.to_vec(),
-    });
-    crate::mono::nameable(&owner).then(|| format!("<::{}>::{}", owner.to_rust_source(), item.name))
-}
-
 /// Whether a promoted's owner is printed at arguments of its own
 /// (`<Lazy as Sealed>::split_blocks::<U64>`), the rest of its path plain.
 fn has_own_args(owner: &Path) -> bool {
@@ -689,23 +600,10 @@ fn link_promoted_instance(krate: &mut Crate, printed: &Path, index: u32, instanc
     let mut renaming = Renaming {
         printed,
         index,
-        renamed: plain_path(instance),
+        renamed: Path::plain(instance),
     };
     for body in krate.bodies.values_mut() {
         body.visit_mut(&mut renaming);
-    }
-}
-
-/// `name` as a path of plain segments.
-fn plain_path(name: &str) -> Path {
-    Path {
-        segments: name
-            .split("::")
-            .map(|s| PathSegment {
-                name: s.to_string(),
-                args: Vec::new(),
-            })
-            .collect(),
     }
 }
 
@@ -718,7 +616,7 @@ fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
             .insert(printed.to_string(), name.to_string());
         return;
     }
-    let renamed = plain_path(name);
+    let renamed = Path::plain(name);
     struct Renaming<'a> {
         printed: &'a Path,
         renamed: Path,
@@ -742,57 +640,6 @@ fn link_instance(krate: &mut Crate, printed: &Path, name: &str, is_call: bool) {
 mod tests {
     use super::*;
     use crate::model::AllocId;
-
-    #[test]
-    fn a_trait_constant_is_named_from_the_crate_root() {
-        let crates: BTreeSet<&str> = ["crypto_bigint", "num_traits"].into();
-        assert_eq!(
-            trait_constant_source(
-                "<crypto_bigint::Uint<4> as crypto_bigint::Zero>::ZERO",
-                &crates
-            )
-            .as_deref(),
-            Some("<::crypto_bigint::Uint<4> as ::crypto_bigint::Zero>::ZERO")
-        );
-        assert_eq!(
-            trait_constant_source("<u32 as num_traits::Bounded>::MAX", &crates).as_deref(),
-            Some("<u32 as ::num_traits::Bounded>::MAX")
-        );
-        // A kernel's own type, a trait of std, a reference: not named here.
-        assert_eq!(
-            trait_constant_source("<kernel::T as num_traits::Z>::Z", &crates),
-            None
-        );
-        assert_eq!(
-            trait_constant_source("<u32 as std::ops::Add>::X", &crates),
-            None
-        );
-        assert_eq!(
-            trait_constant_source("<&u32 as num_traits::Z>::Z", &crates),
-            None
-        );
-    }
-
-    #[test]
-    fn a_constant_instance_is_named_from_the_crate_root() {
-        let printed = |text: &str| match crate::parse::parse_type(text) {
-            Ok(Ty::Adt(p)) => p,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(
-            instance_source(&printed("crypto_bigint::Uint::<4>::ZERO")).as_deref(),
-            Some("<::crypto_bigint::Uint<4>>::ZERO")
-        );
-        assert_eq!(
-            instance_source(&printed("heapless::Vec::<u32, 8>::INIT")).as_deref(),
-            Some("<::heapless::Vec<u32, 8>>::INIT")
-        );
-        assert_eq!(
-            instance_source(&printed("m::<impl at /s/a.rs:1:1: 1:9>::X")),
-            None
-        );
-        assert_eq!(instance_source(&printed("ZERO")), None);
-    }
 
     /// `dep::lookup` reads the static `dep::table::T` through `alloc3`,
     /// which points at `alloc1` with a box of rustc's fixed width; the

@@ -104,26 +104,14 @@ impl Display for ConstOperand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{IntTy, Path, PathSegment};
-
-    fn path(text: &str) -> Path {
-        Path {
-            segments: text
-                .split("::")
-                .map(|n| PathSegment {
-                    name: n.into(),
-                    args: Vec::new(),
-                })
-                .collect(),
-        }
-    }
+    use crate::model::{IntTy, Path};
 
     #[test]
     fn a_printed_struct_reads_as_rustc_wrote_it() {
         let v = ConstOperand::Value(ValTree::Struct(
-            path("kernel::Fixed"),
+            Path::plain("kernel::Fixed"),
             vec![
-                ("bits".into(), ValTree::Path(path("i32::MIN"))),
+                ("bits".into(), ValTree::Path(Path::plain("i32::MIN"))),
                 (
                     "pair".into(),
                     ValTree::Tuple(

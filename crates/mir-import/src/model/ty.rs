@@ -183,6 +183,19 @@ pub struct Path {
 }
 
 impl Path {
+    /// The path of `def_path`'s names (`a::b::C`), none with arguments.
+    pub fn plain(def_path: &str) -> Path {
+        Path {
+            segments: def_path
+                .split("::")
+                .map(|name| PathSegment {
+                    name: name.to_string(),
+                    args: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
     /// The path's names joined by `::`, without generic arguments
     /// (`std::option::Option::Some`). This is what recognition by path uses.
     pub fn def_path(&self) -> String {

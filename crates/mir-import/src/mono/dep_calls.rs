@@ -384,9 +384,7 @@ mod tests {
     }
 
     fn adt(path: &str) -> Ty {
-        Ty::Adt(Path {
-            segments: path.split("::").map(|s| seg(s, vec![])).collect(),
-        })
+        Ty::Adt(Path::plain(path))
     }
 
     #[test]

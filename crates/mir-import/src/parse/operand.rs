@@ -183,15 +183,7 @@ pub fn parse_const(c: &mut Cursor) -> Result<ConstOperand, ParseError> {
             Ok(ConstOperand::Str(s))
         }
         Some(Tok::StaticRef(p)) => {
-            let path = crate::model::Path {
-                segments: p
-                    .split("::")
-                    .map(|s| crate::model::PathSegment {
-                        name: s.to_string(),
-                        args: Vec::new(),
-                    })
-                    .collect(),
-            };
+            let path = crate::model::Path::plain(p);
             c.bump()?;
             Ok(ConstOperand::StaticRef(path))
         }

@@ -175,6 +175,13 @@ impl FnLower<'_, '_> {
             BinOp::SubWithOverflow => true,
             _ => return Ok(self.checked_mul_128(x, y, signed)),
         };
+        let (r, ovf) = self.add_sub_128(sub, x, y, signed);
+        Ok(Val::Pair(r, ovf))
+    }
+
+    /// The wrapping 128-bit `x + y` (or `x - y`) and whether it overflowed
+    /// (see [`Self::checked_in_width`]).
+    fn add_sub_128(&mut self, sub: bool, x: Value, y: Value, signed: bool) -> (Value, Value) {
         let r = self
             .b
             .binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, x, y);
@@ -194,7 +201,7 @@ impl FnLower<'_, '_> {
         } else {
             self.b.icmp(IntCC::Ult, r, x)
         };
-        Ok(Val::Pair(r, ovf))
+        (r, ovf)
     }
 
     /// `(x * y, overflowed)` for 128-bit integers. libNVVM has no
@@ -274,7 +281,7 @@ impl FnLower<'_, '_> {
         signed: bool,
     ) -> Result<Value, Diagnostic> {
         if bits > 64 {
-            return self.saturating_128(sub, x, y, signed);
+            return Ok(self.saturating_128(sub, x, y, signed));
         }
         let wide = self.b.types().int(bits * 2);
         let narrow = self.b.types().int(bits);
@@ -300,21 +307,8 @@ impl FnLower<'_, '_> {
     /// it overflowed, then the bound it passed. An unsigned sum passes the
     /// maximum and a difference zero; a signed sum or difference overflows
     /// only toward the minuend's side (`x`'s sign).
-    fn saturating_128(
-        &mut self,
-        sub: bool,
-        x: Value,
-        y: Value,
-        signed: bool,
-    ) -> Result<Value, Diagnostic> {
-        let op = if sub {
-            BinOp::SubWithOverflow
-        } else {
-            BinOp::AddWithOverflow
-        };
-        let Val::Pair(r, ovf) = self.checked_in_width(op, x, y, signed)? else {
-            return Err(self.internal("checked 128-bit arithmetic without a flag"));
-        };
+    fn saturating_128(&mut self, sub: bool, x: Value, y: Value, signed: bool) -> Value {
+        let (r, ovf) = self.add_sub_128(sub, x, y, signed);
         let bound = if signed {
             let zero = self.iconst(128, 0);
             let x_neg = self.b.icmp(IntCC::Slt, x, zero);
@@ -326,7 +320,7 @@ impl FnLower<'_, '_> {
         } else {
             self.iconst(128, -1)
         };
-        Ok(self.b.select(ovf, bound, r))
+        self.b.select(ovf, bound, r)
     }
 
     fn float_binary(&mut self, op: BinOp, x: Value, y: Value) -> Result<Val, Diagnostic> {
