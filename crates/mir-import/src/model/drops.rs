@@ -10,15 +10,19 @@ use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// Standard-library types that have drop glue only through their type
 /// arguments: no `Drop` impl, or one that only drops the values of their
-/// type argument that they still hold.
-const DROPS_ONLY_ELEMENTS: &[&str] = &[
-    // `[T; N]::map` drains its input through `Drain`, whose `Drop` drops the
-    // elements not yet taken.
-    "std::array::drain::Drain",
-    "core::array::drain::Drain",
+/// type argument that they still hold. Each names how many of its leading
+/// type arguments it holds by value; the rest it holds only behind a
+/// reference, so their drop glue is not its own.
+const DROPS_ONLY_ELEMENTS: &[(&str, usize)] = &[
+    // `[T; N]::map` drains its input through `Drain<'l, 'f, T, N, F>`, whose
+    // `Drop` drops the elements not yet taken. It holds `f: &'f mut F`, so
+    // the closure is dropped by its owner (a dependency's closure whose
+    // captures the kernel's MIR never shows, as in tinyvec's `default`).
+    ("std::array::drain::Drain", 1),
+    ("core::array::drain::Drain", 1),
     // No `Drop` impl: a closure and a `PhantomData` (`[T; N]::map`'s wrapper).
-    "std::ops::try_trait::Wrapped",
-    "core::ops::try_trait::Wrapped",
+    ("std::ops::try_trait::Wrapped", usize::MAX),
+    ("core::ops::try_trait::Wrapped", usize::MAX),
 ];
 
 impl Crate {
@@ -54,18 +58,26 @@ impl Crate {
                 let module = p.segments.first().map(|s| s.name.as_str());
                 let own = !self.kernel_implements_drop
                     && matches!(module, Some(KERNEL_MODULE | PRELUDE_MODULE));
-                let std_elements = DROPS_ONLY_ELEMENTS.contains(&def.as_str());
+                let std_elements = DROPS_ONLY_ELEMENTS
+                    .iter()
+                    .find(|(path, _)| *path == def.as_str())
+                    .map(|&(_, held)| held);
                 // `PhantomData` holds nothing.
                 let phantom = matches!(
                     def.as_str(),
                     "std::marker::PhantomData" | "core::marker::PhantomData"
                 );
-                (own || std_elements || phantom)
+                let held = std_elements.unwrap_or(usize::MAX);
+                (own || std_elements.is_some() || phantom)
                     && p.segments.iter().all(|s| {
-                        s.args.iter().all(|a| match a {
-                            GenericArg::Type(t) => self.trivially_dropped_with(t, captures),
-                            _ => true,
-                        })
+                        s.args
+                            .iter()
+                            .filter_map(|a| match a {
+                                GenericArg::Type(t) => Some(t),
+                                _ => None,
+                            })
+                            .take(held)
+                            .all(|t| self.trivially_dropped_with(t, captures))
                     })
             }
             Ty::Opaque(_) => false,
@@ -115,6 +127,25 @@ mod tests {
         assert!(!k.trivially_dropped(&adt(
             &["std", "array", "drain", "Drain"],
             vec![adt(&["std", "vec", "Vec"], vec![u32_.clone()])]
+        )));
+        // `Drain` holds its closure behind `&mut`: a closure whose captures
+        // are unknown does not make it droppable, its elements do.
+        let closure = Ty::Opaque("{closure@dep::f::{closure#0}}".into());
+        assert!(k.trivially_dropped(&adt(
+            &["core", "array", "drain", "Drain"],
+            vec![Ty::Tuple(vec![]), closure.clone()]
+        )));
+        assert!(!k.trivially_dropped(&adt(
+            &["core", "array", "drain", "Drain"],
+            vec![
+                adt(&["std", "vec", "Vec"], vec![u32_.clone()]),
+                closure.clone()
+            ]
+        )));
+        // `Wrapped` holds its closure by value.
+        assert!(!k.trivially_dropped(&adt(
+            &["core", "ops", "try_trait", "Wrapped"],
+            vec![u32_.clone(), Ty::Tuple(vec![]), closure]
         )));
         k.kernel_implements_drop = true;
         assert!(!k.trivially_dropped(&own));
