@@ -406,6 +406,7 @@ pub fn import_text(
         krate.bodies.push(body);
     }
     krate.record_closure_captures();
+    krate.expand_std_guard_drops();
     if let Some((text, file)) = source {
         // rustc named the kernel by its sandbox path; spans name the file read.
         let printed = rustc::printed_kernel_path(Path::new(file));

@@ -10,6 +10,7 @@ pub(crate) mod impls;
 mod integrity;
 mod pos;
 mod query;
+mod std_guards;
 mod ty;
 mod visit;
 

@@ -217,10 +217,10 @@ fn spread(place_ty: &dyn Fn(&Place) -> Option<Ty>, tuple: &Operand) -> Option<Ve
     }
 }
 
-/// Rewrites each call of a closure trait's method on a parameter of `subst`
-/// into a call of the closure's body. A call that cannot be rewritten (no
-/// body for the closure, an argument tuple it cannot spread) stays, and the
-/// lowering refuses it by name.
+/// Rewrites each call of a closure trait's method on a parameter of `subst`,
+/// or on a closure type itself, into a call of the closure's body. A call
+/// that cannot be rewritten (no body for the closure, an argument tuple it
+/// cannot spread) stays, and the lowering refuses it by name.
 fn rewrite_closure_calls(
     body: &mut crate::model::Body,
     subst: &Substitution,
@@ -239,8 +239,13 @@ fn rewrite_closure_calls(
         let Some((param, method)) = closure_trait_call(path) else {
             continue;
         };
-        let Some(Ty::Opaque(closure)) = subst.get(param) else {
-            continue;
+        // A parameter of the instance, or a closure named directly: a call
+        // inside inlined std code that rustc's inliner left
+        // (`<{closure@..} as FnMut<(&u32,)>>::call_mut`, from `sort_by_key`).
+        let closure = match subst.get(param) {
+            Some(Ty::Opaque(c)) => c.as_str(),
+            None if param.starts_with("{closure@") => param,
+            _ => continue,
         };
         let Some(cb) = closures.get(closure) else {
             continue;
@@ -254,7 +259,7 @@ fn rewrite_closure_calls(
         if inputs.len() != cb.inputs {
             continue;
         }
-        let closure_ty = Ty::Opaque(closure.clone());
+        let closure_ty = Ty::Opaque(closure.to_string());
         // The receiver as the body takes it: passed on, or borrowed into a
         // new local (`&*r` of a `&mut C` for an `Fn` body; `&c` or `&mut c`
         // of a closure value).
@@ -329,6 +334,9 @@ pub fn instantiate(
     known: &BTreeMap<String, Instance>,
 ) {
     let closures = closure_bodies(krate);
+    for id in krate.reachable_function_bodies().into_values() {
+        rewrite_closure_calls(&mut krate.bodies[id], &Substitution::new(), &closures);
+    }
     let mut done: BTreeSet<String> = BTreeSet::new();
     loop {
         let mut todo: BTreeMap<String, Path> = BTreeMap::new();
@@ -463,5 +471,62 @@ mod tests {
             spread(&no_places, &Operand::Const(ConstOperand::Unit)),
             Some(vec![])
         );
+    }
+
+    /// A call of a closure's `call_mut` that rustc's inliner left inside
+    /// inlined std code, named by the closure type itself.
+    const DIRECT_CALL: &str = "fn kernel::k(_1: u32) -> u32 {
+    let mut _0: u32;
+    let mut _2: {closure@/src/kernel.rs:3:13: 3:16};
+    let mut _3: &mut {closure@/src/kernel.rs:3:13: 3:16};
+    let mut _4: (u32,);
+
+    bb0: {
+        _2 = {closure@/src/kernel.rs:3:13: 3:16} { n: copy _1 };
+        _3 = &mut _2;
+        _4 = (copy _1,);
+        _0 = <{closure@/src/kernel.rs:3:13: 3:16} as std::ops::FnMut<(u32,)>>::call_mut(move _3, move _4) -> [return: bb1, unwind unreachable];
+    }
+
+    bb1: {
+        return;
+    }
+}
+
+fn kernel::k::{closure#0}(_1: &{closure@/src/kernel.rs:3:13: 3:16}, _2: u32) -> u32 {
+    let mut _0: u32;
+
+    bb0: {
+        _0 = Add(copy _2, copy ((*_1).0: u32));
+        return;
+    }
+}
+";
+
+    #[test]
+    fn a_direct_call_of_a_closure_becomes_a_call_of_its_body() {
+        let mut k = crate::import_text(DIRECT_CALL, "", None).expect("the MIR imports");
+        k.attrs.insert(
+            "kernel::k".into(),
+            crate::model::ItemAttrs {
+                kernel: true,
+                ..Default::default()
+            },
+        );
+        instantiate(&mut k, &BTreeMap::new(), &BTreeMap::new());
+        let body = &k.bodies[k.fn_body("kernel::k").expect("the kernel")];
+        let TerminatorKind::Call {
+            func: Callee::Item(func),
+            args,
+            ..
+        } = &body.blocks.values().next().expect("bb0").terminator.kind
+        else {
+            panic!("no call");
+        };
+        assert_eq!(func.to_string(), "kernel::k::{closure#0}");
+        // The `Fn` body takes `&C`: the `&mut C` is reborrowed, and the
+        // tuple is spread into its one element.
+        assert_eq!(args.len(), 2, "{args:?}");
+        assert!(matches!(&args[1], Operand::Move(p) if p.projection.len() == 1));
     }
 }
