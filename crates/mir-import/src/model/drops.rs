@@ -17,7 +17,8 @@ const DROPS_ONLY_ELEMENTS: &[(&str, usize)] = &[
     // `[T; N]::map` drains its input through `Drain<'l, 'f, T, N, F>`, whose
     // `Drop` drops the elements not yet taken. It holds `f: &'f mut F`, so
     // the closure is dropped by its owner (a dependency's closure whose
-    // captures the kernel's MIR never shows, as in tinyvec's `default`).
+    // captures the kernel's MIR never shows: tinyvec's `Array::default`,
+    // which `ArrayVec::new` calls, maps `[(); N]` with one).
     ("std::array::drain::Drain", 1),
     ("core::array::drain::Drain", 1),
     // No `Drop` impl: a closure and a `PhantomData` (`[T; N]::map`'s wrapper).

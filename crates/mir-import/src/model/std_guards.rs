@@ -9,9 +9,10 @@
 //! replacing the `drop`.
 //!
 //! The model is only used when the MIR itself shows the guard built with
-//! the expected fields in the expected order (an aggregate
-//! `CopyOnDrop::<u32> { src: .., dst: .., len: .. }`): a std whose guard
-//! changed shape keeps its `drop`, refused by the lowering. A std that kept
+//! the expected fields, in the expected order and of the expected types
+//! (an aggregate `CopyOnDrop::<u32> { src: .., dst: .., len: .. }` of a
+//! `*const u32`, a `*mut u32` and a `usize`): a std whose guard changed
+//! shape keeps its `drop`, refused by the lowering. A std that kept
 //! the shape and changed what `Drop` does would be caught by the host
 //! comparison, not here.
 
@@ -84,8 +85,9 @@ impl Crate {
         }
     }
 
-    /// Whether some body builds a guard of one of `paths` with exactly
-    /// `fields`, named in this order, and none builds it otherwise.
+    /// Whether some body builds a `CopyOnDrop` guard, and each that does
+    /// builds it with [`COPY_ON_DROP_FIELDS`] in that order, typed as the
+    /// model reads them: `*const T`, `*mut T`, `usize`.
     fn builds_guard_with_fields(&self, paths: &[&str], fields: &[&str]) -> bool {
         let mut seen = false;
         for body in self.bodies.values() {
@@ -93,7 +95,7 @@ impl Crate {
                 for st in &data.statements {
                     let StatementKind::Assign(
                         _,
-                        Rvalue::Aggregate(AggregateKind::Adt { path, field_names }, _),
+                        Rvalue::Aggregate(AggregateKind::Adt { path, field_names }, ops),
                     ) = &st.kind
                     else {
                         continue;
@@ -106,6 +108,25 @@ impl Crate {
                         .map(String::as_str)
                         .ne(fields.iter().copied())
                     {
+                        return false;
+                    }
+                    let elem = path.segments.last().and_then(|s| {
+                        s.args.iter().find_map(|a| match a {
+                            GenericArg::Type(t) => Some(t.clone()),
+                            _ => None,
+                        })
+                    });
+                    let Some(elem) = elem else { return false };
+                    let expected = [
+                        Ty::RawPtr(Mutability::Not, Box::new(elem.clone())),
+                        Ty::RawPtr(Mutability::Mut, Box::new(elem)),
+                        Ty::Int(IntTy::Usize),
+                    ];
+                    let typed = ops.iter().map(|o| match o {
+                        Operand::Copy(p) | Operand::Move(p) => body.place_ty(p),
+                        Operand::Const(c) => self.const_ty(c),
+                    });
+                    if typed.ne(expected.into_iter().map(Some)) {
                         return false;
                     }
                     seen = true;
@@ -176,7 +197,15 @@ mod tests {
             1,
             "{count:?}"
         );
-        assert!(matches!(term, TerminatorKind::Goto(_)), "{term:?}");
+        // The copy moves `u32`s, and control goes where the drop went.
+        assert!(
+            format!("{src:?}").contains("RawPtr(Not, Int(U32))"),
+            "{src:?}"
+        );
+        assert!(
+            matches!(term, TerminatorKind::Goto(t) if t.as_u32() == 1),
+            "{term:?}"
+        );
         // The cleanup path is left as it was.
         assert!(
             matches!(cleanup, TerminatorKind::Drop { .. }),
@@ -186,7 +215,29 @@ mod tests {
 
     #[test]
     fn a_guard_of_another_shape_keeps_its_drop() {
+        // Fields in another order, or of other types.
         let (_, term, _) = blocks("dst: copy _2, src: copy _1, len: const 1_usize");
         assert!(matches!(term, TerminatorKind::Drop { .. }), "{term:?}");
+        let (_, term, _) = blocks("src: copy _1, dst: copy _2, len: const 1_u32");
+        assert!(matches!(term, TerminatorKind::Drop { .. }), "{term:?}");
+        let (_, term, _) = blocks("src: copy _2, dst: copy _2, len: const 1_usize");
+        assert!(matches!(term, TerminatorKind::Drop { .. }), "{term:?}");
+    }
+
+    #[test]
+    fn a_guard_no_body_builds_keeps_its_drop() {
+        let text = mir("src: copy _1, dst: copy _2, len: const 1_usize").replace(
+            "        _3 = core::slice::sort::shared::smallsort::CopyOnDrop::<u32> { src: copy _1, dst: copy _2, len: const 1_usize };\n",
+            "",
+        );
+        let k = import_text(&text, "", None).expect("the MIR imports");
+        let f = k.bodies.values().next().expect("one body");
+        let bb0 = f.blocks.values().next().expect("bb0");
+        assert!(
+            bb0.statements.is_empty(),
+            "the aggregate is gone: {:?}",
+            bb0.statements
+        );
+        assert!(matches!(bb0.terminator.kind, TerminatorKind::Drop { .. }));
     }
 }
