@@ -330,6 +330,7 @@ pub fn print_kernel(
                         &stderr,
                     );
                     tracing::debug!("dependency call shims refused by rustc: {bad:?}");
+                    tracing::trace!("rustc's errors on the shims:\n{stderr}");
                     if bad.is_empty() {
                         break 'rounds;
                     }
@@ -403,6 +404,7 @@ pub fn import_text(
     };
     for mut body in parsed.bodies {
         body.devirtualize_fn_pointers();
+        body.call_fn_items_directly();
         krate.bodies.push(body);
     }
     krate.record_closure_captures();

@@ -14,6 +14,7 @@
 //! the import by shared reference and cannot change what it lowers.
 
 pub mod error;
+mod field_order;
 pub mod interp;
 pub mod layout;
 pub mod memory;

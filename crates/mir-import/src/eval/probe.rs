@@ -16,9 +16,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use super::field_order::{self, FieldOrderProbe};
 use super::layout::{ProbedNiche, ProbedVariant, TupleLayouts};
 use crate::layout::{LayoutTable, TagLayout, TypeShape, VariantLayout};
-use crate::model::{Body, BodyKind, Crate, GenericArg, PlaceElem, StatementKind, Ty};
+use crate::model::{
+    Body, BodyKind, ConstOperand, Crate, GenericArg, Operand, PlaceElem, StatementKind, Ty, ValTree,
+};
 use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
 
 /// The module name of the probe inside the crate root.
@@ -35,6 +38,15 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
             continue;
         }
         collect_body(b, &mut out);
+        // Tuple constants printed without a type (`(Const::<3>,
+        // Const::<1>)`, nalgebra's shapes), typed by their elements.
+        b.for_each_operand(|o| {
+            if let Operand::Const(c @ ConstOperand::Value(ValTree::Tuple(None, _))) = o
+                && let Some(t) = krate.const_ty(c)
+            {
+                collect(&t, &mut out);
+            }
+        });
     }
     // The tuples that closures with several captures are laid out as.
     out.extend(krate.closure_proxy_tuples().into_values());
@@ -150,7 +162,7 @@ pub(super) fn collect_adts(ty: &Ty, out: &mut BTreeSet<Ty>) {
 
 /// Whether the probe can name `ty` in the crate: no type parameters (a
 /// single-segment path such as `T`), closures or unknown array lengths.
-fn nameable(ty: &Ty) -> bool {
+pub(super) fn nameable(ty: &Ty) -> bool {
     match ty {
         Ty::Tuple(e) => e.iter().all(nameable),
         Ty::Array(e, crate::model::ArrayLen::Known(_)) | Ty::Slice(e) => nameable(e),
@@ -231,11 +243,16 @@ pub struct ProbeRequest {
     /// Structs and enums: the size of a pointer to each, 16 bytes for a
     /// dynamically sized one.
     pub sizedness: Vec<Ty>,
+    /// Dependency structs whose fields' declaration order nothing printed.
+    pub field_orders: Vec<FieldOrderProbe>,
 }
 
 impl ProbeRequest {
     fn is_empty(&self) -> bool {
-        self.tuples.is_empty() && self.niche_enums.is_empty() && self.sizedness.is_empty()
+        self.tuples.is_empty()
+            && self.niche_enums.is_empty()
+            && self.sizedness.is_empty()
+            && self.field_orders.is_empty()
     }
 
     /// The request without the statics rustc refused (`PROBE_3`, `NICHE_0`,
@@ -253,6 +270,13 @@ impl ProbeRequest {
             tuples: keep(&self.tuples, "PROBE", refused),
             niche_enums: keep(&self.niche_enums, "NICHE", refused),
             sizedness: keep(&self.sizedness, "SIZED", refused),
+            field_orders: self
+                .field_orders
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !refused.iter().any(|r| field_order::is_probe_of(r, *i)))
+                .map(|(_, p)| p.clone())
+                .collect(),
         }
     }
 }
@@ -290,6 +314,9 @@ pub fn probe_source(req: &ProbeRequest) -> String {
             "pub static SIZED_{i}: usize = size_of::<*const {src}>();\n"
         ));
     }
+    for (i, p) in req.field_orders.iter().enumerate() {
+        s.push_str(&field_order::source(i, p));
+    }
     s.push_str("#[inline(never)]\npub fn touch() -> usize {\n    0");
     for i in 0..req.tuples.len() {
         s.push_str(&format!(" + (&raw const PROBE_{i} as usize)"));
@@ -324,7 +351,7 @@ pub(super) fn behind_stand_ins(ty: &Ty) -> Ty {
 
 /// Whether `t` is a dependency's struct or enum: not the kernel's, the
 /// prelude's or the standard library's.
-fn foreign(t: &Ty) -> bool {
+pub(super) fn foreign(t: &Ty) -> bool {
     match t {
         Ty::Adt(p) => {
             p.segments.len() > 1
@@ -450,8 +477,9 @@ pub fn probe_tuples(
             .into_iter()
             .filter(|t| nameable(&fn_items_as_unit(t)))
             .collect(),
+        field_orders: field_order::candidates(krate, &local_adts(krate, false)),
     };
-    let (mut out, probed) = probe_named(kernel, opts, &req)?;
+    let (mut out, probed, orders) = probe_named(kernel, opts, &req)?;
     // What the statics could not show (a niche whose variants all have
     // fields, `Result<&[u8], E>`), rustc's layout report does.
     let rest: Vec<Ty> = super::niche_report::candidates(&untagged)
@@ -460,6 +488,10 @@ pub fn probe_tuples(
         .collect();
     out.niches
         .extend(super::niche_report::probe(kernel, opts, &rest)?);
+    for (def_path, names) in orders {
+        let attrs = krate.attrs.entry(def_path).or_default();
+        attrs.field_names.get_or_insert(names);
+    }
     super::sizedness::record(&mut krate.layouts, by_use, probed);
     // A tuple holding a pointer to a dependency's type was probed with a
     // pointer to `u8` in its place ([`behind_stand_ins`]), which is right
@@ -491,8 +523,9 @@ fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
     }
 }
 
-/// The probe statics (`PROBE_3`, `NICHE_0`, `SIZED_1`) on the lines of the probe
-/// module that rustc's errors point at (`--> /work/root.rs:12:40`).
+/// The probe statics (`PROBE_3`, `NICHE_0`, `SIZED_1`) and functions
+/// (`FIELD_2_0`) on the lines of the probe module that rustc's errors point
+/// at (`--> /work/root.rs:12:40`).
 fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
     let first = crate::rustc::extra_module_first_line();
     let lines: Vec<&str> = src.lines().collect();
@@ -507,6 +540,10 @@ fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
         if let Some(name) = text
             .strip_prefix("pub static ")
             .and_then(|t| t.split(':').next())
+            .or_else(|| {
+                text.strip_prefix("pub fn ")
+                    .and_then(|t| t.split('(').next())
+            })
         {
             out.push(name.to_string());
         }
@@ -527,22 +564,33 @@ pub(super) fn root_line(l: &str) -> Option<usize> {
         .ok()
 }
 
+/// What one probe run learnt: tuple and niche layouts, whether each
+/// sizedness candidate is sized, and struct field orders by def path.
+type ProbeAnswers = (
+    TupleLayouts,
+    BTreeMap<String, bool>,
+    BTreeMap<String, Vec<String>>,
+);
+
 /// Runs the probe for `req` as given: the tuple and niche measurements,
-/// and for each sizedness candidate, by name, whether it is sized.
+/// for each sizedness candidate, by name, whether it is sized, and the
+/// field orders rustc showed.
 fn probe_named(
     kernel: &Path,
     opts: &RustcOptions,
     req: &ProbeRequest,
-) -> Result<(TupleLayouts, BTreeMap<String, bool>), ProbeError> {
+) -> Result<ProbeAnswers, ProbeError> {
     let mut out = TupleLayouts::default();
     let mut sized = BTreeMap::new();
+    let mut orders = BTreeMap::new();
     if req.is_empty() {
-        return Ok((out, sized));
+        return Ok((out, sized, orders));
     }
     tracing::debug!(
         tuples = req.tuples.len(),
         niches = req.niche_enums.len(),
         sizedness = ?req.sizedness.iter().map(Ty::to_string).collect::<Vec<_>>(),
+        field_orders = req.field_orders.len(),
         "layout probe"
     );
     let src = probe_source(req);
@@ -624,7 +672,14 @@ fn probe_named(
             _ => return Err(ProbeError::NotWords(name)),
         };
     }
-    Ok((out, sized))
+    for (i, p) in req.field_orders.iter().enumerate() {
+        if let (Ty::Adt(path), Some(names)) =
+            (&p.ty, field_order::read(&parsed, PROBE_MODULE, i, p))
+        {
+            orders.insert(path.def_path(), names);
+        }
+    }
+    Ok((out, sized, orders))
 }
 
 /// The (offset, size, value) of the one run of initialized bytes in a
@@ -716,6 +771,7 @@ mod tests {
             tuples: vec![Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Int(IntTy::U32)])],
             niche_enums: vec![],
             sizedness: vec![adt("kernel::Packet"), adt("dep::Hidden")],
+            field_orders: vec![],
         };
         let src = probe_source(&req);
         assert!(

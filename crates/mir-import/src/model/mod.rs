@@ -11,11 +11,13 @@ mod integrity;
 mod pos;
 mod query;
 mod std_guards;
+mod trait_calls;
 mod ty;
 mod visit;
 
 pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
+pub use trait_calls::{closure_trait_call, spread_tuple};
 pub use visit::{Substitution, VisitMut};
 
 pub use alloc::{AllocDump, AllocId, Relocation};

@@ -241,9 +241,7 @@ impl Crate {
                 // struct value (`PhantomData::<&u32>`) is its own type.
                 (None, None) => self.value_path_ty(p),
             },
-            ConstOperand::Value(
-                ValTree::Tuple(Some(p), _) | ValTree::Struct(p, _) | ValTree::Path(p),
-            ) => self.value_path_ty(p),
+            ConstOperand::Value(v) => return self.value_ty(v),
             ConstOperand::Promoted { owner, index } => {
                 let b = self.promoted(&owner.def_path(), *index)?;
                 self.bodies[b].return_ty.clone()
@@ -264,8 +262,28 @@ impl Crate {
                     super::ArrayLen::Known(b.len() as u64),
                 )),
             ),
-            ConstOperand::Value(_) | ConstOperand::FnItem(_) | ConstOperand::Uninit => return None,
+            ConstOperand::FnItem(_) | ConstOperand::Uninit => return None,
         })
+    }
+
+    /// The type of a value tree where its syntax says it: a path's, a
+    /// scalar's, or a tuple's of such elements (`(Const::<3>, Const::<1>)`,
+    /// nalgebra's shape of a `Vector3`, printed without a type).
+    fn value_ty(&self, v: &ValTree) -> Option<Ty> {
+        match v {
+            ValTree::Tuple(Some(p), _) | ValTree::Struct(p, _) | ValTree::Path(p) => {
+                Some(self.value_path_ty(p))
+            }
+            ValTree::Tuple(None, elems) => Some(Ty::Tuple(
+                elems
+                    .iter()
+                    .map(|e| self.value_ty(e))
+                    .collect::<Option<_>>()?,
+            )),
+            ValTree::Scalar(s) => self.const_ty(&ConstOperand::Scalar(s.clone())),
+            ValTree::Const(c) => self.const_ty(c),
+            ValTree::Str(_) | ValTree::ByteStr(_) | ValTree::Array(_) => None,
+        }
     }
 
     /// The type of a value printed by path (`kernel::E::A(7_u32)`,

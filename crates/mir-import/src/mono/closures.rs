@@ -30,8 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{GenericFn, Instance, all_type_args, is_closure, module_name};
 use crate::model::{
-    BodyId, Callee, ConstOperand, Crate, LocalDecl, Mutability, Operand, Path, PathSegment, Place,
-    PlaceElem, Rvalue, Statement, StatementKind, Substitution, TerminatorKind, Ty, ValTree,
+    BodyId, Callee, Crate, LocalDecl, Mutability, Operand, Path, PathSegment, Place, PlaceElem,
+    Rvalue, Statement, StatementKind, Substitution, TerminatorKind, Ty, closure_trait_call,
+    spread_tuple,
 };
 use crate::prelude::KERNEL_MODULE;
 
@@ -82,7 +83,10 @@ fn mentions_parameter(t: &Ty) -> bool {
 
 /// Every closure body of the crate, by the closure type its receiver names.
 fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
-    let mut out = BTreeMap::new();
+    let mut out: BTreeMap<String, ClosureBody> = BTreeMap::new();
+    // Closures a `macro_rules!` expands more than once print the same
+    // span: which body a call means is unknown, so none is used.
+    let mut ambiguous = BTreeSet::new();
     for b in krate.bodies.values() {
         let Some((by, name)) = b.closure_receiver() else {
             continue;
@@ -97,12 +101,22 @@ fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
             Some(Mutability::Mut) => Receiver::Unique,
             None => Receiver::Owned,
         };
-        out.entry(name.to_string()).or_insert(ClosureBody {
+        let found = ClosureBody {
             path: b.path.clone(),
             receiver,
             inputs: b.arg_count as usize - 1,
-        });
+        };
+        match out.get(name) {
+            Some(other) if other.path != found.path => {
+                ambiguous.insert(name.to_string());
+            }
+            Some(_) => {}
+            None => {
+                out.insert(name.to_string(), found);
+            }
+        }
     }
+    out.retain(|name, _| !ambiguous.contains(name));
     out
 }
 
@@ -162,61 +176,6 @@ fn attrs_of(krate: &Crate, body: &crate::model::Body) -> Option<crate::model::It
     krate.attrs.get(&names.join("::")).cloned()
 }
 
-/// For `<F as std::ops::FnMut<(u32,)>>::call_mut`: `F` and the method, when
-/// the path calls one of the three closure traits' methods on a bare
-/// parameter.
-fn closure_trait_call(path: &Path) -> Option<(&str, &str)> {
-    let [qualified, method] = path.segments.as_slice() else {
-        return None;
-    };
-    let inner = qualified.name.strip_prefix('<')?.strip_suffix('>')?;
-    let (param, tr) = inner.split_once(" as ")?;
-    let tr = tr.split('<').next()?;
-    let expected = match tr.rsplit("::").next()? {
-        "Fn" => "call",
-        "FnMut" => "call_mut",
-        "FnOnce" => "call_once",
-        _ => return None,
-    };
-    (method.name == expected).then_some((param, expected))
-}
-
-/// The elements of a `rust-call` argument tuple as separate operands
-/// (`place_ty` types a place of the calling body).
-fn spread(place_ty: &dyn Fn(&Place) -> Option<Ty>, tuple: &Operand) -> Option<Vec<Operand>> {
-    match tuple {
-        Operand::Copy(p) | Operand::Move(p) => {
-            let Ty::Tuple(elems) = place_ty(p)? else {
-                return None;
-            };
-            Some(
-                elems
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, t)| {
-                        let mut q = p.clone();
-                        q.projection.push(PlaceElem::Field(i as u32, t));
-                        match tuple {
-                            Operand::Copy(_) => Operand::Copy(q),
-                            _ => Operand::Move(q),
-                        }
-                    })
-                    .collect(),
-            )
-        }
-        Operand::Const(ConstOperand::Unit) => Some(Vec::new()),
-        Operand::Const(ConstOperand::Value(ValTree::Tuple(None, leaves))) => leaves
-            .iter()
-            .map(|l| match l {
-                ValTree::Scalar(s) => Some(Operand::Const(ConstOperand::Scalar(s.clone()))),
-                ValTree::Const(c) => Some(Operand::Const((**c).clone())),
-                _ => None,
-            })
-            .collect(),
-        Operand::Const(_) => None,
-    }
-}
-
 /// Rewrites each call of a closure trait's method on a parameter of `subst`,
 /// or on a closure type itself, into a call of the closure's body. A call
 /// that cannot be rewritten (no body for the closure, an argument tuple it
@@ -253,7 +212,7 @@ fn rewrite_closure_calls(
         let [receiver, tuple] = args.as_slice() else {
             continue;
         };
-        let Some(inputs) = spread(&|p| body.place_ty(p), tuple) else {
+        let Some(inputs) = spread_tuple(&|p| body.place_ty(p), tuple) else {
             continue;
         };
         if inputs.len() != cb.inputs {
@@ -334,8 +293,22 @@ pub fn instantiate(
     known: &BTreeMap<String, Instance>,
 ) {
     let closures = closure_bodies(krate);
-    for id in krate.reachable_function_bodies().into_values() {
-        rewrite_closure_calls(&mut krate.bodies[id], &Substitution::new(), &closures);
+    // Direct calls first, until no body is newly reached: a closure's body
+    // reached only through a rewritten call may hold such calls too.
+    let mut rewritten: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let todo: Vec<BodyId> = krate
+            .reachable_function_bodies()
+            .into_iter()
+            .filter(|(path, _)| rewritten.insert(path.clone()))
+            .map(|(_, id)| id)
+            .collect();
+        if todo.is_empty() {
+            break;
+        }
+        for id in todo {
+            rewrite_closure_calls(&mut krate.bodies[id], &Substitution::new(), &closures);
+        }
     }
     let mut done: BTreeSet<String> = BTreeSet::new();
     loop {
@@ -414,98 +387,32 @@ pub fn instantiate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Scalar;
-
-    fn path(names: &[&str]) -> Path {
-        Path {
-            segments: names
-                .iter()
-                .map(|n| PathSegment {
-                    name: n.to_string(),
-                    args: vec![],
-                })
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn closure_trait_calls_are_recognised_by_trait_and_method() {
-        assert_eq!(
-            closure_trait_call(&path(&["<F as std::ops::FnMut<(u32, u32)>>", "call_mut"])),
-            Some(("F", "call_mut"))
-        );
-        assert_eq!(
-            closure_trait_call(&path(&["<G as std::ops::FnOnce<()>>", "call_once"])),
-            Some(("G", "call_once"))
-        );
-        // A method of another trait, or the wrong method of the trait.
-        assert_eq!(
-            closure_trait_call(&path(&["<F as std::clone::Clone>", "clone"])),
-            None
-        );
-        assert_eq!(
-            closure_trait_call(&path(&["<F as std::ops::Fn<(u32,)>>", "call_once"])),
-            None
-        );
-    }
-
-    #[test]
-    fn a_scalar_tuple_constant_spreads_into_its_elements() {
-        let no_places = |_: &Place| None;
-        let one = Scalar::Int {
-            bits: 1,
-            ty: crate::model::IntTy::U32,
-        };
-        let spread_const = spread(
-            &no_places,
-            &Operand::Const(ConstOperand::Value(ValTree::Tuple(
-                None,
-                vec![ValTree::Scalar(one.clone())],
-            ))),
-        );
-        assert_eq!(
-            spread_const,
-            Some(vec![Operand::Const(ConstOperand::Scalar(one))])
-        );
-        assert_eq!(
-            spread(&no_places, &Operand::Const(ConstOperand::Unit)),
-            Some(vec![])
-        );
-    }
 
     /// A call of a closure's `call_mut` that rustc's inliner left inside
-    /// inlined std code, named by the closure type itself.
-    const DIRECT_CALL: &str = "fn kernel::k(_1: u32) -> u32 {
+    /// inlined std code, named by the closure type itself; `closures` are
+    /// the closure bodies printed after the kernel.
+    fn direct_call(closures: &str) -> Crate {
+        let mir = format!(
+            "fn kernel::k(_1: u32) -> u32 {{
     let mut _0: u32;
-    let mut _2: {closure@/src/kernel.rs:3:13: 3:16};
-    let mut _3: &mut {closure@/src/kernel.rs:3:13: 3:16};
+    let mut _2: {{closure@/src/kernel.rs:3:13: 3:16}};
+    let mut _3: &mut {{closure@/src/kernel.rs:3:13: 3:16}};
     let mut _4: (u32,);
 
-    bb0: {
-        _2 = {closure@/src/kernel.rs:3:13: 3:16} { n: copy _1 };
+    bb0: {{
+        _2 = {{closure@/src/kernel.rs:3:13: 3:16}} {{ n: copy _1 }};
         _3 = &mut _2;
         _4 = (copy _1,);
-        _0 = <{closure@/src/kernel.rs:3:13: 3:16} as std::ops::FnMut<(u32,)>>::call_mut(move _3, move _4) -> [return: bb1, unwind unreachable];
-    }
+        _0 = <{{closure@/src/kernel.rs:3:13: 3:16}} as std::ops::FnMut<(u32,)>>::call_mut(move _3, move _4) -> [return: bb1, unwind unreachable];
+    }}
 
-    bb1: {
+    bb1: {{
         return;
-    }
-}
-
-fn kernel::k::{closure#0}(_1: &{closure@/src/kernel.rs:3:13: 3:16}, _2: u32) -> u32 {
-    let mut _0: u32;
-
-    bb0: {
-        _0 = Add(copy _2, copy ((*_1).0: u32));
-        return;
-    }
-}
-";
-
-    #[test]
-    fn a_direct_call_of_a_closure_becomes_a_call_of_its_body() {
-        let mut k = crate::import_text(DIRECT_CALL, "", None).expect("the MIR imports");
+    }}
+}}
+{closures}"
+        );
+        let mut k = crate::import_text(&mir, "", None).expect("the MIR imports");
         k.attrs.insert(
             "kernel::k".into(),
             crate::model::ItemAttrs {
@@ -514,19 +421,67 @@ fn kernel::k::{closure#0}(_1: &{closure@/src/kernel.rs:3:13: 3:16}, _2: u32) -> 
             },
         );
         instantiate(&mut k, &BTreeMap::new(), &BTreeMap::new());
+        k
+    }
+
+    /// A closure body taking its closure as `receiver` (`&C`, `C`).
+    fn closure_body(index: u32, receiver: &str) -> String {
+        format!(
+            "
+fn kernel::k::{{closure#{index}}}(_1: {receiver}{{closure@/src/kernel.rs:3:13: 3:16}}, _2: u32) -> u32 {{
+    let mut _0: u32;
+
+    bb0: {{
+        _0 = Add(copy _2, const {index}_u32);
+        return;
+    }}
+}}
+"
+        )
+    }
+
+    /// The call ending the kernel's first block: callee and arguments.
+    fn kernel_call(k: &Crate) -> (String, Vec<Operand>, Vec<Statement>) {
         let body = &k.bodies[k.fn_body("kernel::k").expect("the kernel")];
+        let bb0 = body.blocks.values().next().expect("bb0");
         let TerminatorKind::Call {
             func: Callee::Item(func),
             args,
             ..
-        } = &body.blocks.values().next().expect("bb0").terminator.kind
+        } = &bb0.terminator.kind
         else {
             panic!("no call");
         };
-        assert_eq!(func.to_string(), "kernel::k::{closure#0}");
-        // The `Fn` body takes `&C`: the `&mut C` is reborrowed, and the
-        // tuple is spread into its one element.
+        (func.to_string(), args.clone(), bb0.statements.clone())
+    }
+
+    #[test]
+    fn a_direct_call_of_a_closure_becomes_a_call_of_its_body() {
+        let (func, args, statements) = kernel_call(&direct_call(&closure_body(0, "&")));
+        assert_eq!(func, "kernel::k::{closure#0}");
+        // The `Fn` body takes `&C`: the `&mut C` is reborrowed into a new
+        // local, and the tuple is spread into its one element.
         assert_eq!(args.len(), 2, "{args:?}");
+        let Some(StatementKind::Assign(reborrow, Rvalue::Ref(Mutability::Not, of))) =
+            statements.last().map(|s| &s.kind)
+        else {
+            panic!("no reborrow: {statements:?}");
+        };
+        assert_eq!(of.projection, vec![PlaceElem::Deref]);
+        assert_eq!(args[0], Operand::Move(reborrow.clone()));
         assert!(matches!(&args[1], Operand::Move(p) if p.projection.len() == 1));
+    }
+
+    #[test]
+    fn a_direct_call_the_body_cannot_take_stays() {
+        // A body that takes the closure by value (`FnOnce`) cannot be
+        // called through `call_mut`'s `&mut C`.
+        let (func, ..) = kernel_call(&direct_call(&closure_body(0, "")));
+        assert!(func.ends_with("::call_mut"), "{func}");
+        // Two bodies for one closure type (a macro expanded twice): which
+        // one is meant is unknown.
+        let two = format!("{}{}", closure_body(0, "&"), closure_body(1, "&"));
+        let (func, ..) = kernel_call(&direct_call(&two));
+        assert!(func.ends_with("::call_mut"), "{func}");
     }
 }

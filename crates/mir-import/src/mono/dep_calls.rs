@@ -31,7 +31,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::calls;
-use crate::model::{Callee, ConstOperand, Crate, Operand, Path, Scalar, TerminatorKind, Ty};
+use crate::model::{Callee, Crate, GenericArg, Operand, Path, TerminatorKind, Ty};
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// One shim: the callee as an expression, and the call's argument and
@@ -93,7 +93,10 @@ impl DepCall {
     }
 }
 
-/// `t` as source, its outermost references given the lifetime `'a`.
+/// `t` as source, its outermost references and every elided or erased
+/// lifetime argument given the lifetime `'a` (`&'a mut IterMut<'a, f32>`):
+/// a shim that returns a borrow must say which argument it borrows from.
+/// `'static` stays.
 fn with_lifetime(t: &Ty) -> String {
     match t {
         Ty::Ref(m, e) => format!(
@@ -105,8 +108,26 @@ fn with_lifetime(t: &Ty) -> String {
             },
             with_lifetime(e)
         ),
-        _ => t.to_rust_source(),
+        _ => lifetimes_named(t).to_rust_source(),
     }
+}
+
+/// `t` with each lifetime argument but `'static` written `'a`.
+fn lifetimes_named(t: &Ty) -> Ty {
+    t.replace(&|t| {
+        let Ty::Adt(p) = t else { return None };
+        let mut p = p.clone();
+        for seg in &mut p.segments {
+            for a in &mut seg.args {
+                match a {
+                    GenericArg::Lifetime(l) if l != "static" => *l = "a".into(),
+                    GenericArg::Type(inner) => *inner = lifetimes_named(inner),
+                    _ => {}
+                }
+            }
+        }
+        Some(Ty::Adt(p))
+    })
 }
 
 /// The source of every shim, appended to the kernel's text.
@@ -198,7 +219,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             let Some(callee) = callee_source(path) else {
                 continue;
             };
-            let params: Option<Vec<Ty>> = args.iter().map(|a| operand_ty(body, a)).collect();
+            let params: Option<Vec<Ty>> = args.iter().map(|a| operand_ty(krate, body, a)).collect();
             let (Some(params), Some(ret)) = (params, body.place_ty(destination)) else {
                 continue;
             };
@@ -264,22 +285,13 @@ fn names_a_dependency(p: &str, deps: &BTreeSet<String>) -> bool {
     })
 }
 
-/// The type of a call's argument: a place's, or a literal's. `None` for
-/// anything else (a named constant, whose type the caller would have to
-/// evaluate).
-fn operand_ty(body: &crate::model::Body, op: &Operand) -> Option<Ty> {
+/// The type of a call's argument: a place's, or a constant's as
+/// [`Crate::const_ty`] reads it from its syntax (a unit struct's value,
+/// `Const::<3>`, is its own type).
+fn operand_ty(krate: &Crate, body: &crate::model::Body, op: &Operand) -> Option<Ty> {
     match op {
         Operand::Copy(p) | Operand::Move(p) => body.place_ty(p),
-        Operand::Const(c) => match c {
-            ConstOperand::Scalar(Scalar::Int { ty, .. }) => Some(Ty::Int(*ty)),
-            ConstOperand::Scalar(Scalar::Bool(_)) => Some(Ty::Bool),
-            ConstOperand::Scalar(Scalar::Char(_)) => Some(Ty::Char),
-            ConstOperand::Unit => Some(Ty::Tuple(Vec::new())),
-            ConstOperand::Alloc { ty, .. }
-            | ConstOperand::Indirect { ty, .. }
-            | ConstOperand::Transmuted { ty, .. } => Some(ty.clone()),
-            _ => None,
-        },
+        Operand::Const(c) => krate.const_ty(c),
     }
 }
 
@@ -318,12 +330,24 @@ fn callee_source(path: &crate::model::Path) -> Option<String> {
     {
         return None;
     }
+    // An inherent method (`nalgebra::geometry::rotation_construction::<impl
+    // nalgebra::Rotation<f32, 3>>::identity`) is named through its self
+    // type, `<nalgebra::Rotation<f32, 3>>::identity`: the module that holds
+    // the impl block may be private.
+    let inherent = path
+        .segments
+        .iter()
+        .rposition(|s| s.name.starts_with("<impl "))
+        .unwrap_or(0);
     let mut out = String::new();
-    for (i, seg) in path.segments.iter().enumerate() {
-        if i > 0 {
+    for (i, seg) in path.segments.iter().enumerate().skip(inherent) {
+        if i > inherent {
             out.push_str("::");
         }
-        if seg.name.starts_with('<') {
+        if let Some(self_ty) = seg.name.strip_prefix("<impl ") {
+            out.push('<');
+            out.push_str(&crate_relative(self_ty));
+        } else if seg.name.starts_with('<') {
             out.push_str(&crate_relative(&seg.name));
         } else {
             out.push_str(&seg.name);
@@ -489,6 +513,20 @@ mod tests {
             ],
         };
         assert_eq!(callee_source(&in_impl), None);
+        // An inherent method, through its self type: its module may be
+        // private.
+        let inherent = Path {
+            segments: vec![
+                seg("dep", vec![]),
+                seg("rotation_construction", vec![]),
+                seg("<impl dep::Rotation<f32, 3>>", vec![]),
+                seg("identity", vec![]),
+            ],
+        };
+        assert_eq!(
+            callee_source(&inherent).as_deref(),
+            Some("<dep::Rotation<f32, 3>>::identity")
+        );
     }
 
     #[test]
@@ -534,5 +572,33 @@ mod tests {
         let mut other = d;
         other.ret = Ty::Int(IntTy::U8);
         assert_ne!(other.module(), m);
+    }
+
+    #[test]
+    fn elided_lifetimes_in_a_shim_become_its_own() {
+        let iter = |l: &str| {
+            Ty::Adt(Path {
+                segments: vec![
+                    seg("std", vec![]),
+                    seg("slice", vec![]),
+                    seg(
+                        "IterMut",
+                        vec![
+                            GenericArg::Lifetime(l.into()),
+                            GenericArg::Type(Ty::Int(IntTy::U32)),
+                        ],
+                    ),
+                ],
+            })
+        };
+        let param = Ty::Ref(crate::model::Mutability::Mut, Box::new(iter("_")));
+        assert_eq!(
+            with_lifetime(&param),
+            "&'a mut std::slice::IterMut<'a, u32>"
+        );
+        assert_eq!(
+            with_lifetime(&iter("static")),
+            "std::slice::IterMut<'static, u32>"
+        );
     }
 }

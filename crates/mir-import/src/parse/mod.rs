@@ -39,6 +39,25 @@ pub fn parse_mir(text: &str) -> Result<ParsedMir, ParseError> {
 /// 4]`): the self type of a qualified path segment, which the path keeps
 /// as text.
 pub fn parse_type(text: &str) -> Result<crate::model::Ty, ParseError> {
+    parse_whole(text, "text after the type", ty::parse_ty)
+}
+
+/// Parses one path as rustc prints a value's (`kernel::f`,
+/// `core::num::<impl u32>::wrapping_add`, `f::<u32>`): the function a
+/// function item's type names.
+pub fn parse_value_path(text: &str) -> Result<crate::model::Path, ParseError> {
+    parse_whole(text, "text after the path", |c| {
+        ty::parse_path(c, ty::PathStyle::Expr)
+    })
+}
+
+/// Parses all of `text`, on one line, with `parse`; `trailing` is the
+/// error when text is left after it.
+fn parse_whole<T>(
+    text: &str,
+    trailing: &str,
+    parse: impl FnOnce(&mut cursor::Cursor) -> Result<T, ParseError>,
+) -> Result<T, ParseError> {
     let start = crate::model::Pos { line: 1, col: 1 };
     let (toks, _) = lexer::tokenize_with_notes(text, start)?;
     let end = crate::model::Pos {
@@ -46,11 +65,11 @@ pub fn parse_type(text: &str) -> Result<crate::model::Ty, ParseError> {
         col: text.chars().count() as u32 + 1,
     };
     let mut c = cursor::Cursor::new(toks, Vec::new(), text, end);
-    let ty = ty::parse_ty(&mut c)?;
+    let value = parse(&mut c)?;
     if !c.at_end() {
-        return Err(c.err("text after the type"));
+        return Err(c.err(trailing));
     }
-    Ok(ty)
+    Ok(value)
 }
 
 /// Parses the text that `rustc --emit=mir` printed, except the bodies of

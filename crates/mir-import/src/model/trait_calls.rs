@@ -1,0 +1,279 @@
+//! Calls through the closure traits: `<F as FnMut<(A,)>>::call_mut(f, (a,))`.
+//!
+//! rustc calls a closure, or a function passed where a closure is expected
+//! (`unwrap_or_else(Rotation3::identity)`, `map(u32::wrapping_neg)`),
+//! through `Fn::call`, `FnMut::call_mut` or `FnOnce::call_once`, with the
+//! arguments in one tuple (the `rust-call` ABI). Where the callee's type is
+//! known, the call means one body: the closure's (`mono::closures`), or the
+//! function the function item names. [`Body::call_fn_items_directly`] makes
+//! the second kind a direct call, so that later stages see an ordinary call
+//! of a path, which may be a dependency's or a shim's.
+
+use super::ValTree;
+use super::{Body, Callee, ConstOperand, Operand, Path, Place, PlaceElem, TerminatorKind, Ty};
+
+/// For `<F as std::ops::FnMut<(u32,)>>::call_mut`: the self type as
+/// printed (`F`, `{closure@..}`, `fn() -> u32 {f}`) and the method, when
+/// the path calls one of the three closure traits' methods.
+pub fn closure_trait_call(path: &Path) -> Option<(&str, &str)> {
+    let [qualified, method] = path.segments.as_slice() else {
+        return None;
+    };
+    let inner = qualified.name.strip_prefix('<')?.strip_suffix('>')?;
+    let (self_ty, tr) = split_as(inner)?;
+    let tr = tr.split('<').next()?;
+    let expected = match tr.rsplit("::").next()? {
+        "Fn" => "call",
+        "FnMut" => "call_mut",
+        "FnOnce" => "call_once",
+        _ => return None,
+    };
+    (method.name == expected).then_some((self_ty, expected))
+}
+
+/// `T as Trait` split at its ` as ` outside any brackets: a function item's
+/// path may hold one of its own (`fn(&u32, &u32) -> bool {<u32 as
+/// PartialOrd>::lt}`), as may a std closure's name.
+fn split_as(text: &str) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    let mut depth = 0i32;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            // `->` closes nothing.
+            b'>' if i > 0 && bytes[i - 1] == b'-' => {}
+            b'>' | b')' | b']' | b'}' => depth -= 1,
+            b' ' if depth == 0 && text[i..].starts_with(" as ") => {
+                return Some((&text[..i], &text[i + 4..]));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The path a function item's type names (`fn() -> u32 {kernel::f}` gives
+/// `kernel::f`), parsed as a call's callee is.
+pub fn fn_item_path(ty: &str) -> Option<Path> {
+    if !Ty::Opaque(ty.to_string()).is_fn_item() {
+        return None;
+    }
+    let body = ty.strip_suffix('}')?;
+    // The `{` that the final `}` closes.
+    let mut depth = 0i32;
+    let mut open = None;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            '}' => depth += 1,
+            '{' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '{' => depth -= 1,
+            _ => {}
+        }
+    }
+    crate::parse::parse_value_path(&body[open? + 1..]).ok()
+}
+
+/// The elements of a `rust-call` argument tuple as separate operands
+/// (`place_ty` types a place of the calling body).
+pub fn spread_tuple(
+    place_ty: &dyn Fn(&Place) -> Option<Ty>,
+    tuple: &Operand,
+) -> Option<Vec<Operand>> {
+    match tuple {
+        Operand::Copy(p) | Operand::Move(p) => {
+            let Ty::Tuple(elems) = place_ty(p)? else {
+                return None;
+            };
+            Some(
+                elems
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let mut q = p.clone();
+                        q.projection.push(PlaceElem::Field(i as u32, t));
+                        match tuple {
+                            Operand::Copy(_) => Operand::Copy(q),
+                            _ => Operand::Move(q),
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        Operand::Const(ConstOperand::Unit) => Some(Vec::new()),
+        Operand::Const(ConstOperand::Value(ValTree::Tuple(None, leaves))) => leaves
+            .iter()
+            .map(|l| match l {
+                ValTree::Scalar(s) => Some(Operand::Const(ConstOperand::Scalar(s.clone()))),
+                ValTree::Const(c) => Some(Operand::Const((**c).clone())),
+                _ => None,
+            })
+            .collect(),
+        Operand::Const(_) => None,
+    }
+}
+
+impl Body {
+    /// Rewrites each call of a closure trait's method on a function item
+    /// (`<fn() -> R {f} as FnOnce<()>>::call_once(move _3, const ())`) as
+    /// a call of the function (`f()`): a function item is zero-sized, so
+    /// the receiver carries nothing. Returns how many calls it rewrote. A
+    /// call whose argument tuple cannot be spread stays, and the lowering
+    /// refuses it by name.
+    pub fn call_fn_items_directly(&mut self) -> usize {
+        let mut rewritten = 0;
+        for bb in self.blocks.keys().collect::<Vec<_>>() {
+            let TerminatorKind::Call {
+                func: Callee::Item(path),
+                args,
+                ..
+            } = &self.blocks[bb].terminator.kind
+            else {
+                continue;
+            };
+            let Some((self_ty, _)) = closure_trait_call(path) else {
+                continue;
+            };
+            let Some(callee) = fn_item_path(self_ty) else {
+                continue;
+            };
+            let [_receiver, tuple] = args.as_slice() else {
+                continue;
+            };
+            let Some(inputs) = spread_tuple(&|p| self.place_ty(p), tuple) else {
+                continue;
+            };
+            if let TerminatorKind::Call { func, args, .. } = &mut self.blocks[bb].terminator.kind {
+                *func = Callee::Item(callee);
+                *args = inputs;
+                rewritten += 1;
+            }
+        }
+        rewritten
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PathSegment;
+
+    fn path(names: &[&str]) -> Path {
+        Path {
+            segments: names
+                .iter()
+                .map(|n| PathSegment {
+                    name: n.to_string(),
+                    args: vec![],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn closure_trait_calls_are_recognised_by_trait_and_method() {
+        assert_eq!(
+            closure_trait_call(&path(&["<F as std::ops::FnMut<(u32, u32)>>", "call_mut"])),
+            Some(("F", "call_mut"))
+        );
+        assert_eq!(
+            closure_trait_call(&path(&["<G as std::ops::FnOnce<()>>", "call_once"])),
+            Some(("G", "call_once"))
+        );
+        // The ` as ` inside a function item's path is not the qualifier's.
+        assert_eq!(
+            closure_trait_call(&path(&[
+                "<fn(&u32, &u32) -> bool {<u32 as std::cmp::PartialOrd>::lt} as std::ops::FnMut<(&u32, &u32)>>",
+                "call_mut"
+            ])),
+            Some((
+                "fn(&u32, &u32) -> bool {<u32 as std::cmp::PartialOrd>::lt}",
+                "call_mut"
+            ))
+        );
+        // A method of another trait, or the wrong method of the trait.
+        assert_eq!(
+            closure_trait_call(&path(&["<F as std::clone::Clone>", "clone"])),
+            None
+        );
+        assert_eq!(
+            closure_trait_call(&path(&["<F as std::ops::Fn<(u32,)>>", "call_once"])),
+            None
+        );
+    }
+
+    #[test]
+    fn a_function_items_type_names_its_function() {
+        let p = fn_item_path(
+            "fn() -> dep::Rotation<f32, 3> {dep::rot::<impl dep::Rotation<f32, 3>>::identity}",
+        )
+        .expect("a function item");
+        assert_eq!(
+            p.to_string(),
+            "dep::rot::<impl dep::Rotation<f32, 3>>::identity"
+        );
+        let lt = fn_item_path("fn(&u32, &u32) -> bool {<u32 as std::cmp::PartialOrd>::lt}")
+            .expect("a trait method");
+        assert_eq!(lt.to_string(), "<u32 as std::cmp::PartialOrd>::lt");
+        assert_eq!(fn_item_path("{closure@/src/kernel.rs:3:13: 3:16}"), None);
+        assert_eq!(fn_item_path("fn(u32) -> u32"), None);
+    }
+
+    #[test]
+    fn a_function_item_called_through_fn_once_is_called_directly() {
+        let mir = "fn kernel::k(_1: u32) -> u32 {
+    let mut _0: u32;
+    let mut _2: fn(u32) -> u32 {kernel::twice};
+    let mut _3: (u32,);
+
+    bb0: {
+        _3 = (copy _1,);
+        _0 = <fn(u32) -> u32 {kernel::twice} as std::ops::FnOnce<(u32,)>>::call_once(move _2, move _3) -> [return: bb1, unwind unreachable];
+    }
+
+    bb1: {
+        return;
+    }
+}
+";
+        let mut parsed = crate::parse::parse_mir(mir).expect("the MIR parses");
+        let body = &mut parsed.bodies[0];
+        assert_eq!(body.call_fn_items_directly(), 1);
+        let TerminatorKind::Call {
+            func: Callee::Item(func),
+            args,
+            ..
+        } = &body.blocks.values().next().expect("bb0").terminator.kind
+        else {
+            panic!("no call");
+        };
+        assert_eq!(func.to_string(), "kernel::twice");
+        assert_eq!(args.len(), 1, "the tuple is spread: {args:?}");
+    }
+
+    #[test]
+    fn a_scalar_tuple_constant_spreads_into_its_elements() {
+        let no_places = |_: &Place| None;
+        let one = crate::model::Scalar::Int {
+            bits: 1,
+            ty: crate::model::IntTy::U32,
+        };
+        let spread_const = spread_tuple(
+            &no_places,
+            &Operand::Const(ConstOperand::Value(ValTree::Tuple(
+                None,
+                vec![ValTree::Scalar(one.clone())],
+            ))),
+        );
+        assert_eq!(
+            spread_const,
+            Some(vec![Operand::Const(ConstOperand::Scalar(one))])
+        );
+        assert_eq!(
+            spread_tuple(&no_places, &Operand::Const(ConstOperand::Unit)),
+            Some(vec![])
+        );
+    }
+}
