@@ -13,6 +13,7 @@
 //! front too ([`Evaluation::operand`]), so that lowering only reads: it takes
 //! the import by shared reference and cannot change what it lowers.
 
+mod consts;
 pub mod error;
 mod field_order;
 pub mod interp;

@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use super::error::EvalError;
-use super::interp::{
-    Interp, PlaceRef, field_offset, int_limit, scalar_bytes, sign_extend, uint_bytes,
-    valtree_field_ty,
+use super::consts::{
+    field_offset, int_limit, scalar_bytes, sign_extend, uint_bytes, valtree_field_ty,
 };
+use super::error::EvalError;
+use super::interp::{Interp, PlaceRef};
 use super::layout::{Encoding, Layout, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Target};
 use crate::model::{
