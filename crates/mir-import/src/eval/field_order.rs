@@ -10,7 +10,7 @@
 //! probe then asks rustc, one function per field:
 //!
 //! ```text
-//! pub fn FIELD_3_1(v: &nalgebra::coordinates::XYZ<f32>) -> *const u8 { (&raw const v.y).cast() }
+//! pub fn FIELD_3_1(v: &nalgebra::coordinates::XYZ<f32>) -> *const u8 { (&raw const v.r#y).cast() }
 //! ```
 //!
 //! whose MIR takes `&raw const ((*_1).1: f32)`: `y` is field 1. A field the
@@ -71,7 +71,8 @@ fn is_identifier(name: &str) -> bool {
 }
 
 /// The probe functions for struct `i`, one line each, so that an error
-/// rustc reports on a line names the function.
+/// rustc reports on a line names the function. Fields are written as raw
+/// identifiers (`v.r#type`): a field may be named by a keyword.
 pub fn source(i: usize, probe: &FieldOrderProbe) -> String {
     let ty = probe.ty.to_rust_source();
     probe
@@ -80,7 +81,7 @@ pub fn source(i: usize, probe: &FieldOrderProbe) -> String {
         .enumerate()
         .map(|(k, name)| {
             format!(
-                "pub fn {FIELD_PREFIX}_{i}_{k}(v: &{ty}) -> *const u8 {{ (&raw const v.{name}).cast() }}\n"
+                "pub fn {FIELD_PREFIX}_{i}_{k}(v: &{ty}) -> *const u8 {{ (&raw const v.r#{name}).cast() }}\n"
             )
         })
         .collect()
@@ -177,7 +178,7 @@ mod tests {
         let src = source(3, &xyz());
         assert_eq!(
             src.lines().next(),
-            Some("pub fn FIELD_3_0(v: &dep::XYZ) -> *const u8 { (&raw const v.y).cast() }")
+            Some("pub fn FIELD_3_0(v: &dep::XYZ) -> *const u8 { (&raw const v.r#y).cast() }")
         );
         assert!(is_probe_of("FIELD_3_1", 3));
         assert!(!is_probe_of("FIELD_31_1", 3));

@@ -766,6 +766,32 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_field_probe_drops_its_whole_struct() {
+        let probe = |names: &[&str]| FieldOrderProbe {
+            ty: adt("dep::S"),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        };
+        let req = ProbeRequest {
+            field_orders: vec![probe(&["a", "hidden"]), probe(&["x", "y"])],
+            ..ProbeRequest::default()
+        };
+        let src = probe_source(&req);
+        let line = crate::rustc::extra_module_first_line()
+            + src
+                .lines()
+                .position(|l| l.starts_with("pub fn FIELD_0_1("))
+                .expect("FIELD_0_1");
+        let stderr = format!(
+            "error[E0616]: field `hidden` of struct `S` is private\n  --> /work/root.rs:{line}:60\n"
+        );
+        let refused = private_probe_lines(&stderr, &src);
+        assert_eq!(refused, ["FIELD_0_1"]);
+        let rest = req.without(&refused);
+        assert_eq!(rest.field_orders.len(), 1);
+        assert_eq!(rest.field_orders[0].names, ["x", "y"]);
+    }
+
+    #[test]
     fn the_probe_asks_for_the_size_of_a_pointer_and_drops_what_rustc_refused() {
         let req = ProbeRequest {
             tuples: vec![Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Int(IntTy::U32)])],

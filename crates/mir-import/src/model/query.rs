@@ -531,3 +531,34 @@ impl PlaceElem {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IntTy, Scalar};
+
+    #[test]
+    fn a_tuple_constant_is_typed_by_its_elements() {
+        let k = Crate::default();
+        let shape = ConstOperand::Value(ValTree::Tuple(
+            None,
+            vec![
+                ValTree::Path(Path::plain("dep::Const")),
+                ValTree::Scalar(Scalar::Int {
+                    bits: 1,
+                    ty: IntTy::U32,
+                }),
+            ],
+        ));
+        assert_eq!(
+            k.const_ty(&shape),
+            Some(Ty::Tuple(vec![
+                Ty::Adt(Path::plain("dep::Const")),
+                Ty::Int(IntTy::U32)
+            ]))
+        );
+        // An element whose type its syntax does not say leaves it unknown.
+        let array = ConstOperand::Value(ValTree::Tuple(None, vec![ValTree::Array(vec![])]));
+        assert_eq!(k.const_ty(&array), None);
+    }
+}

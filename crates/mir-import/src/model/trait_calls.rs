@@ -22,7 +22,11 @@ pub fn closure_trait_call(path: &Path) -> Option<(&str, &str)> {
     let inner = qualified.name.strip_prefix('<')?.strip_suffix('>')?;
     let (self_ty, tr) = split_as(inner)?;
     let tr = tr.split('<').next()?;
-    let expected = match tr.rsplit("::").next()? {
+    // std's traits only: a crate's own trait called `Fn` is not one.
+    let name = tr
+        .strip_prefix("std::ops::")
+        .or_else(|| tr.strip_prefix("core::ops::"))?;
+    let expected = match name {
         "Fn" => "call",
         "FnMut" => "call_mut",
         "FnOnce" => "call_once",
@@ -55,8 +59,11 @@ fn split_as(text: &str) -> Option<(&str, &str)> {
 /// The path a function item's type names (`fn() -> u32 {kernel::f}` gives
 /// `kernel::f`), parsed as a call's callee is.
 pub fn fn_item_path(ty: &str) -> Option<Path> {
-    if !Ty::Opaque(ty.to_string()).is_fn_item() {
-        return None;
+    // As the parser reads it: `fn() -> fn() -> u32 {f}` is a function
+    // pointer (to functions returning `f`'s item), not `f`.
+    match crate::parse::parse_type(ty) {
+        Ok(t @ Ty::Opaque(_)) if t.is_fn_item() => {}
+        _ => return None,
     }
     let body = ty.strip_suffix('}')?;
     // The `{` that the final `}` closes.
@@ -193,7 +200,12 @@ mod tests {
                 "call_mut"
             ))
         );
-        // A method of another trait, or the wrong method of the trait.
+        // A crate's own trait named `FnOnce`, a method of another trait,
+        // or the wrong method of the trait.
+        assert_eq!(
+            closure_trait_call(&path(&["<F as dep::FnOnce<()>>", "call_once"])),
+            None
+        );
         assert_eq!(
             closure_trait_call(&path(&["<F as std::clone::Clone>", "clone"])),
             None
@@ -219,26 +231,41 @@ mod tests {
         assert_eq!(lt.to_string(), "<u32 as std::cmp::PartialOrd>::lt");
         assert_eq!(fn_item_path("{closure@/src/kernel.rs:3:13: 3:16}"), None);
         assert_eq!(fn_item_path("fn(u32) -> u32"), None);
+        // A pointer to functions that return a function item.
+        assert_eq!(fn_item_path("fn() -> fn() -> u32 {kernel::f}"), None);
+    }
+
+    /// A kernel calling a value of type `f` through `FnOnce::call_once`.
+    fn through_fn_once(f: &str) -> crate::parse::ParsedMir {
+        let mir = format!(
+            "fn kernel::k(_1: u32, _2: {f}) -> u32 {{
+    let mut _0: u32;
+    let mut _3: (u32,);
+
+    bb0: {{
+        _3 = (copy _1,);
+        _0 = <{f} as std::ops::FnOnce<(u32,)>>::call_once(move _2, move _3) -> [return: bb1, unwind unreachable];
+    }}
+
+    bb1: {{
+        return;
+    }}
+}}
+"
+        );
+        crate::parse::parse_mir(&mir).expect("the MIR parses")
+    }
+
+    #[test]
+    fn only_a_function_item_is_called_directly() {
+        // A function pointer could point anywhere.
+        let mut parsed = through_fn_once("fn(u32) -> u32");
+        assert_eq!(parsed.bodies[0].call_fn_items_directly(), 0);
     }
 
     #[test]
     fn a_function_item_called_through_fn_once_is_called_directly() {
-        let mir = "fn kernel::k(_1: u32) -> u32 {
-    let mut _0: u32;
-    let mut _2: fn(u32) -> u32 {kernel::twice};
-    let mut _3: (u32,);
-
-    bb0: {
-        _3 = (copy _1,);
-        _0 = <fn(u32) -> u32 {kernel::twice} as std::ops::FnOnce<(u32,)>>::call_once(move _2, move _3) -> [return: bb1, unwind unreachable];
-    }
-
-    bb1: {
-        return;
-    }
-}
-";
-        let mut parsed = crate::parse::parse_mir(mir).expect("the MIR parses");
+        let mut parsed = through_fn_once("fn(u32) -> u32 {kernel::twice}");
         let body = &mut parsed.bodies[0];
         assert_eq!(body.call_fn_items_directly(), 1);
         let TerminatorKind::Call {

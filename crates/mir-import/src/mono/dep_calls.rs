@@ -44,6 +44,11 @@ pub struct DepCall {
     pub params: Vec<Ty>,
     /// The result's type.
     pub ret: Ty,
+    /// The call, as printed, that the shim's body must call or inline to
+    /// serve it: an inherent method is written through its self type
+    /// (`<dep::T>::m`), which rustc resolves to a trait's method of that
+    /// name when the inherent one is not visible here.
+    pub must_reach: Option<String>,
 }
 
 impl DepCall {
@@ -226,12 +231,14 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             if !params.iter().chain([&ret]).all(super::nameable) {
                 continue;
             }
+            let must_reach = is_inherent(path).then(|| printed.clone());
             out.insert(
                 printed,
                 DepCall {
                     callee,
                     params,
                     ret,
+                    must_reach,
                 },
             );
         }
@@ -239,14 +246,42 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
     out
 }
 
-/// Points every shimmed call at its shim's body, where rustc printed one.
+/// Points every shimmed call at its shim's body, where rustc printed one
+/// that reaches what the call meant ([`DepCall::must_reach`]).
 pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
     for (call, d) in shims {
         let path = d.body_path();
-        if krate.fn_body(&path).is_some() {
-            krate.call_aliases.insert(call.clone(), path);
+        let Some(id) = krate.fn_body(&path) else {
+            continue;
+        };
+        if let Some(callee) = &d.must_reach
+            && !reaches(&krate.bodies[id], callee)
+        {
+            tracing::debug!("the shim of `{call}` calls another function; refused");
+            continue;
         }
+        krate.call_aliases.insert(call.clone(), path);
     }
+}
+
+/// Whether `path` names an inherent method (`dep::m::<impl dep::T>::f`).
+fn is_inherent(path: &Path) -> bool {
+    path.segments
+        .iter()
+        .any(|s| s.name.starts_with("<impl ") && !s.name.starts_with("<impl at "))
+}
+
+/// Whether `body` calls `callee` (as printed) or inlined it.
+fn reaches(body: &crate::model::Body, callee: &str) -> bool {
+    fn inlined(scopes: &[crate::model::Scope], callee: &str) -> bool {
+        scopes
+            .iter()
+            .any(|s| s.inlined.as_deref() == Some(callee) || inlined(&s.children, callee))
+    }
+    body.blocks.values().any(|bb| {
+        matches!(&bb.terminator.kind,
+            TerminatorKind::Call { func: Callee::Item(p), .. } if p.to_string() == callee)
+    }) || inlined(&body.scopes, callee)
 }
 
 /// Whether printed path `p` names an item of one of `deps` (at a path
@@ -417,6 +452,7 @@ mod tests {
             callee: callee.into(),
             params: vec![Ty::Int(IntTy::U64)],
             ret: Ty::Int(IntTy::U32),
+            must_reach: None,
         };
         let mut shims = BTreeMap::new();
         shims.insert("a".to_string(), shim("dep::public::f"));
@@ -554,6 +590,7 @@ mod tests {
                 crate::model::Mutability::Not,
                 Box::new(Ty::Slice(Box::new(Ty::Int(IntTy::U8)))),
             ),
+            must_reach: None,
         };
         let m = d.module();
         assert!(m.starts_with("__dep_call_finalize_"), "{m}");
@@ -572,6 +609,45 @@ mod tests {
         let mut other = d;
         other.ret = Ty::Int(IntTy::U8);
         assert_ne!(other.module(), m);
+    }
+
+    #[test]
+    fn a_shim_serves_an_inherent_call_only_if_it_reaches_it() {
+        // The shim of `dep::m::<impl dep::T>::len`, written `<dep::T>::len`,
+        // whose body rustc resolved to a trait's `len` instead.
+        let d = DepCall {
+            callee: "<dep::T>::len".into(),
+            params: vec![],
+            ret: Ty::Int(IntTy::U32),
+            must_reach: Some("dep::m::<impl dep::T>::len".into()),
+        };
+        let shim = |callee: &str| {
+            format!(
+                "fn {}() -> u32 {{
+    let mut _0: u32;
+
+    bb0: {{
+        _0 = {callee}() -> [return: bb1, unwind unreachable];
+    }}
+
+    bb1: {{
+        return;
+    }}
+}}
+",
+                d.body_path()
+            )
+        };
+        let mut shims = BTreeMap::new();
+        shims.insert("dep::m::<impl dep::T>::len".to_string(), d.clone());
+        let mut wrong = crate::import_text(&shim("<dep::T as dep::Len>::len"), "", None)
+            .expect("the MIR imports");
+        link_dep_calls(&mut wrong, &shims);
+        assert!(wrong.call_aliases.is_empty(), "{:?}", wrong.call_aliases);
+        let mut right = crate::import_text(&shim("dep::m::<impl dep::T>::len"), "", None)
+            .expect("the MIR imports");
+        link_dep_calls(&mut right, &shims);
+        assert_eq!(right.call_aliases.len(), 1);
     }
 
     #[test]

@@ -54,6 +54,7 @@ fn glue_shim(ty: &Ty) -> DepCall {
         callee: format!("core::ptr::drop_in_place::<{}>", ty.to_rust_source()),
         params: vec![Ty::RawPtr(Mutability::Mut, Box::new(ty.clone()))],
         ret: Ty::Tuple(Vec::new()),
+        must_reach: None,
     }
 }
 
