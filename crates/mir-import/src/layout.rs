@@ -251,6 +251,7 @@ impl LayoutTable {
     /// (other compiler output) are ignored.
     pub fn parse(report: &str) -> Result<LayoutTable, LayoutError> {
         let mut table = LayoutTable::default();
+        let mut conflicting = BTreeSet::new();
         let mut current: Option<(String, Builder)> = None;
         for (idx, raw) in report.lines().enumerate() {
             let Some(body) = raw.strip_prefix(PREFIX) else {
@@ -265,7 +266,7 @@ impl LayoutTable {
             let body = body.trim_start();
             if indent == 0 {
                 if let Some((name, b)) = current.take() {
-                    table.insert(name, b.finish());
+                    table.insert(name, b.finish(), &mut conflicting);
                 }
                 let (name, size, align) =
                     parse_type_line(body).ok_or_else(|| err("bad type line"))?;
@@ -278,15 +279,30 @@ impl LayoutTable {
             b.entry(indent, body).map_err(err)?;
         }
         if let Some((name, b)) = current.take() {
-            table.insert(name, b.finish());
+            table.insert(name, b.finish(), &mut conflicting);
+        }
+        for name in conflicting {
+            table.types.remove(&name);
         }
         Ok(table)
     }
 
-    fn insert(&mut self, name: String, layout: TypeLayout) {
-        // rustc may print the same type twice (once per codegen use); the
-        // listings are identical, so the first is kept.
-        self.types.entry(name).or_insert(layout);
+    /// Records `layout` under `name`. rustc may print the same type twice
+    /// (once per codegen use), identically, and the first is kept. Two
+    /// different types may also print as one name: a closure is printed
+    /// without its generic arguments, so a generic function's closure at
+    /// two types is two layouts under one `{closure@..}`. Such a name goes
+    /// into `conflicting`, and gets no layout.
+    fn insert(&mut self, name: String, layout: TypeLayout, conflicting: &mut BTreeSet<String>) {
+        match self.types.get(&name) {
+            Some(first) if *first != layout => {
+                conflicting.insert(name);
+            }
+            Some(_) => {}
+            None => {
+                self.types.insert(name, layout);
+            }
+        }
     }
 }
 
@@ -459,6 +475,24 @@ print-type-size     variant `Some`: 8 bytes
 print-type-size         field `.0`: 8 bytes
 print-type-size     variant `None`: 0 bytes
 ";
+
+    #[test]
+    fn one_name_printed_with_two_layouts_has_none() {
+        let closure = |size: u64| {
+            format!(
+                "print-type-size type: `{{closure@k.rs:3:13: 3:16}}`: {size} bytes, alignment: {size} bytes\n"
+            )
+        };
+        // Printed twice alike: one type, printed once per use.
+        let same = LayoutTable::parse(&format!("{}{}", closure(4), closure(4))).expect("parses");
+        assert_eq!(
+            same.get("{closure@k.rs:3:13: 3:16}").map(|l| l.size),
+            Some(4)
+        );
+        // A generic function's closure at `u32` and at `u64`.
+        let two = LayoutTable::parse(&format!("{}{}", closure(4), closure(8))).expect("parses");
+        assert!(two.get("{closure@k.rs:3:13: 3:16}").is_none());
+    }
 
     #[test]
     fn struct_offsets_follow_memory_order() {

@@ -6,7 +6,7 @@
 //! evaluator computes every constant operand's value up front, keyed by the
 //! operand and its type, and lowering looks the value up by the same key.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::body::{
     Body, Callee, ConstOperand, Local, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
@@ -363,9 +363,26 @@ impl Crate {
     /// the aggregates that build one (`{closure@..} { a: copy _5 }`), and
     /// else from its body's reads of its captures (`((*_1).0: u8)`), which
     /// name every capture, since a closure captures only what its body uses.
-    /// A closure that neither shows completely is absent.
+    /// A closure that neither shows completely is absent, and so is a name
+    /// that two different capture lists share: rustc prints a closure's
+    /// type without its generic arguments, so a closure of a generic
+    /// function inlined at two types, or one a macro expands twice, is two
+    /// types under one name.
     pub fn closure_captures(&self) -> BTreeMap<String, Vec<Ty>> {
         let mut found: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
+        let mut ambiguous: BTreeSet<String> = BTreeSet::new();
+        let mut record =
+            |found: &mut BTreeMap<String, Vec<Ty>>, name: String, tys: Vec<Ty>| match found
+                .get(&name)
+            {
+                Some(prev) if *prev != tys => {
+                    ambiguous.insert(name);
+                }
+                Some(_) => {}
+                None => {
+                    found.insert(name, tys);
+                }
+            };
         for b in self.bodies.values() {
             for bb in b.blocks.values() {
                 for st in &bb.statements {
@@ -393,17 +410,18 @@ impl Crate {
                         })
                         .collect();
                     if let Some(tys) = tys {
-                        found.insert(name, tys);
+                        record(&mut found, name, tys);
                     }
                 }
             }
         }
+        let built: BTreeSet<String> = found.keys().cloned().collect();
         for b in self.bodies.values() {
             let Some((by, name)) = b.closure_receiver() else {
                 continue;
             };
             let by_ref = by.is_some();
-            if found.contains_key(name) {
+            if built.contains(name) {
                 continue;
             }
             let mut fields: BTreeMap<u32, Ty> = BTreeMap::new();
@@ -428,9 +446,10 @@ impl Crate {
             });
             // Every index from 0 on, with no gap.
             if fields.keys().copied().eq(0..fields.len() as u32) {
-                found.insert(name.to_string(), fields.into_values().collect());
+                record(&mut found, name.to_string(), fields.into_values().collect());
             }
         }
+        found.retain(|name, _| !ambiguous.contains(name));
         found
     }
 
@@ -560,5 +579,35 @@ mod tests {
         // An element whose type its syntax does not say leaves it unknown.
         let array = ConstOperand::Value(ValTree::Tuple(None, vec![ValTree::Array(vec![])]));
         assert_eq!(k.const_ty(&array), None);
+    }
+
+    /// A kernel that builds the closure `{closure@/src/kernel.rs:3:13: 3:16}`
+    /// twice, capturing `_1: u32` and then `_2` of type `second`.
+    fn two_builds(second: &str) -> Crate {
+        let mir = format!(
+            "fn kernel::k(_1: u32, _2: {second}) -> () {{
+    let mut _0: ();
+    let mut _3: {{closure@/src/kernel.rs:3:13: 3:16}};
+    let mut _4: {{closure@/src/kernel.rs:3:13: 3:16}};
+
+    bb0: {{
+        _3 = {{closure@/src/kernel.rs:3:13: 3:16}} {{ n: copy _1 }};
+        _4 = {{closure@/src/kernel.rs:3:13: 3:16}} {{ n: copy _2 }};
+        return;
+    }}
+}}
+"
+        );
+        crate::import_text(&mir, "", None).expect("the MIR imports")
+    }
+
+    #[test]
+    fn one_closure_name_with_two_capture_lists_has_none() {
+        let name = "{closure@/src/kernel.rs:3:13: 3:16}";
+        let same = two_builds("u32").closure_captures();
+        assert_eq!(same.get(name), Some(&vec![Ty::Int(IntTy::U32)]));
+        // A generic function's closure inlined at two types prints as one.
+        let two = two_builds("u64").closure_captures();
+        assert_eq!(two.get(name), None, "{two:?}");
     }
 }
