@@ -99,6 +99,11 @@ pub struct LayoutTable {
     /// neither set is unknown.
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub sized_adts: BTreeSet<String>,
+    /// Names the report printed with two different layouts: two types
+    /// that print alike (a generic function's closure at two types), none
+    /// of whose layouts is used.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub ambiguous: BTreeSet<String>,
 }
 
 /// A line of the report the reader did not understand.
@@ -281,9 +286,10 @@ impl LayoutTable {
         if let Some((name, b)) = current.take() {
             table.insert(name, b.finish(), &mut conflicting);
         }
-        for name in conflicting {
-            table.types.remove(&name);
+        for name in &conflicting {
+            table.types.remove(name);
         }
+        table.ambiguous = conflicting;
         Ok(table)
     }
 
@@ -492,6 +498,7 @@ print-type-size     variant `None`: 0 bytes
         // A generic function's closure at `u32` and at `u64`.
         let two = LayoutTable::parse(&format!("{}{}", closure(4), closure(8))).expect("parses");
         assert!(two.get("{closure@k.rs:3:13: 3:16}").is_none());
+        assert!(two.ambiguous.contains("{closure@k.rs:3:13: 3:16}"));
     }
 
     #[test]

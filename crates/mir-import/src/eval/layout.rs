@@ -37,6 +37,11 @@ pub enum UnknownLayout {
     /// A struct or enum absent from `-Zprint-type-sizes`.
     #[error("{}", not_printed_message(.0))]
     NotPrinted(Ty),
+    /// A name the report printed with two different layouts.
+    #[error(
+        "two types print as `{0}`, with different layouts (a closure of a generic function inlined at two types prints without its type arguments), and which one a value has is unknown"
+    )]
+    Ambiguous(Ty),
     /// An enum with no printed tag whose niche is not a proven null niche.
     #[error(
         "the niche encoding of `{0}` is not proven, and an enum whose niche is not proven is not supported"
@@ -342,6 +347,9 @@ impl Layouts<'_> {
 
     fn adt(&self, ty: &Ty, def_path: &str) -> Result<Layout, UnknownLayout> {
         let key = ty.to_string();
+        if self.table.ambiguous.contains(&key) {
+            return Err(UnknownLayout::Ambiguous(ty.clone()));
+        }
         let l = self
             .table
             .get(&key)
