@@ -425,8 +425,12 @@ pub fn print_unprinted_layouts(
             Ok(out) => {
                 let printed = LayoutTable::parse(&out.type_sizes)
                     .map_err(|e| ProbeError::Layouts(e.to_string()))?;
+                // A name either run printed with two layouts stays without one.
+                krate.layouts.ambiguous.extend(printed.ambiguous);
                 for (name, l) in printed.types {
-                    krate.layouts.types.entry(name).or_insert(l);
+                    if !krate.layouts.ambiguous.contains(&name) {
+                        krate.layouts.types.entry(name).or_insert(l);
+                    }
                 }
                 // A type probed with `()` for its function items takes
                 // that type's layout.

@@ -364,17 +364,24 @@ impl Crate {
     /// else from its body's reads of its captures (`((*_1).0: u8)`), which
     /// name every capture, since a closure captures only what its body uses.
     /// A closure that neither shows completely is absent, and so is a name
-    /// that two different capture lists share: rustc prints a closure's
+    /// that two different capture lists (without type parameters) share:
+    /// rustc prints a closure's
     /// type without its generic arguments, so a closure of a generic
     /// function inlined at two types, or one a macro expands twice, is two
     /// types under one name.
     pub fn closure_captures(&self) -> BTreeMap<String, Vec<Ty>> {
         let mut found: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
         let mut ambiguous: BTreeSet<String> = BTreeSet::new();
-        let mut record =
-            |found: &mut BTreeMap<String, Vec<Ty>>, name: String, tys: Vec<Ty>| match found
-                .get(&name)
-            {
+        // A generic function's own copy (`[T]`) is not one of the types that
+        // share the name, its instances are; it counts only where no
+        // instance shows.
+        let mut generic: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
+        let mut record = |found: &mut BTreeMap<String, Vec<Ty>>, name: String, tys: Vec<Ty>| {
+            if tys.iter().any(Ty::mentions_type_parameter) {
+                generic.entry(name).or_insert(tys);
+                return;
+            }
+            match found.get(&name) {
                 Some(prev) if *prev != tys => {
                     ambiguous.insert(name);
                 }
@@ -382,7 +389,8 @@ impl Crate {
                 None => {
                     found.insert(name, tys);
                 }
-            };
+            }
+        };
         for b in self.bodies.values() {
             for bb in b.blocks.values() {
                 for st in &bb.statements {
@@ -450,6 +458,11 @@ impl Crate {
             }
         }
         found.retain(|name, _| !ambiguous.contains(name));
+        for (name, tys) in generic {
+            if !ambiguous.contains(&name) {
+                found.entry(name).or_insert(tys);
+            }
+        }
         found
     }
 
@@ -609,5 +622,8 @@ mod tests {
         // A generic function's closure inlined at two types prints as one.
         let two = two_builds("u64").closure_captures();
         assert_eq!(two.get(name), None, "{two:?}");
+        // The generic function's own copy, capturing `T`, is neither.
+        let generic = two_builds("T").closure_captures();
+        assert_eq!(generic.get(name), Some(&vec![Ty::Int(IntTy::U32)]));
     }
 }

@@ -371,6 +371,31 @@ impl Ty {
         text.starts_with("fn(") && text.ends_with('}')
     }
 
+    /// Whether this type names a type parameter: a one-segment path without
+    /// arguments (the kernel's and std's own types print with their module),
+    /// anywhere inside it.
+    pub fn mentions_type_parameter(&self) -> bool {
+        match self {
+            Ty::Adt(p) => {
+                matches!(p.segments.as_slice(), [s] if s.args.is_empty())
+                    || p.segments.iter().any(|s| {
+                        s.args.iter().any(|a| match a {
+                            GenericArg::Type(t) => t.mentions_type_parameter(),
+                            _ => false,
+                        })
+                    })
+            }
+            Ty::Tuple(v) => v.iter().any(Ty::mentions_type_parameter),
+            Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => {
+                e.mentions_type_parameter()
+            }
+            Ty::FnPtr(a, r) => {
+                a.iter().any(Ty::mentions_type_parameter) || r.mentions_type_parameter()
+            }
+            _ => false,
+        }
+    }
+
     /// The pointee of a reference or raw pointer.
     pub fn pointee(&self) -> Option<&Ty> {
         match self {

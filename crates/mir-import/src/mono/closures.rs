@@ -61,26 +61,6 @@ struct ClosureBody {
     inputs: usize,
 }
 
-/// Whether `t` names a type parameter: a one-segment path without
-/// arguments (the kernel's and std's own types print with their module).
-fn mentions_parameter(t: &Ty) -> bool {
-    match t {
-        Ty::Adt(p) => {
-            matches!(p.segments.as_slice(), [s] if s.args.is_empty())
-                || p.segments.iter().any(|s| {
-                    s.args.iter().any(|a| match a {
-                        crate::model::GenericArg::Type(t) => mentions_parameter(t),
-                        _ => false,
-                    })
-                })
-        }
-        Ty::Tuple(v) => v.iter().any(mentions_parameter),
-        Ty::Array(e, _) | Ty::Slice(e) | Ty::Ref(_, e) | Ty::RawPtr(_, e) => mentions_parameter(e),
-        Ty::FnPtr(a, r) => a.iter().any(mentions_parameter) || mentions_parameter(r),
-        _ => false,
-    }
-}
-
 /// Every closure body of the crate, by the closure type its receiver names.
 fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
     let mut out: BTreeMap<String, ClosureBody> = BTreeMap::new();
@@ -93,7 +73,7 @@ fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
         };
         // A closure defined inside a generic function: its body is generic
         // too, and is not instantiated.
-        if b.locals.values().any(|l| mentions_parameter(&l.ty)) {
+        if b.locals.values().any(|l| l.ty.mentions_type_parameter()) {
             continue;
         }
         let receiver = match by {
