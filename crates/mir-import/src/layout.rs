@@ -255,8 +255,9 @@ impl LayoutTable {
     /// Reads a `-Zprint-type-sizes` report. Lines without the report's prefix
     /// (other compiler output) are ignored.
     pub fn parse(report: &str) -> Result<LayoutTable, LayoutError> {
-        let mut table = LayoutTable::default();
-        let mut conflicting = BTreeSet::new();
+        // rustc may print the same type twice (once per codegen use),
+        // identically; two types that print alike may differ.
+        let mut types = crate::unambiguous::Unambiguous::default();
         let mut current: Option<(String, Builder)> = None;
         for (idx, raw) in report.lines().enumerate() {
             let Some(body) = raw.strip_prefix(PREFIX) else {
@@ -271,7 +272,7 @@ impl LayoutTable {
             let body = body.trim_start();
             if indent == 0 {
                 if let Some((name, b)) = current.take() {
-                    table.insert(name, b.finish(), &mut conflicting);
+                    types.insert(name, b.finish());
                 }
                 let (name, size, align) =
                     parse_type_line(body).ok_or_else(|| err("bad type line"))?;
@@ -284,31 +285,14 @@ impl LayoutTable {
             b.entry(indent, body).map_err(err)?;
         }
         if let Some((name, b)) = current.take() {
-            table.insert(name, b.finish(), &mut conflicting);
+            types.insert(name, b.finish());
         }
-        for name in &conflicting {
-            table.types.remove(name);
-        }
-        table.ambiguous = conflicting;
-        Ok(table)
-    }
-
-    /// Records `layout` under `name`. rustc may print the same type twice
-    /// (once per codegen use), identically, and the first is kept. Two
-    /// different types may also print as one name: a closure is printed
-    /// without its generic arguments, so a generic function's closure at
-    /// two types is two layouts under one `{closure@..}`. Such a name goes
-    /// into `conflicting`, and gets no layout.
-    fn insert(&mut self, name: String, layout: TypeLayout, conflicting: &mut BTreeSet<String>) {
-        match self.types.get(&name) {
-            Some(first) if *first != layout => {
-                conflicting.insert(name);
-            }
-            Some(_) => {}
-            None => {
-                self.types.insert(name, layout);
-            }
-        }
+        let (types, ambiguous) = types.into_parts();
+        Ok(LayoutTable {
+            types,
+            ambiguous,
+            ..LayoutTable::default()
+        })
     }
 }
 

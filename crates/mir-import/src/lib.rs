@@ -27,6 +27,7 @@ pub mod parse;
 pub mod prelude;
 pub mod rustc;
 pub mod rustc_cache;
+mod unambiguous;
 
 pub use model::Crate;
 pub use parse::{ParseError, Pos};
@@ -93,7 +94,7 @@ pub fn import_and_evaluate(
     {
         deps::add_trait_constant_shells(&mut krate, deps);
     }
-    eval::probe::print_unprinted_layouts(kernel, &mut krate, opts)?;
+    eval::unprinted::print_unprinted_layouts(kernel, &mut krate, opts)?;
     let tuples = eval::probe::probe_tuples(kernel, &mut krate, opts)?;
     krate.record_closure_offsets(&tuples);
     let mut ev = eval::evaluate_items(&krate, &tuples);

@@ -31,14 +31,7 @@ impl Interp<'_> {
                 )
             }
             ConstOperand::Promoted { owner, index } => {
-                let id = self
-                    .krate
-                    .promoted(&owner.def_path(), *index)
-                    .ok_or_else(|| {
-                        EvalError::NotPrinted(format!(
-                            "rustc printed no body for {owner}::promoted[{index}]"
-                        ))
-                    })?;
+                let id = self.promoted_body(owner, *index)?;
                 self.copy_body_value(dest, id)
             }
             ConstOperand::Item(path) => {
@@ -94,6 +87,17 @@ impl Interp<'_> {
             ConstOperand::Value(v) => self.write_valtree(dest, v),
             ConstOperand::FnItem(p) => Err(format!("function item `{p}` as a value").into()),
         }
+    }
+
+    /// The body of `owner`'s promoted `index`, or why there is none.
+    pub(super) fn promoted_body(&self, owner: &Path, index: u32) -> R<BodyId> {
+        self.krate
+            .promoted(&owner.def_path(), index)
+            .ok_or_else(|| {
+                EvalError::NotPrinted(format!(
+                    "rustc printed no body for {owner}::promoted[{index}]"
+                ))
+            })
     }
 
     pub(super) fn copy_body_value(&mut self, dest: &PlaceRef, id: BodyId) -> R<()> {

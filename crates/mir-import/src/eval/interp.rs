@@ -413,14 +413,7 @@ impl<'a> Interp<'a> {
                 Ok(self.krate.bodies[id].return_ty.clone())
             }
             Operand::Const(ConstOperand::Promoted { owner, index }) => {
-                let id = self
-                    .krate
-                    .promoted(&owner.def_path(), *index)
-                    .ok_or_else(|| {
-                        EvalError::NotPrinted(format!(
-                            "rustc printed no body for {owner}::promoted[{index}]"
-                        ))
-                    })?;
+                let id = self.promoted_body(owner, *index)?;
                 Ok(self.krate.bodies[id].return_ty.clone())
             }
             Operand::Const(c) => const_ty(c),

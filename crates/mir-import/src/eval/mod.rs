@@ -25,6 +25,7 @@ pub mod probe;
 pub mod report;
 pub mod sizedness;
 pub mod twin;
+pub mod unprinted;
 
 use std::collections::{BTreeMap, HashMap};
 

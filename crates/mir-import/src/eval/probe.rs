@@ -18,7 +18,7 @@ use std::path::Path;
 
 use super::field_order::{self, FieldOrderProbe};
 use super::layout::{ProbedNiche, ProbedVariant, TupleLayouts};
-use crate::layout::{LayoutTable, TagLayout, TypeShape, VariantLayout};
+use crate::layout::{TagLayout, TypeShape, VariantLayout};
 use crate::model::{
     Body, BodyKind, ConstOperand, Crate, GenericArg, Operand, PlaceElem, StatementKind, Ty, ValTree,
 };
@@ -68,7 +68,7 @@ pub(super) fn probed_fn(b: &Body) -> bool {
 /// The structs and enums (and those in their arguments) that probed
 /// functions hold in locals; with `dependencies_only`, only the functions
 /// imported from a dependency's MIR.
-fn local_adts(krate: &Crate, dependencies_only: bool) -> BTreeSet<Ty> {
+pub(super) fn local_adts(krate: &Crate, dependencies_only: bool) -> BTreeSet<Ty> {
     let mut all = BTreeSet::new();
     for (_, b) in krate.bodies.iter() {
         let kernel = b.path.segments.first().is_some_and(|s| s.name == "kernel");
@@ -81,24 +81,11 @@ fn local_adts(krate: &Crate, dependencies_only: bool) -> BTreeSet<Ty> {
     all
 }
 
-/// The structs and enums that probed functions hold in locals and that
-/// rustc's report did not print (a dependency function imported from its
-/// crate's MIR uses types the kernel never does; a kernel local typed by a
-/// function item, such as bitvec's `Map<_, fn(&u32) -> u32 {load_value}>`,
-/// may be missing too): [`print_unprinted_layouts`] asks for their size,
-/// which makes rustc print their layouts.
-pub fn unprinted_types(krate: &Crate) -> BTreeSet<Ty> {
-    local_adts(krate, false)
-        .into_iter()
-        .filter(|t| krate.layouts.get(&t.to_string()).is_none() && nameable(&fn_items_as_unit(t)))
-        .collect()
-}
-
 /// `t` with each function item type inside it (`fn(&u32) -> u32
 /// {load_value}`, which source cannot write) replaced by `()`. Both are
 /// zero-sized and byte-aligned, so a type holding one is laid out as the
 /// same type holding the other: the probe asks rustc for this one.
-fn fn_items_as_unit(t: &Ty) -> Ty {
+pub(super) fn fn_items_as_unit(t: &Ty) -> Ty {
     t.replace(&|t| t.is_fn_item().then(Ty::unit))
 }
 
@@ -391,78 +378,6 @@ pub enum ProbeError {
     TooShort(String),
 }
 
-/// Adds to `krate`'s layout table what rustc prints when asked for the
-/// size of each of [`unprinted_types`]: the kernel is compiled once more
-/// with `pub static LAYOUT_3: usize = size_of::<T>();` per type, and the
-/// report of that run is read. A type source cannot name (a dependency's
-/// private type) is left out and stays unprinted, as is everything when
-/// rustc refuses the module for another reason: the lowering then refuses
-/// what needs those layouts, naming them.
-///
-/// # Errors
-///
-/// [`ProbeError`] when the report that rustc printed does not parse.
-pub fn print_unprinted_layouts(
-    kernel: &Path,
-    krate: &mut Crate,
-    opts: &RustcOptions,
-) -> Result<(), ProbeError> {
-    let mut types: Vec<Ty> = unprinted_types(krate).into_iter().collect();
-    for _ in 0..2 {
-        if types.is_empty() {
-            return Ok(());
-        }
-        let mut src = String::from(
-            "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::size_of;\n",
-        );
-        for (i, t) in types.iter().enumerate() {
-            src.push_str(&format!(
-                "pub static LAYOUT_{i}: usize = size_of::<{}>();\n",
-                fn_items_as_unit(t).to_rust_source()
-            ));
-        }
-        match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
-            Ok(out) => {
-                let printed = LayoutTable::parse(&out.type_sizes)
-                    .map_err(|e| ProbeError::Layouts(e.to_string()))?;
-                // A name either run printed with two layouts stays without one.
-                krate.layouts.ambiguous.extend(printed.ambiguous);
-                for (name, l) in printed.types {
-                    if !krate.layouts.ambiguous.contains(&name) {
-                        krate.layouts.types.entry(name).or_insert(l);
-                    }
-                }
-                // A type probed with `()` for its function items takes
-                // that type's layout.
-                for t in &types {
-                    let probed = fn_items_as_unit(t).to_string();
-                    if probed != t.to_string()
-                        && let Some(l) = krate.layouts.get(&probed).cloned()
-                    {
-                        krate.layouts.types.entry(t.to_string()).or_insert(l);
-                    }
-                }
-                return Ok(());
-            }
-            Err(RustcError::Failed { stderr, .. }) => {
-                let private = private_probe_lines(&stderr, &src);
-                tracing::debug!("layouts of dependency types refused by rustc: {private:?}");
-                types = types
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| !private.contains(&format!("LAYOUT_{i}")))
-                    .map(|(_, t)| t)
-                    .collect();
-                if private.is_empty() {
-                    return Ok(());
-                }
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
-}
-
 /// Runs the probe for `krate`'s tuple types, the niches of its untagged
 /// enums and the sizedness of its structs; the kernel at `kernel` is
 /// compiled again with the probe module added. What it learns of sizedness
@@ -530,7 +445,7 @@ fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
 /// The probe statics (`PROBE_3`, `NICHE_0`, `SIZED_1`) and functions
 /// (`FIELD_2_0`) on the lines of the probe module that rustc's errors point
 /// at (`--> /work/root.rs:12:40`).
-fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
+pub(super) fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
     let first = crate::rustc::extra_module_first_line();
     let lines: Vec<&str> = src.lines().collect();
     let mut out = Vec::new();

@@ -8,6 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::unambiguous::Unambiguous;
+
 use super::body::{
     Body, Callee, ConstOperand, Local, Operand, Place, PlaceElem, Rvalue, Scalar, StatementKind,
     TerminatorKind, ValTree,
@@ -266,6 +268,15 @@ impl Crate {
         })
     }
 
+    /// The type of an operand of `body`: a place's, or a constant's as
+    /// [`Crate::const_ty`] reads it from its syntax.
+    pub fn operand_ty(&self, body: &Body, op: &Operand) -> Option<Ty> {
+        match op {
+            Operand::Copy(p) | Operand::Move(p) => body.place_ty(p),
+            Operand::Const(c) => self.const_ty(c),
+        }
+    }
+
     /// The type of a value tree where its syntax says it: a path's, a
     /// scalar's, or a tuple's of such elements (`(Const::<3>, Const::<1>)`,
     /// nalgebra's shape of a `Vector3`, printed without a type).
@@ -365,30 +376,20 @@ impl Crate {
     /// name every capture, since a closure captures only what its body uses.
     /// A closure that neither shows completely is absent, and so is a name
     /// that two different capture lists (without type parameters) share:
-    /// rustc prints a closure's
-    /// type without its generic arguments, so a closure of a generic
-    /// function inlined at two types, or one a macro expands twice, is two
-    /// types under one name.
+    /// rustc prints a closure's type without its generic arguments, so a
+    /// closure of a generic function inlined at two types, or one a macro
+    /// expands twice, is two types under one name.
     pub fn closure_captures(&self) -> BTreeMap<String, Vec<Ty>> {
-        let mut found: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
-        let mut ambiguous: BTreeSet<String> = BTreeSet::new();
+        let mut found: Unambiguous<Vec<Ty>> = Unambiguous::default();
         // A generic function's own copy (`[T]`) is not one of the types that
         // share the name, its instances are; it counts only where no
         // instance shows.
         let mut generic: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
-        let mut record = |found: &mut BTreeMap<String, Vec<Ty>>, name: String, tys: Vec<Ty>| {
+        let mut record = |found: &mut Unambiguous<Vec<Ty>>, name: String, tys: Vec<Ty>| {
             if tys.iter().any(Ty::mentions_type_parameter) {
                 generic.entry(name).or_insert(tys);
-                return;
-            }
-            match found.get(&name) {
-                Some(prev) if *prev != tys => {
-                    ambiguous.insert(name);
-                }
-                Some(_) => {}
-                None => {
-                    found.insert(name, tys);
-                }
+            } else {
+                found.insert(name, tys);
             }
         };
         for b in self.bodies.values() {
@@ -410,20 +411,16 @@ impl Crate {
                     if !name.starts_with("{closure@") {
                         continue;
                     }
-                    let tys: Option<Vec<Ty>> = ops
-                        .iter()
-                        .map(|op| match op {
-                            Operand::Copy(p) | Operand::Move(p) => b.place_ty(p),
-                            Operand::Const(c) => self.const_ty(c),
-                        })
-                        .collect();
+                    let tys: Option<Vec<Ty>> =
+                        ops.iter().map(|op| self.operand_ty(b, op)).collect();
                     if let Some(tys) = tys {
                         record(&mut found, name, tys);
                     }
                 }
             }
         }
-        let built: BTreeSet<String> = found.keys().cloned().collect();
+        // The closures aggregates built: their bodies' reads are not needed.
+        let built: BTreeSet<String> = found.names().cloned().collect();
         for b in self.bodies.values() {
             let Some((by, name)) = b.closure_receiver() else {
                 continue;
@@ -457,7 +454,7 @@ impl Crate {
                 record(&mut found, name.to_string(), fields.into_values().collect());
             }
         }
-        found.retain(|name, _| !ambiguous.contains(name));
+        let (mut found, ambiguous) = found.into_parts();
         for (name, tys) in generic {
             if !ambiguous.contains(&name) {
                 found.entry(name).or_insert(tys);

@@ -17,7 +17,8 @@
 //! comparison, not here.
 
 use super::{
-    AggregateKind, Crate, GenericArg, Operand, PlaceElem, Rvalue, StatementKind, TerminatorKind, Ty,
+    AggregateKind, Crate, GenericArg, Operand, Path, PlaceElem, Rvalue, StatementKind,
+    TerminatorKind, Ty,
 };
 use super::{IntTy, Mutability, Statement};
 
@@ -31,6 +32,24 @@ const COPY_ON_DROP: [&str; 2] = [
 
 /// `CopyOnDrop`'s fields in declaration order.
 const COPY_ON_DROP_FIELDS: [&str; 3] = ["src", "dst", "len"];
+
+/// The `T` of a `CopyOnDrop<T>` printed as `path`.
+fn copy_on_drop_elem(path: &Path) -> Option<Ty> {
+    path.segments.last()?.args.iter().find_map(|a| match a {
+        GenericArg::Type(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+/// The types of `CopyOnDrop<elem>`'s fields, in declaration order:
+/// `*const T`, `*mut T`, `usize`.
+fn copy_on_drop_field_types(elem: &Ty) -> [Ty; 3] {
+    [
+        Ty::RawPtr(Mutability::Not, Box::new(elem.clone())),
+        Ty::RawPtr(Mutability::Mut, Box::new(elem.clone())),
+        Ty::Int(IntTy::Usize),
+    ]
+}
 
 impl Crate {
     /// Replaces each `drop` of a modelled std guard with the statements its
@@ -55,12 +74,7 @@ impl Crate {
                 if !COPY_ON_DROP.contains(&path.def_path().as_str()) {
                     continue;
                 }
-                let Some(elem) = path.segments.last().and_then(|s| {
-                    s.args.iter().find_map(|a| match a {
-                        GenericArg::Type(t) => Some(t.clone()),
-                        _ => None,
-                    })
-                }) else {
+                let Some(elem) = copy_on_drop_elem(&path) else {
                     continue;
                 };
                 rewrites.push((bb, place.clone(), *target, elem));
@@ -71,10 +85,9 @@ impl Crate {
                     p.projection.push(PlaceElem::Field(i, ty));
                     Operand::Copy(p)
                 };
+                let [src_ty, dst_ty, len_ty] = copy_on_drop_field_types(&elem);
+                let (src, dst, count) = (field(0, src_ty), field(1, dst_ty), field(2, len_ty));
                 let data = &mut body.blocks[bb];
-                let src = field(0, Ty::RawPtr(Mutability::Not, Box::new(elem.clone())));
-                let dst = field(1, Ty::RawPtr(Mutability::Mut, Box::new(elem)));
-                let count = field(2, Ty::Int(IntTy::Usize));
                 data.statements.push(Statement {
                     kind: StatementKind::CopyNonOverlapping { dst, src, count },
                     pos: data.terminator.pos,
@@ -110,23 +123,11 @@ impl Crate {
                     {
                         return false;
                     }
-                    let elem = path.segments.last().and_then(|s| {
-                        s.args.iter().find_map(|a| match a {
-                            GenericArg::Type(t) => Some(t.clone()),
-                            _ => None,
-                        })
-                    });
-                    let Some(elem) = elem else { return false };
-                    let expected = [
-                        Ty::RawPtr(Mutability::Not, Box::new(elem.clone())),
-                        Ty::RawPtr(Mutability::Mut, Box::new(elem)),
-                        Ty::Int(IntTy::Usize),
-                    ];
-                    let typed = ops.iter().map(|o| match o {
-                        Operand::Copy(p) | Operand::Move(p) => body.place_ty(p),
-                        Operand::Const(c) => self.const_ty(c),
-                    });
-                    if typed.ne(expected.into_iter().map(Some)) {
+                    let Some(elem) = copy_on_drop_elem(path) else {
+                        return false;
+                    };
+                    let typed = ops.iter().map(|o| self.operand_ty(body, o));
+                    if typed.ne(copy_on_drop_field_types(&elem).into_iter().map(Some)) {
                         return false;
                     }
                     seen = true;

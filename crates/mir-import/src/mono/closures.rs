@@ -53,7 +53,7 @@ enum Receiver {
 }
 
 /// A closure's body, found by the closure's type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct ClosureBody {
     path: Path,
     receiver: Receiver,
@@ -63,10 +63,9 @@ struct ClosureBody {
 
 /// Every closure body of the crate, by the closure type its receiver names.
 fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
-    let mut out: BTreeMap<String, ClosureBody> = BTreeMap::new();
     // Closures a `macro_rules!` expands more than once print the same
     // span: which body a call means is unknown, so none is used.
-    let mut ambiguous = BTreeSet::new();
+    let mut out = crate::unambiguous::Unambiguous::default();
     for b in krate.bodies.values() {
         let Some((by, name)) = b.closure_receiver() else {
             continue;
@@ -81,23 +80,16 @@ fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
             Some(Mutability::Mut) => Receiver::Unique,
             None => Receiver::Owned,
         };
-        let found = ClosureBody {
-            path: b.path.clone(),
-            receiver,
-            inputs: b.arg_count as usize - 1,
-        };
-        match out.get(name) {
-            Some(other) if other.path != found.path => {
-                ambiguous.insert(name.to_string());
-            }
-            Some(_) => {}
-            None => {
-                out.insert(name.to_string(), found);
-            }
-        }
+        out.insert(
+            name.to_string(),
+            ClosureBody {
+                path: b.path.clone(),
+                receiver,
+                inputs: b.arg_count as usize - 1,
+            },
+        );
     }
-    out.retain(|name, _| !ambiguous.contains(name));
-    out
+    out.into_parts().0
 }
 
 /// What a closure instance is made from.

@@ -31,7 +31,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::calls;
-use crate::model::{Callee, Crate, GenericArg, Operand, Path, TerminatorKind, Ty};
+use crate::model::{Callee, Crate, GenericArg, Path, TerminatorKind, Ty};
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// One shim: the callee as an expression, and the call's argument and
@@ -224,7 +224,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             let Some(callee) = callee_source(path) else {
                 continue;
             };
-            let params: Option<Vec<Ty>> = args.iter().map(|a| operand_ty(krate, body, a)).collect();
+            let params: Option<Vec<Ty>> = args.iter().map(|a| krate.operand_ty(body, a)).collect();
             let (Some(params), Some(ret)) = (params, body.place_ty(destination)) else {
                 continue;
             };
@@ -318,16 +318,6 @@ fn names_a_dependency(p: &str, deps: &BTreeSet<String>) -> bool {
                     .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
         })
     })
-}
-
-/// The type of a call's argument: a place's, or a constant's as
-/// [`Crate::const_ty`] reads it from its syntax (a unit struct's value,
-/// `Const::<3>`, is its own type).
-fn operand_ty(krate: &Crate, body: &crate::model::Body, op: &Operand) -> Option<Ty> {
-    match op {
-        Operand::Copy(p) | Operand::Move(p) => body.place_ty(p),
-        Operand::Const(c) => krate.const_ty(c),
-    }
 }
 
 /// The callee as an expression: each segment's generic arguments in
