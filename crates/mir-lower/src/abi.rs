@@ -21,7 +21,7 @@ use mir_import::eval::layout::Layouts;
 use mir_import::model::{Body, Ty};
 use mir_import::prelude;
 
-use crate::repr::{Repr, ReprError, generic_i8_ptr, repr_of};
+use crate::repr::{Repr, ReprError, Scalar, generic_i8_ptr, repr_of};
 
 /// How one argument is passed.
 #[derive(Clone, Debug, PartialEq)]
@@ -124,6 +124,24 @@ pub enum AbiError {
     },
 }
 
+/// Whether a kernel parameter of type `ty`, held as the scalar or pair
+/// `repr`, is one a launch passes: anything but a tuple or a struct, plus
+/// the pointer wrappers a launch passes as pointers (`NonNull<T>`,
+/// `Option<&T>`) and `NonZero<T>`.
+fn launchable(ty: &Ty, repr: &Repr) -> bool {
+    match ty {
+        Ty::Tuple(_) => false,
+        Ty::Adt(p) => {
+            let path = p.def_path();
+            path.ends_with("ptr::NonNull")
+                || path.ends_with("num::NonZero")
+                || path.ends_with("option::Option")
+                    && matches!(repr, Repr::Scalar(Scalar::Ptr | Scalar::Int(64)))
+        }
+        _ => true,
+    }
+}
+
 /// The convention of `body`, and its device signature.
 ///
 /// # Errors
@@ -156,6 +174,18 @@ pub fn fn_abi(
             .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
             .ok_or(AbiError::MissingArgument)?;
         let repr = repr_of(layouts, &decl.ty)?;
+        // A host passes a kernel numbers, pointers and slices: a tuple or
+        // struct that the device would hold in registers (`(u32, u32)`,
+        // `Option<u32>`) has no launch form, whatever its representation.
+        if kernel
+            && matches!(repr, Repr::Scalar(_) | Repr::Pair(..))
+            && !launchable(&decl.ty, &repr)
+        {
+            return Err(AbiError::AggregateKernelParam {
+                index: i,
+                ty: decl.ty.clone(),
+            });
+        }
         let first = params.len();
         let abi = match &repr {
             Repr::Zst => ArgAbi::Zst,

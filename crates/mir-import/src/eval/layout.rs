@@ -507,6 +507,15 @@ impl Layouts<'_> {
             .map(|(_, v)| *v as u128)
     }
 
+    /// Whether the enum `ty` declares a negative discriminant: its tag is
+    /// then a signed integer, sign-extended to the discriminant's width as
+    /// rustc's codegen does (`enum S { Neg = -1, Pos = 1 }` has an `i8` tag).
+    pub fn has_negative_discriminant(&self, ty: &Ty) -> bool {
+        let Ty::Adt(p) = ty else { return false };
+        self.declaration_order(&p.def_path())
+            .is_some_and(|order| order.iter().any(|(_, v)| *v < 0))
+    }
+
     fn declaration_order(&self, def_path: &str) -> Option<Vec<(String, i128)>> {
         if let Some(v) = self.discriminants.get(def_path) {
             return Some(v.clone());

@@ -663,6 +663,16 @@ mod tests {
         );
     }
 
+    /// The line of rustc's root file where the probe item starting with
+    /// `prefix` stands: where rustc's errors about it point.
+    fn root_line(src: &str, prefix: &str) -> usize {
+        crate::rustc::extra_module_first_line()
+            + src
+                .lines()
+                .position(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no line starts with {prefix}"))
+    }
+
     #[test]
     fn private_types_are_traced_to_their_probe_statics() {
         let src = probe_source(&ProbeRequest {
@@ -672,12 +682,7 @@ mod tests {
             ],
             ..ProbeRequest::default()
         });
-        let first = crate::rustc::extra_module_first_line();
-        let line = first
-            + src
-                .lines()
-                .position(|l| l.starts_with("pub static PROBE_1"))
-                .expect("PROBE_1");
+        let line = root_line(&src, "pub static PROBE_1");
         let stderr = format!(
             "error[E0603]: struct `Hidden` is private\n  --> /work/root.rs:{line}:82\nnote: defined here\n"
         );
@@ -695,11 +700,7 @@ mod tests {
             ..ProbeRequest::default()
         };
         let src = probe_source(&req);
-        let line = crate::rustc::extra_module_first_line()
-            + src
-                .lines()
-                .position(|l| l.starts_with("pub fn FIELD_0_1("))
-                .expect("FIELD_0_1");
+        let line = root_line(&src, "pub fn FIELD_0_1(");
         let stderr = format!(
             "error[E0616]: field `hidden` of struct `S` is private\n  --> /work/root.rs:{line}:60\n"
         );

@@ -88,7 +88,9 @@ impl FnLower<'_, '_> {
         let prev = self.b.atomic_cas(typed, e, n, o, Scope::Sys);
         let ok = self.b.icmp(IntCC::Eq, prev, e);
         let dty = self.place_ty(dest)?;
-        if let Repr::Pair(..) = self.repr(&dty)? {
+        // `(T, bool)` from the intrinsic; `Result<T, T>` where
+        // `compare_exchange` is inlined.
+        if let (Repr::Pair(..), Ty::Tuple(_)) = (self.repr(&dty)?, &dty) {
             return Ok(Some(Some(Val::Pair(prev, ok))));
         }
         self.write_cas_result(dest, &dty, s, prev, ok)?;
@@ -130,18 +132,21 @@ impl FnLower<'_, '_> {
         if ok_off != err_off {
             return Err(self.unsupported(not_result()));
         }
-        let PlaceRef::Mem { addr, .. } = self.place(dest)? else {
-            return Err(self.internal("a `Result` destination that is not in memory"));
-        };
         let bits = (*size * 8) as u16;
         let (tok, terr) = (
             self.iconst(bits, ok_tag as i128),
             self.iconst(bits, err_tag as i128),
         );
         let tag = self.b.select(ok, tok, terr);
-        self.store_scalar_at(addr, *offset, Scalar::Int(bits), tag);
-        self.store_scalar_at(addr, ok_off, s, prev);
-        Ok(())
+        match self.place(dest)? {
+            PlaceRef::Mem { addr, .. } => {
+                self.store_scalar_at(addr, *offset, Scalar::Int(bits), tag);
+                self.store_scalar_at(addr, ok_off, s, prev);
+                Ok(())
+            }
+            // An enum pair: the tag in slot 0, the value in slot 1.
+            r @ PlaceRef::Ssa(..) => self.write_place(&r, Val::Pair(tag, prev)),
+        }
     }
 }
 

@@ -214,7 +214,11 @@ impl FnLower<'_, '_> {
                 let t = generic_i8_ptr(self.b.module());
                 Ok(Val::Immediate(self.b.cast(CastOp::IntToPtr, x, t)))
             }
-            (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b)) if a.size() == b.size() => {
+            // Numbers of one size (`f32::to_bits`); a `bool` or a pointer
+            // goes through the integer of its bytes below.
+            (Val::Immediate(x), Repr::Scalar(a), Repr::Scalar(b))
+                if a.size() == b.size() && a.is_number() && b.is_number() =>
+            {
                 let t = b.ssa_ty(self.b.module());
                 Ok(Val::Immediate(self.b.cast(CastOp::Bitcast, x, t)))
             }
@@ -222,9 +226,109 @@ impl FnLower<'_, '_> {
             (Val::ByRef(addr), Repr::Mem { size, align }, Repr::Scalar(b)) if size == b.size() => {
                 Ok(Val::Immediate(self.load_scalar_aligned(addr, 0, b, align)))
             }
+            // An aggregate's bytes read as a pair (`[f32; 2]` as `(f32, f32)`).
+            (Val::ByRef(addr), Repr::Mem { size, align }, Repr::Pair(b0, p0, b1, p1))
+                if size == self.layout_of(to)?.size =>
+            {
+                Ok(Val::Pair(
+                    self.load_scalar_aligned(addr, p0, b0, align.min(b0.size())),
+                    self.load_scalar_aligned(addr, p1, b1, align.min(b1.size())),
+                ))
+            }
+            // Between register forms of one size (`(u32, u32)` as `u64`):
+            // through the integer of their bytes.
+            (
+                v @ (Val::Immediate(_) | Val::Pair(..)),
+                a @ (Repr::Scalar(_) | Repr::Pair(..)),
+                b,
+            ) if matches!(b, Repr::Scalar(_) | Repr::Pair(..))
+                && self.layout_of(from)?.size == self.layout_of(to)?.size
+                && self.layout_of(to)?.size <= 16 =>
+            {
+                let bits = (self.layout_of(to)?.size * 8) as u16;
+                let word = self.bytes_as_int(v, &a, bits)?;
+                self.int_as_bytes(word, &b)
+            }
             (..) => Err(self.unsupported(format!(
                 "`transmute` from `{from}` to `{to}` is not supported"
             ))),
+        }
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// The scalars of a register form with their byte offsets.
+    fn slots(repr: &Repr) -> Vec<(Scalar, u64)> {
+        match repr {
+            Repr::Scalar(s) => vec![(*s, 0)],
+            Repr::Pair(s0, o0, s1, o1) => vec![(*s0, *o0), (*s1, *o1)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The little-endian integer of `bits` bits whose bytes are the value
+    /// `v` held as `repr` (padding bytes zero).
+    fn bytes_as_int(&mut self, v: Val, repr: &Repr, bits: u16) -> Result<Value, Diagnostic> {
+        let parts = match v {
+            Val::Immediate(x) => vec![x],
+            Val::Pair(a, b) => vec![a, b],
+            _ => return Err(self.internal("bytes of a value in memory")),
+        };
+        let wide = self.b.types().int(bits);
+        let mut word = self.iconst(bits, 0);
+        for ((s, off), x) in Self::slots(repr).into_iter().zip(parts) {
+            let sb = (s.size() * 8) as u16;
+            let st = self.b.types().int(sb);
+            let as_int = match s {
+                Scalar::F32 | Scalar::F64 => self.b.cast(CastOp::Bitcast, x, st),
+                Scalar::Ptr => self.b.cast(CastOp::PtrToInt, x, st),
+                Scalar::Bool => self.b.cast(CastOp::ZExt, x, st),
+                Scalar::Int(_) => x,
+            };
+            let z = self.zext_or_trunc(as_int, wide);
+            let sh = self.iconst(bits, i128::from(off as u16 * 8));
+            let placed = self.b.binary(device_ir::BinaryOp::Shl, z, sh);
+            word = self.b.binary(device_ir::BinaryOp::Or, word, placed);
+        }
+        Ok(word)
+    }
+
+    /// The value held as `repr` whose bytes are the little-endian integer
+    /// `word`.
+    fn int_as_bytes(&mut self, word: Value, repr: &Repr) -> Result<Val, Diagnostic> {
+        let mut parts = Vec::new();
+        for (s, off) in Self::slots(repr) {
+            let wt = self.b.value_ty(word);
+            let bits = self
+                .b
+                .types()
+                .int_bits(wt)
+                .ok_or_else(|| self.internal("a transmuted word that is not an integer"))?;
+            let sh = self.iconst(bits, i128::from(off as u16 * 8));
+            let shifted = self.b.binary(device_ir::BinaryOp::LShr, word, sh);
+            let sb = (s.size() * 8) as u16;
+            let st = self.b.types().int(sb);
+            let x = self.zext_or_trunc(shifted, st);
+            parts.push(match s {
+                Scalar::F32 | Scalar::F64 => {
+                    let t = s.ssa_ty(self.b.module());
+                    self.b.cast(CastOp::Bitcast, x, t)
+                }
+                Scalar::Ptr => {
+                    let t = generic_i8_ptr(self.b.module());
+                    self.b.cast(CastOp::IntToPtr, x, t)
+                }
+                Scalar::Bool => {
+                    let zero = self.iconst(8, 0);
+                    self.b.icmp(device_ir::IntCC::Ne, x, zero)
+                }
+                Scalar::Int(_) => x,
+            });
+        }
+        match parts.as_slice() {
+            [x] => Ok(Val::Immediate(*x)),
+            [a, b] => Ok(Val::Pair(*a, *b)),
+            _ => Err(self.internal("a transmute into a form with no scalars")),
         }
     }
 }

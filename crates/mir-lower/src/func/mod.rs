@@ -15,6 +15,7 @@ mod arith;
 mod atomics;
 mod call;
 mod casts;
+mod constants;
 mod doomed;
 mod liveness;
 mod memory;
@@ -410,10 +411,7 @@ impl<'a, 'm> FnLower<'a, 'm> {
                 (&abi.ret, &data.terminator.kind)
                 && !self.sret_direct(repr, destination)
             {
-                sizes.push(match repr {
-                    Repr::Mem { size, align } => (*size, *align),
-                    _ => (16, 8),
-                });
+                sizes.push(repr.size_align());
             }
             for (op, a) in args.iter().zip(&abi.args) {
                 if *a == ArgAbi::ByRef {
@@ -440,21 +438,17 @@ impl<'a, 'm> FnLower<'a, 'm> {
         repr: &Repr,
         args: &BTreeMap<usize, Vec<Value>>,
     ) -> Result<Value, Diagnostic> {
-        let (size, align) = match repr {
-            Repr::Mem { size, align } => (*size, *align),
-            Repr::Scalar(s) => (s.size(), s.size()),
-            Repr::Pair(..) => (16, 8),
-            Repr::Zst => (0, 1),
-        };
+        let (size, align) = repr.size_align();
         if is_arg && matches!(self.abi.args.get(idx - 1), Some(ArgAbi::ByRef)) {
             return args
                 .get(&idx)
                 .and_then(|v| v.first().copied())
                 .ok_or_else(|| self.internal("missing by-reference parameter"));
         }
+        // A return place in memory (an aggregate, or a borrowed pair) is
+        // the caller's return slot itself.
         if idx == 0
             && let Some(p) = self.sret
-            && matches!(repr, Repr::Mem { .. })
         {
             return Ok(p);
         }

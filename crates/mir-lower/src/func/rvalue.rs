@@ -7,9 +7,9 @@ use mir_import::eval::layout::{Encoding, Shape};
 use mir_import::model::{AggregateKind, CastKind, ConstOperand, Operand, Place, Rvalue, Ty};
 
 use super::FnLower;
-use super::values::{PlaceRef, Val};
+use super::values::{PlaceRef, SsaPart, Val};
 use crate::diag::Diagnostic;
-use crate::repr::{Repr, Scalar};
+use crate::repr::{Repr, Scalar, generic_i8_ptr};
 
 pub(super) fn int_bits(ty: &Ty) -> Option<(u16, bool)> {
     match ty {
@@ -41,8 +41,25 @@ impl FnLower<'_, '_> {
         {
             return match self.place(place)? {
                 PlaceRef::Mem { .. } => Ok(()),
+                // In a register: undefined until written.
+                r @ PlaceRef::Ssa(l, SsaPart::Whole) => {
+                    let v = match self.repr(&self.local_ty(l))? {
+                        Repr::Scalar(s) => Val::Immediate(self.undef_of(s)),
+                        Repr::Pair(s0, _, s1, _) => Val::Pair(self.undef_of(s0), self.undef_of(s1)),
+                        _ => Val::Zst,
+                    };
+                    self.write_place(&r, v)
+                }
+                // One slot of a pair: undefined until written.
+                r @ PlaceRef::Ssa(_, SsaPart::Slot(_)) => match self.repr(&dest_ty)? {
+                    Repr::Scalar(s) => {
+                        let v = self.undef_of(s);
+                        self.write_place(&r, Val::Immediate(v))
+                    }
+                    _ => Ok(()),
+                },
                 _ => Err(self.unsupported(
-                    "an uninitialized value (`MaybeUninit::uninit()`) held in a register is not supported",
+                    "an uninitialized value (`MaybeUninit::uninit()`) written into part of a register is not supported",
                 )),
             };
         }
@@ -87,6 +104,18 @@ impl FnLower<'_, '_> {
                     return Err(self.internal("a scalar operand that is not immediate"));
                 };
                 self.store_scalar_aligned(*addr, 0, s, x, align);
+                return Ok(());
+            }
+            // A pair's bytes into an aggregate (`(f32, f32)` as `[f32; 2]`).
+            if let (PlaceRef::Mem { addr, .. }, Repr::Pair(s0, o0, s1, o1)) =
+                (&dest, self.repr(&from)?)
+                && self.layout_of(&from)?.size == size
+            {
+                let Val::Pair(a, b) = self.read_operand(op)? else {
+                    return Err(self.internal("a pair operand that is not a pair"));
+                };
+                self.store_scalar_aligned(*addr, o0, s0, a, align.min(s0.size()));
+                self.store_scalar_aligned(*addr, o1, s1, b, align.min(s1.size()));
                 return Ok(());
             }
             // Between two types in memory of one size (`[MaybeUninit<T>; N]`
@@ -162,14 +191,25 @@ impl FnLower<'_, '_> {
         let r = self.place(p)?;
         match enc {
             Encoding::Direct { offset, size } => {
-                let PlaceRef::Mem { addr, .. } = r else {
-                    return Err(self.internal("tag of SSA enum"));
+                let tag = match &r {
+                    PlaceRef::Mem { addr, .. } => {
+                        self.load_scalar_at(*addr, offset, Scalar::Int((size * 8) as u16))
+                    }
+                    // A fieldless enum held as its tag, or an enum pair's slot 0.
+                    PlaceRef::Ssa(..) => match self.read_place(&r)? {
+                        Val::Immediate(tag) | Val::Pair(tag, _) => tag,
+                        _ => return Err(self.internal("the tag of an SSA enum")),
+                    },
                 };
-                let tag = self.load_scalar_at(addr, offset, Scalar::Int((size * 8) as u16));
                 let t = self.b.types().int(bits);
                 let tb = (size * 8) as u16;
+                let widen = if self.sh.layouts.has_negative_discriminant(&ety) {
+                    CastOp::SExt
+                } else {
+                    CastOp::ZExt
+                };
                 Ok(Val::Immediate(match tb.cmp(&bits) {
-                    std::cmp::Ordering::Less => self.b.cast(CastOp::ZExt, tag, t),
+                    std::cmp::Ordering::Less => self.b.cast(widen, tag, t),
                     std::cmp::Ordering::Greater => self.b.cast(CastOp::Trunc, tag, t),
                     std::cmp::Ordering::Equal => tag,
                 }))
@@ -180,13 +220,24 @@ impl FnLower<'_, '_> {
                 untagged,
                 tagged,
             } => {
-                let word = match self.read_place(&r)? {
-                    Val::Immediate(w) if offset == 0 => w,
-                    Val::ByRef(a) if size == POINTER_SIZE => {
-                        self.load_scalar_at(a, offset, Scalar::Ptr)
+                let word = match &r {
+                    PlaceRef::Mem { addr, .. } if size == POINTER_SIZE => {
+                        self.load_scalar_at(*addr, offset, Scalar::Ptr)
                     }
-                    Val::ByRef(a) => self.load_scalar_at(a, offset, Scalar::Int((size * 8) as u16)),
-                    _ => return Err(self.internal("niche word")),
+                    PlaceRef::Mem { addr, .. } => {
+                        self.load_scalar_at(*addr, offset, Scalar::Int((size * 8) as u16))
+                    }
+                    // In a register: the whole value, or the pair's slot
+                    // at the niche's offset.
+                    PlaceRef::Ssa(..) => {
+                        let slot = self.ssa_slot_at(&ety, offset)?;
+                        match (self.read_place(&r)?, slot) {
+                            (Val::Immediate(w), SsaPart::Whole) => w,
+                            (Val::Pair(w, _), SsaPart::Slot(0))
+                            | (Val::Pair(_, w), SsaPart::Slot(1)) => w,
+                            _ => return Err(self.internal("niche word")),
+                        }
+                    }
                 };
                 let wt = self.b.value_ty(word);
                 let word = if self.b.types().is_ptr(wt) {
@@ -237,37 +288,103 @@ impl FnLower<'_, '_> {
             .map(|(n, _)| n.clone())
             .ok_or_else(|| self.unsupported("variant index out of range"))?;
         let r = self.place(p)?;
-        let PlaceRef::Mem { addr, .. } = r else {
-            return Err(self.unsupported("set discriminant of SSA"));
+        let Some(tag) = self.tag_of(&ety, &name)? else {
+            return Ok(());
         };
-        self.write_tag(addr, &ety, &name)
+        match r {
+            PlaceRef::Mem { addr, .. } => {
+                self.write_tag_at(addr, tag);
+                Ok(())
+            }
+            PlaceRef::Ssa(l, SsaPart::Whole) => {
+                let part = self.ssa_slot_at(&ety, tag.offset)?;
+                let s = match (self.repr(&ety)?, part) {
+                    (Repr::Scalar(s), _) | (Repr::Pair(s, ..), SsaPart::Slot(0)) => s,
+                    (Repr::Pair(_, _, s, _), _) => s,
+                    (r, _) => return Err(self.internal(&format!("set discriminant of {r:?}"))),
+                };
+                let v = self.tag_value(tag, s);
+                self.write_place(&PlaceRef::Ssa(l, part), Val::Immediate(v))
+            }
+            // An enum held in one slot of a pair (`(Option<&u32>, u32).0`):
+            // a scalar form, whose tag is the whole slot.
+            PlaceRef::Ssa(l, SsaPart::Slot(k)) => match self.repr(&ety)? {
+                Repr::Scalar(s) if tag.offset == 0 => {
+                    let v = self.tag_value(tag, s);
+                    self.write_place(&PlaceRef::Ssa(l, SsaPart::Slot(k)), Val::Immediate(v))
+                }
+                r => Err(self.internal(&format!("set discriminant of {r:?} in one slot"))),
+            },
+            PlaceRef::Ssa(..) => Err(self.internal("set discriminant of a downcast SSA local")),
+        }
     }
 
-    fn write_tag(&mut self, addr: Value, ety: &Ty, variant: &str) -> Result<(), Diagnostic> {
+    /// What marks `variant` of the enum `ety`: a direct tag, or a tagged
+    /// variant's niche value; `None` when nothing is written (a niche's
+    /// untagged variant, an enum's only variant).
+    fn tag_of(&self, ety: &Ty, variant: &str) -> Result<Option<Tag>, Diagnostic> {
         let (enc, _, _) = self.enum_encoding(ety)?;
         match enc {
-            Encoding::Direct { offset, size: ts } => {
-                let d = self.discr_value(ety, variant)?;
-                let tag = self.iconst((ts * 8) as u16, d);
-                self.store_scalar_at(addr, offset, Scalar::Int((ts * 8) as u16), tag);
-            }
+            Encoding::Direct { offset, size } => Ok(Some(Tag {
+                offset,
+                bits: (size * 8) as u16,
+                value: self.discr_value(ety, variant)?,
+            })),
             Encoding::Niche {
                 offset,
-                size: n,
+                size,
                 tagged,
                 ..
-            } => {
-                if let Some((_, value)) = tagged.iter().find(|(name, _)| name == variant) {
-                    let v = self.iconst((n * 8) as u16, *value as i128);
-                    self.store_scalar_at(addr, offset, Scalar::Int((n * 8) as u16), v);
-                }
+            } => Ok(tagged
+                .iter()
+                .find(|(name, _)| name == variant)
+                .map(|(_, value)| Tag {
+                    offset,
+                    bits: (size * 8) as u16,
+                    value: *value as i128,
+                })),
+            Encoding::Single { variant: only } if only == variant => Ok(None),
+            Encoding::Single { variant: only } => Err(self.unsupported(format!(
+                "variant `{variant}` of `{ety}`, whose only inhabited variant is `{only}`"
+            ))),
+        }
+    }
+
+    /// Which part of a register-held enum of type `ety` holds its bytes at
+    /// `offset`, where a tag or niche goes: the whole scalar (at 0), or the
+    /// pair's slot at that offset.
+    fn ssa_slot_at(&self, ety: &Ty, offset: u64) -> Result<SsaPart, Diagnostic> {
+        match self.repr(ety)? {
+            Repr::Scalar(_) if offset == 0 => Ok(SsaPart::Whole),
+            Repr::Pair(_, o0, _, _) if o0 == offset => Ok(SsaPart::Slot(0)),
+            Repr::Pair(_, _, _, o1) if o1 == offset => Ok(SsaPart::Slot(1)),
+            r => Err(self.internal(&format!("no part of {r:?} (`{ety}`) is at offset {offset}"))),
+        }
+    }
+
+    /// A tag as the scalar that holds it in a register: the null pointer of
+    /// `Option<&T>`'s `None` is a pointer, not the integer 0.
+    fn tag_value(&mut self, tag: Tag, s: Scalar) -> Value {
+        match s {
+            Scalar::Ptr if tag.value == 0 => self.null_ptr(),
+            Scalar::Ptr => {
+                let i = self.iconst(tag.bits, tag.value);
+                let p = generic_i8_ptr(self.b.module());
+                self.b.cast(CastOp::IntToPtr, i, p)
             }
-            Encoding::Single { variant: only } if only == variant => {}
-            Encoding::Single { variant: only } => {
-                return Err(self.unsupported(format!(
-                    "variant `{variant}` of `{ety}`, whose only inhabited variant is `{only}`"
-                )));
-            }
+            _ => self.iconst(tag.bits, tag.value),
+        }
+    }
+
+    fn write_tag_at(&mut self, addr: Value, tag: Tag) {
+        let v = self.iconst(tag.bits, tag.value);
+        self.store_scalar_at(addr, tag.offset, Scalar::Int(tag.bits), v);
+    }
+
+    /// Writes the tag of `variant` into the enum at `addr`.
+    fn write_tag(&mut self, addr: Value, ety: &Ty, variant: &str) -> Result<(), Diagnostic> {
+        if let Some(tag) = self.tag_of(ety, variant)? {
+            self.write_tag_at(addr, tag);
         }
         Ok(())
     }
@@ -344,35 +461,82 @@ impl FnLower<'_, '_> {
         }
     }
 
-    /// An aggregate whose destination is an SSA value: a nullable pointer
-    /// (`Some(p)` / `None`), a pair, or a fat raw pointer.
+    /// An aggregate whose destination is an SSA value: a scalar wrapper
+    /// (`NonNull`, `(x,)`), an enum held in registers (`Some(p)`, `None`,
+    /// `Ordering::Less`, `Ok(x)`), a pair, or a fat raw pointer.
     fn aggregate_value(
         &mut self,
         ty: &Ty,
         kind: &AggregateKind,
         ops: &[Operand],
     ) -> Result<Val, Diagnostic> {
+        // Zero-sized fields (`PhantomData`) take no part of the value.
         let vals: Vec<Val> = ops
             .iter()
             .map(|o| self.read_operand(o))
+            .filter(|v| !matches!(v, Ok(Val::Zst)))
             .collect::<Result<_, _>>()?;
-        match (self.repr(ty)?, kind, vals.as_slice()) {
-            // The scalar ADTs: transparent wrappers (`NonNull`, `NonZero`)
-            // and null-niche enums (`Some(p)` is `p`, `None` is zero).
-            (
-                Repr::Scalar(Scalar::Ptr | Scalar::Int(64)),
-                AggregateKind::Adt { .. },
-                [Val::Immediate(p)],
-            ) => Ok(Val::Immediate(*p)),
-            (Repr::Scalar(Scalar::Ptr), AggregateKind::Adt { .. }, []) => {
-                Ok(Val::Immediate(self.null_ptr()))
+        let repr = self.repr(ty)?;
+        if let AggregateKind::Adt { path, .. } = kind
+            && matches!(self.layout_of(ty)?.shape, Shape::Enum { .. })
+        {
+            return self.enum_value(ty, path.last_name(), &repr, &vals);
+        }
+        match (repr, vals.as_slice()) {
+            // A wrapper of its one field (`NonNull`, `Rev<slice::Iter>`).
+            (Repr::Scalar(_), [v @ Val::Immediate(_)]) | (Repr::Pair(..), [v @ Val::Pair(..)]) => {
+                Ok(*v)
             }
-            (Repr::Scalar(Scalar::Int(64)), AggregateKind::Adt { .. }, []) => {
-                Ok(Val::Immediate(self.iconst(64, 0)))
-            }
-            (Repr::Pair(..), _, [Val::Immediate(a), Val::Immediate(b)]) => Ok(Val::Pair(*a, *b)),
+            (Repr::Pair(..), [Val::Immediate(a), Val::Immediate(b)]) => Ok(Val::Pair(*a, *b)),
             (Repr::Zst, ..) => Ok(Val::Zst),
-            (r, k, v) => Err(self.internal(&format!("aggregate {k:?} of {v:?} as {r:?}"))),
+            (r, v) => Err(self.internal(&format!("aggregate {kind:?} of {v:?} as {r:?}"))),
         }
     }
+
+    /// `variant` of the enum `ty` with the field values `vals`, held in
+    /// registers as `repr` (see `repr::scalar_enum`): a niche enum is its
+    /// payload or the variant's niche value, a fieldless enum its tag, an
+    /// enum pair its tag beside its payload (undefined without one).
+    fn enum_value(
+        &mut self,
+        ty: &Ty,
+        variant: &str,
+        repr: &Repr,
+        vals: &[Val],
+    ) -> Result<Val, Diagnostic> {
+        let tag = self.tag_of(ty, variant)?;
+        match (repr, vals, tag) {
+            // The untagged variant of a niche enum: its payload as it is.
+            (Repr::Scalar(_), [v @ Val::Immediate(_)], None)
+            | (Repr::Pair(..), [v @ Val::Pair(..)], None) => Ok(*v),
+            (Repr::Scalar(s), [], Some(tag)) => Ok(Val::Immediate(self.tag_value(tag, *s))),
+            // A tag (or niche value) in its slot, the other slot undefined.
+            (Repr::Pair(s0, o0, s1, _), [], Some(tag)) => {
+                if tag.offset == *o0 {
+                    let rest = self.undef_of(*s1);
+                    Ok(Val::Pair(self.tag_value(tag, *s0), rest))
+                } else {
+                    let rest = self.undef_of(*s0);
+                    Ok(Val::Pair(rest, self.tag_value(tag, *s1)))
+                }
+            }
+            (Repr::Pair(s0, o0, ..), [Val::Immediate(x)], Some(tag)) if tag.offset == *o0 => {
+                Ok(Val::Pair(self.tag_value(tag, *s0), *x))
+            }
+            (r, v, _) => Err(self.internal(&format!(
+                "variant `{variant}` of `{ty}` from {v:?} as {r:?}"
+            ))),
+        }
+    }
+}
+
+/// The integer that marks an enum's variant, and where it goes.
+#[derive(Clone, Copy, Debug)]
+struct Tag {
+    /// Its offset in the enum.
+    offset: u64,
+    /// Its width.
+    bits: u16,
+    /// Its value.
+    value: i128,
 }

@@ -1,16 +1,15 @@
-//! Places, operands and constants: reading and writing MIR values.
+//! Places and operands: reading and writing MIR values (constants are in
+//! [`super::constants`]).
 
 use cranelift_entity::EntityRef;
 use device_ir::layout::POINTER_SIZE;
-use device_ir::{AddressSpace, CastOp, IntCC, Ty as DTy, Value};
+use device_ir::{CastOp, IntCC, Ty as DTy, Value};
 use mir_import::eval::layout::{Encoding, Layout, Shape};
-use mir_import::eval::{EvalAlloc, Target};
-use mir_import::model::{ConstOperand, Local, Operand, Place, PlaceElem, Scalar as MirScalar, Ty};
+use mir_import::model::{Local, Operand, Place, PlaceElem, Ty};
 
 use super::{FnLower, Home};
 use crate::diag::{Diagnostic, Rule};
-use crate::repr::{Repr, Scalar, generic_i8_ptr, repr_of};
-use crate::views;
+use crate::repr::{Repr, Scalar, repr_of};
 
 /// A MIR value on the device, in rustc codegen's three forms (its
 /// `OperandValue::{Immediate, Pair, Ref}`).
@@ -26,11 +25,22 @@ pub enum Val {
     ByRef(Value),
 }
 
+/// Which part of an SSA local a place names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsaPart {
+    /// The whole value: a scalar, or both slots of a pair.
+    Whole,
+    /// One slot of a pair: a tuple's field, or an enum pair's payload (1).
+    Slot(usize),
+    /// An enum downcast to a variant, before its field is named.
+    Variant,
+}
+
 /// A resolved place.
 #[derive(Clone, Debug)]
 pub enum PlaceRef {
-    /// A whole SSA local, or one part of an SSA pair.
-    Ssa(Local, Option<usize>),
+    /// A whole SSA local, or one part of it.
+    Ssa(Local, SsaPart),
     /// Memory.
     Mem {
         /// The address (an `i8*`).
@@ -153,13 +163,8 @@ impl FnLower<'_, '_> {
     pub(super) fn place(&mut self, p: &Place) -> Result<PlaceRef, Diagnostic> {
         let ty = self.local_ty(p.local);
         let mut cur = match self.homes[p.local.index()].clone() {
-            Home::Zst => PlaceRef::Mem {
-                addr: self.null_ptr(),
-                ty,
-                meta: None,
-                variant: None,
-            },
-            Home::Ssa(_) => PlaceRef::Ssa(p.local, None),
+            Home::Zst => self.zst_place(ty),
+            Home::Ssa(_) => PlaceRef::Ssa(p.local, SsaPart::Whole),
             Home::Mem(addr) => PlaceRef::Mem {
                 addr,
                 ty,
@@ -173,9 +178,25 @@ impl FnLower<'_, '_> {
         Ok(cur)
     }
 
+    /// A place of a zero-sized type: nothing is read or written there.
+    fn zst_place(&mut self, ty: Ty) -> PlaceRef {
+        PlaceRef::Mem {
+            addr: self.null_ptr(),
+            ty,
+            meta: None,
+            variant: None,
+        }
+    }
+
+    /// An undefined value of scalar kind `s`: bytes nobody wrote.
+    pub(super) fn undef_of(&mut self, s: Scalar) -> Value {
+        let t = s.ssa_ty(self.b.module());
+        self.b.undef(t)
+    }
+
     fn project(&mut self, cur: PlaceRef, elem: &PlaceElem) -> Result<PlaceRef, Diagnostic> {
         match (cur, elem) {
-            (PlaceRef::Ssa(l, None), PlaceElem::Deref) => {
+            (PlaceRef::Ssa(l, SsaPart::Whole), PlaceElem::Deref) => {
                 let ty = self.local_ty(l);
                 let pointee = ty
                     .pointee()
@@ -198,15 +219,48 @@ impl FnLower<'_, '_> {
                     _ => return Err(self.unsupported("deref of a non-pointer")),
                 })
             }
-            (PlaceRef::Ssa(l, None), PlaceElem::Field(i, _)) => {
-                Ok(PlaceRef::Ssa(l, Some(*i as usize)))
+            (
+                PlaceRef::Ssa(l, part @ (SsaPart::Whole | SsaPart::Variant)),
+                PlaceElem::Field(i, fty),
+            ) => {
+                let field = self.repr(fty).ok();
+                let own = &self.reprs[l.index()];
+                match (part, own, field) {
+                    // A zero-sized field (`Err(())`, `MaybeUninit`'s
+                    // `uninit`) holds nothing.
+                    (_, _, Some(Repr::Zst)) => Ok(self.zst_place(fty.clone())),
+                    // A field held as the whole value is: `NonNull`'s
+                    // pointer, a wrapper's `T`, a niche enum's payload
+                    // (`Some(p)` of `Option<&T>`, `Some((i, p))`).
+                    (_, Repr::Scalar(_), _) => Ok(PlaceRef::Ssa(l, SsaPart::Whole)),
+                    (_, own, Some(f)) if *own == f => Ok(PlaceRef::Ssa(l, SsaPart::Whole)),
+                    // A pair's field `i` is its slot `i` (a tuple, a slice
+                    // iterator); an enum pair's one field is slot 1, beside
+                    // the tag.
+                    (SsaPart::Whole, Repr::Pair(..), Some(Repr::Scalar(_))) if *i < 2 => {
+                        Ok(PlaceRef::Ssa(l, SsaPart::Slot(*i as usize)))
+                    }
+                    (SsaPart::Variant, Repr::Pair(..), Some(Repr::Scalar(_))) if *i == 0 => {
+                        Ok(PlaceRef::Ssa(l, SsaPart::Slot(1)))
+                    }
+                    _ => Err(self.internal(&format!("field {i} of an SSA local"))),
+                }
             }
-            // `((_1 as Some).0: &T)` on an SSA nullable pointer is the pointer itself.
-            (PlaceRef::Ssa(l, None), PlaceElem::Downcast(_)) => {
-                Ok(PlaceRef::Ssa(l, Some(usize::MAX)))
+            (PlaceRef::Ssa(l, SsaPart::Whole), PlaceElem::Downcast(_)) => {
+                Ok(PlaceRef::Ssa(l, SsaPart::Variant))
             }
-            (PlaceRef::Ssa(l, Some(usize::MAX)), PlaceElem::Field(0, _)) => {
-                Ok(PlaceRef::Ssa(l, None))
+            // One slot holds one scalar: a wrapper of it, a niche enum
+            // held as it (`(Option<&u32>, usize)`'s first field, matched as
+            // `Some(x)`), or a variant of it is the same slot.
+            (PlaceRef::Ssa(l, SsaPart::Slot(k)), PlaceElem::Downcast(_)) => {
+                Ok(PlaceRef::Ssa(l, SsaPart::Slot(k)))
+            }
+            (PlaceRef::Ssa(l, SsaPart::Slot(k)), PlaceElem::Field(_, fty)) => {
+                match self.repr(fty)? {
+                    Repr::Zst => Ok(self.zst_place(fty.clone())),
+                    Repr::Scalar(_) => Ok(PlaceRef::Ssa(l, SsaPart::Slot(k))),
+                    r => Err(self.internal(&format!("a field {r:?} of one SSA slot"))),
+                }
             }
             (PlaceRef::Ssa(..), e) => {
                 Err(self.internal(&format!("projection {e:?} of an SSA local")))
@@ -450,27 +504,6 @@ impl FnLower<'_, '_> {
         Ok(ty)
     }
 
-    /// The type of a constant operand, as mir-import's evaluator keys its
-    /// value ([`mir_import::Crate::const_ty`]).
-    fn const_ty(&self, c: &ConstOperand) -> Result<Ty, Diagnostic> {
-        if let Some(ty) = self.sh.krate.const_ty(c) {
-            return Ok(ty);
-        }
-        Err(match c {
-            ConstOperand::Promoted { owner, index } => {
-                self.unsupported(format!("no body for {owner}::promoted[{index}]"))
-            }
-            // A function used as a value, not called: a function pointer.
-            ConstOperand::FnItem(path) => self.unsupported(format!(
-                "`{path}` used as a value (a function pointer) is not supported"
-            )),
-            ConstOperand::Uninit => self.unsupported(
-                "an uninitialized value (`MaybeUninit::uninit()`) used as an operand is not supported",
-            ),
-            other => self.internal(&format!("the type of {other:?} is unknown here")),
-        })
-    }
-
     pub(super) fn read_operand(&mut self, op: &Operand) -> Result<Val, Diagnostic> {
         match op {
             Operand::Const(c) => {
@@ -491,9 +524,9 @@ impl FnLower<'_, '_> {
                     return Err(self.internal("SSA place without SSA home"));
                 };
                 Ok(match (&self.reprs[l.index()], part) {
-                    (Repr::Scalar(_), _) => Val::Immediate(self.cur[s]),
-                    (Repr::Pair(..), None) => Val::Pair(self.cur[s], self.cur[s + 1]),
-                    (Repr::Pair(..), Some(k)) if *k < 2 => Val::Immediate(self.cur[s + k]),
+                    (Repr::Scalar(_), SsaPart::Whole) => Val::Immediate(self.cur[s]),
+                    (Repr::Pair(..), SsaPart::Whole) => Val::Pair(self.cur[s], self.cur[s + 1]),
+                    (Repr::Pair(..), SsaPart::Slot(k)) if *k < 2 => Val::Immediate(self.cur[s + k]),
                     _ => return Err(self.internal("bad SSA projection")),
                 })
             }
@@ -557,13 +590,22 @@ impl FnLower<'_, '_> {
                 let Home::Ssa(s) = self.homes[l.index()] else {
                     return Err(self.internal("SSA place without SSA home"));
                 };
+                let repr = &self.reprs[l.index()];
                 match (part, v) {
-                    (None, Val::Immediate(x)) => self.cur[s] = x,
-                    (None, Val::Pair(a, b)) => {
+                    (SsaPart::Whole, Val::Immediate(_)) if !matches!(repr, Repr::Scalar(_)) => {
+                        return Err(
+                            self.internal(&format!("one scalar written to a whole {repr:?}"))
+                        );
+                    }
+                    (SsaPart::Whole, Val::Pair(..)) if !matches!(repr, Repr::Pair(..)) => {
+                        return Err(self.internal(&format!("a pair written to a whole {repr:?}")));
+                    }
+                    (SsaPart::Whole, Val::Immediate(x)) => self.cur[s] = x,
+                    (SsaPart::Whole, Val::Pair(a, b)) => {
                         self.cur[s] = a;
                         self.cur[s + 1] = b;
                     }
-                    (None, Val::ByRef(src)) => {
+                    (SsaPart::Whole, Val::ByRef(src)) => {
                         let ty = self.local_ty(*l);
                         let v = self.read_place(&PlaceRef::Mem {
                             addr: src,
@@ -573,7 +615,7 @@ impl FnLower<'_, '_> {
                         })?;
                         return self.write_place(r, v);
                     }
-                    (Some(k), Val::Immediate(x)) if *k < 2 => self.cur[s + k] = x,
+                    (SsaPart::Slot(k), Val::Immediate(x)) if *k < 2 => self.cur[s + k] = x,
                     (_, Val::Zst) => {}
                     (p, v) => {
                         return Err(self.internal(&format!("cannot write {v:?} to part {p:?}")));
@@ -583,185 +625,6 @@ impl FnLower<'_, '_> {
             }
             PlaceRef::Mem { addr, ty, .. } => self.write_mem(*addr, &ty.clone(), v),
         }
-    }
-
-    /// A constant operand's value. Scalars become immediates; pointers become
-    /// the address of the pointed-to allocation's global plus the addend; an
-    /// aggregate is read from its own read-only global.
-    pub(super) fn const_val(&mut self, c: &ConstOperand, ty: &Ty) -> Result<Val, Diagnostic> {
-        if let ConstOperand::Scalar(s) = c {
-            return Ok(self.scalar_const(s));
-        }
-        if matches!(c, ConstOperand::Unit | ConstOperand::ZeroSized(_)) {
-            return Ok(Val::Zst);
-        }
-        let repr = self.repr(ty)?;
-        if repr == Repr::Zst {
-            return Ok(Val::Zst);
-        }
-        let v = match self.ev.operand(c, ty) {
-            Some(Ok(v)) => *v,
-            Some(Err(e)) => {
-                return Err(self.err(Rule::ConstEval, format!("constant `{c}`: {e}")));
-            }
-            // mir-import evaluates every constant operand of a reachable body
-            // at the type it is read at; a miss is a disagreement between the
-            // two about that type.
-            None => {
-                return Err(self.err(
-                    Rule::Internal,
-                    format!("constant `{c}` of type `{ty}` was not evaluated up front"),
-                ));
-            }
-        };
-        self.check_named_constant(c, v)?;
-        match repr {
-            Repr::Zst => Ok(Val::Zst),
-            Repr::Scalar(s) => Ok(Val::Immediate(self.scalar_from_mem(v, 0, s, ty)?)),
-            Repr::Pair(s0, o0, s1, o1) => {
-                let a = self.scalar_from_mem(v, o0, s0, ty)?;
-                let b = self.scalar_from_mem(v, o1, s1, &Ty::unit())?;
-                Ok(Val::Pair(a, b))
-            }
-            Repr::Mem { .. } => {
-                let item = self.item.clone();
-                let sh = self.sh;
-                let cx = crate::globals::Ctx {
-                    krate: sh.krate,
-                    layouts: sh.layouts,
-                };
-                let g = self
-                    .globals
-                    .alloc_global(self.b.module(), &cx, self.ev, v, &item, None)?;
-                Ok(Val::ByRef(self.global_ptr(g, 0)))
-            }
-        }
-    }
-
-    /// Applies the shared-memory rules to a named constant the code uses.
-    fn check_named_constant(&mut self, c: &ConstOperand, v: EvalAlloc) -> Result<(), Diagnostic> {
-        let k = self.sh.krate;
-        let (name, body) = match c {
-            ConstOperand::Item(p) => match k.item_body(&p.def_path()) {
-                Some(b) => (p.def_path(), &k.bodies[b]),
-                None => return Ok(()),
-            },
-            ConstOperand::Promoted { owner, index } => {
-                match k.promoted(&owner.def_path(), *index) {
-                    Some(b) => (format!("{owner}::promoted[{index}]"), &k.bodies[b]),
-                    None => return Ok(()),
-                }
-            }
-            _ => return Ok(()),
-        };
-        crate::refusals::check_initializer(k, body, &self.ev.memory, v, &name)
-    }
-
-    fn scalar_const(&mut self, s: &MirScalar) -> Val {
-        match s {
-            MirScalar::Int { bits, ty } => {
-                Val::Immediate(self.iconst((ty.size() * 8) as u16, *bits as i128))
-            }
-            MirScalar::Bool(b) => Val::Immediate(self.iconst(1, i128::from(*b))),
-            MirScalar::Char(c) => Val::Immediate(self.iconst(32, i128::from(u32::from(*c)))),
-            MirScalar::Float { bits, ty } => match ty {
-                mir_import::model::FloatTy::F32 => {
-                    Val::Immediate(self.b.f32const(f32::from_bits(*bits as u32)))
-                }
-                _ => Val::Immediate(self.b.f64const(f64::from_bits(*bits as u64))),
-            },
-        }
-    }
-
-    /// Reads one scalar of an evaluated value; a relocation there is a pointer
-    /// to a global. `ty` is the value's MIR type, for the typed view.
-    fn scalar_from_mem(
-        &mut self,
-        v: EvalAlloc,
-        off: u64,
-        s: Scalar,
-        ty: &Ty,
-    ) -> Result<Value, Diagnostic> {
-        let a = &self.ev.memory.allocs[v];
-        if let Some(r) = a.relocs.get(&off).cloned() {
-            if s != Scalar::Ptr {
-                return Err(self.unsupported("pointer bytes read as a number"));
-            }
-            return self.pointer_to(&r.target, r.addend, ty);
-        }
-        let n = s.size() as usize;
-        let o = off as usize;
-        if o + n > a.bytes.len() {
-            return Err(self.unsupported(format!(
-                "a {}-byte constant is read as `{ty}` at offset {off}",
-                a.bytes.len()
-            )));
-        }
-        if a.init[o..o + n].iter().any(|i| !i) {
-            if s == Scalar::Ptr {
-                // An uninitialized pointer word is `None` of a niche (only the
-                // niche word counts): treat as null.
-                return Ok(self.null_ptr());
-            }
-            let t = s.ssa_ty(self.b.module());
-            return Ok(self.b.undef(t));
-        }
-        let mut bits: u128 = 0;
-        for (i, byte) in a.bytes[o..o + n].iter().enumerate() {
-            bits |= u128::from(*byte) << (8 * i);
-        }
-        Ok(match s {
-            Scalar::Int(w) => self.iconst(w, bits as i128),
-            Scalar::Bool => self.iconst(1, (bits != 0) as i128),
-            Scalar::F32 => self.b.f32const(f32::from_bits(bits as u32)),
-            Scalar::F64 => self.b.f64const(f64::from_bits(bits as u64)),
-            Scalar::Ptr if bits == 0 => self.null_ptr(),
-            Scalar::Ptr => {
-                let i = self.iconst(64, bits as i128);
-                let p = generic_i8_ptr(self.b.module());
-                self.b.cast(CastOp::IntToPtr, i, p)
-            }
-        })
-    }
-
-    pub(super) fn null_ptr(&mut self) -> Value {
-        let t = generic_i8_ptr(self.b.module());
-        self.b.null(t)
-    }
-
-    /// A generic `i8*` to `global` plus `addend`.
-    pub(super) fn global_ptr(&mut self, g: device_ir::GlobalId, addend: u64) -> Value {
-        let i8t = self.b.types().i8();
-        let p = self.b.global_addr(g, i8t);
-        let p = self.b.addrspacecast(p, AddressSpace::Generic);
-        self.offset(p, addend)
-    }
-
-    /// The address `target + addend`, for a pointer whose MIR type is `ty`.
-    pub(super) fn pointer_to(
-        &mut self,
-        target: &Target,
-        addend: u64,
-        ty: &Ty,
-    ) -> Result<Value, Diagnostic> {
-        let item = self.item.clone();
-        let sh = self.sh;
-        let cx = crate::globals::Ctx {
-            krate: sh.krate,
-            layouts: sh.layouts,
-        };
-        let g = match target {
-            Target::Alloc(a) => {
-                let view = views::view_layout(&cx, &self.ev.memory, *a, addend, ty, &item)?;
-                let view = view.as_ref().map(|l| (addend, l));
-                self.globals
-                    .alloc_global(self.b.module(), &cx, self.ev, *a, &item, view)?
-            }
-            Target::Static(p) => self
-                .globals
-                .static_global(self.b.module(), &cx, self.ev, p)?,
-        };
-        Ok(self.global_ptr(g, addend))
     }
 
     /// A failure of the lowering's own invariants (a bug here, not in the
