@@ -18,17 +18,11 @@ fn lower(options: LowerOptions) -> Lowered {
     mir_lower::lower_with(&imp, options).unwrap_or_else(|d| panic!("{d}"))
 }
 
-/// Kernel source `source`, written to a scratch folder named after `tag`,
-/// imported with its constants evaluated and lowered.
+mod common;
+
+/// Kernel source `source`, lowered; a refusal fails the test.
 fn lower_source(tag: &str, source: &str) -> Lowered {
-    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let kernel = dir.join("kernel.rs");
-    std::fs::write(&kernel, source).expect("write kernel");
-    let imp = mir_import::import_and_evaluate(&kernel, &Default::default(), true)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    mir_lower::lower(&imp).unwrap_or_else(|d| panic!("{d}"))
+    common::lower_source(tag, source).unwrap_or_else(|d| panic!("{d}"))
 }
 
 /// The byte sizes of the allocas of function `name`.
