@@ -96,6 +96,22 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                 };
                 out.insert(format!("{prefix}::{}", st.ident), a);
             }
+            // A union's fields, in declaration order: MIR projects them by
+            // index; all of them start at offset 0.
+            syn::Item::Union(u) => {
+                let names = u
+                    .fields
+                    .named
+                    .iter()
+                    .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+                    .collect();
+                let a = ItemAttrs {
+                    field_names: Some(names),
+                    is_union: true,
+                    ..Default::default()
+                };
+                out.insert(format!("{prefix}::{}", u.ident), a);
+            }
             syn::Item::Impl(imp) if imp.generics.params.is_empty() => {
                 let Some(of) = impl_of(imp) else { continue };
                 let key = format!("{prefix}::{}", impl_key(imp.impl_token.span.start()));

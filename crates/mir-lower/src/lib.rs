@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use device_ir::{FuncAttrs, FunctionKind, Linkage, Module, Signature};
 use mir_import::Imported;
 use mir_import::eval::layout::Layouts;
-use mir_import::eval::{ItemKind, discriminant_map, field_name_map};
+use mir_import::eval::{ItemKind, discriminant_map, field_name_map, union_set};
 use mir_import::model::InlineHint;
 
 pub use diag::{Diagnostic, Diagnostics, Rule};
@@ -101,12 +101,14 @@ pub fn lower(imp: &Imported) -> Result<Lowered, Diagnostics> {
 pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diagnostics> {
     let discriminants = discriminant_map(&imp.krate);
     let field_names = field_name_map(&imp.krate);
+    let unions = union_set(&imp.krate);
     let krate = &imp.krate;
     let layouts = Layouts {
         table: &krate.layouts,
         tuples: &imp.tuples,
         discriminants: &discriminants,
         field_names: &field_names,
+        unions: &unions,
     };
     let mut diags = Vec::new();
     let mut m = Module::new();

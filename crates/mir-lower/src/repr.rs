@@ -193,6 +193,9 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
             let l = layouts.of(ty)?;
             match &l.shape {
                 Shape::Zst => Repr::Zst,
+                // A struct or union of zero-sized fields (`ZeroHolder {
+                // value: ZeroUnion }`, `union { unit: (), m: PhantomData<u64> }`).
+                Shape::Struct { .. } if l.size == 0 => Repr::Zst,
                 // An enum with no inhabited variant that stores anything
                 // (`Option<Infallible>`).
                 Shape::Enum { .. } if l.size == 0 => Repr::Zst,

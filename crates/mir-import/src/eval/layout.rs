@@ -8,9 +8,9 @@
 //! inferred from field order: DESIGN.md records that a tuple and a tuple struct
 //! with the same fields are laid out differently.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::layout::{LayoutTable, TagLayout, TypeShape};
+use crate::layout::{FieldLayout, LayoutTable, TagLayout, TypeShape};
 use crate::model::{ArrayLen, FloatTy, IntTy, Ty};
 
 /// The pointer size: the device's ([`device_ir::layout::POINTER_SIZE`]), which
@@ -47,6 +47,10 @@ pub enum UnknownLayout {
         "the niche encoding of `{0}` is not proven, and an enum whose niche is not proven is not supported"
     )]
     NicheUnproven(Ty),
+    /// A union the report gives a field at a non-zero offset, which rustc
+    /// never does.
+    #[error("rustc's layout report puts a field of union `{0}` at a non-zero offset")]
+    UnionFieldOffset(Ty),
 }
 
 /// Names the construct behind a type with no sized layout.
@@ -210,6 +214,9 @@ pub struct Layouts<'a> {
     /// Field names in declaration order of the crate's own structs, by def
     /// path: MIR projects fields by index, the report lists them by name.
     pub field_names: &'a BTreeMap<String, Vec<String>>,
+    /// Def paths of the crate's own unions, which the report prints as
+    /// one-variant enums.
+    pub unions: &'a BTreeSet<String>,
 }
 
 /// Discriminants of standard enums that constants use, in declaration order
@@ -355,20 +362,21 @@ impl Layouts<'_> {
             .get(&key)
             .ok_or_else(|| UnknownLayout::NotPrinted(ty.clone()))?;
         let shape = match &l.shape {
-            // The report prints a union as one variant named like it; std's
-            // `MaybeUninit<T>` (`union { uninit: (), value: ManuallyDrop<T> }`)
-            // is the one union std code leaves in kernels. Its fields all
-            // start at 0, by name and by declaration index.
+            // The report prints a union as one variant named like it, as it
+            // prints a one-variant enum; the crate's own unions are known
+            // from the source, and std's `MaybeUninit<T>` (`union { uninit:
+            // (), value: ManuallyDrop<T> }`) is the one union std code
+            // leaves in kernels.
             TypeShape::Enum { variants, .. }
                 if variants.len() == 1
-                    && matches!(def_path, "std::mem::MaybeUninit" | "core::mem::MaybeUninit") =>
+                    && (self.unions.contains(def_path)
+                        || matches!(
+                            def_path,
+                            "std::mem::MaybeUninit" | "core::mem::MaybeUninit"
+                        )) =>
             {
-                let mut fields = BTreeMap::new();
-                for (i, f) in variants[0].fields.iter().enumerate() {
-                    fields.insert(f.name.clone(), f.offset);
-                    fields.insert(i.to_string(), f.offset);
-                }
-                Shape::Struct { fields }
+                union_fields(&variants[0].fields, self.field_names.get(def_path))
+                    .ok_or_else(|| UnknownLayout::UnionFieldOffset(ty.clone()))?
             }
             TypeShape::Struct { fields } if fields.is_empty() && l.size == 0 => Shape::Zst,
             TypeShape::Struct { fields } => {
@@ -573,6 +581,27 @@ pub(super) fn null_niche(
     })
 }
 
+/// A union's fields, every one at offset 0, by name and by index: MIR
+/// projects a union's field by its declaration index, and since every
+/// field starts at 0 the index needs no order, only the count the report
+/// prints (zero-sized fields included). `declared` adds the source's names
+/// (an aggregate may name one field only). `None` when the report puts a
+/// field elsewhere.
+fn union_fields(printed: &[FieldLayout], declared: Option<&Vec<String>>) -> Option<Shape> {
+    if printed.iter().any(|f| f.offset != 0) {
+        return None;
+    }
+    let mut fields = BTreeMap::new();
+    for (i, f) in printed.iter().enumerate() {
+        fields.insert(f.name.clone(), 0);
+        fields.insert(i.to_string(), 0);
+    }
+    for name in declared.into_iter().flatten() {
+        fields.insert(name.clone(), 0);
+    }
+    Some(Shape::Struct { fields })
+}
+
 fn int_align(i: IntTy) -> u64 {
     match i {
         IntTy::I128 | IntTy::U128 => 16,
@@ -635,11 +664,13 @@ mod tests {
             TupleLayouts::default(),
         );
         let (discriminants, field_names) = (BTreeMap::new(), BTreeMap::new());
+        let unions = BTreeSet::new();
         let layouts = Layouts {
             table: &table,
             tuples: &tuples,
             discriminants: &discriminants,
             field_names: &field_names,
+            unions: &unions,
         };
         let item =
             Ty::Opaque("fn(&'a u32, &'b u32) -> bool {<u32 as std::cmp::PartialOrd>::lt}".into());
@@ -650,6 +681,62 @@ mod tests {
             layouts.of(&closure).is_err(),
             "a closure's comes from the report"
         );
+    }
+
+    /// rustc's report for `union Bits { word: u32, bytes: [u8; 4] }` and
+    /// for `enum One { One { word: u32 } }`: both one variant named like
+    /// the type.
+    const UNION_AND_ONE_VARIANT_ENUM: &str = "\
+print-type-size type: `kernel::Bits`: 4 bytes, alignment: 4 bytes
+print-type-size     variant `Bits`: 4 bytes
+print-type-size         field `.word`: 4 bytes
+print-type-size         field `.bytes`: 4 bytes, offset: 0 bytes, alignment: 1 bytes
+print-type-size type: `kernel::One`: 4 bytes, alignment: 4 bytes
+print-type-size     variant `One`: 4 bytes
+print-type-size         field `.word`: 4 bytes
+";
+
+    #[test]
+    fn a_unions_fields_are_all_at_zero_by_name_and_index_and_only_unions_are_read_so() {
+        let table = crate::layout::LayoutTable::parse(UNION_AND_ONE_VARIANT_ENUM).expect("report");
+        let tuples = TupleLayouts::default();
+        let discriminants = BTreeMap::new();
+        // The source declares `bytes` second: MIR reads it as field 1.
+        let field_names = BTreeMap::from([(
+            "kernel::Bits".to_string(),
+            vec!["word".to_string(), "bytes".to_string()],
+        )]);
+        let unions = BTreeSet::from(["kernel::Bits".to_string()]);
+        let layouts = Layouts {
+            table: &table,
+            tuples: &tuples,
+            discriminants: &discriminants,
+            field_names: &field_names,
+            unions: &unions,
+        };
+        let bits = crate::parse::parse_type("kernel::Bits").expect("type");
+        let Shape::Struct { fields } = layouts.of(&bits).expect("a layout").shape else {
+            panic!("a union reads as a struct whose fields all start at 0");
+        };
+        for name in ["0", "1", "word", "bytes"] {
+            assert_eq!(fields.get(name), Some(&0), "field {name}");
+        }
+        assert_eq!(fields.len(), 4);
+        // The same printed form for an enum the source does not call a
+        // union stays an enum.
+        let one = crate::parse::parse_type("kernel::One").expect("type");
+        assert!(matches!(
+            layouts.of(&one).expect("a layout").shape,
+            Shape::Enum { .. }
+        ));
+        // A field the report puts elsewhere is no union's.
+        let printed = [FieldLayout {
+            name: "word".into(),
+            offset: 4,
+            size: 4,
+            align: None,
+        }];
+        assert_eq!(union_fields(&printed, None), None);
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod sizedness;
 pub mod twin;
 pub mod unprinted;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -147,11 +147,13 @@ impl Evaluation {
     pub fn evaluate_operands(&mut self, krate: &Crate, tuples: &TupleLayouts) {
         let discriminants = discriminant_map(krate);
         let field_names = field_name_map(krate);
+        let unions = union_set(krate);
         let layouts = layout::Layouts {
             table: &krate.layouts,
             tuples,
             discriminants: &discriminants,
             field_names: &field_names,
+            unions: &unions,
         };
         let mut interp = interp::Interp::new(krate, layouts);
         interp.mem = std::mem::take(&mut self.memory);
@@ -228,6 +230,16 @@ fn struct_value_fields(v: &ValTree, map: &mut BTreeMap<String, Vec<String>>) {
     }
 }
 
+/// The def paths of the crate's own unions.
+pub fn union_set(krate: &Crate) -> BTreeSet<String> {
+    krate
+        .attrs
+        .iter()
+        .filter(|(_, a)| a.is_union)
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 /// Discriminant values of the crate's own enums (from the source), by def path.
 pub fn discriminant_map(krate: &Crate) -> BTreeMap<String, Vec<(String, i128)>> {
     krate
@@ -253,11 +265,13 @@ pub fn evaluate(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
 pub fn evaluate_items(krate: &Crate, tuples: &TupleLayouts) -> Evaluation {
     let discriminants = discriminant_map(krate);
     let field_names = field_name_map(krate);
+    let unions = union_set(krate);
     let layouts = layout::Layouts {
         table: &krate.layouts,
         tuples,
         discriminants: &discriminants,
         field_names: &field_names,
+        unions: &unions,
     };
     let mut interp = interp::Interp::new(krate, layouts);
     let mut items = BTreeMap::new();

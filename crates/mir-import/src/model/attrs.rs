@@ -31,6 +31,10 @@ pub struct ItemAttrs {
     /// For a struct with named fields: the names in declaration order. MIR
     /// projects fields by index, rustc's layout report lists them by name.
     pub field_names: Option<Vec<String>>,
+    /// Whether it is a `union`: the layout report prints one as an enum
+    /// with one variant named like the type, which a one-variant enum can
+    /// also be, so only the source tells them apart.
+    pub is_union: bool,
     /// For a struct: each field's type as written in the source, in
     /// declaration order (see [`crate::attrs::resolve_source_type`]). rustc's
     /// layout report gives field offsets and sizes but not types.
