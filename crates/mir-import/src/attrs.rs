@@ -96,8 +96,9 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                 };
                 out.insert(format!("{prefix}::{}", st.ident), a);
             }
-            // A union's fields, in declaration order: MIR projects them by
-            // index; all of them start at offset 0.
+            // A union: the layout report prints it as it prints a
+            // one-variant enum, so only the source says which it is. Its
+            // field names join the report's (every field is at offset 0).
             syn::Item::Union(u) => {
                 let names = u
                     .fields

@@ -68,3 +68,49 @@ fn pointer_wrappers_stay_kernel_parameters() {
         lower_source(tag, &source).unwrap_or_else(|d| panic!("{tag}: {d}"));
     }
 }
+
+/// A borrowed zero-sized value has the address rustc gives one, its
+/// alignment (`NonNull::dangling`), never null: `Some(&z)` must stay
+/// `Some`, and an over-aligned one's address must be aligned. A zero-sized
+/// struct with fields held no stack slot first as a one-byte alloca, then
+/// (briefly) as a null address.
+#[test]
+fn a_borrowed_zero_sized_value_is_aligned_and_not_null() {
+    let l = lower_source(
+        "zst-address",
+        "use crate::gpu::*;\n\
+         #[repr(align(16))]\n\
+         #[derive(Clone, Copy)]\n\
+         pub struct Z { _m: core::marker::PhantomData<u64> }\n\
+         #[inline(never)]\n\
+         pub fn addr(z: &Z) -> u32 { z as *const Z as usize as u32 }\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(out: DisjointSlice<u32>) {\n\
+             let z = Z { _m: core::marker::PhantomData };\n\
+             out.set(0, addr(&z));\n\
+         }\n",
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let text = l.module.to_string();
+    let kernel = &text[text.find("@k(").expect("the kernel")..];
+    let call = kernel
+        .lines()
+        .find(|line| line.contains("@kernel__addr("))
+        .expect("a call of addr");
+    assert!(!call.contains("null"), "{call}");
+    let arg = call
+        .rsplit_once('(')
+        .and_then(|(_, a)| a.strip_suffix(')'))
+        .expect("one argument");
+    let def = kernel
+        .lines()
+        .find(|line| line.trim_start().starts_with(&format!("{arg} = ")))
+        .expect("the argument's definition");
+    assert!(def.contains("inttoptr"), "{def}");
+    let int = def.split_whitespace().nth(3).expect("the integer operand");
+    let konst = kernel
+        .lines()
+        .find(|line| line.trim_start().starts_with(&format!("{int} = ")))
+        .expect("the integer's definition");
+    assert!(konst.ends_with("iconst i64 16"), "{konst}");
+}

@@ -47,8 +47,8 @@ pub enum UnknownLayout {
         "the niche encoding of `{0}` is not proven, and an enum whose niche is not proven is not supported"
     )]
     NicheUnproven(Ty),
-    /// A union the report gives a field at a non-zero offset, which rustc
-    /// never does.
+    /// A union the report gives a field at a non-zero offset: rustc's
+    /// layout code does not today, though the language does not promise it.
     #[error("rustc's layout report puts a field of union `{0}` at a non-zero offset")]
     UnionFieldOffset(Ty),
 }
@@ -214,8 +214,9 @@ pub struct Layouts<'a> {
     /// Field names in declaration order of the crate's own structs, by def
     /// path: MIR projects fields by index, the report lists them by name.
     pub field_names: &'a BTreeMap<String, Vec<String>>,
-    /// Def paths of the crate's own unions, which the report prints as
-    /// one-variant enums.
+    /// Def paths of the unions whose source was read (the kernel's, and a
+    /// dependency's where its item attributes are linked), which the report
+    /// prints as one-variant enums.
     pub unions: &'a BTreeSet<String>,
 }
 
@@ -375,8 +376,11 @@ impl Layouts<'_> {
                             "std::mem::MaybeUninit" | "core::mem::MaybeUninit"
                         )) =>
             {
-                union_fields(&variants[0].fields, self.field_names.get(def_path))
-                    .ok_or_else(|| UnknownLayout::UnionFieldOffset(ty.clone()))?
+                union_fields(
+                    &variants[0].fields,
+                    self.field_names.get(def_path).map(Vec::as_slice),
+                )
+                .ok_or_else(|| UnknownLayout::UnionFieldOffset(ty.clone()))?
             }
             TypeShape::Struct { fields } if fields.is_empty() && l.size == 0 => Shape::Zst,
             TypeShape::Struct { fields } => {
@@ -587,7 +591,7 @@ pub(super) fn null_niche(
 /// prints (zero-sized fields included). `declared` adds the source's names
 /// (an aggregate may name one field only). `None` when the report puts a
 /// field elsewhere.
-fn union_fields(printed: &[FieldLayout], declared: Option<&Vec<String>>) -> Option<Shape> {
+fn union_fields(printed: &[FieldLayout], declared: Option<&[String]>) -> Option<Shape> {
     if printed.iter().any(|f| f.offset != 0) {
         return None;
     }

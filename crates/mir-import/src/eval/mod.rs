@@ -230,7 +230,8 @@ fn struct_value_fields(v: &ValTree, map: &mut BTreeMap<String, Vec<String>>) {
     }
 }
 
-/// The def paths of the crate's own unions.
+/// The def paths of the unions whose source was read: the kernel's own, and
+/// a dependency's whose item attributes are linked.
 pub fn union_set(krate: &Crate) -> BTreeSet<String> {
     krate
         .attrs

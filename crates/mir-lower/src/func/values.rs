@@ -178,10 +178,16 @@ impl FnLower<'_, '_> {
         Ok(cur)
     }
 
-    /// A place of a zero-sized type: nothing is read or written there.
+    /// A place of a zero-sized type: nothing is read or written there, and
+    /// its address is what rustc gives one (`NonNull::dangling`): its
+    /// alignment, never null, so `Some(&zst)` is `Some` and the address is
+    /// aligned.
     fn zst_place(&mut self, ty: Ty) -> PlaceRef {
+        let align = self.layout_of(&ty).map_or(1, |l| l.align.max(1));
+        let i = self.iconst(64, i128::from(align));
+        let p = crate::repr::generic_i8_ptr(self.b.module());
         PlaceRef::Mem {
-            addr: self.null_ptr(),
+            addr: self.b.cast(device_ir::CastOp::IntToPtr, i, p),
             ty,
             meta: None,
             variant: None,
