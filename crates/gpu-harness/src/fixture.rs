@@ -86,18 +86,79 @@ impl ElemTy {
         matches!(self, ElemTy::F32 | ElemTy::F64)
     }
 
-    /// The bit pattern of `v` in this type, zero-extended to 64 bits.
-    pub fn bits_of(self, v: f64) -> u64 {
-        let mask = if self.size() == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * self.size())) - 1
+    /// The bit pattern of `n` in this type, zero-extended to 64 bits, or
+    /// `None` where the type cannot hold `n` exactly: an integer out of
+    /// range or with a fraction, a float integer beyond 2^53, `bool` other
+    /// than 0 and 1. A negative integer for an unsigned type is its two's
+    /// complement (`fill = -1` for `u64::MAX`, which TOML cannot write).
+    pub fn exact_bits(self, n: Number) -> Option<u64> {
+        let bits = 8 * self.size() as u32;
+        let int = match (self, n) {
+            (ElemTy::F32, Number::Float(v)) => return Some(u64::from((v as f32).to_bits())),
+            (ElemTy::F64, Number::Float(v)) => return Some(v.to_bits()),
+            (ElemTy::F32 | ElemTy::F64, Number::Int(i)) => {
+                let v = i as f64;
+                return (v as i64 == i && i.unsigned_abs() <= 1 << 53)
+                    .then(|| self.exact_bits(Number::Float(v)))
+                    .flatten();
+            }
+            (_, Number::Int(i)) => i128::from(i),
+            // An integral float that f64 holds exactly.
+            (_, Number::Float(v)) if v.fract() == 0.0 && v.abs() <= (1u64 << 53) as f64 => {
+                v as i128
+            }
+            (_, Number::Float(_)) => return None,
         };
+        let (lo, hi) = match self {
+            ElemTy::Bool => (0, 1),
+            ElemTy::I8 | ElemTy::I16 | ElemTy::I32 | ElemTy::I64 | ElemTy::Isize => {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            }
+            _ => (-(1i128 << (bits - 1)), (1i128 << bits) - 1),
+        };
+        let mask = u64::MAX >> (64 - bits);
+        (lo..=hi).contains(&int).then_some(int as u64 & mask)
+    }
+}
+
+/// A number as the manifest writes it. TOML keeps integers and floats
+/// apart, and an integer past 2^53 has no exact `f64`: reading every value
+/// as `f64` changed `9007199254740993` to `...992` without a word.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Number {
+    /// A TOML integer.
+    Int(i64),
+    /// A TOML float.
+    Float(f64),
+}
+
+impl Number {
+    /// `start + step * i`: in integers where both are integers (`None` on
+    /// overflow), else in `f64`.
+    fn iota(start: Number, step: Number, i: usize) -> Option<Number> {
+        match (start, step) {
+            (Number::Int(a), Number::Int(d)) => {
+                let v = i128::from(a) + i128::from(d) * i as i128;
+                i64::try_from(v).ok().map(Number::Int)
+            }
+            _ => Some(Number::Float(start.as_f64() + step.as_f64() * i as f64)),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
         match self {
-            ElemTy::F32 => u64::from((v as f32).to_bits()),
-            ElemTy::F64 => v.to_bits(),
-            ElemTy::Bool => u64::from(v != 0.0),
-            _ => (v as i64 as u64) & mask,
+            Number::Int(i) => i as f64,
+            Number::Float(v) => v,
+        }
+    }
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Number::Int(i) => write!(f, "{i}"),
+            Number::Float(v) => write!(f, "{v:?}"),
         }
     }
 }
@@ -110,16 +171,16 @@ pub enum Init {
     #[default]
     Zero,
     /// Every element `v`.
-    Fill(f64),
+    Fill(Number),
     /// `start + i * step`.
     Iota {
         /// The first value.
-        start: f64,
+        start: Number,
         /// The difference between neighbours.
-        step: f64,
+        step: Number,
     },
     /// These values (the rest zero).
-    Values(Vec<f64>),
+    Values(Vec<Number>),
 }
 
 /// A buffer.
@@ -141,15 +202,43 @@ pub struct BufferSpec {
 }
 
 impl BufferSpec {
-    /// The initial bit pattern of element `i`.
+    /// Element `i` as the manifest gives it; `None` where an iota
+    /// overflows.
+    fn initial_value(&self, i: usize) -> Option<Number> {
+        match &self.init {
+            Init::Zero => Some(Number::Int(0)),
+            Init::Fill(v) => Some(*v),
+            Init::Iota { start, step } => Number::iota(*start, *step, i),
+            Init::Values(vs) => Some(vs.get(i).copied().unwrap_or(Number::Int(0))),
+        }
+    }
+
+    /// The initial bit pattern of element `i`, which [`Manifest::validate`]
+    /// has checked the type holds exactly.
     pub fn initial_bit(&self, i: usize) -> u64 {
-        let v = match &self.init {
-            Init::Zero => 0.0,
-            Init::Fill(v) => *v,
-            Init::Iota { start, step } => start + step * i as f64,
-            Init::Values(vs) => vs.get(i).copied().unwrap_or(0.0),
+        self.initial_value(i)
+            .and_then(|v| self.ty.exact_bits(v))
+            .unwrap_or(0)
+    }
+
+    /// The first element the type cannot hold exactly, with its value.
+    fn first_inexact(&self) -> Option<(usize, String)> {
+        let bad = |i: usize| match self.initial_value(i) {
+            Some(v) => self.ty.exact_bits(v).is_none().then(|| v.to_string()),
+            None => Some("an integer past i64".into()),
         };
-        self.ty.bits_of(v)
+        match &self.init {
+            Init::Zero => None,
+            // Integer steps are monotonic: the ends decide.
+            Init::Iota {
+                start: Number::Int(_),
+                step: Number::Int(_),
+            } if self.len > 0 => [0, self.len - 1]
+                .into_iter()
+                .find_map(|i| bad(i).map(|v| (i, v))),
+            Init::Values(vs) => (0..vs.len()).find_map(|i| bad(i).map(|v| (i, v))),
+            _ => (0..self.len).find_map(|i| bad(i).map(|v| (i, v))),
+        }
     }
 
     /// The initial bit patterns, one per element.
@@ -206,18 +295,18 @@ pub fn is_identifier(name: &str) -> bool {
 #[allow(missing_docs)]
 pub struct ArgSpec {
     pub buffer: Option<String>,
-    pub u8: Option<f64>,
-    pub u16: Option<f64>,
-    pub u32: Option<f64>,
-    pub u64: Option<f64>,
-    pub i8: Option<f64>,
-    pub i16: Option<f64>,
-    pub i32: Option<f64>,
-    pub i64: Option<f64>,
-    pub f32: Option<f64>,
-    pub f64: Option<f64>,
-    pub usize: Option<f64>,
-    pub isize: Option<f64>,
+    pub u8: Option<Number>,
+    pub u16: Option<Number>,
+    pub u32: Option<Number>,
+    pub u64: Option<Number>,
+    pub i8: Option<Number>,
+    pub i16: Option<Number>,
+    pub i32: Option<Number>,
+    pub i64: Option<Number>,
+    pub f32: Option<Number>,
+    pub f64: Option<Number>,
+    pub usize: Option<Number>,
+    pub isize: Option<Number>,
     pub bool: Option<bool>,
 }
 
@@ -246,12 +335,18 @@ impl ArgSpec {
             (ElemTy::F64, self.f64),
             (ElemTy::Usize, self.usize),
             (ElemTy::Isize, self.isize),
-            (ElemTy::Bool, self.bool.map(f64::from)),
+            (ElemTy::Bool, self.bool.map(|b| Number::Int(b.into()))),
         ];
-        let mut found: Vec<Arg> = scalars
-            .iter()
-            .filter_map(|(t, v)| v.map(|v| Arg::Scalar(*t, t.bits_of(v))))
-            .collect();
+        let mut found: Vec<Arg> = Vec::new();
+        for (t, v) in scalars {
+            if let Some(v) = v {
+                let bits = t.exact_bits(v).ok_or(ManifestError::InexactArgument {
+                    value: v.to_string(),
+                    ty: t,
+                })?;
+                found.push(Arg::Scalar(t, bits));
+            }
+        }
         if let Some(b) = &self.buffer {
             found.push(Arg::Buffer(b.clone()));
         }
@@ -326,7 +421,7 @@ pub struct Manifest {
     pub launch: Vec<LaunchSpec>,
     /// Optional hand-written expectations, by buffer (a second check only).
     #[serde(default)]
-    pub expected: BTreeMap<String, Vec<f64>>,
+    pub expected: BTreeMap<String, Vec<Number>>,
     /// Seconds the host program may run (default 120); the whole pipeline is
     /// reported as hung after three times that plus a minute.
     pub timeout_s: Option<u64>,
@@ -376,6 +471,31 @@ impl Manifest {
                     len: b.len,
                     ty: b.ty,
                 })?;
+            if let Some((index, value)) = b.first_inexact() {
+                return Err(ManifestError::InexactValue {
+                    buffer: b.name.clone(),
+                    index,
+                    value,
+                    ty: b.ty,
+                });
+            }
+        }
+        for (name, values) in &self.expected {
+            let Some(b) = self.buffer.iter().find(|b| &b.name == name) else {
+                continue;
+            };
+            if let Some((index, v)) = values
+                .iter()
+                .enumerate()
+                .find(|(_, v)| b.ty.exact_bits(**v).is_none())
+            {
+                return Err(ManifestError::InexactValue {
+                    buffer: format!("[expected] {name}"),
+                    index,
+                    value: v.to_string(),
+                    ty: b.ty,
+                });
+            }
         }
         for l in &self.launch {
             if !is_identifier(&l.kernel) {
@@ -480,6 +600,29 @@ pub enum ManifestError {
         /// Its element count.
         len: usize,
         /// Its element type.
+        ty: ElemTy,
+    },
+    /// A buffer value its type cannot hold exactly.
+    #[error(
+        "buffer `{buffer}` element {index}: {value} is not exactly a {} (out of range, a fraction, or a float integer past 2^53)",
+        ty.rust()
+    )]
+    InexactValue {
+        /// The buffer (or `[expected] name`).
+        buffer: String,
+        /// The element.
+        index: usize,
+        /// The value as written.
+        value: String,
+        /// The buffer's type.
+        ty: ElemTy,
+    },
+    /// A scalar argument its type cannot hold exactly.
+    #[error("argument {value} is not exactly a {} (out of range, a fraction, or a float integer past 2^53)", ty.rust())]
+    InexactArgument {
+        /// The value as written.
+        value: String,
+        /// The argument's type.
         ty: ElemTy,
     },
     /// A kernel name that is not an identifier.
@@ -613,5 +756,71 @@ mod tests {
             ..Manifest::default()
         };
         assert_eq!(m.validate(), Err(ManifestError::ZeroDimension("k".into())));
+    }
+
+    fn arg(text: &str) -> Result<Arg, ManifestError> {
+        toml::from_str::<ArgSpec>(text)
+            .expect("an argument table")
+            .resolve()
+    }
+
+    #[test]
+    fn integers_past_two_to_the_53_stay_exact() {
+        // As `f64` this was 9007199254740992.
+        assert_eq!(
+            arg("u64 = 9007199254740993"),
+            Ok(Arg::Scalar(ElemTy::U64, 9_007_199_254_740_993))
+        );
+        assert_eq!(
+            arg("isize = 9223372036854775807"),
+            Ok(Arg::Scalar(ElemTy::Isize, i64::MAX as u64))
+        );
+        // Two's complement for an unsigned type: TOML has no u64::MAX.
+        assert_eq!(arg("u64 = -1"), Ok(Arg::Scalar(ElemTy::U64, u64::MAX)));
+        assert_eq!(
+            arg("f32 = 2"),
+            Ok(Arg::Scalar(ElemTy::F32, 2f32.to_bits().into()))
+        );
+    }
+
+    #[test]
+    fn a_value_its_type_cannot_hold_is_refused_not_wrapped() {
+        for (text, ty) in [
+            ("u8 = 300", ElemTy::U8),
+            ("i8 = 128", ElemTy::I8),
+            ("u32 = 1.5", ElemTy::U32),
+            ("u64 = 1e300", ElemTy::U64),
+            ("f64 = 9007199254740993", ElemTy::F64),
+        ] {
+            match arg(text) {
+                Err(ManifestError::InexactArgument { ty: t, .. }) => assert_eq!(t, ty, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        let m: Manifest = toml::from_str(
+            "[[buffer]]\nname = \"x\"\nty = \"u8\"\nlen = 4\ninit = { values = [1, 2, 256] }\n",
+        )
+        .expect("a manifest");
+        assert_eq!(
+            m.validate(),
+            Err(ManifestError::InexactValue {
+                buffer: "x".into(),
+                index: 2,
+                value: "256".into(),
+                ty: ElemTy::U8,
+            })
+        );
+        let iota: Manifest = toml::from_str(
+            "[[buffer]]\nname = \"x\"\nty = \"i16\"\nlen = 40000\ninit = { iota = { start = 0, step = 1 } }\n",
+        )
+        .expect("a manifest");
+        assert!(
+            matches!(
+                iota.validate(),
+                Err(ManifestError::InexactValue { index: 39999, .. })
+            ),
+            "{:?}",
+            iota.validate()
+        );
     }
 }
