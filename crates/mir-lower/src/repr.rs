@@ -270,6 +270,9 @@ fn is_std_path(p: &mir_import::model::Path, names: &[&str]) -> bool {
 /// layouts agree that it is no larger; otherwise it is in memory.
 fn wrapper(layouts: &Layouts, ty: &Ty, inner: &Ty) -> Result<Repr, ReprError> {
     let l = layouts.of(ty)?;
+    if l.size == 0 {
+        return Ok(Repr::Zst);
+    }
     let same_size = layouts
         .of(inner)
         .is_ok_and(|i| i.size == l.size && i.align == l.align);
@@ -417,7 +420,13 @@ fn scalar_enum(
                     _ => return Ok(None),
                 }
             }
-            Ok(payload.map(|(s, off)| Repr::Pair(tag, *offset, s, off)))
+            // A pair must span the enum as its layout does: a zero-sized
+            // payload may raise the alignment (`Result<u32, Z>` with an
+            // `align(16)` `Z` is 16 bytes, the pair `(u32, u32)` only 8),
+            // and a slot sized from the pair would be too small.
+            Ok(payload
+                .map(|(s, off)| Repr::Pair(tag, *offset, s, off))
+                .filter(|r| r.size_align() == (l.size, l.align)))
         }
         _ => Ok(None),
     }

@@ -114,3 +114,58 @@ fn a_borrowed_zero_sized_value_is_aligned_and_not_null() {
         .expect("the integer's definition");
     assert!(konst.ends_with("iconst i64 16"), "{konst}");
 }
+
+/// `transmute` into or out of a zero-sized struct carries nothing. A review
+/// feared it refused once such structs stopped being zero-byte memory; it
+/// is not (an assignment to a zero-sized place never reaches the
+/// transmute), and this pins that.
+#[test]
+fn a_transmute_of_nothing_is_lowered() {
+    lower_source(
+        "zst-transmute",
+        "use crate::gpu::*;\n\
+         #[derive(Clone, Copy)]\n\
+         pub struct Z { _m: core::marker::PhantomData<u64> }\n\
+         #[inline(never)]\n\
+         pub fn make() -> Z { unsafe { core::mem::transmute::<[u32; 0], Z>([]) } }\n\
+         #[inline(never)]\n\
+         pub fn back(z: Z) -> usize { unsafe { core::mem::transmute::<Z, [u32; 0]>(z) }.len() }\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(out: DisjointSlice<u32>) { out.set(0, back(make()) as u32 + 1); }\n",
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+}
+
+/// An enum whose zero-sized payload raises its alignment
+/// (`Result<u32, Z>` with an `align(16)` `Z`: 16 bytes) is no register
+/// pair (8 bytes): a borrowed one gets a slot of the layout's size.
+#[test]
+fn an_over_aligned_zero_sized_payload_keeps_the_enum_in_memory() {
+    let l = lower_source(
+        "zst-aligned-payload",
+        "use crate::gpu::*;\n\
+         #[repr(align(16))]\n\
+         #[derive(Clone, Copy)]\n\
+         pub struct Z { _m: core::marker::PhantomData<u64> }\n\
+         #[inline(never)]\n\
+         pub fn pick(r: &Result<u32, Z>) -> u32 { match r { Ok(v) => *v, Err(_) => 7 } }\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(x: u32, out: DisjointSlice<u32>) {\n\
+             let r: Result<u32, Z> = if x > 3 { Ok(x) } else { Err(Z { _m: core::marker::PhantomData }) };\n\
+             out.set(0, pick(&r));\n\
+         }\n",
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let text = l.module.to_string();
+    let kernel = &text[text.find("@k(").expect("the kernel")..];
+    let kernel = &kernel[..kernel.find("\n}").unwrap_or(kernel.len())];
+    let allocas: Vec<&str> = kernel.lines().filter(|l| l.contains("alloca")).collect();
+    assert!(
+        allocas.iter().any(|a| a.contains("[16 x i8], align 16")),
+        "{allocas:?}"
+    );
+    assert!(
+        !allocas.iter().any(|a| a.contains("[8 x i8]")),
+        "{allocas:?}"
+    );
+}
