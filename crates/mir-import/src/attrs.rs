@@ -99,7 +99,10 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
             // A union: the layout report prints it as it prints a
             // one-variant enum, so only the source says which it is. Its
             // field names join the report's (every field is at offset 0).
-            syn::Item::Union(u) => {
+            // A `#[cfg]`-gated one is not recorded: this walk does not
+            // evaluate cfgs, and a union switched off beside a one-variant
+            // enum of the same name would make the enum read as a union.
+            syn::Item::Union(u) if !u.attrs.iter().any(|a| a.path().is_ident("cfg")) => {
                 let names = u
                     .fields
                     .named
@@ -328,6 +331,25 @@ fn convert(ty: &syn::Type, krate: &crate::Crate) -> Option<crate::model::Ty> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_unions_without_a_cfg_are_recorded_as_unions() {
+        // The switched-off union comes last, where it would overwrite the
+        // enum's entry.
+        let src = "pub union Bits { word: u32, bytes: [u8; 4] }\n\
+                   #[cfg(not(feature = \"x\"))]\n\
+                   pub enum One { One { word: u32 } }\n\
+                   #[cfg(feature = \"x\")]\n\
+                   pub union One { word: u32 }\n";
+        let a = recover_attrs(src, "k.rs", "kernel").expect("parses");
+        let bits = &a["kernel::Bits"];
+        assert!(bits.is_union);
+        assert_eq!(
+            bits.field_names.as_deref(),
+            Some(["word".to_string(), "bytes".to_string()].as_slice())
+        );
+        assert!(a.get("kernel::One").is_none_or(|one| !one.is_union));
+    }
 
     #[test]
     fn impl_methods_are_recorded_under_their_block_position() {
