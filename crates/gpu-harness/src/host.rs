@@ -100,10 +100,10 @@ enum Pass {
     Direct,
     /// Out of its [`SHARED_PTR`] (a raw pointer).
     Shared,
-    /// As `&mut *ptr` from the raw slice pointer in its [`SHARED_PTR`]: every
-    /// simulated thread gets the same `&mut [T]`, as every GPU thread gets the
-    /// same pointer (rust-gpu's storage buffers); the kernel is trusted to
-    /// write disjoint elements, as on the device.
+    /// As `&mut *ptr` from the raw pointer in its [`SHARED_PTR`]: every
+    /// simulated thread gets the same `&mut [T]` (or `&mut T`), as every GPU
+    /// thread gets the same pointer (rust-gpu's storage buffers); the kernel
+    /// is trusted to write disjoint elements, as on the device.
     SharedMutSlice,
 }
 
@@ -134,9 +134,8 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
             Ty::Slice(_) => Ok((format!("&{}[..]", index(b)?), Pass::Direct)),
             t => Ok((
                 format!(
-                    "unsafe {{ &*({}.as_ptr() as *const {}) }}",
-                    index(b)?,
-                    elem(t)
+                    "unsafe {{ &*{} }}",
+                    sized_view(&index(b)?, b, &elem(t), "as_ptr", "*const")
                 ),
                 Pass::Direct,
             )),
@@ -147,6 +146,15 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
                 Pass::SharedMutSlice,
             ))
         }
+        // `&mut [[u32; 16]; 8]`: like `&mut [T]`, every simulated thread
+        // gets the same reference.
+        (Ty::Ref(Mutability::Mut, inner), Arg::Buffer(b)) => Ok((
+            format!(
+                "SharedPtr({})",
+                sized_view(&index(b)?, b, &elem(inner), "as_mut_ptr", "*mut")
+            ),
+            Pass::SharedMutSlice,
+        )),
         (Ty::RawPtr(Mutability::Mut, _), Arg::Buffer(b)) => Ok((
             format!("SharedPtr({}.as_mut_ptr() as *mut _)", index(b)?),
             Pass::Shared,
@@ -165,6 +173,20 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
             "buffer `{b}` cannot be passed as a `{t}` parameter on the host"
         )),
     }
+}
+
+/// An expression for a `*const T` / `*mut T` (`ptr`) to buffer variable
+/// `var`'s elements, which first checks that the buffer holds a whole,
+/// aligned `T`: the host program panics, naming the buffer, where a short
+/// buffer would otherwise be read past its end.
+fn sized_view(var: &str, name: &str, ty: &str, method: &str, ptr: &str) -> String {
+    let message = format!("buffer `{name}` holds no whole, aligned `{ty}`");
+    format!(
+        "{{ assert!(std::mem::size_of_val(&{var}[..]) >= std::mem::size_of::<{ty}>() \
+         && {var}.as_ptr() as usize % std::mem::align_of::<{ty}>() == 0, \
+         \"{{}}\", {message:?}); \
+         {var}.{method}() as {ptr} {ty} }}"
+    )
 }
 
 /// How a kernel parameter of MIR type `ty` holds the buffer passed to it.

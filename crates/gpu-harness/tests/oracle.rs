@@ -288,3 +288,36 @@ fn a_missing_expected_race_fails() {
     assert_eq!(f.stage("compare").map(|s| s.status), Some(StageStatus::Ok));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A buffer too short for the `&[u32; 8]` parameter it is passed to stops
+/// the host program with the buffer's name, where the host twin read past
+/// the buffer's end before; the devices refuse the read too.
+#[test]
+fn a_buffer_too_short_for_a_reference_parameter_stops_the_host_by_name() {
+    let tmp = std::env::temp_dir().join(format!("oracle-short-{}", std::process::id()));
+    let dir = tmp.join("short");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rustgpu_const_fold_int");
+    std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
+    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
+    let short = manifest.replace(
+        "name = \"input_patterns\"\nty = \"u32\"\nlen = 8",
+        "name = \"input_patterns\"\nty = \"u32\"\nlen = 4",
+    );
+    assert_ne!(
+        short, manifest,
+        "the manifest names input_patterns as expected"
+    );
+    let short = &short[..short.find("[expected]").expect("an [expected] table")];
+    std::fs::write(dir.join("manifest.toml"), short).expect("manifest");
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let host = report.fixtures[0].stage("host").expect("a host stage");
+    assert_eq!(host.status, StageStatus::Failed, "{}", report.table());
+    assert!(
+        host.detail
+            .contains("buffer `input_patterns` holds no whole, aligned `[u32; 8]`"),
+        "{}",
+        host.detail
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
