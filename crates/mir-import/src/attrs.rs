@@ -58,11 +58,7 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                 // (`(_1 as Running).1`), the layout report by name.
                 for v in &e.variants {
                     if let syn::Fields::Named(named) = &v.fields {
-                        let names = named
-                            .named
-                            .iter()
-                            .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
-                            .collect();
+                        let names = field_idents(named);
                         let va = ItemAttrs {
                             field_names: Some(names),
                             ..Default::default()
@@ -75,13 +71,7 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
             syn::Item::Struct(st) => {
                 use quote::ToTokens;
                 let names = match &st.fields {
-                    syn::Fields::Named(named) => Some(
-                        named
-                            .named
-                            .iter()
-                            .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
-                            .collect(),
-                    ),
+                    syn::Fields::Named(named) => Some(field_idents(named)),
                     _ => None,
                 };
                 let types = st
@@ -103,12 +93,7 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
             // evaluate cfgs, and a union switched off beside a one-variant
             // enum of the same name would make the enum read as a union.
             syn::Item::Union(u) if !u.attrs.iter().any(|a| a.path().is_ident("cfg")) => {
-                let names = u
-                    .fields
-                    .named
-                    .iter()
-                    .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
-                    .collect();
+                let names = field_idents(&u.fields);
                 let a = ItemAttrs {
                     field_names: Some(names),
                     is_union: true,
@@ -186,6 +171,15 @@ fn impl_of(imp: &syn::ItemImpl) -> Option<ImplOf> {
             None => None,
         },
     })
+}
+
+/// The names of named fields, in declaration order.
+fn field_idents(named: &syn::FieldsNamed) -> Vec<String> {
+    named
+        .named
+        .iter()
+        .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+        .collect()
 }
 
 fn fn_attrs(attrs: &[syn::Attribute], abi: Option<&syn::Abi>) -> ItemAttrs {
