@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::layout::{FieldLayout, LayoutTable, TagLayout, TypeShape};
+use crate::layout::{FieldLayout, LayoutTable, TagLayout, TypeShape, std_spelling};
 use crate::model::{ArrayLen, FloatTy, IntTy, Ty};
 
 /// The pointer size: the device's ([`device_ir::layout::POINTER_SIZE`]), which
@@ -203,6 +203,35 @@ pub enum ProbedVariant {
     Index(u32),
 }
 
+/// The slice tail of a dynamically sized struct ([`Layouts::slice_tail`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceTail {
+    /// Where the tail's first element starts.
+    pub offset: u64,
+    /// The element type.
+    pub elem: Ty,
+    /// The element's size, which is its stride.
+    pub elem_size: u64,
+    /// The struct's alignment, the tail's included.
+    pub align: u64,
+}
+
+/// The unsized types (slices, `str`, `dyn`) among the type arguments of
+/// `ty`, at any depth.
+fn unsized_leaves<'t>(ty: &'t Ty, out: &mut Vec<&'t Ty>) {
+    if let Ty::Adt(path) = ty {
+        for arg in path.generic_args() {
+            if let crate::model::GenericArg::Type(t) = arg {
+                if t.is_unsized() {
+                    out.push(t);
+                } else {
+                    unsized_leaves(t, out);
+                }
+            }
+        }
+    }
+}
+
 /// Where layouts come from.
 pub struct Layouts<'a> {
     /// rustc's report.
@@ -260,6 +289,63 @@ impl Layouts<'_> {
     /// Whether a pointer to `ty` is fat ([`LayoutTable::is_unsized`]).
     pub fn is_unsized(&self, ty: &Ty) -> bool {
         self.table.is_unsized(ty)
+    }
+
+    /// Where the slice tail of the dynamically sized struct `ty` starts and
+    /// what it holds, so that `size_of_val` can add the tail's length:
+    /// `P<[u8]>` with `struct P<T: ?Sized> { a: u32, n: u8, data: T }` has
+    /// its `[u8]` at 5 and alignment 4.
+    ///
+    /// rustc's report prints the unsized struct with a 0-byte tail whose
+    /// type it does not name, so the layout is read from a sized twin in
+    /// the report instead: the same struct with the array `[E; N]` in place
+    /// of the one unsized type argument `[E]` (`P<[u8; 2]>`, the source of
+    /// the unsizing coercion that made the pointer). Every instantiation of
+    /// a struct whose last field may be unsized keeps that field last at
+    /// the same offset (that is what lets a coercion reuse the memory), and
+    /// a twin whose last field is exactly `N` elements wide has the type
+    /// argument as its tail; its alignment is the unsized struct's, since
+    /// `[E; N]` and `[E]` align alike.
+    ///
+    /// `None` where there is no such twin (a pointer built from parts, a
+    /// struct declaring `[E]` itself), or where the tail is `dyn` or `str`.
+    pub fn slice_tail(&self, ty: &Ty) -> Option<SliceTail> {
+        if !self.is_unsized(ty) {
+            return None;
+        }
+        let mut leaves = Vec::new();
+        unsized_leaves(ty, &mut leaves);
+        let [leaf @ Ty::Slice(elem)] = leaves.as_slice() else {
+            return None;
+        };
+        let elem_size = self.of(elem).ok()?.size;
+        let name = ty.to_string();
+        let leaf_name = leaf.to_string();
+        let at = name.find(&leaf_name)?;
+        if name[at + 1..].contains(&leaf_name) {
+            return None;
+        }
+        let before = format!("{}[{elem}; ", &name[..at]);
+        let after = format!("]{}", &name[at + leaf_name.len()..]);
+        self.table
+            .types
+            .range(before.clone()..)
+            .take_while(|(twin, _)| twin.starts_with(&before))
+            .find_map(|(twin, layout)| {
+                let n: u64 = twin[before.len()..].strip_suffix(&after)?.parse().ok()?;
+                let TypeShape::Struct { fields } = &layout.shape else {
+                    return None;
+                };
+                let tail = fields.last()?;
+                (self.table.sized_adts.contains(&std_spelling(twin))
+                    && n.checked_mul(elem_size) == Some(tail.size))
+                .then(|| SliceTail {
+                    offset: tail.offset,
+                    elem: (**elem).clone(),
+                    elem_size,
+                    align: layout.align,
+                })
+            })
     }
 
     /// The layout of `ty`, or why it is unknown.
@@ -654,6 +740,36 @@ mod tests {
         }
     }
 
+    /// What a [`Layouts`] borrows, owned by a test: a report, and by
+    /// default nothing else.
+    #[derive(Default)]
+    struct Sources {
+        table: crate::layout::LayoutTable,
+        tuples: TupleLayouts,
+        discriminants: BTreeMap<String, Vec<(String, i128)>>,
+        field_names: BTreeMap<String, Vec<String>>,
+        unions: BTreeSet<String>,
+    }
+
+    impl Sources {
+        fn report(text: &str) -> Sources {
+            Sources {
+                table: crate::layout::LayoutTable::parse(text).expect("a report"),
+                ..Sources::default()
+            }
+        }
+
+        fn layouts(&self) -> Layouts<'_> {
+            Layouts {
+                table: &self.table,
+                tuples: &self.tuples,
+                discriminants: &self.discriminants,
+                field_names: &self.field_names,
+                unions: &self.unions,
+            }
+        }
+    }
+
     #[test]
     fn a_non_zero_integers_niche_is_the_whole_integer() {
         assert_eq!(niche_size(option("std::num::NonZero<u128>", 16)), Some(16));
@@ -663,19 +779,8 @@ mod tests {
 
     #[test]
     fn a_function_items_type_is_zero_sized() {
-        let (table, tuples) = (
-            crate::layout::LayoutTable::default(),
-            TupleLayouts::default(),
-        );
-        let (discriminants, field_names) = (BTreeMap::new(), BTreeMap::new());
-        let unions = BTreeSet::new();
-        let layouts = Layouts {
-            table: &table,
-            tuples: &tuples,
-            discriminants: &discriminants,
-            field_names: &field_names,
-            unions: &unions,
-        };
+        let sources = Sources::default();
+        let layouts = sources.layouts();
         let item =
             Ty::Opaque("fn(&'a u32, &'b u32) -> bool {<u32 as std::cmp::PartialOrd>::lt}".into());
         let l = layouts.of(&item).expect("a layout");
@@ -702,22 +807,16 @@ print-type-size         field `.word`: 4 bytes
 
     #[test]
     fn a_unions_fields_are_all_at_zero_by_name_and_index_and_only_unions_are_read_so() {
-        let table = crate::layout::LayoutTable::parse(UNION_AND_ONE_VARIANT_ENUM).expect("report");
-        let tuples = TupleLayouts::default();
-        let discriminants = BTreeMap::new();
-        // The source declares `bytes` second: MIR reads it as field 1.
-        let field_names = BTreeMap::from([(
-            "kernel::Bits".to_string(),
-            vec!["word".to_string(), "bytes".to_string()],
-        )]);
-        let unions = BTreeSet::from(["kernel::Bits".to_string()]);
-        let layouts = Layouts {
-            table: &table,
-            tuples: &tuples,
-            discriminants: &discriminants,
-            field_names: &field_names,
-            unions: &unions,
+        let sources = Sources {
+            // The source declares `bytes` second: MIR reads it as field 1.
+            field_names: BTreeMap::from([(
+                "kernel::Bits".to_string(),
+                vec!["word".to_string(), "bytes".to_string()],
+            )]),
+            unions: BTreeSet::from(["kernel::Bits".to_string()]),
+            ..Sources::report(UNION_AND_ONE_VARIANT_ENUM)
         };
+        let layouts = sources.layouts();
         let bits = crate::parse::parse_type("kernel::Bits").expect("type");
         let Shape::Struct { fields } = layouts.of(&bits).expect("a layout").shape else {
             panic!("a union reads as a struct whose fields all start at 0");
@@ -749,5 +848,57 @@ print-type-size         field `.word`: 4 bytes
         assert_eq!(niche_size(option("&[u8]", 16)), Some(8));
         assert_eq!(niche_size(option("std::ptr::NonNull<u8>", 8)), Some(8));
         assert_eq!(niche_size(option("bool", 1)), None, "not a null niche");
+    }
+
+    /// rustc's report for `struct P<T: ?Sized> { a: u32, n: u8, data: T }`
+    /// at `[u8; 2]` and `[u8]`, and for `Q` at `[u64; 2]`, whose last
+    /// field is not the type argument (`{ p: PhantomData<T>, tail: [u32;
+    /// 3] }`).
+    const SLICE_TAILS: &str = "\
+print-type-size type: `kernel::P<[u8; 2]>`: 8 bytes, alignment: 4 bytes
+print-type-size     field `.a`: 4 bytes
+print-type-size     field `.n`: 1 bytes
+print-type-size     field `.data`: 2 bytes
+print-type-size     end padding: 1 bytes
+print-type-size type: `kernel::P<[u8]>`: 8 bytes, alignment: 4 bytes
+print-type-size     field `.a`: 4 bytes
+print-type-size     field `.n`: 1 bytes
+print-type-size     field `.data`: 0 bytes
+print-type-size     end padding: 3 bytes
+print-type-size type: `kernel::Q<[u64; 2]>`: 12 bytes, alignment: 4 bytes
+print-type-size     field `.p`: 0 bytes
+print-type-size     field `.tail`: 12 bytes
+";
+
+    #[test]
+    fn a_slice_tail_is_read_from_a_sized_twin_whose_last_field_is_the_array() {
+        let mut sources = Sources::report(SLICE_TAILS);
+        let ty = |t: &str| crate::parse::parse_type(t).expect("type");
+        let (p, q) = (ty("kernel::P<[u8]>"), ty("kernel::Q<[u64]>"));
+        sources
+            .table
+            .unsized_adts
+            .extend([p.to_string(), q.to_string()]);
+        // The twin's layout counts only where its sizedness is known.
+        assert_eq!(sources.layouts().slice_tail(&p), None);
+        sources
+            .table
+            .sized_adts
+            .extend(["kernel::P<[u8; 2]>".into(), "kernel::Q<[u64; 2]>".into()]);
+        let layouts = sources.layouts();
+        // The tail at 5, not at the printed size 8; the alignment is 4.
+        assert_eq!(
+            layouts.slice_tail(&p),
+            Some(SliceTail {
+                offset: 5,
+                elem: Ty::Int(IntTy::U8),
+                elem_size: 1,
+                align: 4,
+            })
+        );
+        // 12 bytes are not two u64: the tail is not the type argument.
+        assert_eq!(layouts.slice_tail(&q), None);
+        // A sized struct has no tail to read.
+        assert_eq!(layouts.slice_tail(&ty("kernel::P<[u8; 2]>")), None);
     }
 }

@@ -120,9 +120,16 @@ impl Interp<'_> {
                 self.write(dest, &b)
             }
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
-                let len = match src_ty.pointee() {
-                    Some(Ty::Array(_, crate::model::ArrayLen::Known(n))) => *n,
-                    _ => return Err(format!("unsizing `{src_ty}` is not supported").into()),
+                // `&[T; N]` to `&[T]`, or `&S<[T; N]>` to `&S<[T]>`: the
+                // metadata is the array's length.
+                let len = match (src_ty.pointee(), ty.pointee()) {
+                    (Some(Ty::Array(_, crate::model::ArrayLen::Known(n))), _) => *n,
+                    (Some(from), Some(to)) if let Some(n) = from.unsized_array_len(to) => n,
+                    _ => {
+                        return Err(
+                            format!("unsizing `{src_ty}` to `{ty}` is not supported").into()
+                        );
+                    }
                 };
                 let mut b = b;
                 b.bytes.extend(len.to_le_bytes());
@@ -502,6 +509,23 @@ impl Interp<'_> {
                 self.write_fields(dest, &layout, Some(path), &fields)
             }
             ValTree::Const(c) => self.write_const(dest, c),
+            // `[]` (zero-sized whatever its element) or `[const 1_u8, ..]`,
+            // written element by element at the destination's stride.
+            ValTree::Array(elems) => match &layout.shape {
+                Shape::Zst if elems.is_empty() => Ok(()),
+                Shape::Array {
+                    elem,
+                    count,
+                    stride,
+                } if *count == elems.len() as u64 => {
+                    let (elem, stride) = (elem.clone(), *stride);
+                    for (i, e) in elems.iter().enumerate() {
+                        self.write_valtree(&self.at(dest, i as u64 * stride, elem.clone()), e)?;
+                    }
+                    Ok(())
+                }
+                _ => Err(format!("array value `{v}` of type `{}`", dest.ty).into()),
+            },
             other => Err(format!("printed value {other:?} is not supported").into()),
         }
     }

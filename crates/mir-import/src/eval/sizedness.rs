@@ -294,6 +294,18 @@ fn unsized_by_use(krate: &Crate) -> BTreeSet<String> {
                 };
                 // `PtrMetadata(p)` is `()` for a thin `p`; a pointer cast
                 // keeps the metadata, so one to a fat pointer is from one.
+                // The target of an unsizing coercion is dynamically sized
+                // by definition (`T: Unsize<U>` makes `U` a DST): `&S<[T;
+                // N]>` to `&S<[T]>` shows `S<[T]>` unsized, even where no
+                // source can name `S` for the probe (a struct declared in
+                // a `const` block).
+                if let Rvalue::Cast(CastKind::PointerCoercion(k), _, to) = rv
+                    && k.starts_with("Unsize")
+                    && let Some(pointee @ Ty::Adt(_)) = pointer_target(to)
+                {
+                    found.insert(std_spelling(&pointee.to_string()));
+                    continue;
+                }
                 let (src, fat_result) = match rv {
                     Rvalue::UnaryOp(UnOp::PtrMetadata, Operand::Copy(src) | Operand::Move(src)) => {
                         (src, b.place_ty(dst).is_some_and(|t| t != Ty::unit()))
@@ -326,6 +338,28 @@ mod tests {
 
     fn adt(path: &str) -> Ty {
         crate::parse::parse_type(path).expect("a type")
+    }
+
+    #[test]
+    fn the_target_of_an_unsizing_coercion_is_unsized() {
+        // `S` is declared in a `const` block: no source can name it for the
+        // probe, so only the coercion tells.
+        let mir = "const kernel::main_cs::{constant#0}: &kernel::main_cs::{constant#0}::S<[()]> = {
+    let mut _0: &kernel::main_cs::{constant#0}::S<[()]>;
+    let mut _1: &kernel::main_cs::{constant#0}::S<[(); 0]>;
+
+    bb0: {
+        _0 = copy _1 as &kernel::main_cs::{constant#0}::S<[()]> (PointerCoercion(Unsize, Implicit));
+        return;
+    }
+}
+";
+        let krate = crate::import_text(mir, "", None).expect("imports");
+        let known = by_use(&krate);
+        assert_eq!(
+            known.unsized_adts.iter().collect::<Vec<_>>(),
+            ["kernel::main_cs::{constant#0}::S<[()]>"]
+        );
     }
 
     #[test]

@@ -293,7 +293,18 @@ impl Crate {
             )),
             ValTree::Scalar(s) => self.const_ty(&ConstOperand::Scalar(s.clone())),
             ValTree::Const(c) => self.const_ty(c),
-            ValTree::Str(_) | ValTree::ByteStr(_) | ValTree::Array(_) => None,
+            // `[const 1_u8, const 2_u8]`: the elements say. An empty
+            // array's element type is not printed, but it is zero-sized
+            // whatever it is: `[(); 0]` stands for it (nothing is read or
+            // written, and the place it goes to has its own alignment).
+            ValTree::Array(elems) => Some(Ty::Array(
+                Box::new(match elems.first() {
+                    Some(first) => self.value_ty(first)?,
+                    None => Ty::unit(),
+                }),
+                super::ArrayLen::Known(elems.len() as u64),
+            )),
+            ValTree::Str(_) | ValTree::ByteStr(_) => None,
         }
     }
 
@@ -564,7 +575,7 @@ impl PlaceElem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{IntTy, Scalar};
+    use crate::model::{ArrayLen, IntTy, Scalar};
 
     #[test]
     fn a_tuple_constant_is_typed_by_its_elements() {
@@ -587,8 +598,26 @@ mod tests {
             ]))
         );
         // An element whose type its syntax does not say leaves it unknown.
-        let array = ConstOperand::Value(ValTree::Tuple(None, vec![ValTree::Array(vec![])]));
-        assert_eq!(k.const_ty(&array), None);
+        let string = ConstOperand::Value(ValTree::Tuple(None, vec![ValTree::Str("s".into())]));
+        assert_eq!(k.const_ty(&string), None);
+        // An array is typed by its first element; an empty one is zero-sized
+        // whatever its element, and `[(); 0]` stands for it.
+        let int = |bits| {
+            ValTree::Scalar(Scalar::Int {
+                bits,
+                ty: IntTy::U32,
+            })
+        };
+        let u32s = ConstOperand::Value(ValTree::Array(vec![int(1), int(2)]));
+        assert_eq!(
+            k.const_ty(&u32s),
+            Some(Ty::Array(Box::new(Ty::Int(IntTy::U32)), ArrayLen::Known(2)))
+        );
+        let empty = ConstOperand::Value(ValTree::Array(vec![]));
+        assert_eq!(
+            k.const_ty(&empty),
+            Some(Ty::Array(Box::new(Ty::unit()), ArrayLen::Known(0)))
+        );
     }
 
     /// A kernel that builds the closure `{closure@/src/kernel.rs:3:13: 3:16}`

@@ -409,6 +409,31 @@ impl Ty {
         matches!(self, Ty::Slice(_) | Ty::Str)
             || matches!(self, Ty::Opaque(s) if s.starts_with("dyn "))
     }
+
+    /// The length `N` of the array `[T; N]` that an unsizing coercion from
+    /// this type to `to` turns into the slice `[T]`: this type is that
+    /// array, or a struct whose one differing type argument leads to it
+    /// (`Packet<[u32; 3]>` to `Packet<[u32]>`). `None` for any other
+    /// unsizing (to `dyn Trait`, whose metadata is a vtable).
+    pub fn unsized_array_len(&self, to: &Ty) -> Option<u64> {
+        match (self, to) {
+            (Ty::Array(e, ArrayLen::Known(n)), Ty::Slice(s)) if e == s => Some(*n),
+            (Ty::Adt(a), Ty::Adt(b)) if a.def_path() == b.def_path() => {
+                let (xs, ys) = (a.generic_args(), b.generic_args());
+                if xs.len() != ys.len() {
+                    return None;
+                }
+                let mut differing = xs.iter().zip(ys).filter(|(x, y)| x != y);
+                match (differing.next(), differing.next()) {
+                    (Some((GenericArg::Type(x), GenericArg::Type(y))), None) => {
+                        x.unsized_array_len(y)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for Ty {

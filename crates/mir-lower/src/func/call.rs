@@ -326,8 +326,12 @@ impl FnLower<'_, '_> {
                 let (elem, unsized_len) = match &pointee {
                     Ty::Slice(e) => ((**e).clone(), true),
                     Ty::Str => (Ty::Int(IntTy::U8), true),
-                    // Its size is the prefix's and the tail's, rounded up to
-                    // an alignment a `dyn` tail makes dynamic.
+                    // A struct ending in a slice: its prefix and tail,
+                    // rounded up to its alignment.
+                    dst if let Some(tail) = self.sh.layouts.slice_tail(dst) => {
+                        return self.size_of_struct_with_slice_tail(&args[0], &tail, align);
+                    }
+                    // A `dyn` tail's size and alignment are dynamic.
                     dst if self.sh.layouts.table.sizedness(dst) != Some(true) => {
                         return Err(self.unsupported(format!(
                             "`size_of_val` or `align_of_val` of `{dst}`, which is dynamically sized or whose sizedness the layout probe could not learn"
@@ -433,6 +437,42 @@ impl FnLower<'_, '_> {
             self.scalar_operand(&args[0])?,
             self.scalar_operand(&args[1])?,
         )))
+    }
+
+    /// `size_of_val` (or with `align`, `align_of_val`) of a struct ending
+    /// in a slice, through the fat pointer `op`: the tail's offset plus
+    /// length times element size, rounded up to the struct's alignment, as
+    /// rustc computes it.
+    fn size_of_struct_with_slice_tail(
+        &mut self,
+        op: &Operand,
+        tail: &mir_import::eval::layout::SliceTail,
+        align: bool,
+    ) -> Result<Option<Val>, Diagnostic> {
+        let usize_ty = self.b.types().i64();
+        if align {
+            return Ok(Some(Val::Immediate(
+                self.b.iconst(usize_ty, tail.align as i128),
+            )));
+        }
+        let Val::Pair(_, len) = self.read_operand(op)? else {
+            return Err(
+                self.internal("`size_of_val` of a thin pointer to a struct ending in a slice")
+            );
+        };
+        let elem_size = self.b.iconst(usize_ty, tail.elem_size as i128);
+        let tail_bytes = self.b.binary(device_ir::BinaryOp::Mul, len, elem_size);
+        // offset + tail + (align - 1), then the low bits cleared.
+        let bias = self
+            .b
+            .iconst(usize_ty, (tail.offset + tail.align - 1) as i128);
+        let unrounded = self.b.binary(device_ir::BinaryOp::Add, tail_bytes, bias);
+        let mask = self.b.iconst(usize_ty, !(tail.align as i128 - 1));
+        Ok(Some(Val::Immediate(self.b.binary(
+            device_ir::BinaryOp::And,
+            unrounded,
+            mask,
+        ))))
     }
 
     /// The size of what the pointer operand `op` points to; `what` names the

@@ -115,7 +115,7 @@ impl FnLower<'_, '_> {
                     // is the array's that became the unsized tail.
                     (Some(src @ Ty::Adt(_)), Some(dst))
                         if self.sh.layouts.is_unsized(dst)
-                            && let Some(n) = unsized_array_len(src, dst) =>
+                            && let Some(n) = src.unsized_array_len(dst) =>
                     {
                         n
                     }
@@ -330,29 +330,6 @@ impl FnLower<'_, '_> {
             [a, b] => Ok(Val::Pair(*a, *b)),
             _ => Err(self.internal("a transmute into a form with no scalars")),
         }
-    }
-}
-
-/// The length `N` of the array `[T; N]` that an unsizing coercion from
-/// `from` to `to` turns into the slice `[T]`: `from` is that array, or a
-/// struct whose one differing type argument leads to it
-/// (`Packet<[u32; 3]>` to `Packet<[u32]>`).
-fn unsized_array_len(from: &Ty, to: &Ty) -> Option<u64> {
-    use mir_import::model::{ArrayLen, GenericArg};
-    match (from, to) {
-        (Ty::Array(e, ArrayLen::Known(n)), Ty::Slice(s)) if e == s => Some(*n),
-        (Ty::Adt(a), Ty::Adt(b)) if a.def_path() == b.def_path() => {
-            let (xs, ys) = (a.generic_args(), b.generic_args());
-            if xs.len() != ys.len() {
-                return None;
-            }
-            let mut differing = xs.iter().zip(ys).filter(|(x, y)| x != y);
-            match (differing.next(), differing.next()) {
-                (Some((GenericArg::Type(x), GenericArg::Type(y))), None) => unsized_array_len(x, y),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 
