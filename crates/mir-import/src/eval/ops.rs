@@ -122,8 +122,9 @@ impl Interp<'_> {
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
                 // `&[T; N]` to `&[T]`, or `&S<[T; N]>` to `&S<[T]>`: the
                 // metadata is the array's length.
+                // Checked against the target: `&[T; N] as &dyn Tr` needs a
+                // vtable, not `N`.
                 let len = match (src_ty.pointee(), ty.pointee()) {
-                    (Some(Ty::Array(_, crate::model::ArrayLen::Known(n))), _) => *n,
                     (Some(from), Some(to)) if let Some(n) = from.unsized_array_len(to) => n,
                     _ => {
                         return Err(

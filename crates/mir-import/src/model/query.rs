@@ -243,6 +243,14 @@ impl Crate {
                 // struct value (`PhantomData::<&u32>`) is its own type.
                 (None, None) => self.value_path_ty(p),
             },
+            // `const []` alone: its element type is not printed, but it is
+            // zero-sized whatever it is, and `[(); 0]` stands for it (nothing
+            // is read or written, and the place it goes to has its own
+            // alignment). Inside a tuple or an array the element's
+            // alignment would move its neighbours: unknown there.
+            ConstOperand::Value(ValTree::Array(elems)) if elems.is_empty() => {
+                Ty::Array(Box::new(Ty::unit()), super::ArrayLen::Known(0))
+            }
             ConstOperand::Value(v) => return self.value_ty(v),
             ConstOperand::Promoted { owner, index } => {
                 let b = self.promoted(&owner.def_path(), *index)?;
@@ -294,14 +302,10 @@ impl Crate {
             ValTree::Scalar(s) => self.const_ty(&ConstOperand::Scalar(s.clone())),
             ValTree::Const(c) => self.const_ty(c),
             // `[const 1_u8, const 2_u8]`: the elements say. An empty
-            // array's element type is not printed, but it is zero-sized
-            // whatever it is: `[(); 0]` stands for it (nothing is read or
-            // written, and the place it goes to has its own alignment).
+            // array's element type is not printed ([`Crate::const_ty`]
+            // types it where it stands alone).
             ValTree::Array(elems) => Some(Ty::Array(
-                Box::new(match elems.first() {
-                    Some(first) => self.value_ty(first)?,
-                    None => Ty::unit(),
-                }),
+                Box::new(self.value_ty(elems.first()?)?),
                 super::ArrayLen::Known(elems.len() as u64),
             )),
             ValTree::Str(_) | ValTree::ByteStr(_) => None,
@@ -597,11 +601,13 @@ mod tests {
                 Ty::Int(IntTy::U32)
             ]))
         );
-        // An element whose type its syntax does not say leaves it unknown.
-        let string = ConstOperand::Value(ValTree::Tuple(None, vec![ValTree::Str("s".into())]));
-        assert_eq!(k.const_ty(&string), None);
-        // An array is typed by its first element; an empty one is zero-sized
-        // whatever its element, and `[(); 0]` stands for it.
+        // An element whose type its syntax does not say leaves it unknown:
+        // an empty array's element, whose alignment places the tuple's
+        // other fields.
+        let array = ConstOperand::Value(ValTree::Tuple(None, vec![ValTree::Array(vec![])]));
+        assert_eq!(k.const_ty(&array), None);
+        // An array is typed by its first element; an empty one alone is
+        // zero-sized whatever its element, and `[(); 0]` stands for it.
         let int = |bits| {
             ValTree::Scalar(Scalar::Int {
                 bits,

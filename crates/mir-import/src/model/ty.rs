@@ -417,7 +417,9 @@ impl Ty {
     /// unsizing (to `dyn Trait`, whose metadata is a vtable).
     pub fn unsized_array_len(&self, to: &Ty) -> Option<u64> {
         match (self, to) {
-            (Ty::Array(e, ArrayLen::Known(n)), Ty::Slice(s)) if e == s => Some(*n),
+            // One element type, however spelled: a dependency's MIR may
+            // name it by a re-export's path.
+            (Ty::Array(_, ArrayLen::Known(n)), Ty::Slice(_)) => Some(*n),
             (Ty::Adt(a), Ty::Adt(b)) if a.def_path() == b.def_path() => {
                 let (xs, ys) = (a.generic_args(), b.generic_args());
                 if xs.len() != ys.len() {

@@ -110,7 +110,13 @@ impl FnLower<'_, '_> {
                     return Err(self.unsupported("unsize of a fat pointer"));
                 };
                 let n = match (from.pointee(), to.pointee()) {
-                    (Some(Ty::Array(_, mir_import::model::ArrayLen::Known(n))), _) => *n,
+                    // `&[T; N]` to `&[T]` (not to `&dyn Tr`, whose metadata
+                    // is a vtable).
+                    (Some(src @ Ty::Array(..)), Some(dst))
+                        if let Some(n) = src.unsized_array_len(dst) =>
+                    {
+                        n
+                    }
                     // `&Packet<[u32; 3]>` to `&Packet<[u32]>`: the length
                     // is the array's that became the unsized tail.
                     (Some(src @ Ty::Adt(_)), Some(dst))
