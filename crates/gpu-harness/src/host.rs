@@ -53,6 +53,17 @@ pub enum HostError {
         /// The end of what it printed on stderr.
         stderr: String,
     },
+    /// A kernel panicked: on a GPU, the launch traps. The program stops at
+    /// that launch, so there is no readback.
+    #[error("host run: launch {launch} (`{kernel}`) panicked: {stderr}")]
+    Panicked {
+        /// The launch, counted from 0 in manifest order.
+        launch: usize,
+        /// Its kernel.
+        kernel: String,
+        /// The end of what the program printed on stderr (the panic message).
+        stderr: String,
+    },
     /// The program ran past its time; its whole process tree was killed.
     #[error("host run timed out after {0:?}; its whole process tree was killed")]
     Timeout(Duration),
@@ -65,6 +76,26 @@ pub enum HostError {
     /// Files could not be written or read.
     #[error("host work folder: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// The exit status of a host program whose kernel panicked, after a last
+/// stderr line of [`PANIC_MARKER`] and the launch's index.
+const PANIC_EXIT: i32 = 86;
+
+/// What the host program prints before the index of a launch that panicked.
+const PANIC_MARKER: &str = "gpu-harness: panicked in launch ";
+
+/// The launch whose panic ended a host run, from its exit status and
+/// stderr; `None` for any other failure.
+fn panicked_launch(status: Option<i32>, stderr: &str) -> Option<usize> {
+    if status != Some(PANIC_EXIT) {
+        return None;
+    }
+    stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(PANIC_MARKER))
+        .and_then(|n| n.trim().parse().ok())
 }
 
 /// The readback of each buffer, by name, as bit patterns.
@@ -271,6 +302,7 @@ pub fn program(
          fn put<T: Elem>(out: &mut Vec<u8>, v: &[T]) { for x in v { x.to_le(out); } }\n\
          struct Numbers(std::vec::IntoIter<u64>);\n\
          impl Numbers { fn next(&mut self) -> u64 { self.0.next().expect(\"numbers.bin is short\") } }\n\
+         static LAUNCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);\n\
          fn main() {\n\
          \x20   let args: Vec<String> = std::env::args().collect();\n\
          \x20   let data = std::fs::read(&args[1]).expect(\"buffers.bin\");\n\
@@ -288,7 +320,28 @@ pub fn program(
         );
     }
     s.push_str("    drop(data);\n");
-    for l in &f.manifest.launch {
+    // A kernel's panic inside a launch stops the program at once with a
+    // status and a last line that name the launch, as a trap ends a GPU
+    // launch. A panic cannot unwind out of an `extern \"C\"` kernel (the
+    // process aborts), so the hook, which runs first, does it. Only the
+    // first panicking thread speaks, and without its OS thread id or its
+    // simulated ids, which of several panicking threads comes first being
+    // the scheduler's choice: the report stays the same from run to run.
+    let _ = writeln!(
+        s,
+        "    let default_hook = std::panic::take_hook();\n    \
+         static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);\n    \
+         std::panic::set_hook(Box::new(move |info| {{\n        \
+         let n = LAUNCH.load(std::sync::atomic::Ordering::SeqCst);\n        \
+         if n == usize::MAX {{ return default_hook(info); }}\n        \
+         if !FIRST.swap(false, std::sync::atomic::Ordering::SeqCst) {{ loop {{ std::thread::park(); }} }}\n        \
+         let at = info.location().map_or_else(String::new, |l| format!(\" at {{}}:{{}}:{{}}\", l.file(), l.line(), l.column()));\n        \
+         eprintln!(\"a kernel thread panicked{{at}}: {{}}\", info.payload_as_str().unwrap_or(\"(a payload that is not a string)\"));\n        \
+         eprintln!(\"{PANIC_MARKER}{{n}}\");\n        \
+         std::process::exit({PANIC_EXIT});\n    \
+         }}));"
+    );
+    for (n, l) in f.manifest.launch.iter().enumerate() {
         let tys = params(&l.kernel)
             .ok_or_else(|| gen_err(format!("no kernel `{}` in the source", l.kernel)))?;
         if tys.len() != l.args.len() {
@@ -316,9 +369,12 @@ pub fn program(
         // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
         s.push_str("        let mut dim = || nums.next() as u32;\n");
         s.push_str("        let (grid, block) = ((dim(), dim(), dim()), (dim(), dim(), dim()));\n");
+        // The panic hook names the launch that `LAUNCH` holds.
         let _ = writeln!(
             s,
-            "        gpu::host::launch(grid, block, || unsafe {{ kernel::{}({}) }});",
+            "        LAUNCH.store({n}, std::sync::atomic::Ordering::SeqCst);\n        \
+             gpu::host::launch(grid, block, || unsafe {{ kernel::{}({}) }});\n        \
+             LAUNCH.store(usize::MAX, std::sync::atomic::Ordering::SeqCst);",
             l.kernel,
             names.join(", ")
         );
@@ -589,6 +645,16 @@ pub fn run(
         return Err(HostError::Timeout(timeout));
     }
     if !ran.status.success() {
+        let stderr = ran.stderr_text();
+        if let Some(launch) = panicked_launch(ran.status.code(), &stderr)
+            && let Some(l) = f.manifest.launch.get(launch)
+        {
+            return Err(HostError::Panicked {
+                launch,
+                kernel: l.kernel.clone(),
+                stderr: abridged(&stderr, 4000),
+            });
+        }
         return Err(HostError::Run {
             status: ran.describe(&job),
             stderr: abridged(&ran.stderr_text(), 4000),

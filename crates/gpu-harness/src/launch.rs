@@ -21,6 +21,17 @@ pub enum LaunchError {
     /// The device refused or faulted.
     #[error(transparent)]
     Device(DeviceError),
+    /// A launch trapped (a Rust panic on the device); the launches after it
+    /// did not run.
+    #[error("launch {launch} (`{kernel}`) trapped: {source}")]
+    Trap {
+        /// The launch, counted from 0 in manifest order.
+        launch: usize,
+        /// Its kernel.
+        kernel: String,
+        /// The device's report of the trap.
+        source: Box<DeviceError>,
+    },
     /// The device found a data race; the message names both accesses by the
     /// manifest's buffer names and element indices.
     #[error("{message}")]
@@ -28,6 +39,16 @@ pub enum LaunchError {
         /// The report, with the places in the manifest's words.
         message: String,
     },
+}
+
+impl LaunchError {
+    /// The launch that trapped, if this is a trap.
+    pub fn trapped_launch(&self) -> Option<usize> {
+        match self {
+            LaunchError::Trap { launch, .. } => Some(*launch),
+            _ => None,
+        }
+    }
 }
 
 impl From<DeviceError> for LaunchError {
@@ -104,7 +125,7 @@ pub fn launch_fixture_as(
         });
     }
     let mismatch = LaunchError::Mismatch;
-    for launch in &f.manifest.launch {
+    for (n, launch) in f.manifest.launch.iter().enumerate() {
         let params = l
             .kernel_params
             .get(&launch.kernel)
@@ -144,6 +165,13 @@ pub fn launch_fixture_as(
             if let Some(r) = e.race() {
                 return Err(LaunchError::Race {
                     message: race_message(f, &bufs, r),
+                });
+            }
+            if e.is_trap() {
+                return Err(LaunchError::Trap {
+                    launch: n,
+                    kernel: launch.kernel.clone(),
+                    source: Box::new(e),
                 });
             }
             return Err(e.into());

@@ -308,12 +308,13 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
     }
     // The host run is the user's code: it runs only for a kernel that the
     // compiler took, so a refused kernel never runs anywhere.
-    let expected = match (&lowered, &opts.sandbox) {
+    let expect_trap = f.manifest.expect_trap;
+    let host = match (&lowered, &opts.sandbox) {
         (Some(_), Ok(sandbox)) => run.stage("host", || {
             let params = params.map_err(StageError::Host)?;
             let find = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, t)| t.clone());
             let builds = opts.cache.as_ref().map(|c| c.dir().join("host-builds"));
-            let (rb, how) = crate::host::run(
+            let ran = crate::host::run(
                 f,
                 &find,
                 sandbox,
@@ -321,13 +322,38 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
                 f.manifest.host_timeout(),
                 builds.as_deref(),
                 deps.as_deref(),
-            )?;
+            );
+            // The host judges a trap against the manifest, as the device
+            // stage judges a race: an expected panic is its pass.
+            let (rb, how) = match (ran, expect_trap) {
+                (Ok(_), true) => {
+                    return Err(StageError::TrapMissing {
+                        runner: "host run".into(),
+                    });
+                }
+                (
+                    Err(crate::host::HostError::Panicked {
+                        launch,
+                        kernel,
+                        stderr,
+                    }),
+                    true,
+                ) => {
+                    return Ok((
+                        HostOutcome::Panicked(launch),
+                        format!(
+                            "launch {launch} (`{kernel}`) panicked, as the manifest expects: {stderr}"
+                        ),
+                    ));
+                }
+                (ran, _) => ran?,
+            };
             let build = match how {
                 crate::host::HostBuild::Built => "rustc -C opt-level=1",
                 crate::host::HostBuild::Reused => "rustc -C opt-level=1 (build reused)",
             };
             Ok((
-                rb,
+                HostOutcome::Values(rb),
                 format!("{build}, simulated threads; {}", sandbox.describe()),
             ))
         }),
@@ -342,6 +368,11 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
             None
         }
     };
+    let (expected, host_trap) = match host {
+        Some(HostOutcome::Values(rb)) => (Some(rb), None),
+        Some(HostOutcome::Panicked(launch)) => (None, Some(launch)),
+        None => (None, None),
+    };
     let mut values = Vec::new();
     match &lowered {
         Some((l, _)) => {
@@ -353,7 +384,12 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
             // The device stage judges a race against the manifest, as the
             // lower stage judges a refusal: an expected race is its pass.
             let device = run.stage("device", || {
-                match (device_stage(f, l, ptx, opts), f.manifest.expect_race) {
+                let ran = device_stage(f, l, ptx, opts);
+                if expect_trap {
+                    return judge_trap(ran.map(|_| ()), device_name(opts), host_trap)
+                        .map(|detail| (None, detail));
+                }
+                match (ran, f.manifest.expect_race) {
                     (Err(e), true) if e.kind() == FailureKind::Race => Ok((
                         None,
                         format!("data race found, as the manifest expects:\n{e}"),
@@ -361,6 +397,17 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
                     (r, _) => r.map(|(readback, detail)| (Some(readback), detail)),
                 }
             });
+            if expect_trap {
+                // A GPU keeps nothing after a trap: there are no values.
+                run.skip(
+                    "compare",
+                    "the kernel traps, as the manifest expects: nothing is read back after a trap",
+                );
+                if opts.device == DeviceChoice::Both {
+                    ptx_trap_stage(&mut run, f, l, ptx, opts, host_trap);
+                }
+                return FixtureReport::new(f.name.clone(), run.stages, values);
+            }
             let expected_race = matches!(device, Some(None));
             if expected_race || run.last_failed_with(FailureKind::Race) {
                 // A race comes before any value: the values of a racy
@@ -575,6 +622,74 @@ fn device_for(
     }
 }
 
+/// What the host run gave: the readback, or the launch in which a kernel
+/// panicked where the manifest expects it to.
+enum HostOutcome {
+    Values(crate::host::Readback),
+    Panicked(usize),
+}
+
+/// The device of `opts`, as a trap verdict names it.
+fn device_name(opts: &Options) -> &'static str {
+    match opts.device {
+        DeviceChoice::Virtual | DeviceChoice::Both => "virtual device",
+        DeviceChoice::Ptx => "PTX device",
+        DeviceChoice::Auto | DeviceChoice::Cuda => "device",
+    }
+}
+
+/// A device run of a fixture that expects a trap: it passes where a launch
+/// trapped, in the launch the host panicked in (when the host did).
+fn judge_trap(
+    ran: Result<(), StageError>,
+    runner: &str,
+    host_trap: Option<usize>,
+) -> Result<String, StageError> {
+    match ran {
+        Ok(()) => Err(StageError::TrapMissing {
+            runner: runner.into(),
+        }),
+        Err(StageError::Launch(e)) => match (e.trapped_launch(), host_trap) {
+            (Some(device), Some(host)) if device != host => Err(StageError::TrapMismatch {
+                runner: runner.into(),
+                host,
+                device,
+            }),
+            (Some(_), _) => Ok(format!("{e}, as the manifest expects")),
+            (None, _) => Err(StageError::Launch(e)),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// The PTX device's stage of a fixture that expects a trap: libNVVM's
+/// `-opt=3` PTX must trap in the host's launch too.
+fn ptx_trap_stage(
+    run: &mut Run,
+    f: &Fixture,
+    l: &mir_lower::Lowered,
+    ptx: Option<&str>,
+    opts: &Options,
+    host_trap: Option<usize>,
+) {
+    let Some(ptx) = ptx else {
+        run.skip("ptx-device", "no PTX (libNVVM did not run)");
+        return;
+    };
+    let mut limits = opts.limits;
+    if let Some(steps) = f.manifest.step_limit {
+        limits.max_steps = steps;
+    }
+    run.stage("ptx-device", || {
+        let mut dev = PtxDevice::with_limits(limits);
+        let program = Program::with_ptx(&l.module, ptx);
+        let ran = launch_fixture(f, l, &mut dev, &program)
+            .map(|_| ())
+            .map_err(StageError::Launch);
+        judge_trap(ran, "PTX device", host_trap).map(|detail| ((), detail))
+    });
+}
+
 /// The PTX device's stages of a run on both CPU devices: `ptx-device`
 /// (libNVVM's `-opt=3` PTX, executed) and `ptx-compare` (its values against
 /// the host run's). A value where the PTX device differs from the host while
@@ -687,4 +802,69 @@ fn device_stage(
         FloatMath::Libdevice => Tolerance::of_module(&l.module),
     };
     Ok(((out, tolerance), which))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::DeviceError;
+    use crate::launch::LaunchError;
+
+    fn trap(launch: usize, error: &str) -> Result<(), StageError> {
+        Err(StageError::Launch(LaunchError::Trap {
+            launch,
+            kernel: "k".into(),
+            source: Box::new(DeviceError::KernelFault {
+                kernel: "k".into(),
+                error: error.into(),
+                message: "an illegal instruction was encountered".into(),
+            }),
+        }))
+    }
+
+    #[test]
+    fn a_trap_is_judged_by_its_launch_against_the_hosts() {
+        let ok = judge_trap(trap(1, "CUDA_ERROR_ILLEGAL_INSTRUCTION"), "device", Some(1));
+        assert!(ok.is_ok_and(|d| d.contains("launch 1")));
+        // The host's panic came in another launch.
+        assert!(matches!(
+            judge_trap(trap(0, "CUDA_ERROR_ILLEGAL_INSTRUCTION"), "device", Some(1)),
+            Err(StageError::TrapMismatch {
+                host: 1,
+                device: 0,
+                ..
+            })
+        ));
+        // The host did not run: the device's trap stands on its own.
+        assert!(judge_trap(trap(0, "CUDA_ERROR_ILLEGAL_INSTRUCTION"), "device", None).is_ok());
+        assert!(matches!(
+            judge_trap(Ok(()), "PTX device", Some(0)),
+            Err(StageError::TrapMissing { .. })
+        ));
+        // Another fault is no trap, expected or not.
+        let fault = Err(StageError::Launch(LaunchError::Device(
+            DeviceError::KernelFault {
+                kernel: "k".into(),
+                error: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+                message: "an illegal memory access was encountered".into(),
+            },
+        )));
+        assert!(matches!(
+            judge_trap(fault, "device", Some(0)),
+            Err(StageError::Launch(LaunchError::Device(_)))
+        ));
+    }
+
+    #[test]
+    fn a_gpu_trap_is_an_illegal_instruction_not_an_illegal_address() {
+        let fault = |error: &str| DeviceError::KernelFault {
+            kernel: "k".into(),
+            error: error.into(),
+            message: String::new(),
+        };
+        assert!(fault("CUDA_ERROR_ILLEGAL_INSTRUCTION").is_trap());
+        assert!(fault("CUDA_ERROR_LAUNCH_FAILED").is_trap());
+        assert!(!fault("CUDA_ERROR_ILLEGAL_ADDRESS").is_trap());
+        assert!(!fault("CUDA_ERROR_MISALIGNED_ADDRESS").is_trap());
+    }
 }

@@ -46,6 +46,9 @@ pub enum FailureKind {
     HostBuild,
     /// The host program failed or was killed.
     HostRun,
+    /// A kernel panicked on the host (a trap on a GPU), and the manifest
+    /// expects no trap.
+    HostPanic,
     /// The host program ran past its deadline.
     HostTimeout,
     /// The host program's readback is not what the manifest describes.
@@ -64,6 +67,11 @@ pub enum FailureKind {
     Race,
     /// The manifest expects a data race and the device found none.
     RaceMissing,
+    /// The manifest expects a trap, and the host or a device ran every
+    /// launch to its end.
+    TrapMissing,
+    /// The host panicked in one launch and a device trapped in another.
+    TrapMismatch,
     /// Device values differ from the host run's.
     ComparisonMismatch,
     /// The PTX device's values differ from the host run's (libNVVM's PTX,

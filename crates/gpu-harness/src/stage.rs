@@ -88,6 +88,22 @@ pub enum StageError {
     /// The manifest expects a data race and the device found none.
     #[error("the manifest expects a data race, and the device found none")]
     RaceMissing,
+    /// The manifest expects a trap, and `runner` ran every launch to its end.
+    #[error("the manifest expects a trap, and the {runner} ran every launch to its end")]
+    TrapMissing {
+        /// `host run`, `virtual device`, `PTX device`.
+        runner: String,
+    },
+    /// The host panicked in one launch and the device trapped in another.
+    #[error("the host panicked in launch {host}, the {runner} trapped in launch {device}")]
+    TrapMismatch {
+        /// The device.
+        runner: String,
+        /// The launch the host panicked in.
+        host: usize,
+        /// The launch the device trapped in.
+        device: usize,
+    },
     /// Device values differ from the host run.
     #[error("{bad} of {total} values differ from the host run")]
     ComparisonMismatch {
@@ -133,6 +149,7 @@ impl StageError {
                 HostError::Generate(_) => FailureKind::HostProgram,
                 HostError::Build { .. } => FailureKind::HostBuild,
                 HostError::Run { .. } => FailureKind::HostRun,
+                HostError::Panicked { .. } => FailureKind::HostPanic,
                 HostError::Timeout(_) => FailureKind::HostTimeout,
                 HostError::Readback(_) => FailureKind::HostReadback,
                 HostError::Sandbox(_) | HostError::Io(_) => FailureKind::HostSandbox,
@@ -142,10 +159,12 @@ impl StageError {
             StageError::NoGpu { .. } => FailureKind::NoGpu,
             StageError::Launch(l) => match l {
                 LaunchError::Mismatch(_) => FailureKind::Launch,
-                LaunchError::Device(_) => FailureKind::Device,
+                LaunchError::Device(_) | LaunchError::Trap { .. } => FailureKind::Device,
                 LaunchError::Race { .. } => FailureKind::Race,
             },
             StageError::RaceMissing => FailureKind::RaceMissing,
+            StageError::TrapMissing { .. } => FailureKind::TrapMissing,
+            StageError::TrapMismatch { .. } => FailureKind::TrapMismatch,
             StageError::ComparisonMismatch { .. } => FailureKind::ComparisonMismatch,
             StageError::PtxMismatch { .. } => FailureKind::PtxMismatch,
             StageError::HandCheckMismatch(_) => FailureKind::HandCheckMismatch,

@@ -31,9 +31,17 @@ fn every_fixture_passes_on_the_virtual_device() {
     assert!(report.all_passed(), "{}", report.table());
     let values: usize = report.fixtures.iter().map(|f| f.values.len()).sum();
     assert!(values > 300, "only {values} values were compared");
+    let trapping: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| gpu_harness::fixture::Fixture::load(d).ok())
+        .filter(|f| f.manifest.expect_trap)
+        .map(|f| f.name)
+        .collect();
+    assert!(!trapping.is_empty(), "no fixture expects a trap");
     for f in &report.fixtures {
         let refused = f.name.starts_with("error_");
         let racy = f.name.starts_with("race_");
+        let traps = trapping.contains(&f.name);
         let device = f.stage("device");
         let host = f.stage("host").map(|s| s.status);
         if refused {
@@ -59,6 +67,12 @@ fn every_fixture_passes_on_the_virtual_device() {
                 "{}: a racy kernel's values were compared",
                 f.name
             );
+        } else if traps {
+            // The trap is each stage's pass; nothing is read back after it.
+            assert_eq!(host, Some(StageStatus::Ok), "{}", f.name);
+            let device = device.expect("a device stage");
+            assert!(device.detail.contains("trapped"), "{}", f.name);
+            assert!(f.values.is_empty(), "{}", f.name);
         } else {
             assert_eq!(
                 device.map(|s| s.status),
@@ -319,5 +333,90 @@ fn a_buffer_too_short_for_a_reference_parameter_stops_the_host_by_name() {
         "{}",
         host.detail
     );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A copy of `oxide_device_panic_trap` in a folder of its own, its manifest
+/// changed by `edit`.
+fn panic_trap_variant(tag: &str, edit: &dyn Fn(&str) -> String) -> (PathBuf, PathBuf) {
+    let tmp = std::env::temp_dir().join(format!("oracle-{tag}-{}", std::process::id()));
+    let dir = tmp.join(tag);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/oxide_device_panic_trap");
+    std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
+    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
+    let edited = edit(&manifest);
+    assert_ne!(edited, manifest, "{tag}: the edit changes the manifest");
+    std::fs::write(dir.join("manifest.toml"), edited).expect("manifest");
+    (tmp, dir)
+}
+
+/// The kernel's `panic!` in launch 1 is a panic on the host and a trap on
+/// both CPU devices, in that launch; nothing is compared.
+#[test]
+fn an_expected_trap_passes_where_the_host_and_every_device_stop_in_one_launch() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/oxide_device_panic_trap");
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Pass, "{}", report.table());
+    let detail = |s: &str| f.stage(s).map(|s| s.detail.clone()).unwrap_or_default();
+    assert!(
+        detail("host").contains("launch 1 (`scale_checked`) panicked")
+            && detail("host").contains("input exceeds the supported range"),
+        "{}",
+        detail("host")
+    );
+    for device in ["device", "ptx-device"] {
+        assert!(
+            detail(device).contains("launch 1 (`scale_checked`) trapped"),
+            "{device}: {}",
+            detail(device)
+        );
+    }
+    assert_eq!(
+        f.stage("compare").map(|s| s.status),
+        Some(StageStatus::Skipped)
+    );
+    assert!(f.values.is_empty());
+}
+
+/// Without the launch that panics, a fixture expecting a trap fails on the
+/// host and on both devices with `trap-missing`.
+#[test]
+fn a_missing_expected_trap_fails_everywhere() {
+    let (tmp, dir) = panic_trap_variant("no-trap", &|m| {
+        m[..m.rfind("[[launch]]").expect("a second launch")].to_string()
+    });
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
+    for stage in ["host", "device", "ptx-device"] {
+        let s = serde_json::to_value(f.stage(stage).expect("a stage")).expect("json");
+        assert_eq!(s["kind"], "trap-missing", "{stage}: {s}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A panic the manifest does not expect fails the host as `host-panic`,
+/// naming the launch and the message, and the device as a fault.
+#[test]
+fn an_unexpected_panic_is_a_host_panic() {
+    let (tmp, dir) = panic_trap_variant("unexpected-panic", &|m| {
+        m.replace("expect_trap = true\n", "")
+    });
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
+    let host = f.stage("host").expect("a host stage");
+    let json = serde_json::to_value(host).expect("json");
+    assert_eq!(json["kind"], "host-panic", "{json}");
+    assert!(
+        host.detail.contains("launch 1 (`scale_checked`) panicked")
+            && host.detail.contains("input exceeds the supported range"),
+        "{}",
+        host.detail
+    );
+    let device = serde_json::to_value(f.stage("device").expect("a device stage")).expect("json");
+    assert_eq!(device["kind"], "device", "{device}");
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -150,6 +150,22 @@ impl DeviceError {
         }
     }
 
+    /// Whether the kernel executed `trap` (a Rust panic on the device).
+    /// The CPU devices say so exactly. A GPU reports a trap as an illegal
+    /// instruction (or, on older drivers, an unspecified launch failure),
+    /// codes that some other faults share; its other codes (an illegal
+    /// address, a misaligned access) are no trap.
+    pub fn is_trap(&self) -> bool {
+        match self {
+            DeviceError::Exec(e) => e.kind == super::virt::FaultKind::Trap,
+            DeviceError::KernelFault { error, .. } => matches!(
+                error.as_str(),
+                "CUDA_ERROR_ILLEGAL_INSTRUCTION" | "CUDA_ERROR_LAUNCH_FAILED"
+            ),
+            _ => false,
+        }
+    }
+
     /// The data race, if this is one.
     pub fn race(&self) -> Option<&RaceReport> {
         match self {
