@@ -386,6 +386,18 @@ pub mod host {
         static IDS: Cell<Ids> = Cell::new(Ids::default());
         static BLOCK_BARRIER: Cell<*const StdBarrier> = const { Cell::new(std::ptr::null()) };
         static WARP: Cell<*const Warp> = const { Cell::new(std::ptr::null()) };
+        static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The start of the message of a check of this simulation whose failure
+    /// a GPU leaves undefined (a warp mask, a deadlocked collective): such
+    /// a panic is no kernel panic, which a GPU would turn into a trap.
+    pub const UNDEFINED_ON_GPU: &str = "undefined on a GPU: ";
+
+    /// Whether this thread is a simulated GPU thread running the kernel
+    /// (not the launching thread, not the prelude's setup around the call).
+    pub fn in_kernel() -> bool {
+        IN_KERNEL.with(Cell::get)
     }
 
     /// One warp's meeting point for the `*_sync` collectives: the lanes named
@@ -426,10 +438,13 @@ pub mod host {
         /// every lane of `mask`, and gets every lane's value.
         fn exchange(&self, lane: u32, mask: u32, value: u64) -> Box<[u64; 32]> {
             let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            assert!(mask & (1 << lane) != 0, "lane {lane} is not in its own mask {mask:#x}");
+            assert!(
+                mask & (1 << lane) != 0,
+                "{UNDEFINED_ON_GPU}lane {lane} is not in its own mask {mask:#x}"
+            );
             assert!(
                 mask & !s.present == 0,
-                "mask {mask:#x} names lanes this warp does not have ({:#x})",
+                "{UNDEFINED_ON_GPU}mask {mask:#x} names lanes this warp does not have ({:#x})",
                 s.present
             );
             s.values[lane as usize] = value;
@@ -450,7 +465,7 @@ pub mod host {
                 }
                 assert!(
                     s.exited & mask == 0,
-                    "deadlock: lanes {:#x} of the mask exited before the warp collective",
+                    "{UNDEFINED_ON_GPU}deadlock: lanes {:#x} of the mask exited before the warp collective",
                     s.exited & mask
                 );
                 s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -499,7 +514,10 @@ pub mod host {
         match source(lane) {
             None => value,
             Some(j) => {
-                assert!(mask & (1 << j) != 0, "lane {lane} shuffles from lane {j}, which is not in the mask {mask:#x}");
+                assert!(
+                    mask & (1 << j) != 0,
+                    "{UNDEFINED_ON_GPU}lane {lane} shuffles from lane {j}, which is not in the mask {mask:#x}"
+                );
                 all[j as usize] as u32
             }
         }
@@ -683,7 +701,9 @@ pub mod host {
                                         let warp = &warps[(linear / 32) as usize];
                                         WARP.with(|w| w.set(warp as *const Warp));
                                         let exit = ExitGuard(warp, linear % 32);
+                                        IN_KERNEL.with(|k| k.set(true));
                                         kernel();
+                                        IN_KERNEL.with(|k| k.set(false));
                                         drop(exit);
                                         WARP.with(|w| w.set(std::ptr::null()));
                                         BLOCK_BARRIER.with(|b| b.set(std::ptr::null()));

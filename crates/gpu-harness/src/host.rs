@@ -323,17 +323,21 @@ pub fn program(
     // A kernel's panic inside a launch stops the program at once with a
     // status and a last line that name the launch, as a trap ends a GPU
     // launch. A panic cannot unwind out of an `extern \"C\"` kernel (the
-    // process aborts), so the hook, which runs first, does it. Only the
-    // first panicking thread speaks, and without its OS thread id or its
-    // simulated ids, which of several panicking threads comes first being
-    // the scheduler's choice: the report stays the same from run to run.
+    // process aborts), so the hook, which runs first, does it. Only a
+    // simulated thread's panic in the kernel counts, not the launching
+    // thread's nor a prelude check of what a GPU leaves undefined (a warp
+    // mask). Only the first panicking thread speaks, and without its OS
+    // thread id or its simulated ids: where all panic alike, the report
+    // stays the same from run to run (where threads panic differently,
+    // the first one's message is the scheduler's choice).
     let _ = writeln!(
         s,
         "    let default_hook = std::panic::take_hook();\n    \
          static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);\n    \
          std::panic::set_hook(Box::new(move |info| {{\n        \
          let n = LAUNCH.load(std::sync::atomic::Ordering::SeqCst);\n        \
-         if n == usize::MAX {{ return default_hook(info); }}\n        \
+         let undefined = info.payload_as_str().is_some_and(|m| m.starts_with(gpu::host::UNDEFINED_ON_GPU));\n        \
+         if n == usize::MAX || !gpu::host::in_kernel() || undefined {{ return default_hook(info); }}\n        \
          if !FIRST.swap(false, std::sync::atomic::Ordering::SeqCst) {{ loop {{ std::thread::park(); }} }}\n        \
          let at = info.location().map_or_else(String::new, |l| format!(\" at {{}}:{{}}:{{}}\", l.file(), l.line(), l.column()));\n        \
          eprintln!(\"a kernel thread panicked{{at}}: {{}}\", info.payload_as_str().unwrap_or(\"(a payload that is not a string)\"));\n        \

@@ -420,3 +420,43 @@ fn an_unexpected_panic_is_a_host_panic() {
     assert_eq!(device["kind"], "device", "{device}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Every thread of the trapping launch panics: one of them speaks, the
+/// rest wait for the program's end, and the report is the same each run.
+#[test]
+fn a_launch_where_every_thread_panics_stops_once_and_reports_alike() {
+    let (tmp, dir) = panic_trap_variant("all-panic", &|m| {
+        let at = m
+            .find("name = \"inputs_out_of_range\"")
+            .expect("the buffer");
+        let (head, tail) = m.split_at(at);
+        let end = tail.find("\n\n").expect("the buffer's end");
+        format!(
+            "{head}name = \"inputs_out_of_range\"\nty = \"u32\"\nlen = 1024\ninit = {{ fill = 1001 }}{}",
+            &tail[end..]
+        )
+    });
+    let run = || run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let (first, second) = (run(), run());
+    let f = &first.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Pass, "{}", first.table());
+    let host = |r: &gpu_harness::report::Report| {
+        r.fixtures[0]
+            .stage("host")
+            .map(|s| s.detail.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        host(&first).contains("launch 1 (`scale_checked`) panicked"),
+        "{}",
+        host(&first)
+    );
+    assert_eq!(
+        host(&first).matches("a kernel thread panicked").count(),
+        1,
+        "{}",
+        host(&first)
+    );
+    assert_eq!(host(&first), host(&second));
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -492,7 +492,7 @@ fn race_detection_cost() {
     let mut total = (Duration::ZERO, Duration::ZERO);
     for dir in gpu_harness::fixture::Fixture::discover(&fixtures_root()).unwrap() {
         let f = gpu_harness::fixture::Fixture::load(&dir).unwrap();
-        if f.manifest.expect_race || f.manifest.expect_error.is_some() {
+        if f.manifest.expect_race || f.manifest.expect_error.is_some() || f.manifest.expect_trap {
             continue;
         }
         let (f, l) = compile_fixture(&dir);
