@@ -31,10 +31,33 @@ pub fn show(t: ElemTy, bits: u64) -> String {
     }
 }
 
+/// Why two bit patterns of a `size`-byte float agree where Rust leaves the
+/// bits open: both NaN, or both zero. `None` if they do not.
+fn same_unspecified_float(size: usize, a: u64, b: u64) -> Option<String> {
+    let (nan, zero) = match size {
+        4 => {
+            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            (x.is_nan() && y.is_nan(), x == 0.0 && y == 0.0)
+        }
+        _ => {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            (x.is_nan() && y.is_nan(), x == 0.0 && y == 0.0)
+        }
+    };
+    if nan {
+        Some("both NaN: the manifest marks these bits unspecified (a NaN's payload)".into())
+    } else if zero {
+        Some("both zero: the manifest marks these bits unspecified (a zero's sign)".into())
+    } else {
+        None
+    }
+}
+
 /// Compares every expected value with the device's, recording each in
 /// `values`: bit for bit, except where `tolerance` (the approximate float
-/// functions of a libdevice device) allows a difference, which the value's
-/// report then explains.
+/// functions of a libdevice device) allows a difference, or the manifest
+/// marks the bits of a float unspecified and both are NaN or both zero;
+/// the value's report then explains.
 pub fn compare(
     f: &Fixture,
     exp: &Readback,
@@ -45,6 +68,12 @@ pub fn compare(
     let (mut bad, mut tolerated) = (0, 0);
     for (name, e) in exp {
         let t = elem_ty(f, name);
+        let unspecified = f
+            .manifest
+            .buffer
+            .iter()
+            .find(|b| &b.name == name)
+            .map_or(&[][..], |b| b.unspecified_float_bits.as_slice());
         let g = got
             .iter()
             .find(|(n, _)| n == name)
@@ -53,7 +82,12 @@ pub fn compare(
         for (i, ev) in e.iter().enumerate() {
             let gv = g.get(i).copied();
             let within = match gv {
-                Some(v) if v != *ev => tolerance.allows(t, *ev, v),
+                Some(v) if v != *ev => tolerance.allows(t, *ev, v).or_else(|| {
+                    unspecified
+                        .contains(&i)
+                        .then(|| same_unspecified_float(t.size(), *ev, v))
+                        .flatten()
+                }),
                 _ => None,
             };
             let ok = gv == Some(*ev) || within.is_some();
@@ -80,7 +114,7 @@ pub fn compare(
             format!("{total} values equal to the host run")
         } else {
             format!(
-                "{total} values agree with the host run: {} bit for bit, {tolerated} within the documented error of a float function (each value says which)",
+                "{total} values agree with the host run: {} bit for bit, {tolerated} within the documented error of a float function or as unspecified float bits (each value says which)",
                 total - tolerated
             )
         },
@@ -173,5 +207,64 @@ mod tests {
         let far = readback([f32::from_bits(0.5f32.to_bits() + 4), 1.0]);
         values.clear();
         assert!(compare(&f, &exp, &far, &sin, &mut values).is_err());
+    }
+
+    #[test]
+    fn unspecified_float_bits_agree_as_two_nans_or_two_zeros_and_nowhere_else() {
+        let manifest: Manifest = toml::from_str(
+            "[[buffer]]\nname = \"bits\"\nty = \"u32\"\nlen = 4\nreadback = 4\n\
+             unspecified_float_bits = [0, 1, 2]\n",
+        )
+        .expect("a valid manifest");
+        let f = Fixture {
+            name: "t".into(),
+            dir: "t".into(),
+            kernel: "t/kernel.rs".into(),
+            manifest,
+        };
+        let bits = |v: [u32; 4]| -> Readback { vec![("bits".into(), v.map(u64::from).to_vec())] };
+        // +0 / -0, two NaNs of different payloads, equal bits.
+        let exp = bits([0, 0x7fc1_2345, 7, 0]);
+        let got = bits([0x8000_0000, 0x7fff_ffff, 7, 0]);
+        let mut values = Vec::new();
+        compare(&f, &exp, &got, &Tolerance::default(), &mut values).expect("they agree");
+        assert!(
+            values[0]
+                .within
+                .as_deref()
+                .is_some_and(|w| w.contains("both zero"))
+        );
+        assert!(
+            values[1]
+                .within
+                .as_deref()
+                .is_some_and(|w| w.contains("both NaN"))
+        );
+        // Two numbers that differ are no match, and element 3 is not marked.
+        for (e, g) in [
+            ([0, 0, 0x3f80_0000, 0], [0, 0, 0x4000_0000, 0]),
+            ([0; 4], [0, 0, 0, 0x8000_0000]),
+        ] {
+            values.clear();
+            assert!(
+                compare(&f, &bits(e), &bits(g), &Tolerance::default(), &mut values).is_err(),
+                "{e:x?} against {g:x?}"
+            );
+        }
+        // A mark past the readback, or on a buffer too narrow for a float.
+        for bad in [
+            "ty = \"u32\"\nlen = 4\nreadback = 2\nunspecified_float_bits = [2]",
+            "ty = \"u16\"\nlen = 4\nreadback = 4\nunspecified_float_bits = [0]",
+        ] {
+            let m: Manifest =
+                toml::from_str(&format!("[[buffer]]\nname = \"b\"\n{bad}\n")).expect("a manifest");
+            assert!(
+                matches!(
+                    m.validate(),
+                    Err(crate::fixture::ManifestError::UnspecifiedBits { .. })
+                ),
+                "{bad}"
+            );
+        }
     }
 }
