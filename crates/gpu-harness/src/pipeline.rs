@@ -633,6 +633,16 @@ enum HostOutcome {
     Panicked(usize),
 }
 
+/// The CPU devices' limits for `f`: the options', with the manifest's
+/// step limit where it gives one.
+fn device_limits(f: &Fixture, opts: &Options) -> Limits {
+    let mut limits = opts.limits;
+    if let Some(steps) = f.manifest.step_limit {
+        limits.max_steps = steps;
+    }
+    limits
+}
+
 /// The device of `opts`, as a trap verdict names it.
 fn device_name(opts: &Options) -> &'static str {
     match opts.device {
@@ -680,10 +690,7 @@ fn ptx_trap_stage(
         run.skip("ptx-device", "no PTX (libNVVM did not run)");
         return;
     };
-    let mut limits = opts.limits;
-    if let Some(steps) = f.manifest.step_limit {
-        limits.max_steps = steps;
-    }
+    let limits = device_limits(f, opts);
     run.stage("ptx-device", || {
         let mut dev = PtxDevice::with_limits(limits);
         let program = Program::with_ptx(&l.module, ptx);
@@ -721,10 +728,7 @@ fn ptx_stages(
         );
         return;
     }
-    let mut limits = opts.limits;
-    if let Some(steps) = f.manifest.step_limit {
-        limits.max_steps = steps;
-    }
+    let limits = device_limits(f, opts);
     let got = run.stage("ptx-device", || {
         let mut dev = PtxDevice::with_limits(limits);
         let program = Program::with_ptx(&l.module, ptx);
@@ -790,10 +794,7 @@ fn device_stage(
     ptx: Option<&str>,
     opts: &Options,
 ) -> Result<((crate::host::Readback, Tolerance), String), StageError> {
-    let mut limits = opts.limits;
-    if let Some(steps) = f.manifest.step_limit {
-        limits.max_steps = steps;
-    }
+    let limits = device_limits(f, opts);
     let (mut dev, which) = device_for(opts, limits, f.manifest.host_timeout())?;
     let program = match ptx {
         Some(p) => Program::with_ptx(&l.module, p),
