@@ -31,6 +31,16 @@ pub fn show(t: ElemTy, bits: u64) -> String {
     }
 }
 
+/// The elements of the manifest's buffer `buffer` whose float bits it
+/// marks unspecified.
+fn unspecified_bits<'f>(f: &'f Fixture, buffer: &str) -> &'f [usize] {
+    f.manifest
+        .buffer
+        .iter()
+        .find(|b| b.name == buffer)
+        .map_or(&[][..], |b| b.unspecified_float_bits.as_slice())
+}
+
 /// Why two bit patterns of a `size`-byte float agree where Rust leaves the
 /// bits open: both NaN, or both zero. `None` if they do not.
 fn same_unspecified_float(size: usize, a: u64, b: u64) -> Option<String> {
@@ -68,12 +78,7 @@ pub fn compare(
     let (mut bad, mut tolerated) = (0, 0);
     for (name, e) in exp {
         let t = elem_ty(f, name);
-        let unspecified = f
-            .manifest
-            .buffer
-            .iter()
-            .find(|b| &b.name == name)
-            .map_or(&[][..], |b| b.unspecified_float_bits.as_slice());
+        let unspecified = unspecified_bits(f, name);
         let g = got
             .iter()
             .find(|(n, _)| n == name)
@@ -131,10 +136,15 @@ pub fn hand_check(f: &Fixture, exp: &Readback) -> Result<((), String), StageErro
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
             .ok_or_else(|| StageError::HandCheckMismatch(format!("no readback of `{name}`")))?;
+        let unspecified = unspecified_bits(f, name);
         for (i, w) in want.iter().enumerate() {
             // Checked by `Manifest::validate`.
             let wb = t.exact_bits(*w).unwrap_or_default();
-            if host.get(i) != Some(&wb) {
+            // Where the bits are open, the host's are one choice of several.
+            let open = |h: u64| {
+                unspecified.contains(&i) && same_unspecified_float(t.size(), wb, h).is_some()
+            };
+            if host.get(i) != Some(&wb) && !host.get(i).is_some_and(|h| open(*h)) {
                 return Err(StageError::HandCheckMismatch(format!(
                     "host `{name}[{i}]` = {:?}, the manifest says {}",
                     host.get(i).map(|v| show(t, *v)),
@@ -240,6 +250,53 @@ mod tests {
                 .as_deref()
                 .is_some_and(|w| w.contains("both NaN"))
         );
+        // The hand-written values meet the host's choice there too, and only
+        // there.
+        let mut handwritten = f.clone();
+        handwritten.manifest.expected.insert(
+            "bits".into(),
+            [0, 0x7fc0_0000, 7, 0]
+                .map(crate::fixture::Number::Int)
+                .to_vec(),
+        );
+        assert!(hand_check(&handwritten, &got).is_ok());
+        assert!(hand_check(&handwritten, &bits([0, 0x7fc0_0000, 7, 0x8000_0000])).is_err());
+        // f64 bits: -0 against +0, and a NaN against a number.
+        let manifest64: Manifest = toml::from_str(
+            "[[buffer]]\nname = \"bits\"\nty = \"u64\"\nlen = 2\nreadback = 2\n\
+             unspecified_float_bits = [0, 1]\n",
+        )
+        .expect("a valid manifest");
+        assert_eq!(manifest64.validate(), Ok(()));
+        let f64s = Fixture {
+            manifest: manifest64,
+            ..f.clone()
+        };
+        let wide = |v: [u64; 2]| -> Readback { vec![("bits".into(), v.to_vec())] };
+        let nan = f64::NAN.to_bits();
+        values.clear();
+        compare(
+            &f64s,
+            &wide([0, nan]),
+            &wide([1 << 63, nan | 1]),
+            &Tolerance::default(),
+            &mut values,
+        )
+        .expect("-0 and +0, two NaNs");
+        for (e, g) in [([0, nan], [0, 1.0f64.to_bits()]), ([nan, 0], [0, 0])] {
+            values.clear();
+            assert!(
+                compare(
+                    &f64s,
+                    &wide(e),
+                    &wide(g),
+                    &Tolerance::default(),
+                    &mut values
+                )
+                .is_err(),
+                "{e:x?} against {g:x?}"
+            );
+        }
         // Two numbers that differ are no match, and element 3 is not marked.
         for (e, g) in [
             ([0, 0, 0x3f80_0000, 0], [0, 0, 0x4000_0000, 0]),
