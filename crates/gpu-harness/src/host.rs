@@ -152,6 +152,14 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
     let elem = |inner: &Ty| inner.to_rust_source();
     match (ty, arg) {
         (_, Arg::Scalar(t, _)) => Ok((scalar(*t), Pass::Direct)),
+        // Two numbers, the low half first (see `write_numbers`).
+        (_, Arg::Wide(t, _)) => Ok((
+            format!(
+                "{{ let lo = nums.next() as u128; let hi = nums.next() as u128; (lo | hi << 64) as {} }}",
+                t.rust()
+            ),
+            Pass::Direct,
+        )),
         (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => match &**inner {
             // `&[AtomicU32]` and friends view the buffer's integers in place.
             Ty::Slice(e) if elem(e).contains("Atomic") => Ok((
@@ -394,8 +402,9 @@ pub fn program(
 
 /// Writes the manifest's numbers to `path` as little-endian `u64`s, in the
 /// order the host program reads them: each buffer's length and readback
-/// count; then per launch, each scalar argument's bits in order, the grid
-/// and the block. So the program's text holds no number of the manifest,
+/// count; then per launch, each scalar argument's bits in order (a 128-bit
+/// one as two numbers, the low half first), the grid and the block. So the
+/// program's text holds no number of the manifest,
 /// and a change of grid, lengths or scalars reuses its build.
 ///
 /// # Errors
@@ -409,11 +418,16 @@ pub fn write_numbers(f: &Fixture, path: &Path) -> Result<(), HostError> {
     }
     for l in &f.manifest.launch {
         for a in &l.args {
-            if let Arg::Scalar(_, bits) = a
+            match a
                 .resolve()
                 .map_err(|e| HostError::Generate(e.to_string()))?
             {
-                push(bits);
+                Arg::Scalar(_, bits) => push(bits),
+                Arg::Wide(_, bits) => {
+                    push(bits as u64);
+                    push((bits >> 64) as u64);
+                }
+                Arg::Buffer(_) => {}
             }
         }
         for d in l.grid.iter().chain(&l.block) {

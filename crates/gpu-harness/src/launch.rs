@@ -8,7 +8,7 @@ use mir_lower::Lowered;
 
 use crate::device::virt::{Limits, RaceAccess, RaceMemory, RaceReport, VirtualDevice};
 use crate::device::{Buffer, Device, DeviceError, KernelArg, Program};
-use crate::fixture::{Arg, ElemTy, Fixture};
+use crate::fixture::{Arg, ElemTy, Fixture, WideTy};
 use crate::host::Readback;
 
 /// Why the launches failed.
@@ -143,6 +143,8 @@ pub fn launch_fixture_as(
             match (a.resolve().map_err(|e| mismatch(e.to_string()))?, p.slots) {
                 (_, 0) => {}
                 (Arg::Scalar(t, bits), 1) => args.push(scalar_arg(t, bits)),
+                (Arg::Wide(WideTy::U128, bits), 1) => args.push(KernelArg::U128(bits)),
+                (Arg::Wide(WideTy::I128, bits), 1) => args.push(KernelArg::I128(bits as i128)),
                 (Arg::Buffer(name), slots) => {
                     let b = bufs
                         .iter()

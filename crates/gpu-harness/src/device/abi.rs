@@ -73,25 +73,28 @@ pub fn int_bits(arg: &KernelArg) -> Option<u16> {
         KernelArg::U16(_) | KernelArg::I16(_) => 16,
         KernelArg::U32(_) | KernelArg::I32(_) => 32,
         KernelArg::U64(_) | KernelArg::I64(_) => 64,
+        KernelArg::U128(_) | KernelArg::I128(_) => 128,
         _ => return None,
     })
 }
 
 /// The bit pattern of a scalar argument (integers zero-extended, floats as IEEE
 /// bits), or `None` for pointers.
-pub fn scalar_bits(arg: &KernelArg) -> Option<u64> {
+pub fn scalar_bits(arg: &KernelArg) -> Option<u128> {
     Some(match *arg {
-        KernelArg::Bool(b) => u64::from(b),
-        KernelArg::U8(v) => u64::from(v),
-        KernelArg::I8(v) => u64::from(v as u8),
-        KernelArg::U16(v) => u64::from(v),
-        KernelArg::I16(v) => u64::from(v as u16),
-        KernelArg::U32(v) => u64::from(v),
-        KernelArg::I32(v) => u64::from(v as u32),
-        KernelArg::U64(v) => v,
-        KernelArg::I64(v) => v as u64,
-        KernelArg::F32(v) => u64::from(v.to_bits()),
-        KernelArg::F64(v) => v.to_bits(),
+        KernelArg::Bool(b) => u128::from(b),
+        KernelArg::U8(v) => u128::from(v),
+        KernelArg::I8(v) => u128::from(v as u8),
+        KernelArg::U16(v) => u128::from(v),
+        KernelArg::I16(v) => u128::from(v as u16),
+        KernelArg::U32(v) => u128::from(v),
+        KernelArg::I32(v) => u128::from(v as u32),
+        KernelArg::U64(v) => u128::from(v),
+        KernelArg::I64(v) => u128::from(v as u64),
+        KernelArg::U128(v) => v,
+        KernelArg::I128(v) => v as u128,
+        KernelArg::F32(v) => u128::from(v.to_bits()),
+        KernelArg::F64(v) => u128::from(v.to_bits()),
         KernelArg::Buffer(_) | KernelArg::BufferAt(..) | KernelArg::Null => return None,
     })
 }
@@ -102,6 +105,7 @@ pub fn arg_size(arg: &KernelArg) -> usize {
         KernelArg::Bool(_) | KernelArg::U8(_) | KernelArg::I8(_) => 1,
         KernelArg::U16(_) | KernelArg::I16(_) => 2,
         KernelArg::U32(_) | KernelArg::I32(_) | KernelArg::F32(_) => 4,
+        KernelArg::U128(_) | KernelArg::I128(_) => 16,
         _ => 8,
     }
 }

@@ -169,6 +169,10 @@ pub enum KernelArg {
     U64(u64),
     /// An `i64`.
     I64(i64),
+    /// An `i128` (a `u128` parameter).
+    U128(u128),
+    /// An `i128`.
+    I128(i128),
     /// A `float`.
     F32(f32),
     /// A `double`.

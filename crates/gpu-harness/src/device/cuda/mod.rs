@@ -341,13 +341,14 @@ impl Device for CudaDevice {
         // SAFETY: the module is loaded in this context, which is bound.
         let func = unsafe { result::module::get_function(raw, name) }
             .map_err(cuda("finding the kernel"))?;
-        // One 8-byte little-endian slot per argument: a smaller scalar sits in the
-        // slot's low bytes, where the driver reads its size.
+        // One 16-byte little-endian slot per argument: a smaller scalar sits in
+        // the slot's low bytes, where the driver reads its size (16 for an
+        // `i128`).
         let mut slots = Vec::with_capacity(args.len());
         for arg in args {
             let bits = match *arg {
-                KernelArg::Buffer(b) => self.address(b, 0)?,
-                KernelArg::BufferAt(b, offset) => self.address(b, offset)?,
+                KernelArg::Buffer(b) => u128::from(self.address(b, 0)?),
+                KernelArg::BufferAt(b, offset) => u128::from(self.address(b, offset)?),
                 KernelArg::Null => 0,
                 _ => abi::scalar_bits(arg).unwrap_or(0),
             };
@@ -355,7 +356,7 @@ impl Device for CudaDevice {
         }
         let mut params: Vec<*mut c_void> = slots
             .iter_mut()
-            .map(|s| (s as *mut u64).cast::<c_void>())
+            .map(|s| (s as *mut u128).cast::<c_void>())
             .collect();
         let (g, b) = (config.grid, config.block);
         // SAFETY: `params` points at one live slot per kernel parameter, each at

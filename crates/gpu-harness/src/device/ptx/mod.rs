@@ -108,12 +108,10 @@ impl PtxDevice {
 
     /// The bytes of one kernel argument, as its `.param` holds them.
     fn arg_bytes(&self, arg: &KernelArg) -> Result<Vec<u8>, DeviceError> {
-        let v: u64 = match *arg {
+        let v: u128 = match *arg {
             KernelArg::Null => 0,
-            KernelArg::Buffer(b) => address(self.buffer(b)?.0, 0),
-            KernelArg::BufferAt(b, off) => address(self.buffer(b)?.0, off),
-            KernelArg::F32(v) => u64::from(v.to_bits()),
-            KernelArg::F64(v) => v.to_bits(),
+            KernelArg::Buffer(b) => u128::from(address(self.buffer(b)?.0, 0)),
+            KernelArg::BufferAt(b, off) => u128::from(address(self.buffer(b)?.0, off)),
             _ => abi::scalar_bits(arg).unwrap_or(0),
         };
         Ok(v.to_le_bytes()[..abi::arg_size(arg).max(1)].to_vec())

@@ -168,7 +168,7 @@ impl VirtualDevice {
             }
             _ => Val::int(
                 abi::int_bits(arg).unwrap_or(64),
-                u128::from(abi::scalar_bits(arg).unwrap_or(0)),
+                abi::scalar_bits(arg).unwrap_or(0),
             ),
         })
     }
