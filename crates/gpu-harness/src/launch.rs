@@ -89,6 +89,17 @@ fn scalar_arg(t: ElemTy, bits: u64) -> KernelArg {
     }
 }
 
+/// The kernel argument of a resolved manifest scalar (up to 64 bits, or
+/// 128); `None` for a buffer, whose argument is its device address.
+pub fn scalar_argument(arg: &Arg) -> Option<KernelArg> {
+    match *arg {
+        Arg::Scalar(t, bits) => Some(scalar_arg(t, bits)),
+        Arg::Wide(WideTy::U128, bits) => Some(KernelArg::U128(bits)),
+        Arg::Wide(WideTy::I128, bits) => Some(KernelArg::I128(bits as i128)),
+        Arg::Buffer(_) => None,
+    }
+}
+
 /// Loads `program`, allocates and fills the manifest's buffers and runs every
 /// launch of `f`, in order. Returns the buffers, in manifest order.
 pub fn launch_fixture(
@@ -142,9 +153,7 @@ pub fn launch_fixture_as(
         for (p, a) in params.iter().zip(&launch.args) {
             match (a.resolve().map_err(|e| mismatch(e.to_string()))?, p.slots) {
                 (_, 0) => {}
-                (Arg::Scalar(t, bits), 1) => args.push(scalar_arg(t, bits)),
-                (Arg::Wide(WideTy::U128, bits), 1) => args.push(KernelArg::U128(bits)),
-                (Arg::Wide(WideTy::I128, bits), 1) => args.push(KernelArg::I128(bits as i128)),
+                (a @ (Arg::Scalar(..) | Arg::Wide(..)), 1) => args.extend(scalar_argument(&a)),
                 (Arg::Buffer(name), slots) => {
                     let b = bufs
                         .iter()

@@ -508,3 +508,54 @@ fn struct_padding_is_carried_but_never_used() {
         }
     }
 }
+
+/// A 128-bit parameter is 16 bytes of `.param` space, read low half first
+/// (as libNVVM's PTX does with `ld.param.v2.u64`) or by offset; an argument
+/// of another width is refused, not truncated.
+#[test]
+fn a_128_bit_parameter_keeps_its_high_half() {
+    let ptx = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry wide(.param .align 16 .b8 w[16], .param .u64 out)
+{
+	.reg .b64 	%rd<8>;
+
+	ld.param.v2.u64 	{%rd1, %rd2}, [w];
+	ld.param.u64 	%rd3, [w+8];
+	ld.param.u64 	%rd4, [out];
+	cvta.to.global.u64 	%rd5, %rd4;
+	st.global.u64 	[%rd5], %rd1;
+	st.global.u64 	[%rd5+8], %rd2;
+	st.global.u64 	[%rd5+16], %rd3;
+	ret;
+}
+"#;
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
+    let out = dev.zeroed::<u64>(3).expect("alloc");
+    let v: i128 = -0x0123_4567_89ab_cdef;
+    dev.launch(
+        module,
+        "wide",
+        LaunchConfig::linear(1, 1),
+        &[KernelArg::I128(v), KernelArg::Buffer(out)],
+    )
+    .expect("runs");
+    let got = dev.download::<u64>(out).expect("reads");
+    let (lo, hi) = (v as u128 as u64, (v as u128 >> 64) as u64);
+    assert_eq!(got, [lo, hi, hi]);
+    assert_eq!(hi, u64::MAX, "the high half is all ones");
+    // An 8-byte argument for the 16-byte parameter.
+    let err = dev
+        .launch(
+            module,
+            "wide",
+            LaunchConfig::linear(1, 1),
+            &[KernelArg::U64(7), KernelArg::Buffer(out)],
+        )
+        .expect_err("a narrower argument is refused");
+    assert!(err.to_string().contains("16 bytes"), "{err}");
+}

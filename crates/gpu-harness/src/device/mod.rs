@@ -169,7 +169,7 @@ pub enum KernelArg {
     U64(u64),
     /// An `i64`.
     I64(i64),
-    /// An `i128` (a `u128` parameter).
+    /// An `i128` parameter's value, from a `u128`.
     U128(u128),
     /// An `i128`.
     I128(i128),

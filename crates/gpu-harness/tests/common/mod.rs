@@ -171,7 +171,9 @@ pub fn run_fixture(
         for (p, a) in params.iter().zip(&launch.args) {
             match (a.resolve().unwrap(), p.slots) {
                 (_, 0) => {}
-                (Arg::Scalar(t, bits), 1) => args.push(scalar_arg(t, bits)),
+                (a @ (Arg::Scalar(..) | Arg::Wide(..)), 1) => {
+                    args.extend(gpu_harness::launch::scalar_argument(&a));
+                }
                 (Arg::Buffer(name), slots) => {
                     let (_, buf, len) = buffers.iter().find(|(n, ..)| *n == name).unwrap();
                     args.push(KernelArg::Buffer(*buf));
@@ -187,18 +189,4 @@ pub fn run_fixture(
     }
     let buffers = buffers.into_iter().map(|(n, b, _)| (n, b)).collect();
     Ok(FixtureRun { dev, buffers })
-}
-
-/// The kernel argument of a manifest scalar: by size, since integer
-/// arguments need only the parameter's width.
-fn scalar_arg(t: gpu_harness::fixture::ElemTy, bits: u64) -> KernelArg {
-    match (t.is_float(), t.size()) {
-        (true, 4) => KernelArg::F32(f32::from_bits(bits as u32)),
-        (true, _) => KernelArg::F64(f64::from_bits(bits)),
-        (false, 1) if t.rust() == "bool" => KernelArg::Bool(bits != 0),
-        (false, 1) => KernelArg::U8(bits as u8),
-        (false, 2) => KernelArg::U16(bits as u16),
-        (false, 4) => KernelArg::U32(bits as u32),
-        _ => KernelArg::U64(bits),
-    }
 }

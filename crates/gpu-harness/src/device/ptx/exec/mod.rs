@@ -190,9 +190,20 @@ pub(crate) fn start(
     params: &[Vec<u8>],
 ) -> Result<(), Fault> {
     let mut frame = new_frame(ctx.mem, ctx.program, kernel, thread.linear)?;
-    for (slot, bytes) in frame.slots.iter_mut().zip(params) {
-        let n = slot.len().min(bytes.len());
-        slot[..n].copy_from_slice(&bytes[..n]);
+    for (i, (slot, bytes)) in frame.slots.iter_mut().zip(params).enumerate() {
+        // Without device IR no check saw the arguments: a 16-byte value
+        // for an 8-byte `.param` would lose its high half here.
+        if slot.len() != bytes.len() {
+            return Err(Fault::new(
+                FaultKind::Unsupported,
+                format!(
+                    "parameter {i} is {} bytes, its argument {}",
+                    slot.len(),
+                    bytes.len()
+                ),
+            ));
+        }
+        slot.copy_from_slice(bytes);
     }
     thread.stack.push(frame);
     Ok(())
