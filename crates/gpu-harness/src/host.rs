@@ -682,3 +682,23 @@ pub fn run(
         .map_err(|e| HostError::Readback(format!("{}: {e}", readback.display())))?;
     Ok((parse_readback(f, &bytes)?, how))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_panic_status_with_its_marker_names_a_launch() {
+        let stderr = format!("a kernel thread panicked at k.rs:3:5: boom\n{PANIC_MARKER}2\n");
+        assert_eq!(panicked_launch(Some(PANIC_EXIT), &stderr), Some(2));
+        // Another status (an abort, a panic outside a launch) names none.
+        assert_eq!(panicked_launch(Some(101), &stderr), None);
+        assert_eq!(panicked_launch(None, &stderr), None);
+        // The status alone, from a program that exits 86 for its own reasons.
+        assert_eq!(panicked_launch(Some(PANIC_EXIT), "exit 86\n"), None);
+        assert_eq!(
+            panicked_launch(Some(PANIC_EXIT), &format!("{PANIC_MARKER}x\n")),
+            None
+        );
+    }
+}
