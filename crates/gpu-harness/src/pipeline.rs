@@ -384,11 +384,13 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
             // The device stage judges a race against the manifest, as the
             // lower stage judges a refusal: an expected race is its pass.
             let device = run.stage("device", || {
-                let ran = device_stage(f, l, ptx, opts);
+                let (which, ran) = device_stage(f, l, ptx, opts);
                 if expect_trap {
-                    return judge_trap(ran.map(|_| ()), device_name(opts), host_trap)
+                    let runner = which.as_deref().unwrap_or("device");
+                    return judge_trap(ran.map(|_| ()), runner, host_trap)
                         .map(|detail| (None, detail));
                 }
+                let ran = ran.map(|r| (r, which.unwrap_or_default()));
                 match (ran, f.manifest.expect_race) {
                     (Err(e), true) if e.kind() == FailureKind::Race => Ok((
                         None,
@@ -643,15 +645,6 @@ fn device_limits(f: &Fixture, opts: &Options) -> Limits {
     limits
 }
 
-/// The device of `opts`, as a trap verdict names it.
-fn device_name(opts: &Options) -> &'static str {
-    match opts.device {
-        DeviceChoice::Virtual | DeviceChoice::Both => "virtual device",
-        DeviceChoice::Ptx => "PTX device",
-        DeviceChoice::Auto | DeviceChoice::Cuda => "device",
-    }
-}
-
 /// A device run of a fixture that expects a trap: it passes where a launch
 /// trapped, in the launch the host panicked in (when the host did).
 fn judge_trap(
@@ -669,7 +662,7 @@ fn judge_trap(
                 host,
                 device,
             }),
-            (Some(_), _) => Ok(format!("{e}, as the manifest expects")),
+            (Some(_), _) => Ok(format!("{runner}: {e}, as the manifest expects")),
             (None, _) => Err(StageError::Launch(e)),
         },
         Err(e) => Err(e),
@@ -788,25 +781,40 @@ fn ptx_stages(
 
 /// The device stage: the fixture's launches on the chosen device (the PTX
 /// when there is some, else the device IR), and the readback.
+///
+/// Returns the device's description once it is open, failed launches
+/// included: a trap verdict names the device that trapped (under `--device
+/// auto`, a GPU or the virtual device).
+#[allow(clippy::type_complexity)]
 fn device_stage(
     f: &Fixture,
     l: &mir_lower::Lowered,
     ptx: Option<&str>,
     opts: &Options,
-) -> Result<((crate::host::Readback, Tolerance), String), StageError> {
+) -> (
+    Option<String>,
+    Result<(crate::host::Readback, Tolerance), StageError>,
+) {
     let limits = device_limits(f, opts);
-    let (mut dev, which) = device_for(opts, limits, f.manifest.host_timeout())?;
+    let (mut dev, which) = match device_for(opts, limits, f.manifest.host_timeout()) {
+        Ok(d) => d,
+        Err(e) => return (None, Err(e)),
+    };
     let program = match ptx {
         Some(p) => Program::with_ptx(&l.module, p),
         None => Program::ir(&l.module),
     };
-    let bufs = launch_fixture(f, l, dev.as_mut(), &program)?;
-    let out = read_back(f, dev.as_mut(), &bufs)?;
-    let tolerance = match dev.float_math() {
-        FloatMath::AsHost => Tolerance::default(),
-        FloatMath::Libdevice => Tolerance::of_module(&l.module),
-    };
-    Ok(((out, tolerance), which))
+    let ran = launch_fixture(f, l, dev.as_mut(), &program)
+        .and_then(|bufs| read_back(f, dev.as_mut(), &bufs))
+        .map_err(StageError::Launch)
+        .map(|out| {
+            let tolerance = match dev.float_math() {
+                FloatMath::AsHost => Tolerance::default(),
+                FloatMath::Libdevice => Tolerance::of_module(&l.module),
+            };
+            (out, tolerance)
+        });
+    (Some(which), ran)
 }
 
 #[cfg(test)]

@@ -366,11 +366,12 @@ fn an_expected_trap_passes_where_the_host_and_every_device_stop_in_one_launch() 
         "{}",
         detail("host")
     );
-    for device in ["device", "ptx-device"] {
+    // Each names the device that trapped.
+    for (stage, device) in [("device", "virtual device"), ("ptx-device", "PTX device")] {
         assert!(
-            detail(device).contains("launch 1 (`scale_checked`) trapped"),
-            "{device}: {}",
-            detail(device)
+            detail(stage).starts_with(&format!("{device}: launch 1 (`scale_checked`) trapped")),
+            "{stage}: {}",
+            detail(stage)
         );
     }
     assert_eq!(
