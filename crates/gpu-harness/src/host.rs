@@ -675,7 +675,7 @@ pub fn run(
         }
         return Err(HostError::Run {
             status: ran.describe(&job),
-            stderr: abridged(&ran.stderr_text(), 4000),
+            stderr: abridged(&stderr, 4000),
         });
     }
     let bytes = std::fs::read(&readback)
