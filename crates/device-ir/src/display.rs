@@ -118,6 +118,9 @@ fn write_function(
         if attrs.contains(ParamAttrs::READONLY) {
             f.write_str(" readonly")?;
         }
+        if attrs.contains(ParamAttrs::BYVAL) {
+            f.write_str(" byval")?;
+        }
     }
     f.write_str(")")?;
     if let Some(ret) = func.sig.ret {

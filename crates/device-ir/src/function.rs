@@ -38,6 +38,15 @@ bitflags::bitflags! {
         const NOALIAS = 1;
         /// Nothing writes that memory during the call (LLVM `readonly`).
         const READONLY = 2;
+        /// The parameter is its pointee passed by value (LLVM `byval`), aligned
+        /// to the pointee's alignment: a kernel's aggregate parameter, whose
+        /// bytes the launch passes and PTX keeps as a `.param .align A .b8
+        /// p[N]`. Only on a kernel's generic pointer to an array, alone.
+        /// Never written through: LLVM would allow it, but a kernel's
+        /// `.param` space is read-only and the devices hold one read-only
+        /// copy for all threads; the lowering copies it to a thread's stack
+        /// slot before writing.
+        const BYVAL = 4;
     }
 }
 

@@ -637,3 +637,41 @@ fn parameter_attributes_on_a_non_pointer_or_of_the_wrong_count() {
     m.functions[k].param_attrs = vec![promised];
     insta::assert_snapshot!("param_attrs_count", refuse(&m, Rule::FunctionShape));
 }
+
+#[test]
+fn byval_only_on_a_kernels_generic_pointer_to_an_array_and_alone() {
+    let mut m = kernel_module(
+        |t| {
+            let i32t = t.i32();
+            let arr = t.array(i32t, 3);
+            let empty = t.array(i32t, 0);
+            vec![
+                t.ptr(arr, AddressSpace::Generic),
+                t.ptr(arr, AddressSpace::Global),
+                gptr(t, AddressSpace::Generic),
+                t.ptr(empty, AddressSpace::Generic),
+            ]
+        },
+        |b, _| {
+            b.ret(None);
+        },
+    );
+    let k = m.function_by_name("k").expect("the kernel");
+    let none = ParamAttrs::empty();
+    m.functions[k].param_attrs = vec![ParamAttrs::BYVAL, none, none, none];
+    verify(&m).expect("a byval array parameter of a kernel");
+    let promised = ParamAttrs::BYVAL | ParamAttrs::READONLY;
+    m.functions[k].param_attrs = vec![
+        promised,
+        ParamAttrs::BYVAL,
+        ParamAttrs::BYVAL,
+        ParamAttrs::BYVAL,
+    ];
+    insta::assert_snapshot!("byval_malformed", refuse(&m, Rule::FunctionShape));
+    m.functions[k].param_attrs = vec![ParamAttrs::BYVAL, none, none, none];
+    m.functions[k].kind = FunctionKind::Device;
+    insta::assert_snapshot!(
+        "byval_on_a_device_function",
+        refuse(&m, Rule::FunctionShape)
+    );
+}

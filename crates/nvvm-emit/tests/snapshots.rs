@@ -49,6 +49,7 @@ snapshot_tests!(
     calls_and_recursion,
     memory_spaces,
     gep_and_byte_offsets,
+    byval_param,
     aggregates,
     nested_relocations,
     typed_views,
@@ -84,6 +85,23 @@ fn noinline_helpers() {
         "the constant global is missing:\n{}",
         out.ptx
     );
+}
+
+#[test]
+fn byval_param_is_a_param_array_read_in_place() {
+    let Some(out) = check_quiet(modules::byval_param) else {
+        return;
+    };
+    // The launch's layout of the bytes: the aggregate's alignment and size.
+    assert!(
+        out.ptx
+            .contains(".param .align 4 .b8 byval_param_param_1[12]"),
+        "{}",
+        out.ptx
+    );
+    // Read where the launch put it, not copied to a local depot first.
+    assert!(out.ptx.contains("ld.param.u32"), "{}", out.ptx);
+    assert!(!out.ptx.contains(".local"), "{}", out.ptx);
 }
 
 #[test]

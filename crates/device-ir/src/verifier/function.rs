@@ -4,9 +4,12 @@
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 use super::{Location, Rule, Sink, insts};
+use crate::entities::Ty;
 use crate::entities::{Block, FuncId, Inst, Value};
-use crate::function::{Body, FunctionKind, ValueDef};
+use crate::function::{Body, FunctionData, FunctionKind, ParamAttrs, ValueDef};
 use crate::global::Linkage;
+use crate::module::Module;
+use crate::types::{AddressSpace, TyKind};
 
 pub(super) fn check_function(sink: &mut Sink<'_>, fid: FuncId) {
     let m = sink.module;
@@ -336,6 +339,32 @@ fn check_param_attrs(sink: &mut Sink<'_>, fid: FuncId) {
                     m.types.display(ty)
                 ),
             );
+        } else if attrs.contains(ParamAttrs::BYVAL)
+            && let Some(why) = byval_refusal(m, f, *attrs, ty)
+        {
+            sink.report(
+                floc,
+                Rule::FunctionShape,
+                format!("parameter {i} is `byval` but {why}"),
+            );
         }
+    }
+}
+
+/// Why a `byval` parameter of type `ty` is malformed, if it is: the launch
+/// form (a kernel's generic pointer to an array of bytes' worth, nothing
+/// else promised) is the only one any device or the printer implements.
+fn byval_refusal(m: &Module, f: &FunctionData, attrs: ParamAttrs, ty: Ty) -> Option<&'static str> {
+    let (pointee, space) = m.types.ptr_parts(ty)?;
+    if f.kind != FunctionKind::Kernel {
+        Some("the function is not a kernel")
+    } else if attrs != ParamAttrs::BYVAL {
+        Some("carries other promises too")
+    } else if space != AddressSpace::Generic {
+        Some("is not a generic pointer")
+    } else if !matches!(m.types.kind(pointee), TyKind::Array { len, .. } if *len > 0) {
+        Some("does not point at a non-empty array")
+    } else {
+        None
     }
 }

@@ -42,6 +42,16 @@ impl Printer<'_> {
                 if attrs.contains(ParamAttrs::READONLY) {
                     s.push_str(" readonly");
                 }
+                // LLVM 7's form: the copy's type is the pointee; the
+                // alignment becomes the `.param`'s, which the launch's
+                // layout of the bytes must match.
+                if attrs.contains(ParamAttrs::BYVAL) {
+                    let ty = body.values[p].ty;
+                    let align = m.types.ptr_parts(ty).map_or(1, |(pointee, _)| {
+                        device_ir::layout::align_of(&m.types, pointee)
+                    });
+                    let _ = write!(s, " byval align {align}");
+                }
                 format!("{s} %{p}")
             })
             .collect();

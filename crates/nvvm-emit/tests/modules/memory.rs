@@ -172,3 +172,26 @@ pub fn aggregates() -> Module {
     b.ret(None);
     m
 }
+
+/// A kernel taking an aggregate by value (`byval`): the `.param .align 4
+/// .b8 p[12]` form a launch fills with the aggregate's bytes. The kernel
+/// reads two of its words and stores their sum.
+pub fn byval_param() -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let words = m.types.array(i32t, 3);
+    let by_value = m.types.ptr(words, AddressSpace::Generic);
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "byval_param", &[out, by_value]);
+    m.functions[k].param_attrs = vec![ParamAttrs::empty(), ParamAttrs::BYVAL];
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let ps = params(&b);
+    let first = b.gep(ps[1], &[GepIndex::Const(0), GepIndex::Const(0)]);
+    let third = b.gep(ps[1], &[GepIndex::Const(0), GepIndex::Const(2)]);
+    let a = b.load(i32t, first);
+    let c = b.load(i32t, third);
+    let sum = b.iadd(a, c);
+    b.store(sum, ps[0]);
+    b.ret(None);
+    m
+}
