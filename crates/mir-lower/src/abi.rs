@@ -2,9 +2,13 @@
 //!
 //! - Scalars are passed and returned directly; fat pointers as two parameters
 //!   (data pointer, `i64` length).
-//! - A kernel's `DisjointSlice` parameter is passed as (pointer, length), so a
-//!   kernel's parameters are all scalars: the oracle passes buffer addresses
-//!   and numbers only.
+//! - A kernel's `DisjointSlice` parameter is passed as (pointer, length).
+//! - A kernel's aggregate parameter (a struct, tuple, union, array or enum by
+//!   value) is passed `byval`, as CUDA C and rustc's `ptx-kernel` ABI pass a
+//!   struct: the launch copies its bytes into a `.param .align A .b8 p[N]`,
+//!   which the kernel reads in place. The device IR types the pointer as
+//!   `[N/A x iA]*`, so that its pointee has the aggregate's size and
+//!   alignment.
 //! - A device function's aggregate parameter is passed by reference to a copy
 //!   the caller owns; an aggregate or pair result is returned through a
 //!   caller-owned return slot (the first parameter). So a helper that returns
@@ -34,6 +38,14 @@ pub enum ArgAbi {
     ByRef,
     /// A kernel's `DisjointSlice`: (pointer, length).
     Disjoint,
+    /// A kernel's aggregate by value: one `byval` pointer to the launch's
+    /// copy of its bytes.
+    ByVal {
+        /// The aggregate's size in bytes.
+        size: u64,
+        /// Its alignment.
+        align: u64,
+    },
 }
 
 /// How the result comes back.
@@ -111,26 +123,35 @@ pub enum AbiError {
     /// The body declares fewer locals than its argument count.
     #[error("missing argument")]
     MissingArgument,
-    /// A kernel parameter passed by value as an aggregate.
+    /// A kernel's aggregate parameter whose alignment no `.param` of an
+    /// integer array can carry.
     #[error(
-        "kernel parameter {index} of type `{ty}` is an aggregate; kernels take scalars, \
-         references, slices and `DisjointSlice`"
+        "kernel parameter {index} of type `{ty}` is aligned to {align} bytes; a kernel takes \
+         aggregates by value aligned to at most {MAX_BYVAL_ALIGN}"
     )]
-    AggregateKernelParam {
+    OverAlignedKernelParam {
         /// The parameter, from 1.
         index: usize,
         /// Its type.
         ty: Ty,
+        /// Its alignment.
+        align: u64,
     },
 }
 
+/// The largest alignment of a kernel's by-value aggregate: that of `i128`,
+/// the widest integer the pointee array can be made of.
+pub const MAX_BYVAL_ALIGN: u64 = 16;
+
 /// Whether a kernel parameter of type `ty`, held as the scalar or pair
-/// `repr`, is one a launch passes: anything but a tuple or a struct, plus
-/// the pointer wrappers a launch passes as pointers (`NonNull<T>`,
-/// `Option<&T>`) and `NonZero<T>`.
-fn launchable(ty: &Ty, repr: &Repr) -> bool {
+/// `repr`, is passed as itself (numbers, pointers, slices): anything but a
+/// tuple or a struct, plus the pointer wrappers a launch passes as pointers
+/// (`NonNull<T>`, `Option<&T>`) and `NonZero<T>`. The rest is an aggregate,
+/// passed by value as its bytes, whatever registers the device would hold
+/// it in (`(u32, u32)`, `Option<u32>`).
+fn passed_as_scalars(ty: &Ty, repr: &Repr) -> bool {
     match ty {
-        Ty::Tuple(_) => false,
+        Ty::Tuple(_) | Ty::Array(..) => false,
         Ty::Adt(p) => {
             let path = p.def_path();
             path.ends_with("ptr::NonNull")
@@ -140,6 +161,14 @@ fn launchable(ty: &Ty, repr: &Repr) -> bool {
         }
         _ => true,
     }
+}
+
+/// The device type of a `byval` pointer to `size` bytes aligned to
+/// `align`: a generic pointer to `[size/align x i(8*align)]`.
+fn byval_ptr(m: &mut Module, size: u64, align: u64) -> DTy {
+    let word = m.types.int((8 * align) as u16);
+    let words = m.types.array(word, size / align);
+    m.types.ptr(words, device_ir::AddressSpace::Generic)
 }
 
 /// The convention of `body`, and its device signature.
@@ -174,20 +203,27 @@ pub fn fn_abi(
             .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
             .ok_or(AbiError::MissingArgument)?;
         let repr = repr_of(layouts, &decl.ty)?;
-        // A host passes a kernel numbers, pointers and slices: a tuple or
-        // struct that the device would hold in registers (`(u32, u32)`,
-        // `Option<u32>`) has no launch form, whatever its representation.
-        if kernel
-            && matches!(repr, Repr::Scalar(_) | Repr::Pair(..))
-            && !launchable(&decl.ty, &repr)
-        {
-            return Err(AbiError::AggregateKernelParam {
-                index: i,
-                ty: decl.ty.clone(),
-            });
-        }
         let first = params.len();
+        let by_value = match &repr {
+            Repr::Zst => false,
+            Repr::Scalar(_) | Repr::Pair(..) => !passed_as_scalars(&decl.ty, &repr),
+            Repr::Mem { .. } => !is_disjoint(&decl.ty),
+        };
         let abi = match &repr {
+            _ if kernel && by_value => {
+                // The type's own layout: the one the host's bytes follow.
+                let layout = layouts.of(&decl.ty).map_err(ReprError::from)?;
+                let (size, align) = (layout.size, layout.align);
+                if align > MAX_BYVAL_ALIGN {
+                    return Err(AbiError::OverAlignedKernelParam {
+                        index: i,
+                        ty: decl.ty.clone(),
+                        align,
+                    });
+                }
+                params.push(byval_ptr(m, size, align));
+                ArgAbi::ByVal { size, align }
+            }
             Repr::Zst => ArgAbi::Zst,
             Repr::Scalar(s) => {
                 params.push(s.ssa_ty(m));
@@ -198,16 +234,10 @@ pub fn fn_abi(
                 params.push(b.ssa_ty(m));
                 ArgAbi::Direct(2)
             }
-            Repr::Mem { .. } if kernel && is_disjoint(&decl.ty) => {
+            Repr::Mem { .. } if kernel => {
                 params.push(generic_i8_ptr(m));
                 params.push(m.types.i64());
                 ArgAbi::Disjoint
-            }
-            Repr::Mem { .. } if kernel => {
-                return Err(AbiError::AggregateKernelParam {
-                    index: i,
-                    ty: decl.ty.clone(),
-                });
             }
             Repr::Mem { .. } => {
                 params.push(generic_i8_ptr(m));
@@ -216,7 +246,9 @@ pub fn fn_abi(
         };
         // The data pointer comes first (a slice's length follows it).
         param_attrs.resize(params.len(), ParamAttrs::empty());
-        if kernel && params.len() > first && m.types.is_ptr(params[first]) {
+        if let ArgAbi::ByVal { .. } = abi {
+            param_attrs[first] = ParamAttrs::BYVAL;
+        } else if kernel && params.len() > first && m.types.is_ptr(params[first]) {
             param_attrs[first] = kernel_param_attrs(&decl.ty);
         }
         args.push(abi);

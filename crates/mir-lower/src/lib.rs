@@ -60,9 +60,13 @@ pub struct Lowered {
 pub struct KernelParam {
     /// The MIR type, as printed (`&[f32]`, `gpu::DisjointSlice<'_, u32>`).
     pub ty: mir_import::model::Ty,
-    /// How many device parameters it takes: 0 (zero-sized), 1 (a scalar or a
-    /// thin pointer) or 2 (pointer and length: a slice or a `DisjointSlice`).
+    /// How many device parameters it takes: 0 (zero-sized), 1 (a scalar, a
+    /// thin pointer or an aggregate by value) or 2 (pointer and length: a
+    /// slice or a `DisjointSlice`).
     pub slots: usize,
+    /// For an aggregate passed by value, its size in bytes: the launch
+    /// passes exactly that many.
+    pub by_value_size: Option<u64>,
 }
 
 /// The device name of a function: a kernel keeps its `#[no_mangle]` name;
@@ -236,8 +240,12 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
                 slots: match arg {
                     abi::ArgAbi::Zst => 0,
                     abi::ArgAbi::Direct(n) => *n,
-                    abi::ArgAbi::ByRef => 1,
+                    abi::ArgAbi::ByRef | abi::ArgAbi::ByVal { .. } => 1,
                     abi::ArgAbi::Disjoint => 2,
+                },
+                by_value_size: match arg {
+                    abi::ArgAbi::ByVal { size, .. } => Some(*size),
+                    _ => None,
                 },
             })
             .collect();

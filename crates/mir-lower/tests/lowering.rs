@@ -294,10 +294,18 @@ fn function_pointer_call_is_a_diagnostic() {
 }
 
 #[test]
-fn aggregate_kernel_parameter_is_a_diagnostic() {
+fn aggregate_kernel_parameter_is_passed_by_value() {
     let mir = "fn kernel::k(_1: [u32; 4]) -> () {\n    let mut _0: ();\n\n    bb0: {\n        return;\n    }\n}\n";
-    let d = lower_text(mir, KSRC).expect_err("refused");
-    assert!(d.0[0].message.contains("kernel parameter 1"), "{d}");
+    let l = lower_text(mir, KSRC).expect("an array by value is a kernel parameter");
+    let k = l.module.function_by_name("k").expect("kernel");
+    let sig = l.module.to_string();
+    let sig = sig.lines().find(|l| l.contains("@k(")).expect("signature");
+    assert!(sig.contains("@k([4 x i32]* byval)"), "{sig}");
+    assert_eq!(
+        l.module.functions[k].param_attrs,
+        [device_ir::ParamAttrs::BYVAL]
+    );
+    assert_eq!(l.kernel_params["k"][0].by_value_size, Some(16));
 }
 
 #[test]

@@ -363,16 +363,10 @@ impl FnLower<'_, '_> {
                     .cloned()
                     .ok_or_else(|| self.unsupported("`volatile_load` of a non-pointer"))?;
                 let p = self.scalar_operand(&args[0])?;
-                Ok(Some(match self.repr(&elem)? {
-                    Repr::Zst => Val::Zst,
-                    Repr::Scalar(s) => Val::Immediate(self.load_scalar_at(p, 0, s)),
-                    Repr::Pair(s0, o0, s1, o1) => Val::Pair(
-                        self.load_scalar_at(p, o0, s0),
-                        self.load_scalar_at(p, o1, s1),
-                    ),
-                    // The destination's write copies the pointee's bytes.
-                    Repr::Mem { .. } => Val::ByRef(p),
-                }))
+                // A memory pointee is its address: the destination's write
+                // copies its bytes.
+                let repr = self.repr(&elem)?;
+                Ok(Some(self.load_repr(p, &repr)))
             }
             KnownCall::ArithOffset if args.len() == 2 => {
                 // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
@@ -685,6 +679,12 @@ impl FnLower<'_, '_> {
                     self.memcpy(copy, src, l.size, l.align);
                     params.push(copy);
                 }
+                (ArgAbi::ByVal { .. } | ArgAbi::Disjoint, _) => {
+                    return Err(self.unsupported(
+                        "a call of a kernel that takes an aggregate by value or a \
+                         `DisjointSlice`: a kernel is launched, not called",
+                    ));
+                }
                 (a, v) => return Err(self.internal(&format!("argument {v:?} for {a:?}"))),
             }
         }
@@ -696,13 +696,7 @@ impl FnLower<'_, '_> {
                 PlaceRef::Mem { addr, .. } if addr == slot => None,
                 _ => Some(Val::ByRef(slot)),
             },
-            (RetAbi::Sret(Repr::Pair(s0, o0, s1, o1)), Some(slot)) => {
-                let (s0, o0, s1, o1) = (*s0, *o0, *s1, *o1);
-                Some(Val::Pair(
-                    self.load_scalar_at(slot, o0, s0),
-                    self.load_scalar_at(slot, o1, s1),
-                ))
-            }
+            (RetAbi::Sret(repr @ Repr::Pair(..)), Some(slot)) => Some(self.load_repr(slot, repr)),
             _ => return Err(self.internal("return convention")),
         })
     }

@@ -266,15 +266,16 @@ impl<'a, 'm> FnLower<'a, 'm> {
             let n = match a {
                 ArgAbi::Zst => 0,
                 ArgAbi::Direct(k) => *k,
-                ArgAbi::ByRef | ArgAbi::Disjoint => {
-                    if matches!(a, ArgAbi::Disjoint) {
-                        2
-                    } else {
-                        1
-                    }
-                }
+                ArgAbi::ByRef | ArgAbi::ByVal { .. } => 1,
+                ArgAbi::Disjoint => 2,
             };
-            let vals: Vec<Value> = (0..n).filter_map(|_| param_iter.next()).collect();
+            let mut vals: Vec<Value> = (0..n).filter_map(|_| param_iter.next()).collect();
+            // The rest of the body sees a by-value aggregate's copy as the
+            // byte pointer every memory home is.
+            if let (ArgAbi::ByVal { .. }, [p]) = (a, vals.as_mut_slice()) {
+                let i8p = crate::repr::generic_i8_ptr(self.b.module());
+                *p = self.b.cast(device_ir::CastOp::Bitcast, *p, i8p);
+            }
             arg_values.insert(i + 1, vals);
         }
         let constant_homed = if self.sh.options.copy_constant_aggregates {
@@ -333,8 +334,12 @@ impl<'a, 'm> FnLower<'a, 'm> {
         self.cur = cur;
         for (idx, vals) in &arg_values {
             if let Home::Ssa(s) = self.homes[*idx] {
-                for (k, v) in vals.iter().enumerate() {
-                    self.cur[s + k] = *v;
+                let vals = match (self.abi.args.get(idx - 1), vals.as_slice()) {
+                    (Some(ArgAbi::ByVal { .. }), &[copy]) => self.load_by_value(*idx, copy)?,
+                    _ => vals.clone(),
+                };
+                for (k, v) in vals.into_iter().enumerate() {
+                    self.cur[s + k] = v;
                 }
             }
         }
@@ -429,6 +434,17 @@ impl<'a, 'm> FnLower<'a, 'm> {
         Ok(())
     }
 
+    /// The scalars of by-value argument `idx` held in registers, read from
+    /// the launch's copy at `copy`.
+    fn load_by_value(&mut self, idx: usize, copy: Value) -> Result<Vec<Value>, Diagnostic> {
+        let repr = self.reprs[idx].clone();
+        Ok(match self.load_repr(copy, &repr) {
+            values::Val::Immediate(x) => vec![x],
+            values::Val::Pair(x, y) => vec![x, y],
+            _ => return Err(self.internal("a by-value argument in registers")),
+        })
+    }
+
     /// The memory home of a non-SSA local: a by-reference argument's pointer,
     /// the return slot, or a fresh stack slot.
     fn stack_slot_or_param(
@@ -465,6 +481,20 @@ impl<'a, 'm> FnLower<'a, 'm> {
                     self.store_scalar_at(slot, 0, crate::repr::Scalar::Ptr, vals[0]);
                     let len_at = device_ir::layout::POINTER_SIZE;
                     self.store_scalar_at(slot, len_at, crate::repr::Scalar::Int(64), vals[1]);
+                }
+                // The kernel's own copy of the launch's bytes, which it may
+                // write: LLVM reads the `.param` in place where nothing does.
+                // Before the scalar arm: a borrowed one-scalar aggregate
+                // (`(u32,)`) is stack-homed too, and its parameter is the
+                // copy's address, not its value.
+                (_, Some(ArgAbi::ByVal { size: n, align: a })) => {
+                    if *n != size {
+                        return Err(self.internal(&format!(
+                            "a by-value argument of {n} bytes for a slot of {size}"
+                        )));
+                    }
+                    let a = (*a).min(align);
+                    self.memcpy(slot, vals[0], size, a);
                 }
                 (Repr::Scalar(s), _) => self.store_scalar_at(slot, 0, *s, vals[0]),
                 (Repr::Pair(s0, o0, s1, o1), _) => {

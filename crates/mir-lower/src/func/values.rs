@@ -82,6 +82,20 @@ impl FnLower<'_, '_> {
         self.b.byte_offset(addr, o)
     }
 
+    /// The value of representation `repr` stored at `addr`: its scalars
+    /// loaded, or the address itself for a memory value.
+    pub(super) fn load_repr(&mut self, addr: Value, repr: &Repr) -> Val {
+        match *repr {
+            Repr::Zst => Val::Zst,
+            Repr::Scalar(s) => Val::Immediate(self.load_scalar_at(addr, 0, s)),
+            Repr::Pair(s0, o0, s1, o1) => Val::Pair(
+                self.load_scalar_at(addr, o0, s0),
+                self.load_scalar_at(addr, o1, s1),
+            ),
+            Repr::Mem { .. } => Val::ByRef(addr),
+        }
+    }
+
     pub(super) fn load_scalar_at(&mut self, addr: Value, off: u64, s: Scalar) -> Value {
         self.load_scalar_aligned(addr, off, s, s.size().min(8))
     }
@@ -538,15 +552,7 @@ impl FnLower<'_, '_> {
             }
             PlaceRef::Mem { addr, ty, .. } => {
                 let repr = self.repr(ty)?;
-                Ok(match repr {
-                    Repr::Zst => Val::Zst,
-                    Repr::Scalar(s) => Val::Immediate(self.load_scalar_at(*addr, 0, s)),
-                    Repr::Pair(s0, o0, s1, o1) => Val::Pair(
-                        self.load_scalar_at(*addr, o0, s0),
-                        self.load_scalar_at(*addr, o1, s1),
-                    ),
-                    Repr::Mem { .. } => Val::ByRef(*addr),
-                })
+                Ok(self.load_repr(*addr, &repr))
             }
         }
     }
