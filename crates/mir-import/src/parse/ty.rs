@@ -201,7 +201,19 @@ fn parse_fn_ptr(c: &mut Cursor) -> Result<Ty, ParseError> {
 pub fn parse_path(c: &mut Cursor, style: PathStyle) -> Result<Path, ParseError> {
     let mut segments = Vec::new();
     loop {
-        let name = parse_segment_name(c)?;
+        let name = match c.peek() {
+            // A tuple struct's field after its struct: the array length of
+            // `struct Pair(pub [f32; 2])` is `kernel::Pair::0::{constant#0}`.
+            Some(Tok::Int {
+                digits,
+                suffix: None,
+            }) if !segments.is_empty() => {
+                let d = digits.clone();
+                c.bump()?;
+                d
+            }
+            _ => parse_segment_name(c)?,
+        };
         let mut seg = PathSegment {
             name,
             args: Vec::new(),
