@@ -394,6 +394,28 @@ pub mod host {
     /// a panic is no kernel panic, which a GPU would turn into a trap.
     pub const UNDEFINED_ON_GPU: &str = "undefined on a GPU: ";
 
+    /// An aggregate kernel argument passed by value, read from the
+    /// manifest's bytes by the launching thread, which checks their count
+    /// before the launch (so a wrong count is no kernel panic).
+    /// Never dropped: each simulated thread takes a bitwise copy, as each
+    /// GPU thread reads the launch's `.param` copy.
+    ///
+    /// # Safety
+    /// The bytes must be a valid `T`, as the device's launch assumes too.
+    pub unsafe fn by_value<T>(bytes: &[u8]) -> core::mem::ManuallyDrop<T> {
+        let size = core::mem::size_of::<T>();
+        if bytes.len() != size {
+            panic!(
+                "`by_value` gives {} bytes for a parameter of type `{}`, which has {size}",
+                bytes.len(),
+                core::any::type_name::<T>()
+            );
+        }
+        // SAFETY: `bytes` holds exactly a `T`, valid by the caller's word;
+        // the read does not need alignment.
+        core::mem::ManuallyDrop::new(unsafe { core::ptr::read_unaligned(bytes.as_ptr().cast::<T>()) })
+    }
+
     /// Whether this thread is a simulated GPU thread running the kernel
     /// (not the launching thread, not the prelude's setup around the call).
     pub fn in_kernel() -> bool {

@@ -23,7 +23,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use mir_import::model::{Mutability, Ty};
+use mir_import::model::{IntTy, Mutability, Ty};
 use sandbox::{Job, Sandbox};
 
 use crate::fixture::{Arg, ElemTy, Fixture};
@@ -122,7 +122,8 @@ fn scalar(t: ElemTy) -> String {
 const SHARED_PTR: &str = "#[derive(Clone, Copy)] struct SharedPtr<T>(T);\n\
      unsafe impl<T> Sync for SharedPtr<T> {}\n\
      unsafe impl<T> Send for SharedPtr<T> {}\n\
-     impl<T: Copy> SharedPtr<T> { fn get(self) -> T { self.0 } }\n";
+     impl<T: Copy> SharedPtr<T> { fn get(self) -> T { self.0 } }\n\
+     impl<T> SharedPtr<T> { fn by_ref(&self) -> &T { &self.0 } }\n";
 
 /// How the launch closure passes a bound argument to the kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -136,6 +137,11 @@ enum Pass {
     /// thread gets the same pointer (rust-gpu's storage buffers); the kernel
     /// is trusted to write disjoint elements, as on the device.
     SharedMutSlice,
+    /// A bitwise copy for each simulated thread of the value in its
+    /// [`SHARED_PTR`], which the launching thread read from the bytes and
+    /// checked (see the prelude's `gpu::host::by_value`); its type is
+    /// inferred from the kernel's parameter.
+    ByValue,
 }
 
 /// The Rust expression that passes `arg` for a parameter of MIR type `ty`,
@@ -160,6 +166,25 @@ fn arg_expr(f: &Fixture, ty: &Ty, arg: &Arg) -> Result<(String, Pass), String> {
             ),
             Pass::Direct,
         )),
+        // Its length, one number per byte, then each pointer field's offset
+        // (see `write_numbers`), where the host buffer's address goes.
+        (_, Arg::ByValue(a)) => {
+            let mut expr =
+                "{ let mut v = (0..nums.next()).map(|_| nums.next() as u8).collect::<Vec<u8>>(); "
+                    .to_owned();
+            for (_, name) in &a.buffers {
+                // Written as a pointer, not its address's bytes, so that the
+                // value `by_value` reads keeps the buffer's provenance.
+                let _ = write!(
+                    expr,
+                    "let at = nums.next() as usize; assert!(at + 8 <= v.len()); \
+                     unsafe {{ v.as_mut_ptr().add(at).cast::<*mut u8>().write_unaligned({}.as_mut_ptr().cast()) }}; ",
+                    index(name)?
+                );
+            }
+            expr.push_str("SharedPtr(unsafe { gpu::host::by_value(&v) }) }");
+            Ok((expr, Pass::ByValue))
+        }
         (Ty::Ref(Mutability::Not, inner), Arg::Buffer(b)) => match &**inner {
             // `&[AtomicU32]` and friends view the buffer's integers in place.
             Ty::Slice(e) if elem(e).contains("Atomic") => Ok((
@@ -244,35 +269,52 @@ fn hold(ty: &Ty) -> Option<&'static str> {
 /// Refuses a launch that passes one buffer to a shared-reference parameter
 /// and to a writable one (or to two exclusive ones): Rust forbids that
 /// aliasing, and the device code is compiled assuming it away (a kernel's
-/// `&[T]` is `noalias readonly`), so no run could mean anything.
+/// `&[T]` is `noalias readonly`), so no run could mean anything. A pointer
+/// field of a `by_value` aggregate holds its buffer as a `*mut` does.
 fn check_aliasing(
     kernel: &str,
     tys: &[Ty],
     args: &[crate::fixture::ArgSpec],
 ) -> Result<(), String> {
+    let field = Ty::RawPtr(Mutability::Mut, Box::new(Ty::Int(IntTy::U8)));
     let shared = |t: &Ty| matches!(t, Ty::Ref(Mutability::Not, _));
     let writable = |t: &Ty| hold(t).is_some() && !shared(t);
     let raw = |t: &Ty| matches!(t, Ty::RawPtr(..));
-    let mut seen: Vec<(String, usize, &Ty)> = Vec::new();
-    for (i, (ty, a)) in tys.iter().zip(args).enumerate() {
-        let Ok(Arg::Buffer(b)) = a.resolve() else {
-            continue;
-        };
-        for (other, j, oty) in &seen {
-            let conflict = (shared(ty) && writable(oty))
-                || (writable(ty) && shared(oty))
-                || (writable(ty) && writable(oty) && !(raw(ty) && raw(oty)));
-            if *other == b && conflict {
-                return Err(format!(
-                    "kernel `{kernel}`: buffer `{b}` is passed as {} (argument {j}) and as {} \
-                     (argument {i}); Rust forbids that aliasing, and the device code assumes \
-                     it away",
-                    hold(oty).unwrap_or("a pointer"),
-                    hold(ty).unwrap_or("a pointer"),
-                ));
-            }
+    let label = |t: &Ty, in_field: bool| {
+        if in_field {
+            "a pointer field of `by_value`"
+        } else {
+            hold(t).unwrap_or("a pointer")
         }
-        seen.push((b, i, ty));
+    };
+    let mut seen: Vec<(String, usize, &Ty, bool)> = Vec::new();
+    for (i, (ty, a)) in tys.iter().zip(args).enumerate() {
+        let held: Vec<(String, &Ty, bool)> = match a.resolve() {
+            Ok(Arg::Buffer(b)) => vec![(b, ty, false)],
+            Ok(Arg::ByValue(agg)) => agg
+                .buffers
+                .into_iter()
+                .map(|(_, b)| (b, &field, true))
+                .collect(),
+            _ => continue,
+        };
+        for (b, ty, in_field) in held {
+            for (other, j, oty, o_field) in &seen {
+                let conflict = (shared(ty) && writable(oty))
+                    || (writable(ty) && shared(oty))
+                    || (writable(ty) && writable(oty) && !(raw(ty) && raw(oty)));
+                if *other == b && conflict {
+                    return Err(format!(
+                        "kernel `{kernel}`: buffer `{b}` is passed as {} (argument {j}) and as {} \
+                         (argument {i}); Rust forbids that aliasing, and the device code assumes \
+                         it away",
+                        label(oty, *o_field),
+                        label(ty, in_field),
+                    ));
+                }
+            }
+            seen.push((b, i, ty, in_field));
+        }
     }
     Ok(())
 }
@@ -376,6 +418,10 @@ pub fn program(
                 Pass::Direct => format!("a{i}"),
                 Pass::Shared => format!("a{i}.get()"),
                 Pass::SharedMutSlice => format!("&mut *a{i}.get()"),
+                // Through a method, so that the closure captures the whole
+                // `SharedPtr` (which is `Sync`), not the field (which need
+                // not be: edition 2024 captures places).
+                Pass::ByValue => format!("core::ptr::read(&**a{i}.by_ref())"),
             });
         }
         // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
@@ -403,7 +449,9 @@ pub fn program(
 /// Writes the manifest's numbers to `path` as little-endian `u64`s, in the
 /// order the host program reads them: each buffer's length and readback
 /// count; then per launch, each scalar argument's bits in order (a 128-bit
-/// one as two numbers, the low half first), the grid and the block. So the
+/// one as two numbers, the low half first; an aggregate by value as its
+/// length, one number per byte and each pointer field's offset), the grid
+/// and the block. So the
 /// program's text holds no number of the manifest,
 /// and a change of grid, lengths or scalars reuses its build.
 ///
@@ -426,6 +474,11 @@ pub fn write_numbers(f: &Fixture, path: &Path) -> Result<(), HostError> {
                 Arg::Wide(_, bits) => {
                     push(bits as u64);
                     push((bits >> 64) as u64);
+                }
+                Arg::ByValue(a) => {
+                    push(a.bytes.len() as u64);
+                    a.bytes.iter().for_each(|&b| push(u64::from(b)));
+                    a.buffers.iter().for_each(|&(at, _)| push(at as u64));
                 }
                 Arg::Buffer(_) => {}
             }
@@ -686,6 +739,30 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A buffer in a pointer field of a `by_value` aggregate holds it as a
+    /// `*mut` does: beside another raw pointer it is allowed, beside a
+    /// reference or a `DisjointSlice` refused, naming both arguments.
+    #[test]
+    fn a_pointer_field_aliases_like_a_raw_pointer() {
+        let spec = |t: &str| toml::from_str::<crate::fixture::ArgSpec>(t).expect("an argument");
+        let ty = |t: &str| mir_import::parse::parse_type(t).expect("a type");
+        let field = spec("by_value = [{ buffer = \"x\" }, { u64 = 8 }]");
+        let raw = [ty("kernel::Views"), ty("*mut f32")];
+        let args = [field.clone(), spec("buffer = \"x\"")];
+        check_aliasing("k", &raw, &args).expect("two raw pointers may alias");
+        let shared = [ty("kernel::Views"), ty("&[f32]")];
+        let e = check_aliasing("k", &shared, &args).expect_err("refused");
+        assert!(
+            e.contains(
+                "buffer `x` is passed as a pointer field of `by_value` (argument 0) and as a \
+                 shared reference (argument 1)"
+            ),
+            "{e}"
+        );
+        let unrelated = [field, spec("buffer = \"y\"")];
+        check_aliasing("k", &shared, &unrelated).expect("another buffer");
+    }
 
     #[test]
     fn only_the_panic_status_with_its_marker_names_a_launch() {

@@ -7,8 +7,8 @@
 use mir_lower::Lowered;
 
 use crate::device::virt::{Limits, RaceAccess, RaceMemory, RaceReport, VirtualDevice};
-use crate::device::{Buffer, Device, DeviceError, KernelArg, Program};
-use crate::fixture::{Arg, ElemTy, Fixture, WideTy};
+use crate::device::{Aggregate, Buffer, Device, DeviceError, KernelArg, Program};
+use crate::fixture::{Arg, ArgSpec, ElemTy, Fixture, WideTy};
 use crate::host::Readback;
 
 /// Why the launches failed.
@@ -96,8 +96,96 @@ pub fn scalar_argument(arg: &Arg) -> Option<KernelArg> {
         Arg::Scalar(t, bits) => Some(scalar_arg(t, bits)),
         Arg::Wide(WideTy::U128, bits) => Some(KernelArg::U128(bits)),
         Arg::Wide(WideTy::I128, bits) => Some(KernelArg::I128(bits as i128)),
-        Arg::Buffer(_) => None,
+        Arg::Buffer(_) | Arg::ByValue(_) => None,
     }
+}
+
+/// The argument of parameter `i` of `kernel`, an aggregate of `size` bytes
+/// passed by value: a `by_value` argument of exactly that many bytes, its
+/// pointer fields naming buffers that `buffer` knows.
+fn by_value_argument(
+    kernel: &str,
+    i: usize,
+    p: &mir_lower::KernelParam,
+    size: u64,
+    a: Arg,
+    buffer: &dyn Fn(&str) -> Option<(Buffer, usize)>,
+) -> Result<KernelArg, LaunchError> {
+    let bad = |what: String| {
+        LaunchError::Mismatch(format!(
+            "kernel `{kernel}`, argument {i}: parameter type `{}` is an aggregate of {size} \
+             bytes passed by value; {what}",
+            p.ty
+        ))
+    };
+    match a {
+        Arg::ByValue(a) if a.bytes.len() as u64 == size => {
+            let mut pointers = Vec::new();
+            for (at, name) in a.buffers {
+                let (b, _) = buffer(&name).ok_or_else(|| {
+                    LaunchError::Mismatch(format!(
+                        "kernel `{kernel}`, argument {i}: unknown buffer `{name}` in `by_value`"
+                    ))
+                })?;
+                pointers.push((at as u64, b));
+            }
+            Ok(KernelArg::Bytes(Aggregate {
+                bytes: a.bytes,
+                pointers,
+            }))
+        }
+        Arg::ByValue(a) => Err(bad(format!("`by_value` gives {} bytes", a.bytes.len()))),
+        other => Err(bad(format!(
+            "give its bytes with `by_value`, not {other:?}"
+        ))),
+    }
+}
+
+/// The device arguments of one launch of `kernel`, whose parameters are
+/// `params`, from the manifest's `args`, in the flat ABI of the lowering:
+/// a buffer's address (and its length where the parameter takes two
+/// slots), a scalar, an aggregate's bytes; a zero-sized parameter takes
+/// nothing. `buffer` gives a manifest buffer's device handle and length.
+pub fn launch_arguments(
+    kernel: &str,
+    params: &[mir_lower::KernelParam],
+    args: &[ArgSpec],
+    buffer: &dyn Fn(&str) -> Option<(Buffer, usize)>,
+) -> Result<Vec<KernelArg>, LaunchError> {
+    let mismatch = LaunchError::Mismatch;
+    let mut out = Vec::new();
+    for (i, (p, a)) in params.iter().zip(args).enumerate() {
+        let a = a.resolve().map_err(|e| mismatch(e.to_string()))?;
+        if let Some(size) = p.by_value_size {
+            out.push(by_value_argument(kernel, i, p, size, a, buffer)?);
+            continue;
+        }
+        match (a, p.slots) {
+            (_, 0) => {}
+            (Arg::ByValue(_), _) => {
+                return Err(mismatch(format!(
+                    "kernel `{kernel}`, argument {i}: `by_value` for parameter type `{}`, \
+                     which is not an aggregate passed by value",
+                    p.ty
+                )));
+            }
+            (a @ (Arg::Scalar(..) | Arg::Wide(..)), 1) => out.extend(scalar_argument(&a)),
+            (Arg::Buffer(name), slots) => {
+                let (b, len) =
+                    buffer(&name).ok_or_else(|| mismatch(format!("unknown buffer `{name}`")))?;
+                out.push(KernelArg::Buffer(b));
+                if slots == 2 {
+                    out.push(KernelArg::U64(len as u64));
+                }
+            }
+            (a, s) => {
+                return Err(mismatch(format!(
+                    "argument {a:?} for a parameter of {s} slots"
+                )));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Loads `program`, allocates and fills the manifest's buffers and runs every
@@ -149,28 +237,12 @@ pub fn launch_fixture_as(
                 launch.args.len()
             )));
         }
-        let mut args = Vec::new();
-        for (p, a) in params.iter().zip(&launch.args) {
-            match (a.resolve().map_err(|e| mismatch(e.to_string()))?, p.slots) {
-                (_, 0) => {}
-                (a @ (Arg::Scalar(..) | Arg::Wide(..)), 1) => args.extend(scalar_argument(&a)),
-                (Arg::Buffer(name), slots) => {
-                    let b = bufs
-                        .iter()
-                        .find(|b| b.name == name)
-                        .ok_or_else(|| mismatch(format!("unknown buffer `{name}`")))?;
-                    args.push(KernelArg::Buffer(b.buffer));
-                    if slots == 2 {
-                        args.push(KernelArg::U64(b.len as u64));
-                    }
-                }
-                (a, s) => {
-                    return Err(mismatch(format!(
-                        "argument {a:?} for a parameter of {s} slots"
-                    )));
-                }
-            }
-        }
+        let find = |name: &str| {
+            bufs.iter()
+                .find(|b| b.name == name)
+                .map(|b| (b.buffer, b.len))
+        };
+        let args = launch_arguments(&launch.kernel, params, &launch.args, &find)?;
         let cfg = launch.config();
         if let Err(e) = dev.launch(module, &device_name(&launch.kernel), cfg, &args) {
             if let Some(r) = e.race() {
@@ -258,4 +330,65 @@ fn race_message(f: &Fixture, bufs: &[DeviceBuffer], r: &RaceReport) -> String {
         place(&r.first),
         place(&r.second)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mir_import::model::{IntTy, Ty};
+    use mir_lower::KernelParam;
+
+    fn spec(text: &str) -> ArgSpec {
+        toml::from_str(text).expect("an argument table")
+    }
+
+    fn param(by_value_size: Option<u64>) -> KernelParam {
+        KernelParam {
+            ty: Ty::Int(IntTy::U32),
+            slots: 1,
+            by_value_size,
+        }
+    }
+
+    /// A pointer field names a manifest buffer, which becomes the device's
+    /// handle at its offset; an unknown one, a wrong size and a `by_value`
+    /// for a scalar parameter are refused by name.
+    #[test]
+    fn a_by_value_argument_resolves_its_pointer_fields_to_buffers() {
+        let find = |name: &str| (name == "x").then_some((Buffer(3), 8));
+        let args = [spec(
+            "by_value = [{ u32 = 7 }, { u32 = 0 }, { buffer = \"x\" }]",
+        )];
+        let got = launch_arguments("k", &[param(Some(16))], &args, &find).expect("resolves");
+        let KernelArg::Bytes(a) = &got[0] else {
+            panic!("{got:?}");
+        };
+        assert_eq!(a.bytes[..4], [7, 0, 0, 0]);
+        assert_eq!(a.pointers, [(8, Buffer(3))]);
+        for (params, args, why) in [
+            (
+                param(Some(16)),
+                spec("by_value = [{ u64 = 7 }, { buffer = \"nope\" }]"),
+                "kernel `k`, argument 0: unknown buffer `nope` in `by_value`",
+            ),
+            (
+                param(Some(16)),
+                spec("by_value = [{ u64 = 7 }]"),
+                "is an aggregate of 16 bytes passed by value; `by_value` gives 8 bytes",
+            ),
+            (
+                param(Some(4)),
+                spec("u32 = 7"),
+                "give its bytes with `by_value`",
+            ),
+            (
+                param(None),
+                spec("by_value = [{ u32 = 7 }]"),
+                "`by_value` for parameter type `u32`, which is not an aggregate passed by value",
+            ),
+        ] {
+            let e = launch_arguments("k", &[params], &[args], &find).expect_err("refused");
+            assert!(e.to_string().contains(why), "{e}");
+        }
+    }
 }

@@ -14,9 +14,10 @@
 //! every compile here goes through).
 //!
 //! **Border:** the [`Device`](device::Device) trait. A kernel is called with the
-//! flat ABI the lowering emits: every parameter is a scalar (an integer, a float
-//! or a pointer), slices arriving as (pointer, length) pairs, so a launch passes
-//! only [`KernelArg`](device::KernelArg) scalars and buffer addresses.
+//! flat ABI the lowering emits: a parameter is a scalar (an integer, a float or
+//! a pointer), slices arriving as (pointer, length) pairs, or an aggregate by
+//! value (its bytes), so a launch passes only [`KernelArg`](device::KernelArg)
+//! scalars, buffer addresses and aggregates' bytes.
 
 #![deny(missing_docs)]
 

@@ -308,22 +308,13 @@ fn a_missing_expected_race_fails() {
 /// the buffer's end before; the devices refuse the read too.
 #[test]
 fn a_buffer_too_short_for_a_reference_parameter_stops_the_host_by_name() {
-    let tmp = std::env::temp_dir().join(format!("oracle-short-{}", std::process::id()));
-    let dir = tmp.join("short");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rustgpu_const_fold_int");
-    std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
-    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
-    let short = manifest.replace(
-        "name = \"input_patterns\"\nty = \"u32\"\nlen = 8",
-        "name = \"input_patterns\"\nty = \"u32\"\nlen = 4",
-    );
-    assert_ne!(
-        short, manifest,
-        "the manifest names input_patterns as expected"
-    );
-    let short = &short[..short.find("[expected]").expect("an [expected] table")];
-    std::fs::write(dir.join("manifest.toml"), short).expect("manifest");
+    let (tmp, dir) = fixture_variant("rustgpu_const_fold_int", "short", &|m| {
+        replaced_without_expected(
+            m,
+            "name = \"input_patterns\"\nty = \"u32\"\nlen = 8",
+            "name = \"input_patterns\"\nty = \"u32\"\nlen = 4",
+        )
+    });
     let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
     let host = report.fixtures[0].stage("host").expect("a host stage");
     assert_eq!(host.status, StageStatus::Failed, "{}", report.table());
@@ -336,19 +327,34 @@ fn a_buffer_too_short_for_a_reference_parameter_stops_the_host_by_name() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// A copy of `oxide_device_panic_trap` in a folder of its own, its manifest
-/// changed by `edit`.
-fn panic_trap_variant(tag: &str, edit: &dyn Fn(&str) -> String) -> (PathBuf, PathBuf) {
+/// A copy of fixture `name` in a folder of its own, its manifest changed
+/// by `edit`: the scratch root to remove afterwards, and the fixture.
+fn fixture_variant(name: &str, tag: &str, edit: &dyn Fn(&str) -> String) -> (PathBuf, PathBuf) {
     let tmp = std::env::temp_dir().join(format!("oracle-{tag}-{}", std::process::id()));
     let dir = tmp.join(tag);
     std::fs::create_dir_all(&dir).expect("dir");
-    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/oxide_device_panic_trap");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name);
     std::fs::copy(ours.join("kernel.rs"), dir.join("kernel.rs")).expect("kernel");
     let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
     let edited = edit(&manifest);
     assert_ne!(edited, manifest, "{tag}: the edit changes the manifest");
     std::fs::write(dir.join("manifest.toml"), edited).expect("manifest");
     (tmp, dir)
+}
+
+/// Manifest `m` with `from` replaced by `to` (which must occur) and its
+/// `[expected]` table dropped: the values a broken launch cannot give.
+fn replaced_without_expected(m: &str, from: &str, to: &str) -> String {
+    let edited = m.replace(from, to);
+    assert_ne!(edited, m, "the manifest holds {from:?}");
+    edited[..edited.find("[expected]").expect("an [expected] table")].to_string()
+}
+
+/// [`fixture_variant`] of `oxide_device_panic_trap`.
+fn panic_trap_variant(tag: &str, edit: &dyn Fn(&str) -> String) -> (PathBuf, PathBuf) {
+    fixture_variant("oxide_device_panic_trap", tag, edit)
 }
 
 /// The kernel's `panic!` in launch 1 is a panic on the host and a trap on
@@ -459,5 +465,45 @@ fn a_launch_where_every_thread_panics_stops_once_and_reports_alike() {
         host(&first)
     );
     assert_eq!(host(&first), host(&second));
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A `by_value` argument one byte short of its aggregate stops the host
+/// program before the kernel runs (a launch error, not a kernel panic) and
+/// every device before the launch, each naming the parameter's type and
+/// both sizes.
+#[test]
+fn a_by_value_argument_of_the_wrong_size_is_refused_by_name() {
+    let (tmp, dir) = fixture_variant("by_value_params", "by_value_short", &|m| {
+        replaced_without_expected(
+            m,
+            "{ by_value = [{ u32 = 1000 }, { u16 = 2 }, { u8 = 0x40 }, { u8 = 0 }] }",
+            "{ by_value = [{ u32 = 1000 }, { u16 = 2 }, { u8 = 0x40 }] }",
+        )
+    });
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
+    let host = serde_json::to_value(f.stage("host").expect("a host stage")).expect("json");
+    assert_eq!(host["kind"], "host-run", "{host}");
+    let detail = host["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("`by_value` gives 7 bytes for a parameter of type `")
+            && detail.contains("::kernel::Acc`, which has 8")
+            && detail.matches("`by_value` gives").count() == 1,
+        "{detail}"
+    );
+    for stage in ["device", "ptx-device"] {
+        let s = f.stage(stage).expect("a device stage");
+        assert_eq!(s.status, StageStatus::Failed, "{stage}");
+        assert!(
+            s.detail.contains(
+                "kernel `mutated_params`, argument 0: parameter type `kernel::Acc` is an \
+                 aggregate of 8 bytes passed by value; `by_value` gives 7 bytes"
+            ),
+            "{stage}: {}",
+            s.detail
+        );
+    }
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -559,3 +559,70 @@ fn a_128_bit_parameter_keeps_its_high_half() {
         .expect_err("a narrower argument is refused");
     assert!(err.to_string().contains("16 bytes"), "{err}");
 }
+
+/// A kernel's aggregate by value, read as libNVVM reads one: by name at an
+/// offset, and through its address in a register (`mov.b64 %rd, name`).
+/// The address is the launch's read-only copy: a store through it faults.
+#[test]
+fn a_byval_parameter_is_read_by_name_and_through_its_address() {
+    let ptx = |tail: &str| {
+        format!(
+            r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 out, .param .align 4 .b8 k_param_1[12])
+{{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<4>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.b64 	%rd3, k_param_1;
+	ld.param.u32 	%r1, [k_param_1+4];
+	ld.param.u32 	%r2, [%rd3+8];
+	add.s32 	%r3, %r1, %r2;
+	{tail}
+	st.global.u32 	[%rd2], %r3;
+	ret;
+}}
+"#
+        )
+    };
+    let bytes: Vec<u8> = [7u32, 40, 2].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let one = LaunchConfig::linear(1, 1);
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(&ptx(""))).expect("loads");
+    let out = dev.zeroed::<u32>(1).expect("alloc");
+    let args = [
+        KernelArg::Buffer(out),
+        KernelArg::Bytes(bytes.clone().into()),
+    ];
+    dev.launch(module, "k", one, &args).expect("runs");
+    assert_eq!(dev.download::<u32>(out).expect("reads"), [42]);
+    // Without device IR, the `.param`'s size still checks the bytes.
+    let short = [
+        KernelArg::Buffer(out),
+        KernelArg::Bytes(bytes[..8].to_vec().into()),
+    ];
+    let e = dev
+        .launch(module, "k", one, &short)
+        .expect_err("a short aggregate");
+    assert!(
+        e.to_string()
+            .contains("parameter 1 is 12 bytes, its argument 8"),
+        "{e}"
+    );
+    let module = dev
+        .load(&Program::ptx_only(&ptx("st.param.u32 	[%rd3], %r3;")))
+        .expect("loads");
+    let e = dev
+        .launch(module, "k", one, &args)
+        .expect_err("a store to a parameter");
+    assert!(
+        matches!(&e, DeviceError::Exec(x) if x.kind == FaultKind::ReadOnly),
+        "{e}"
+    );
+    assert!(e.to_string().contains("kernel parameter 1"), "{e}");
+}

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use device_ir::*;
 use gpu_harness::device::virt::FaultKind;
-use gpu_harness::device::{Device, DeviceError, DeviceExt, KernelArg, LaunchConfig};
+use gpu_harness::device::{Aggregate, Device, DeviceError, DeviceExt, KernelArg, LaunchConfig};
 
 #[test]
 fn saxpy() {
@@ -363,4 +363,91 @@ fn auto_reports_which_device_it_chose() {
         }
         None => assert!(chosen.device.describe().contains("CUDA device")),
     }
+}
+
+/// `k(out, p)`: `out[0] = p[0] + p[2]` for a `byval` `[3 x i32]`, and, when
+/// `write`, `p[1] = 5` first.
+fn byval_module(write: bool) -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let words = m.types.array(i32t, 3);
+    let pg = m.types.ptr(i32t, AddressSpace::Global);
+    let by_value = m.types.ptr(words, AddressSpace::Generic);
+    let k = kernel(&mut m, "k", &[pg, by_value]);
+    m.functions[k].param_attrs = vec![ParamAttrs::empty(), ParamAttrs::BYVAL];
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let p = b.block_params(b.entry_block());
+    let at =
+        |b: &mut FunctionBuilder<'_>, i| b.gep(p[1], &[GepIndex::Const(0), GepIndex::Const(i)]);
+    if write {
+        let five = b.iconst(i32t, 5);
+        let second = at(&mut b, 1);
+        b.store(five, second);
+    }
+    let (first, third) = (at(&mut b, 0), at(&mut b, 2));
+    let x = b.load(i32t, first);
+    let z = b.load(i32t, third);
+    let sum = b.iadd(x, z);
+    b.store(sum, p[0]);
+    b.ret(None);
+    m
+}
+
+/// An aggregate by value is the launch's copy of exactly its bytes, which
+/// the kernel reads and may not write (the lowering copies one it writes).
+#[test]
+fn a_byval_parameter_is_the_launchs_read_only_copy_of_its_bytes() {
+    let bytes: Vec<u8> = [40u32, 0xdead, 2]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let (mut dev, h) = load(&byval_module(false));
+    let out = dev.upload(&[0u32]).expect("upload");
+    let one = LaunchConfig::linear(1, 1);
+    dev.launch(
+        h,
+        "k",
+        one,
+        &[
+            KernelArg::Buffer(out),
+            KernelArg::Bytes(bytes.clone().into()),
+        ],
+    )
+    .expect("launch");
+    assert_eq!(dev.download::<u32>(out).expect("download"), [42]);
+    for (arg, why) in [
+        (
+            KernelArg::Bytes(bytes[..11].to_vec().into()),
+            "parameter 1 is an aggregate of 12 bytes by value; 11 bytes given",
+        ),
+        (
+            KernelArg::U32(1),
+            "parameter 1 is an aggregate of 12 bytes by value, which argument U32(1) is not",
+        ),
+        (
+            KernelArg::Bytes(Aggregate {
+                bytes: bytes.clone(),
+                pointers: vec![(8, out)],
+            }),
+            "parameter 1 is an aggregate of 12 bytes by value; a pointer field at byte 8 does not fit",
+        ),
+    ] {
+        match dev.launch(h, "k", one, &[KernelArg::Buffer(out), arg]) {
+            Err(DeviceError::BadArgs { message, .. }) => {
+                assert!(message.contains(why), "{message}")
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+    let (mut dev, h) = load(&byval_module(true));
+    let out = dev.upload(&[0u32]).expect("upload");
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "k",
+        one,
+        &[KernelArg::Buffer(out), KernelArg::Bytes(bytes.into())],
+        FaultKind::ReadOnly,
+    );
+    assert!(e.message.contains("by-value kernel parameter 1"), "{e}");
 }

@@ -1,11 +1,12 @@
 //! The kernel ABI: finding a kernel and checking launch arguments against its
 //! parameters, shared by both devices so they refuse the same launches.
 //!
-//! Every parameter is a scalar. An integer parameter takes an argument of its
-//! exact width, a float parameter one of its precision, and a generic or global
-//! pointer parameter a buffer address or null. Nothing else is passed.
+//! An integer parameter takes an argument of its exact width, a float
+//! parameter one of its precision, a generic or global pointer parameter a
+//! buffer address or null, and a `byval` parameter (an aggregate by value)
+//! exactly as many bytes as its pointee. Nothing else is passed.
 
-use device_ir::{AddressSpace, FuncId, FunctionKind, Module, TyKind};
+use device_ir::{AddressSpace, FuncId, FunctionKind, Module, ParamAttrs, TyKind};
 
 use super::{DeviceError, KernelArg};
 
@@ -45,6 +46,35 @@ pub fn check_args(module: &Module, func: FuncId, args: &[KernelArg]) -> Result<(
         )));
     }
     for (i, (&ty, arg)) in data.sig.params.iter().zip(args).enumerate() {
+        if let Some(size) = byval_size(module, func, i) {
+            match arg {
+                KernelArg::Bytes(a) if a.bytes.len() as u64 != size => {
+                    return Err(bad(format!(
+                        "parameter {i} is an aggregate of {size} bytes by value; {} bytes given",
+                        a.bytes.len()
+                    )));
+                }
+                KernelArg::Bytes(a) => match a
+                    .pointers
+                    .iter()
+                    .find(|(at, _)| at.checked_add(8).is_none_or(|end| end > size))
+                {
+                    Some((at, _)) => {
+                        return Err(bad(format!(
+                            "parameter {i} is an aggregate of {size} bytes by value; a pointer \
+                             field at byte {at} does not fit"
+                        )));
+                    }
+                    None => continue,
+                },
+                _ => {
+                    return Err(bad(format!(
+                        "parameter {i} is an aggregate of {size} bytes by value, which argument \
+                         {arg:?} is not"
+                    )));
+                }
+            }
+        }
         let kind = module.types.get(ty);
         let fits = match (kind, arg) {
             (Some(TyKind::Int(bits)), _) => int_bits(arg) == Some(*bits),
@@ -63,6 +93,16 @@ pub fn check_args(module: &Module, func: FuncId, args: &[KernelArg]) -> Result<(
         }
     }
     Ok(())
+}
+
+/// The size of parameter `i` of `func` if it is `byval`: its pointee's.
+pub fn byval_size(module: &Module, func: FuncId, i: usize) -> Option<u64> {
+    let data = &module.functions[func];
+    if !data.param_attrs.get(i)?.contains(ParamAttrs::BYVAL) {
+        return None;
+    }
+    let (pointee, _) = module.types.ptr_parts(*data.sig.params.get(i)?)?;
+    Some(device_ir::layout::size_of(&module.types, pointee))
 }
 
 /// The width of an integer argument, or `None` for floats and pointers.
@@ -95,7 +135,9 @@ pub fn scalar_bits(arg: &KernelArg) -> Option<u128> {
         KernelArg::I128(v) => v as u128,
         KernelArg::F32(v) => u128::from(v.to_bits()),
         KernelArg::F64(v) => u128::from(v.to_bits()),
-        KernelArg::Buffer(_) | KernelArg::BufferAt(..) | KernelArg::Null => return None,
+        KernelArg::Buffer(_) | KernelArg::BufferAt(..) | KernelArg::Null | KernelArg::Bytes(_) => {
+            return None;
+        }
     })
 }
 
@@ -106,6 +148,7 @@ pub fn arg_size(arg: &KernelArg) -> usize {
         KernelArg::U16(_) | KernelArg::I16(_) => 2,
         KernelArg::U32(_) | KernelArg::I32(_) | KernelArg::F32(_) => 4,
         KernelArg::U128(_) | KernelArg::I128(_) => 16,
+        KernelArg::Bytes(a) => a.bytes.len(),
         _ => 8,
     }
 }

@@ -8,9 +8,10 @@
 //! a GPU would run; and [`cuda::CudaDevice`], which runs the PTX on a GPU.
 //! [`auto`] picks the GPU when one is usable and says why not otherwise.
 //!
-//! Kernel ABI: every kernel parameter is a scalar (integer, float or pointer); the
-//! lowering flattens slices and `DisjointSlice`s into (pointer, length) pairs. So a
-//! launch passes [`KernelArg`]s only, each a scalar or a buffer address.
+//! Kernel ABI: a kernel parameter is a scalar (integer, float or pointer) or an
+//! aggregate by value (`byval`, its bytes); the lowering flattens slices and
+//! `DisjointSlice`s into (pointer, length) pairs. So a launch passes
+//! [`KernelArg`]s only: a scalar, a buffer address or an aggregate's bytes.
 
 pub mod abi;
 mod auto;
@@ -148,8 +149,9 @@ impl LaunchConfig {
 }
 
 /// One kernel argument. Integers must have the parameter's exact width (their
-/// signedness does not matter); pointers are buffer addresses or null.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// signedness does not matter); pointers are buffer addresses or null; an
+/// aggregate by value is its bytes, exactly as many as its `byval` type.
+#[derive(Clone, Debug, PartialEq)]
 pub enum KernelArg {
     /// An `i1`.
     Bool(bool),
@@ -183,6 +185,54 @@ pub enum KernelArg {
     BufferAt(Buffer, u64),
     /// The null pointer.
     Null,
+    /// An aggregate passed by value (a `byval` parameter): its bytes, in
+    /// the layout the kernel reads, and its pointers to buffers.
+    Bytes(Aggregate),
+}
+
+/// The bytes of an aggregate passed by value, and the buffers its pointer
+/// fields point at: each device writes a buffer's address, which only it
+/// knows, at its offset.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Aggregate {
+    /// The bytes, little-endian; a pointer field's 8 are overwritten.
+    pub bytes: Vec<u8>,
+    /// Per pointer field: its offset in `bytes` and the buffer whose byte 0
+    /// it points at.
+    pub pointers: Vec<(u64, Buffer)>,
+}
+
+impl Aggregate {
+    /// The bytes with each pointer field holding `address(buffer)`.
+    pub fn with_addresses(
+        &self,
+        mut address: impl FnMut(Buffer) -> Result<u64, DeviceError>,
+    ) -> Result<Vec<u8>, DeviceError> {
+        let mut bytes = self.bytes.clone();
+        for &(at, buffer) in &self.pointers {
+            let a = address(buffer)?.to_le_bytes();
+            let field = usize::try_from(at)
+                .ok()
+                .and_then(|at| bytes.get_mut(at..at.checked_add(8)?))
+                .ok_or_else(|| {
+                    DeviceError::Unsupported(format!(
+                        "a pointer field at byte {at} of an aggregate of {} bytes",
+                        self.bytes.len()
+                    ))
+                })?;
+            field.copy_from_slice(&a);
+        }
+        Ok(bytes)
+    }
+}
+
+impl From<Vec<u8>> for Aggregate {
+    fn from(bytes: Vec<u8>) -> Self {
+        Aggregate {
+            bytes,
+            pointers: Vec::new(),
+        }
+    }
 }
 
 /// What a device loads: the device IR (the virtual device runs it; the CUDA
@@ -299,3 +349,32 @@ pub trait DeviceExt: Device {
 }
 
 impl<D: Device + ?Sized> DeviceExt for D {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_aggregates_pointer_fields_get_each_buffers_address() {
+        let a = Aggregate {
+            bytes: vec![0xaa; 20],
+            pointers: vec![(12, Buffer(1)), (0, Buffer(0))],
+        };
+        let got = a
+            .with_addresses(|b| Ok(0x1000 + u64::from(b.0)))
+            .expect("in range");
+        assert_eq!(got[..8], 0x1000u64.to_le_bytes());
+        assert_eq!(got[8..12], [0xaa; 4]);
+        assert_eq!(got[12..20], 0x1001u64.to_le_bytes());
+        let short = Aggregate {
+            bytes: vec![0; 10],
+            pointers: vec![(4, Buffer(0))],
+        };
+        let e = short.with_addresses(|_| Ok(1)).expect_err("past the end");
+        assert!(
+            e.to_string()
+                .contains("a pointer field at byte 4 of an aggregate of 10 bytes"),
+            "{e}"
+        );
+    }
+}

@@ -150,7 +150,6 @@ pub fn run_fixture(
     l: &mir_lower::Lowered,
     limits: Limits,
 ) -> Result<FixtureRun, DeviceError> {
-    use gpu_harness::fixture::Arg;
     let mut dev = VirtualDevice::with_limits(limits);
     let h = dev.load(&Program::ir(&l.module))?;
     let mut buffers = Vec::new();
@@ -167,23 +166,15 @@ pub fn run_fixture(
     }
     for launch in &f.manifest.launch {
         let params = &l.kernel_params[&launch.kernel];
-        let mut args = Vec::new();
-        for (p, a) in params.iter().zip(&launch.args) {
-            match (a.resolve().unwrap(), p.slots) {
-                (_, 0) => {}
-                (a @ (Arg::Scalar(..) | Arg::Wide(..)), 1) => {
-                    args.extend(gpu_harness::launch::scalar_argument(&a));
-                }
-                (Arg::Buffer(name), slots) => {
-                    let (_, buf, len) = buffers.iter().find(|(n, ..)| *n == name).unwrap();
-                    args.push(KernelArg::Buffer(*buf));
-                    if slots == 2 {
-                        args.push(KernelArg::U64(*len as u64));
-                    }
-                }
-                (a, s) => panic!("argument {a:?} for a parameter of {s} slots"),
-            }
-        }
+        let find = |name: &str| {
+            buffers
+                .iter()
+                .find(|(n, ..)| n == name)
+                .map(|&(_, b, len)| (b, len))
+        };
+        let args =
+            gpu_harness::launch::launch_arguments(&launch.kernel, params, &launch.args, &find)
+                .unwrap_or_else(|e| panic!("{}: {e}", f.name));
         let cfg = launch.config();
         dev.launch(h, &launch.kernel, cfg, &args)?;
     }

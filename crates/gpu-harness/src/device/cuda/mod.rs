@@ -38,6 +38,7 @@
 mod context;
 pub mod load;
 
+use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::time::Duration;
 
@@ -163,6 +164,64 @@ unsafe impl Send for RawModule {}
 struct Loaded {
     raw: RawModule,
     ir: Option<Module>,
+    /// Each entry's parameter sizes in bytes, from the PTX: the driver
+    /// copies that many bytes from each argument's slot, which must hold
+    /// them, whether or not device IR checked the arguments. `None` where
+    /// the PTX reader does not take the PTX the driver took.
+    entry_params: Option<HashMap<String, Vec<u64>>>,
+}
+
+/// Refuses a launch whose arguments the driver would read past: one per
+/// parameter, each slot (16 bytes for a scalar or an address, an
+/// aggregate's own bytes) at least as large as its `.param`.
+fn check_slots(
+    kernel: &str,
+    sizes: Option<&Vec<u64>>,
+    args: &[KernelArg],
+) -> Result<(), DeviceError> {
+    let bad = |message: String| DeviceError::BadArgs {
+        kernel: kernel.to_owned(),
+        message,
+    };
+    let sizes = sizes.ok_or_else(|| DeviceError::NoSuchKernel(kernel.to_owned()))?;
+    if sizes.len() != args.len() {
+        return Err(bad(format!(
+            "takes {} parameters in its PTX, {} given",
+            sizes.len(),
+            args.len()
+        )));
+    }
+    for (i, (&size, arg)) in sizes.iter().zip(args).enumerate() {
+        let slot = match arg {
+            KernelArg::Bytes(a) => a.bytes.len() as u64,
+            _ => 16,
+        };
+        if slot < size {
+            return Err(bad(format!(
+                "parameter {i} is {size} bytes in the PTX; argument {arg:?} gives {slot}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Each `.entry`'s parameter sizes in `ptx`, if the PTX reader takes it.
+fn entry_param_sizes(ptx: &str) -> Option<HashMap<String, Vec<u64>>> {
+    let m = ptx_reader::parse(ptx).ok()?;
+    Some(
+        m.functions
+            .iter()
+            .filter(|f| f.kind == ptx_reader::FunctionKind::Entry)
+            .map(|f| {
+                let sizes = f
+                    .params
+                    .iter()
+                    .map(|p| p.ty.size() * p.array.unwrap_or(1))
+                    .collect();
+                (f.name.clone(), sizes)
+            })
+            .collect(),
+    )
 }
 
 /// A GPU, driven through the CUDA driver API, in a context of its own.
@@ -283,6 +342,7 @@ impl Device for CudaDevice {
         self.modules.push(Loaded {
             raw: RawModule(raw),
             ir: program.ir.cloned(),
+            entry_params: entry_param_sizes(ptx),
         });
         Ok(ModuleHandle(self.modules.len() as u32 - 1))
     }
@@ -334,6 +394,22 @@ impl Device for CudaDevice {
             let func = abi::find_kernel(ir, kernel)?;
             abi::check_args(ir, func, args)?;
         }
+        match &loaded.entry_params {
+            Some(sizes) => check_slots(kernel, sizes.get(kernel), args)?,
+            // The scalars' 16-byte slots hold any scalar `.param`; only an
+            // aggregate's size needs a check that nothing can make here.
+            None if loaded.ir.is_none()
+                && args.iter().any(|a| matches!(a, KernelArg::Bytes(_))) =>
+            {
+                return Err(DeviceError::BadArgs {
+                    kernel: kernel.to_owned(),
+                    message: "an aggregate by value for a module whose parameter sizes \
+                              neither device IR nor its PTX gives"
+                        .to_owned(),
+                });
+            }
+            None => {}
+        }
         let raw = loaded.raw.0;
         let name =
             CString::new(kernel).map_err(|_| DeviceError::NoSuchKernel(kernel.to_owned()))?;
@@ -341,26 +417,33 @@ impl Device for CudaDevice {
         // SAFETY: the module is loaded in this context, which is bound.
         let func = unsafe { result::module::get_function(raw, name) }
             .map_err(cuda("finding the kernel"))?;
-        // One 16-byte little-endian slot per argument: a smaller scalar sits in
-        // the slot's low bytes, where the driver reads its size (16 for an
-        // `i128`).
-        let mut slots = Vec::with_capacity(args.len());
+        // One little-endian slot per argument, which the driver copies as
+        // many bytes of as the parameter has: a scalar's slot is 16 bytes
+        // (an `i128`'s), a smaller scalar in its low bytes; an aggregate by
+        // value is its own bytes.
+        let mut slots: Vec<Vec<u8>> = Vec::with_capacity(args.len());
         for arg in args {
             let bits = match *arg {
                 KernelArg::Buffer(b) => u128::from(self.address(b, 0)?),
                 KernelArg::BufferAt(b, offset) => u128::from(self.address(b, offset)?),
                 KernelArg::Null => 0,
+                KernelArg::Bytes(ref aggregate) => {
+                    slots.push(aggregate.with_addresses(|b| self.address(b, 0))?);
+                    continue;
+                }
                 _ => abi::scalar_bits(arg).unwrap_or(0),
             };
-            slots.push(bits);
+            slots.push(bits.to_le_bytes().to_vec());
         }
         let mut params: Vec<*mut c_void> = slots
             .iter_mut()
-            .map(|s| (s as *mut u128).cast::<c_void>())
+            .map(|s| s.as_mut_ptr().cast::<c_void>())
             .collect();
         let (g, b) = (config.grid, config.block);
         // SAFETY: `params` points at one live slot per kernel parameter, each at
-        // least as large as the parameter; the stream belongs to the bound context.
+        // least as large as the parameter's `.param` (`check_slots`, or the
+        // device IR's check of the count and of each aggregate's size, with
+        // 16-byte scalar slots); the stream belongs to the bound context.
         unsafe {
             result::launch_kernel(
                 func,
@@ -400,6 +483,37 @@ impl Device for CudaDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slot_smaller_than_its_param_or_a_missing_argument_is_refused() {
+        let ptx = ".version 8.8\n.target sm_90\n.address_size 64\n\
+                   .visible .entry k(.param .u64 k_param_0, .param .align 16 .b8 k_param_1[32])\n{\n\tret;\n}\n";
+        let sizes = entry_param_sizes(ptx).expect("the PTX parses");
+        assert_eq!(sizes["k"], [8, 32]);
+        let ok = [KernelArg::U64(1), KernelArg::Bytes(vec![0; 32].into())];
+        assert!(check_slots("k", sizes.get("k"), &ok).is_ok());
+        for (args, why) in [
+            (
+                vec![KernelArg::U64(1), KernelArg::Bytes(vec![0; 31].into())],
+                "parameter 1 is 32 bytes in the PTX; argument",
+            ),
+            (
+                vec![KernelArg::U64(1), KernelArg::U128(0)],
+                "parameter 1 is 32 bytes in the PTX; argument U128(0) gives 16",
+            ),
+            (
+                vec![KernelArg::U64(1)],
+                "takes 2 parameters in its PTX, 1 given",
+            ),
+        ] {
+            let e = check_slots("k", sizes.get("k"), &args).expect_err("refused");
+            assert!(e.to_string().contains(why), "{e}");
+        }
+        assert!(matches!(
+            check_slots("nope", sizes.get("nope"), &ok),
+            Err(DeviceError::NoSuchKernel(_))
+        ));
+    }
 
     #[test]
     fn without_a_driver_the_probe_says_no_gpu() {

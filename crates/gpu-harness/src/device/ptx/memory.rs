@@ -26,6 +26,9 @@ pub(crate) enum Space {
     Local,
     /// `.const`.
     Const,
+    /// `.param`: a kernel parameter, reached through its address (`mov`
+    /// of its name) rather than its name.
+    Param,
 }
 
 impl Space {
@@ -35,6 +38,7 @@ impl Space {
             Space::Shared => "shared",
             Space::Local => "local",
             Space::Const => "const",
+            Space::Param => "param",
         }
     }
 }
@@ -54,6 +58,8 @@ pub(crate) enum Owner {
         func: Arc<str>,
         thread: u32,
     },
+    /// The launch's copy of kernel parameter `index`, read-only.
+    Param { index: u32 },
 }
 
 impl Owner {
@@ -63,6 +69,7 @@ impl Owner {
             Owner::Global(s) => format!("global {s}"),
             Owner::Shared { symbol, block } => format!("shared {symbol} of block {block}"),
             Owner::Local { symbol, func, .. } => format!("the local {symbol} of a frame of {func}"),
+            Owner::Param { index } => format!("kernel parameter {index}"),
         }
     }
 }

@@ -112,6 +112,9 @@ impl PtxDevice {
             KernelArg::Null => 0,
             KernelArg::Buffer(b) => u128::from(address(self.buffer(b)?.0, 0)),
             KernelArg::BufferAt(b, off) => u128::from(address(self.buffer(b)?.0, off)),
+            KernelArg::Bytes(ref aggregate) => {
+                return aggregate.with_addresses(|b| Ok(address(self.buffer(b)?.0, 0)));
+            }
             _ => abi::scalar_bits(arg).unwrap_or(0),
         };
         Ok(v.to_le_bytes()[..abi::arg_size(arg).max(1)].to_vec())
@@ -258,6 +261,23 @@ impl Device for PtxDevice {
             .iter()
             .map(|a| self.arg_bytes(a))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut kernel_params = Vec::with_capacity(params.len());
+        for (i, bytes) in params.iter().enumerate() {
+            let owner = Owner::Param { index: i as u32 };
+            match self
+                .mem
+                .alloc(owner, Space::Param, bytes.len() as u64, true)
+            {
+                Ok(id) => {
+                    self.mem.host_write(id, 0, bytes);
+                    kernel_params.push(id);
+                }
+                Err(f) => {
+                    kernel_params.iter().for_each(|&id| self.mem.kill(id));
+                    return Err(setup(f));
+                }
+            }
+        }
         let loaded = &self.modules[module.0 as usize];
         let mut ctx = Ctx {
             program: &loaded.program,
@@ -267,6 +287,7 @@ impl Device for PtxDevice {
             mem: &mut self.mem,
             max_call_depth: self.limits.max_call_depth,
             approx: 0,
+            kernel_params,
         };
         let mut threads = Vec::new();
         for_each_thread(
@@ -289,7 +310,10 @@ impl Device for PtxDevice {
         }
         self.approx += ctx.approx;
         let shared: Vec<u32> = ctx.shared.values().copied().collect();
-        for id in shared {
+        for id in shared
+            .into_iter()
+            .chain(std::mem::take(&mut ctx.kernel_params))
+        {
             self.mem.kill(id);
         }
         result.map(|_| ())

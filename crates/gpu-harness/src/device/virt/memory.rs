@@ -32,6 +32,9 @@ pub(crate) enum Owner {
         inst: Inst,
         thread: u32,
     },
+    /// The launch's copy of kernel parameter `index`, an aggregate passed by
+    /// value (`byval`): read-only, as a kernel's `.param` space is.
+    Param { index: u32 },
 }
 
 impl Owner {
@@ -41,6 +44,7 @@ impl Owner {
             Owner::Global { symbol } => format!("global @{symbol}"),
             Owner::Shared { symbol, block } => format!("shared @{symbol} of block {block}"),
             Owner::Local { func, inst, .. } => format!("the stack slot {inst} of {func}"),
+            Owner::Param { index } => format!("by-value kernel parameter {index}"),
         }
     }
 }

@@ -154,6 +154,12 @@ impl VirtualDevice {
 
     fn arg_val(&self, arg: &KernelArg, space: AddressSpace) -> Result<Val, DeviceError> {
         Ok(match *arg {
+            // `launch` makes an aggregate's copy; it is no value.
+            KernelArg::Bytes(_) => {
+                return Err(DeviceError::Unsupported(
+                    "an aggregate's bytes as a scalar argument".to_owned(),
+                ));
+            }
             KernelArg::F32(v) => Val::F32(v.to_bits()),
             KernelArg::F64(v) => Val::F64(v.to_bits()),
             KernelArg::Null => Val::Ptr(Ptr::null(space)),
@@ -295,13 +301,18 @@ impl Device for VirtualDevice {
                 config.grid, config.block, self.limits.max_threads
             )));
         }
+        let params = &m.functions[func].sig.params;
         let mut vals = Vec::with_capacity(args.len());
-        for (arg, &ty) in args.iter().zip(&m.functions[func].sig.params) {
+        for (arg, &ty) in args.iter().zip(params) {
             let space = m
                 .types
                 .ptr_parts(ty)
                 .map_or(AddressSpace::Generic, |(_, s)| s);
-            vals.push(self.arg_val(arg, space)?);
+            vals.push(match arg {
+                // Filled below, once nothing else can fail.
+                KernelArg::Bytes(_) if m.types.is_ptr(ty) => None,
+                _ => Some(self.arg_val(arg, space)?),
+            });
         }
         // A whole buffer passed as a `readonly` parameter stays unwritten
         // for the launch (see `Allocation::lent_read_only`).
@@ -315,6 +326,58 @@ impl Device for VirtualDevice {
                 lent.push(self.buffer(*b)?.0);
             }
         }
+        // The launch's read-only copies of by-value aggregates, one for all
+        // threads (the lowering copies one into a thread's own stack slot
+        // before writing it); made last, so that no failure leaves one.
+        let mut by_value = Vec::new();
+        for (i, (arg, &ty)) in args.iter().zip(params).enumerate() {
+            let (KernelArg::Bytes(aggregate), Some((pointee, space))) =
+                (arg, m.types.ptr_parts(ty))
+            else {
+                continue;
+            };
+            let align = device_ir::layout::align_of(&m.types, pointee);
+            let owner = Owner::Param { index: i as u32 };
+            let size = aggregate.bytes.len() as u64;
+            let made = aggregate
+                .pointers
+                .iter()
+                .map(|&(at, b)| Ok((at, self.buffer(b)?.0)))
+                .collect::<Result<Vec<_>, DeviceError>>()
+                .and_then(|targets| {
+                    let id = self
+                        .mem
+                        .alloc(owner, AddressSpace::Global, size, align, true)
+                        .map_err(exec_setup)?;
+                    Ok((id, targets))
+                });
+            let (id, targets) = match made {
+                Ok(made) => made,
+                Err(e) => {
+                    by_value.iter().for_each(|&id| self.mem.kill(id));
+                    return Err(e);
+                }
+            };
+            self.mem.host_write(id, 0, &aggregate.bytes);
+            // A pointer field is a generic pointer to the buffer's byte 0,
+            // as a raw pointer in Rust is.
+            for (at, target) in targets {
+                let p = Ptr {
+                    space: AddressSpace::Generic,
+                    target: Some(target),
+                    offset: 0,
+                };
+                self.mem.host_write_ptr(id, at, p);
+            }
+            by_value.push(id);
+            vals[i] = Some(Val::Ptr(Ptr {
+                space,
+                target: Some(id),
+                offset: 0,
+            }));
+        }
+        // Every `None` was an aggregate's, filled above.
+        let vals: Vec<Val> = vals.into_iter().flatten().collect();
         for &id in &lent {
             self.mem.lend_read_only(id, true);
         }
@@ -338,8 +401,8 @@ impl Device for VirtualDevice {
         for &id in &lent {
             self.mem.lend_read_only(id, false);
         }
-        // Shared memory lives for one launch.
-        for id in shared {
+        // Shared memory and the by-value copies live for one launch.
+        for id in shared.into_iter().chain(by_value) {
             self.mem.kill(id);
         }
         let (barriers, steps) = result?;

@@ -458,6 +458,10 @@ impl Detector {
                     Owner::Local { func, .. } => RaceMemory::Global {
                         symbol: func.to_string(),
                     },
+                    // Read-only: no access to it races. Named for completeness.
+                    Owner::Param { index } => RaceMemory::Global {
+                        symbol: format!("parameter {index}"),
+                    },
                 },
             ),
             None => (

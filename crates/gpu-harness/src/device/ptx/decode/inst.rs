@@ -8,6 +8,7 @@ use ptx_reader::{Flag, Instruction, Modifier, Rounding, StateSpace, Type};
 
 use super::{DecodeError, Flags, FuncScope, Inst, Op, err, space_of};
 use crate::device::ptx::float::Round;
+use crate::device::ptx::memory::Space;
 
 fn op_of(i: &Instruction) -> Option<Op> {
     let sel = |w: &str| i.modifiers.contains(&Modifier::Op(leak(w)));
@@ -120,7 +121,9 @@ pub(super) fn decode_inst(i: &Instruction, scope: &FuncScope<'_>) -> Result<Inst
         match m {
             Modifier::Type(_) | Modifier::Scope(_) => {}
             Modifier::Space(s) => match s {
-                StateSpace::Param => {}
+                // A named `.param` is a frame's slot whatever the space; one
+                // reached through a register is a kernel parameter's copy.
+                StateSpace::Param => inst.space = Some(Space::Param),
                 s => inst.space = space_of(*s),
             },
             Modifier::Sem(s) => inst.sem = Some(*s),

@@ -39,6 +39,10 @@ pub(crate) struct Ctx<'a> {
     pub max_call_depth: usize,
     /// Thread-instructions that used an `.approx` instruction.
     pub approx: u64,
+    /// The launch's read-only copy of each kernel parameter, for a kernel
+    /// that takes a parameter's address (`mov.b64 %rd, k_param_0`, as
+    /// libNVVM reads an aggregate by value at a computed offset).
+    pub kernel_params: Vec<u32>,
 }
 
 pub(crate) struct Frame {
@@ -282,6 +286,11 @@ impl Exec<'_, '_> {
             Opd::NotPred(r) => u64::from(self.frame().regs[*r as usize] & 1 == 0),
             Opd::Global(g, off) => self.global_addr(*g)?.wrapping_add(*off as u64),
             Opd::Local(l, off) => address(self.frame().locals[*l], 0).wrapping_add(*off as u64),
+            // Only the kernel's own frame names kernel parameters; a
+            // function's `.param`s have no address.
+            Opd::Slot(s) if self.t.stack.len() == 1 && *s < self.ctx.kernel_params.len() => {
+                address(self.ctx.kernel_params[*s], 0)
+            }
             other => return Err(unsupported(format!("the operand {other:?} as a value"))),
         })
     }
