@@ -65,6 +65,42 @@ unsafe extern "C" {
     pub safe fn active_mask() -> u32;
     /// `__syncwarp(mask)`: the lanes of `mask` wait for each other.
     pub safe fn sync_warp(mask: u32);
+    /// `%lanemask_lt`: the lanes of the warp below this one.
+    pub safe fn lanemask_lt() -> u32;
+    /// `%lanemask_le`: the lanes at or below this one.
+    pub safe fn lanemask_le() -> u32;
+    /// `%lanemask_eq`: this lane's bit.
+    pub safe fn lanemask_eq() -> u32;
+    /// `%lanemask_ge`: the lanes at or above this one.
+    pub safe fn lanemask_ge() -> u32;
+    /// `%lanemask_gt`: the lanes above this one.
+    pub safe fn lanemask_gt() -> u32;
+    /// `__reduce_add_sync`: the wrapping sum of `value` over the lanes of `mask`.
+    pub safe fn reduce_add_sync(mask: u32, value: u32) -> u32;
+    /// `__reduce_min_sync` on `unsigned`: the least `value` of the lanes of `mask`.
+    pub safe fn reduce_min_sync(mask: u32, value: u32) -> u32;
+    /// `__reduce_max_sync` on `unsigned`: the greatest `value`.
+    pub safe fn reduce_max_sync(mask: u32, value: u32) -> u32;
+    /// `__reduce_min_sync` on `int`: the least `value`, signed.
+    pub safe fn reduce_min_sync_i32(mask: u32, value: i32) -> i32;
+    /// `__reduce_max_sync` on `int`: the greatest `value`, signed.
+    pub safe fn reduce_max_sync_i32(mask: u32, value: i32) -> i32;
+    /// `__reduce_and_sync`: the bitwise and of `value` over the lanes of `mask`.
+    pub safe fn reduce_and_sync(mask: u32, value: u32) -> u32;
+    /// `__reduce_or_sync`: the bitwise or.
+    pub safe fn reduce_or_sync(mask: u32, value: u32) -> u32;
+    /// `__reduce_xor_sync`: the bitwise exclusive or.
+    pub safe fn reduce_xor_sync(mask: u32, value: u32) -> u32;
+    /// `__match_any_sync` on a 32-bit value: the lanes of `mask` whose `value`
+    /// equals this lane's.
+    pub safe fn match_any_sync(mask: u32, value: u32) -> u32;
+    /// `__match_any_sync` on a 64-bit value.
+    pub safe fn match_any_sync_u64(mask: u32, value: u64) -> u32;
+    /// `__match_all_sync` on a 32-bit value: `mask` when every lane of it has
+    /// the same `value`, else 0 (CUDA's predicate is `result != 0`).
+    pub safe fn match_all_sync(mask: u32, value: u32) -> u32;
+    /// `__match_all_sync` on a 64-bit value.
+    pub safe fn match_all_sync_u64(mask: u32, value: u64) -> u32;
     /// `atomicAdd` on an `f32` (relaxed, device scope); returns the old value.
     pub fn atomic_add_f32(ptr: *mut f32, value: f32) -> f32;
     /// `atomicAdd` on an `f64` (relaxed, device scope); returns the old value.
@@ -75,8 +111,11 @@ unsafe extern "C" {
 pub use host::{
     active_mask, all_sync, any_sync, atomic_add_f32, atomic_add_f64, ballot_sync, barrier_wait,
     block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, grid_dim_x,
-    grid_dim_y, grid_dim_z, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
-    sync_threads, sync_warp, thread_idx_x, thread_idx_y, thread_idx_z,
+    grid_dim_y, grid_dim_z, lane_id, lanemask_eq, lanemask_ge, lanemask_gt, lanemask_le,
+    lanemask_lt, match_all_sync, match_all_sync_u64, match_any_sync, match_any_sync_u64,
+    reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_max_sync_i32, reduce_min_sync,
+    reduce_min_sync_i32, reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_sync, shfl_up_sync,
+    shfl_xor_sync, sync_threads, sync_warp, thread_idx_x, thread_idx_y, thread_idx_z,
 };
 
 /// Every lane of a full warp, for the `mask` of the `*_sync` functions.
@@ -164,7 +203,9 @@ pub struct AtomicF32 {
 impl AtomicF32 {
     /// A new atomic float.
     pub const fn new(value: f32) -> Self {
-        AtomicF32 { bits: AtomicU32::new(value.to_bits()) }
+        AtomicF32 {
+            bits: AtomicU32::new(value.to_bits()),
+        }
     }
 
     /// Loads the value.
@@ -196,7 +237,9 @@ pub struct AtomicF64 {
 impl AtomicF64 {
     /// A new atomic float.
     pub const fn new(value: f64) -> Self {
-        AtomicF64 { bits: AtomicU64::new(value.to_bits()) }
+        AtomicF64 {
+            bits: AtomicU64::new(value.to_bits()),
+        }
     }
 
     /// Loads the value.
@@ -239,7 +282,9 @@ unsafe impl<T: Send, const N: usize> Sync for SharedArray<T, N> {}
 impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// An uninitialized shared array.
     pub const fn new() -> Self {
-        SharedArray { cell: UnsafeCell::new(MaybeUninit::uninit()) }
+        SharedArray {
+            cell: UnsafeCell::new(MaybeUninit::uninit()),
+        }
     }
 
     /// Its element count.
@@ -288,7 +333,9 @@ unsafe impl Sync for Barrier {}
 impl Barrier {
     /// A barrier for the whole block.
     pub const fn new() -> Self {
-        Barrier { word: UnsafeCell::new(0) }
+        Barrier {
+            word: UnsafeCell::new(0),
+        }
     }
 
     /// Waits for every thread of the block.
@@ -314,12 +361,20 @@ unsafe impl<T: Send> Send for DisjointSlice<'_, T> {}
 impl<'a, T: Copy> DisjointSlice<'a, T> {
     /// A view of a whole slice.
     pub fn new(slice: &'a mut [T]) -> Self {
-        DisjointSlice { ptr: slice.as_mut_ptr(), len: slice.len(), _marker: PhantomData }
+        DisjointSlice {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _marker: PhantomData,
+        }
     }
 
     /// A view of nothing, usable in constants.
     pub const fn empty() -> Self {
-        DisjointSlice { ptr: core::ptr::null_mut(), len: 0, _marker: PhantomData }
+        DisjointSlice {
+            ptr: core::ptr::null_mut(),
+            len: 0,
+            _marker: PhantomData,
+        }
     }
 
     /// Its element count.
@@ -413,7 +468,9 @@ pub mod host {
         }
         // SAFETY: `bytes` holds exactly a `T`, valid by the caller's word;
         // the read does not need alignment.
-        core::mem::ManuallyDrop::new(unsafe { core::ptr::read_unaligned(bytes.as_ptr().cast::<T>()) })
+        core::mem::ManuallyDrop::new(unsafe {
+            core::ptr::read_unaligned(bytes.as_ptr().cast::<T>())
+        })
     }
 
     /// Whether this thread is a simulated GPU thread running the kernel
@@ -438,6 +495,8 @@ pub mod host {
         /// Lanes waiting in the collective being gathered, with their values.
         arrived: u32,
         values: [u64; 32],
+        /// Per lane: which collective it waits at (`"shfl_sync"`, ...).
+        kinds: [&'static str; 32],
         /// Per lane: the values of a completed collective, not yet taken.
         done: [Option<Box<[u64; 32]>>; 32],
     }
@@ -450,15 +509,18 @@ pub mod host {
                     exited: 0,
                     arrived: 0,
                     values: [0; 32],
+                    kinds: [""; 32],
                     done: std::array::from_fn(|_| None),
                 }),
                 turn: std::sync::Condvar::new(),
             }
         }
 
-        /// Lane `lane` offers `value` to the collective over `mask`, waits for
-        /// every lane of `mask`, and gets every lane's value.
-        fn exchange(&self, lane: u32, mask: u32, value: u64) -> Box<[u64; 32]> {
+        /// Lane `lane` offers `value` to the collective `what` over `mask`,
+        /// waits for every lane of `mask`, and gets every lane's value. Lanes
+        /// of one mask at different collectives execute different
+        /// instructions, which the GPU leaves undefined: a panic.
+        fn exchange(&self, lane: u32, mask: u32, value: u64, what: &'static str) -> Box<[u64; 32]> {
             let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
             assert!(
                 mask & (1 << lane) != 0,
@@ -470,8 +532,17 @@ pub mod host {
                 s.present
             );
             s.values[lane as usize] = value;
+            s.kinds[lane as usize] = what;
             s.arrived |= 1 << lane;
             if s.arrived & mask == mask {
+                if let Some(l) = (0..32).find(|&l| mask & (1 << l) != 0 && s.kinds[l] != what) {
+                    s.arrived &= !mask;
+                    let other = s.kinds[l];
+                    drop(s);
+                    panic!(
+                        "{UNDEFINED_ON_GPU}lane {lane} executes {what} with mask {mask:#x} while lane {l} executes {other}"
+                    );
+                }
                 let values = Box::new(s.values);
                 for l in 0..32 {
                     if mask & (1 << l) != 0 {
@@ -530,9 +601,14 @@ pub mod host {
         linear % 32
     }
 
-    fn shuffle(mask: u32, value: u32, source: impl Fn(u32) -> Option<u32>) -> u32 {
+    fn shuffle(
+        what: &'static str,
+        mask: u32,
+        value: u32,
+        source: impl Fn(u32) -> Option<u32>,
+    ) -> u32 {
         let lane = lane_id();
-        let all = warp().exchange(lane, mask, u64::from(value));
+        let all = warp().exchange(lane, mask, u64::from(value), what);
         match source(lane) {
             None => value,
             Some(j) => {
@@ -547,43 +623,156 @@ pub mod host {
 
     /// `__shfl_sync` over the simulated warp.
     pub fn shfl_sync(mask: u32, value: u32, src_lane: u32) -> u32 {
-        shuffle(mask, value, |_| Some(src_lane & 31))
+        shuffle("shfl_sync", mask, value, |_| Some(src_lane & 31))
     }
     /// `__shfl_up_sync` over the simulated warp.
     pub fn shfl_up_sync(mask: u32, value: u32, delta: u32) -> u32 {
-        shuffle(mask, value, |l| l.checked_sub(delta))
+        shuffle("shfl_up_sync", mask, value, |l| l.checked_sub(delta))
     }
     /// `__shfl_down_sync` over the simulated warp.
     pub fn shfl_down_sync(mask: u32, value: u32, delta: u32) -> u32 {
-        shuffle(mask, value, |l| l.checked_add(delta).filter(|&j| j <= 31))
+        shuffle("shfl_down_sync", mask, value, |l| {
+            l.checked_add(delta).filter(|&j| j <= 31)
+        })
     }
     /// `__shfl_xor_sync` over the simulated warp.
     pub fn shfl_xor_sync(mask: u32, value: u32, lane_mask: u32) -> u32 {
-        shuffle(mask, value, |l| Some(l ^ lane_mask).filter(|&j| j <= 31))
+        shuffle("shfl_xor_sync", mask, value, |l| {
+            Some(l ^ lane_mask).filter(|&j| j <= 31)
+        })
+    }
+    /// The lanes of `mask` whose `pred` holds, from the vote `what`.
+    fn vote(what: &'static str, mask: u32, pred: bool) -> u32 {
+        let all = warp().exchange(lane_id(), mask, u64::from(pred), what);
+        (0..32)
+            .filter(|&l| mask & (1 << l) != 0 && all[l] != 0)
+            .fold(0, |b, l| b | (1 << l))
     }
     /// `__ballot_sync` over the simulated warp.
     pub fn ballot_sync(mask: u32, pred: bool) -> u32 {
-        let all = warp().exchange(lane_id(), mask, u64::from(pred));
-        (0..32).filter(|&l| mask & (1 << l) != 0 && all[l] != 0).fold(0, |b, l| b | (1 << l))
+        vote("ballot_sync", mask, pred)
     }
     /// `__all_sync` over the simulated warp.
     pub fn all_sync(mask: u32, pred: bool) -> bool {
-        ballot_sync(mask, pred) == mask
+        vote("all_sync", mask, pred) == mask
     }
     /// `__any_sync` over the simulated warp.
     pub fn any_sync(mask: u32, pred: bool) -> bool {
-        ballot_sync(mask, pred) != 0
+        vote("any_sync", mask, pred) != 0
     }
     /// `__activemask()`: the warp's live lanes, gathered as the virtual device
     /// does (a collective of every lane that has not exited).
     pub fn active_mask() -> u32 {
         let live = warp().live();
-        warp().exchange(lane_id(), live, 0);
+        warp().exchange(lane_id(), live, 0, "active_mask");
         live
     }
     /// `__syncwarp(mask)` over the simulated warp.
     pub fn sync_warp(mask: u32) {
-        warp().exchange(lane_id(), mask, 0);
+        warp().exchange(lane_id(), mask, 0, "sync_warp");
+    }
+
+    /// `%lanemask_lt`.
+    pub fn lanemask_lt() -> u32 {
+        lanemask_eq() - 1
+    }
+    /// `%lanemask_le`.
+    pub fn lanemask_le() -> u32 {
+        lanemask_eq() | lanemask_lt()
+    }
+    /// `%lanemask_eq`.
+    pub fn lanemask_eq() -> u32 {
+        1 << lane_id()
+    }
+    /// `%lanemask_ge`.
+    pub fn lanemask_ge() -> u32 {
+        !lanemask_lt()
+    }
+    /// `%lanemask_gt`.
+    pub fn lanemask_gt() -> u32 {
+        !lanemask_le()
+    }
+
+    /// The values the lanes of `mask` offer to one collective, lane order.
+    fn gather(what: &'static str, mask: u32, value: u64) -> impl Iterator<Item = (u32, u64)> {
+        let all = warp().exchange(lane_id(), mask, value, what);
+        (0..32)
+            .filter(move |l| mask & (1 << l) != 0)
+            .map(move |l| (l, all[l as usize]))
+    }
+    /// `redux.sync`: `op` folded over the 32-bit values of the lanes of `mask`
+    /// (which names this lane, so there is at least one).
+    fn reduce(what: &'static str, mask: u32, value: u32, op: impl Fn(u32, u32) -> u32) -> u32 {
+        gather(what, mask, u64::from(value))
+            .map(|(_, v)| v as u32)
+            .fold(None, |acc, v| Some(acc.map_or(v, |a| op(a, v))))
+            .unwrap_or(value)
+    }
+    /// `__reduce_add_sync` over the simulated warp.
+    pub fn reduce_add_sync(mask: u32, value: u32) -> u32 {
+        reduce("reduce_add_sync", mask, value, u32::wrapping_add)
+    }
+    /// `__reduce_min_sync` (unsigned) over the simulated warp.
+    pub fn reduce_min_sync(mask: u32, value: u32) -> u32 {
+        reduce("reduce_min_sync", mask, value, u32::min)
+    }
+    /// `__reduce_max_sync` (unsigned) over the simulated warp.
+    pub fn reduce_max_sync(mask: u32, value: u32) -> u32 {
+        reduce("reduce_max_sync", mask, value, u32::max)
+    }
+    /// `__reduce_min_sync` (signed) over the simulated warp.
+    pub fn reduce_min_sync_i32(mask: u32, value: i32) -> i32 {
+        reduce("reduce_min_sync_i32", mask, value as u32, |a, b| {
+            (a as i32).min(b as i32) as u32
+        }) as i32
+    }
+    /// `__reduce_max_sync` (signed) over the simulated warp.
+    pub fn reduce_max_sync_i32(mask: u32, value: i32) -> i32 {
+        reduce("reduce_max_sync_i32", mask, value as u32, |a, b| {
+            (a as i32).max(b as i32) as u32
+        }) as i32
+    }
+    /// `__reduce_and_sync` over the simulated warp.
+    pub fn reduce_and_sync(mask: u32, value: u32) -> u32 {
+        reduce("reduce_and_sync", mask, value, |a, b| a & b)
+    }
+    /// `__reduce_or_sync` over the simulated warp.
+    pub fn reduce_or_sync(mask: u32, value: u32) -> u32 {
+        reduce("reduce_or_sync", mask, value, |a, b| a | b)
+    }
+    /// `__reduce_xor_sync` over the simulated warp.
+    pub fn reduce_xor_sync(mask: u32, value: u32) -> u32 {
+        reduce("reduce_xor_sync", mask, value, |a, b| a ^ b)
+    }
+
+    /// The lanes of `mask` whose value equals this lane's.
+    fn matching(what: &'static str, mask: u32, value: u64) -> u32 {
+        gather(what, mask, value)
+            .filter(|&(_, v)| v == value)
+            .fold(0, |m, (l, _)| m | (1 << l))
+    }
+    /// `__match_any_sync` (32-bit) over the simulated warp.
+    pub fn match_any_sync(mask: u32, value: u32) -> u32 {
+        matching("match_any_sync", mask, u64::from(value))
+    }
+    /// `__match_any_sync` (64-bit) over the simulated warp.
+    pub fn match_any_sync_u64(mask: u32, value: u64) -> u32 {
+        matching("match_any_sync_u64", mask, value)
+    }
+    /// `__match_all_sync` (32-bit) over the simulated warp.
+    pub fn match_all_sync(mask: u32, value: u32) -> u32 {
+        match_all("match_all_sync", mask, u64::from(value))
+    }
+    /// `__match_all_sync` (64-bit) over the simulated warp.
+    pub fn match_all_sync_u64(mask: u32, value: u64) -> u32 {
+        match_all("match_all_sync_u64", mask, value)
+    }
+    fn match_all(what: &'static str, mask: u32, value: u64) -> u32 {
+        if matching(what, mask, value) == mask {
+            mask
+        } else {
+            0
+        }
     }
 
     /// `atomicAdd` on an `f32`, as a compare-exchange loop on its bits.
@@ -699,7 +888,11 @@ pub mod host {
                     let warps: Vec<Warp> = (0..threads.div_ceil(32))
                         .map(|w| {
                             let lanes = (threads - w * 32).min(32);
-                            Warp::new(if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 })
+                            Warp::new(if lanes == 32 {
+                                u32::MAX
+                            } else {
+                                (1u32 << lanes) - 1
+                            })
                         })
                         .collect();
                     let warps = &warps;

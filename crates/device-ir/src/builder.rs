@@ -7,8 +7,8 @@
 use crate::entities::{Block, FuncId, GlobalId, Inst, Ty, Value};
 use crate::function::{BlockData, Body, FuncAttrs, ValueData, ValueDef};
 use crate::instructions::{
-    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MathFn, MemFlags,
-    Ordering, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
+    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MatchMode, MathFn,
+    MemFlags, Ordering, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
 };
 use crate::layout;
 use crate::module::Module;
@@ -525,6 +525,18 @@ impl<'m> FunctionBuilder<'m> {
             VoteMode::All | VoteMode::Any => self.module.types.i1(),
         };
         self.ins_value(InstData::Vote { mode, mask, pred }, ty)
+    }
+
+    /// A warp reduction of the `i32` `value`; yields an `i32`.
+    pub fn warp_reduce(&mut self, op: ReduceOp, mask: Value, value: Value) -> Value {
+        let ty = self.module.types.i32();
+        self.ins_value(InstData::WarpReduce { op, mask, value }, ty)
+    }
+
+    /// A warp match of the `i32` or `i64` `value`; yields an `i32` lane mask.
+    pub fn warp_match(&mut self, mode: MatchMode, mask: Value, value: Value) -> Value {
+        let ty = self.module.types.i32();
+        self.ins_value(InstData::WarpMatch { mode, mask, value }, ty)
     }
 
     /// `__syncwarp(mask)`.

@@ -325,6 +325,12 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
             lane,
         } => write!(s, "shuffle {} {mask}, {value}, {lane}", mode.name()),
         InstData::Vote { mode, mask, pred } => write!(s, "vote {} {mask}, {pred}", mode.name()),
+        InstData::WarpReduce { op, mask, value } => {
+            write!(s, "warp_reduce {} {mask}, {value}", op.name())
+        }
+        InstData::WarpMatch { mode, mask, value } => {
+            write!(s, "warp_match {} {mask}, {value}", mode.name())
+        }
         InstData::WarpSync { mask } => write!(s, "warp_sync {mask}"),
         InstData::ActiveMask => write!(s, "active_mask"),
         InstData::AtomicLoad {

@@ -36,8 +36,8 @@ pub use function::{
 };
 pub use global::{GlobalData, Initializer, Linkage, Relocation, Span};
 pub use instructions::{
-    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MathFn, MemFlags,
-    Ordering, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
+    BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MatchMode, MathFn,
+    MemFlags, Ordering, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
 };
 pub use module::Module;
 pub use types::{AddressSpace, DisplayTy, INT_WIDTHS, TyKind, Types};

@@ -675,3 +675,22 @@ fn byval_only_on_a_kernels_generic_pointer_to_an_array_and_alone() {
         refuse(&m, Rule::FunctionShape)
     );
 }
+
+/// `match.sync` compares 32- or 64-bit values, `redux.sync` reduces 32-bit
+/// ones: an `i16` match and an `i64` reduction are type errors.
+#[test]
+fn warp_match_and_reduction_operand_widths() {
+    let m = kernel_module(
+        |_| vec![],
+        |b, _| {
+            let (i16t, i32t, i64t) = (b.types().int(16), b.types().i32(), b.types().i64());
+            let full = b.iconst(i32t, -1);
+            let narrow = b.iconst(i16t, 3);
+            let wide = b.iconst(i64t, 3);
+            b.warp_match(MatchMode::Any, full, narrow);
+            b.warp_reduce(ReduceOp::Add, full, wide);
+            b.ret(None);
+        },
+    );
+    insta::assert_snapshot!(refuse(&m, Rule::Type));
+}

@@ -507,3 +507,39 @@ fn a_by_value_argument_of_the_wrong_size_is_refused_by_name() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Lanes of one mask at two different warp reductions (`reduce_min_sync`
+/// on even lanes, `reduce_max_sync` on odd ones) execute two instructions,
+/// which a GPU leaves undefined: the host twin stops with the message that
+/// says so, naming both, and the virtual device faults; neither gives a
+/// value.
+#[test]
+fn lanes_at_different_warp_reductions_stop_the_host_and_the_device() {
+    let tmp = std::env::temp_dir().join(format!("oracle-mixed-redux-{}", std::process::id()));
+    let dir = tmp.join("mixed_redux");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/oxide_redux_minmax");
+    let kernel = std::fs::read_to_string(ours.join("kernel.rs")).expect("kernel");
+    let from = "let umin = reduce_min_sync(FULL_MASK, v as u32);";
+    assert!(kernel.contains(from), "the kernel holds {from:?}");
+    let mixed = kernel.replace(
+        from,
+        "let umin = if lane % 2 == 0 { reduce_min_sync(FULL_MASK, v as u32) } else { reduce_max_sync(FULL_MASK, v as u32) };",
+    );
+    std::fs::write(dir.join("kernel.rs"), mixed).expect("kernel");
+    std::fs::copy(ours.join("manifest.toml"), dir.join("manifest.toml")).expect("manifest");
+    let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
+    let host = f.stage("host").expect("a host stage");
+    assert!(
+        host.detail.contains("undefined on a GPU")
+            && host.detail.contains("reduce_min_sync")
+            && host.detail.contains("reduce_max_sync"),
+        "{}",
+        host.detail
+    );
+    let device = serde_json::to_value(f.stage("device").expect("a device stage")).expect("json");
+    assert_eq!(device["kind"], "device", "{device}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

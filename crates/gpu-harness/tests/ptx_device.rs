@@ -290,6 +290,75 @@ fn predicate_outputs_of_shfl_and_setp_are_written() {
     assert_eq!(got, want);
 }
 
+/// `redux.sync` (the form our printer writes as inline PTX), `match.sync`
+/// on 32 and 64 bits, and the lane-mask registers: lane `l` of one warp
+/// stores, from `out[8 l]` on, the signed minimum and the unsigned minimum
+/// of `l - 16`, their sum, the lanes of its group of four (`match.any`, on
+/// `l / 4` and on `l / 4` in the high word), `match.all` of the lane (0),
+/// and `%lanemask_lt` and `%lanemask_ge`.
+#[test]
+fn redux_match_and_lane_masks_run_on_the_ptx_device() {
+    let ptx = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry collect(.param .u64 out)
+{
+	.reg .b32 	%r<16>;
+	.reg .b64 	%rd<6>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %laneid;
+	sub.s32 	%r2, %r1, 16;
+	mov.u32 	%r3, -1;
+	redux.sync.min.s32 %r4, %r2, %r3;
+	redux.sync.min.u32 %r5, %r2, %r3;
+	redux.sync.add.u32 %r6, %r2, %r3;
+	shr.u32 	%r7, %r1, 2;
+	match.any.sync.b32 %r8, %r7, %r3;
+	cvt.u64.u32 	%rd3, %r7;
+	shl.b64 	%rd3, %rd3, 32;
+	match.any.sync.b64 %r9, %rd3, %r3;
+	match.all.sync.b32 %r10, %r1, %r3;
+	mov.u32 	%r11, %lanemask_lt;
+	mov.u32 	%r12, %lanemask_ge;
+	mul.wide.u32 	%rd4, %r1, 32;
+	add.s64 	%rd5, %rd2, %rd4;
+	st.global.u32 	[%rd5], %r4;
+	st.global.u32 	[%rd5+4], %r5;
+	st.global.u32 	[%rd5+8], %r6;
+	st.global.u32 	[%rd5+12], %r8;
+	st.global.u32 	[%rd5+16], %r9;
+	st.global.u32 	[%rd5+20], %r10;
+	st.global.u32 	[%rd5+24], %r11;
+	st.global.u32 	[%rd5+28], %r12;
+	ret;
+}
+"#;
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
+    let out = dev.zeroed::<u32>(32 * 8).expect("alloc");
+    dev.launch(
+        module,
+        "collect",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+    )
+    .expect("runs");
+    let got = dev.download::<u32>(out).expect("reads");
+    let sum = (0..32u32).fold(0u32, |a, l| a.wrapping_add(l.wrapping_sub(16)));
+    let want: Vec<u32> = (0..32u32)
+        .flat_map(|l| {
+            let group = 0xfu32 << (l / 4 * 4);
+            let lt = (1u32 << l) - 1;
+            [(-16i32) as u32, 0, sum, group, group, 0, lt, !lt]
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
 /// Extended-precision arithmetic as the hardware does it: the carry flag
 /// is the adder's carry-out for subtraction too (`a + !b + 1`, and `subc`
 /// is `a + !b + CC.CF`), so after `sub.cc` it is set when nothing was

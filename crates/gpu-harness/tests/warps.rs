@@ -224,3 +224,122 @@ fn votes_see_every_lane_of_the_mask() {
         );
     }
 }
+
+/// `out[gid * 17 ..]`: the eight reductions of `lane * 7 - 100` (signs
+/// mixed, so signed and unsigned orders differ), `match.any` of `lane / 4`
+/// as an `i32` and shifted into the high word of an `i64`, `match.all` of
+/// a constant and of the lane, and the five lane masks.
+#[test]
+fn reductions_matches_and_lane_masks_see_every_lane_of_the_mask() {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "collect", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = b.block_params(b.entry_block())[0];
+    let gid = global_index(&mut b);
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let full = b.iconst(i32t, i128::from(u32::MAX));
+    let seven = b.iconst(i32t, 7);
+    let hundred = b.iconst(i32t, 100);
+    let scaled = b.imul(lane, seven);
+    let value = b.binary(BinaryOp::Sub, scaled, hundred);
+    let mut results: Vec<Value> = ReduceOp::ALL
+        .iter()
+        .map(|&op| b.warp_reduce(op, full, value))
+        .collect();
+    let two = b.iconst(i32t, 2);
+    let group = b.binary(BinaryOp::LShr, lane, two);
+    results.push(b.warp_match(MatchMode::Any, full, group));
+    let group64 = b.cast(CastOp::ZExt, group, i64t);
+    let thirty_two = b.iconst(i64t, 32);
+    let high = b.binary(BinaryOp::Shl, group64, thirty_two);
+    results.push(b.warp_match(MatchMode::Any, full, high));
+    let constant = b.iconst(i32t, 42);
+    results.push(b.warp_match(MatchMode::All, full, constant));
+    results.push(b.warp_match(MatchMode::All, full, lane));
+    for reg in [
+        SpecialReg::LaneMaskLt,
+        SpecialReg::LaneMaskLe,
+        SpecialReg::LaneMaskEq,
+        SpecialReg::LaneMaskGe,
+        SpecialReg::LaneMaskGt,
+    ] {
+        results.push(b.special_reg(reg));
+    }
+    let per = b.iconst(i32t, 17);
+    let base = b.imul(gid, per);
+    for (i, v) in results.into_iter().enumerate() {
+        let off = b.iconst(i32t, i as i128);
+        let at = b.iadd(base, off);
+        let at64 = b.cast(CastOp::ZExt, at, i64t);
+        let dst = b.gep(out, &[GepIndex::Value(at64)]);
+        b.store(v, dst);
+    }
+    b.ret(None);
+    let (mut dev, h) = load(&m);
+    let buf = dev.zeroed::<u32>(64 * 17).unwrap();
+    dev.launch(
+        h,
+        "collect",
+        LaunchConfig::linear(1, 64),
+        &[KernelArg::Buffer(buf)],
+    )
+    .unwrap();
+    let got: Vec<u32> = dev.download(buf).unwrap();
+    let values: Vec<i32> = (0..32).map(|l| l * 7 - 100).collect();
+    let unsigned = || values.iter().map(|&v| v as u32);
+    let reductions = [
+        unsigned().fold(0u32, u32::wrapping_add),
+        *values.iter().min().unwrap() as u32,
+        *values.iter().max().unwrap() as u32,
+        unsigned().min().unwrap(),
+        unsigned().max().unwrap(),
+        unsigned().fold(u32::MAX, |a, v| a & v),
+        unsigned().fold(0, |a, v| a | v),
+        unsigned().fold(0, |a, v| a ^ v),
+    ];
+    for t in 0..64 {
+        let lane = (t % 32) as u32;
+        let eq = 1u32 << lane;
+        let group = 0xfu32 << (lane / 4 * 4);
+        let mut want = reductions.to_vec();
+        want.extend([group, group, u32::MAX, 0]);
+        want.extend([eq - 1, eq | (eq - 1), eq, !(eq - 1), !(eq | (eq - 1))]);
+        assert_eq!(&got[t * 17..t * 17 + 17], &want[..], "thread {t}");
+    }
+}
+
+/// Lanes of one mask at two different reductions (`add` on even lanes,
+/// `min` on odd ones) execute two instructions, which the GPU leaves
+/// undefined: a warp fault, not either sum.
+#[test]
+fn lanes_at_different_reductions_are_a_warp_fault() {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "shuffle", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = b.block_params(b.entry_block())[0];
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let full = b.iconst(i32t, i128::from(u32::MAX));
+    let one = b.iconst(i32t, 1);
+    let odd = b.binary(BinaryOp::And, lane, one);
+    let zero = b.iconst(i32t, 0);
+    let is_even = b.icmp(IntCC::Eq, odd, zero);
+    let (even, odd_block, join) = (b.create_block(), b.create_block(), b.create_block());
+    let joined = b.append_block_param(join, i32t);
+    b.brif(is_even, even, &[], odd_block, &[]);
+    b.switch_to_block(even);
+    let sum = b.warp_reduce(ReduceOp::Add, full, lane);
+    b.jump(join, &[sum]);
+    b.switch_to_block(odd_block);
+    let min = b.warp_reduce(ReduceOp::Min, full, lane);
+    b.jump(join, &[min]);
+    b.switch_to_block(join);
+    b.store(joined, out);
+    b.ret(None);
+    let err = warp_fault(&m, 32);
+    let text = err.to_string();
+    assert!(text.contains("reduce"), "{text}");
+}

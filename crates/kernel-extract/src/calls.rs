@@ -238,8 +238,11 @@ impl Extractor<'_, '_> {
                 }
                 // The model has no warps: a collective's value is unconstrained.
                 Intrinsic::LaneId
+                | Intrinsic::LaneMask(_)
                 | Intrinsic::Shuffle(_)
                 | Intrinsic::Vote(_)
+                | Intrinsic::Reduce(_)
+                | Intrinsic::Match(_)
                 | Intrinsic::ActiveMask => Some(self.opaque(
                     WarningKind::Value,
                     &def,

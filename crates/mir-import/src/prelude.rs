@@ -38,6 +38,12 @@ pub enum Intrinsic {
     ActiveMask,
     /// `__syncwarp(mask)`.
     SyncWarp,
+    /// `%lanemask_{lt,le,eq,ge,gt}`.
+    LaneMask(LaneMaskKind),
+    /// `__reduce_*_sync` on a 32-bit value: mask, value.
+    Reduce(ReduceKind),
+    /// `__match_{any,all}_sync` on a 32- or 64-bit value: mask, value.
+    Match(MatchKind),
     /// `atomicAdd` on an `f32` or `f64` (relaxed, device scope): pointer, value.
     AtomicFAdd,
 }
@@ -66,6 +72,51 @@ pub enum VoteKind {
     Ballot,
 }
 
+/// Which lane-mask register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum LaneMaskKind {
+    /// `%lanemask_lt`: the lanes below this one.
+    Lt,
+    /// `%lanemask_le`.
+    Le,
+    /// `%lanemask_eq`: this lane.
+    Eq,
+    /// `%lanemask_ge`.
+    Ge,
+    /// `%lanemask_gt`.
+    Gt,
+}
+
+/// What a warp reduction computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ReduceKind {
+    /// `__reduce_add_sync`.
+    Add,
+    /// `__reduce_min_sync` on `int`.
+    Min,
+    /// `__reduce_max_sync` on `int`.
+    Max,
+    /// `__reduce_min_sync` on `unsigned`.
+    UMin,
+    /// `__reduce_max_sync` on `unsigned`.
+    UMax,
+    /// `__reduce_and_sync`.
+    And,
+    /// `__reduce_or_sync`.
+    Or,
+    /// `__reduce_xor_sync`.
+    Xor,
+}
+
+/// What a warp match computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum MatchKind {
+    /// `__match_any_sync`: the lanes with this lane's value.
+    Any,
+    /// `__match_all_sync`: the mask when all values agree, else 0.
+    All,
+}
+
 /// Every recognised function path and what it is.
 pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("gpu::thread_idx_x", Intrinsic::ThreadIdx(0)),
@@ -92,6 +143,29 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("gpu::any_sync", Intrinsic::Vote(VoteKind::Any)),
     ("gpu::active_mask", Intrinsic::ActiveMask),
     ("gpu::sync_warp", Intrinsic::SyncWarp),
+    ("gpu::lanemask_lt", Intrinsic::LaneMask(LaneMaskKind::Lt)),
+    ("gpu::lanemask_le", Intrinsic::LaneMask(LaneMaskKind::Le)),
+    ("gpu::lanemask_eq", Intrinsic::LaneMask(LaneMaskKind::Eq)),
+    ("gpu::lanemask_ge", Intrinsic::LaneMask(LaneMaskKind::Ge)),
+    ("gpu::lanemask_gt", Intrinsic::LaneMask(LaneMaskKind::Gt)),
+    ("gpu::reduce_add_sync", Intrinsic::Reduce(ReduceKind::Add)),
+    ("gpu::reduce_min_sync", Intrinsic::Reduce(ReduceKind::UMin)),
+    ("gpu::reduce_max_sync", Intrinsic::Reduce(ReduceKind::UMax)),
+    (
+        "gpu::reduce_min_sync_i32",
+        Intrinsic::Reduce(ReduceKind::Min),
+    ),
+    (
+        "gpu::reduce_max_sync_i32",
+        Intrinsic::Reduce(ReduceKind::Max),
+    ),
+    ("gpu::reduce_and_sync", Intrinsic::Reduce(ReduceKind::And)),
+    ("gpu::reduce_or_sync", Intrinsic::Reduce(ReduceKind::Or)),
+    ("gpu::reduce_xor_sync", Intrinsic::Reduce(ReduceKind::Xor)),
+    ("gpu::match_any_sync", Intrinsic::Match(MatchKind::Any)),
+    ("gpu::match_any_sync_u64", Intrinsic::Match(MatchKind::Any)),
+    ("gpu::match_all_sync", Intrinsic::Match(MatchKind::All)),
+    ("gpu::match_all_sync_u64", Intrinsic::Match(MatchKind::All)),
     ("gpu::atomic_add_f32", Intrinsic::AtomicFAdd),
     ("gpu::atomic_add_f64", Intrinsic::AtomicFAdd),
 ];

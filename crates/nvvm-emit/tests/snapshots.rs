@@ -61,6 +61,7 @@ snapshot_tests!(
     message_passing,
     inline_asm,
     warp_collectives,
+    warp_reductions,
     math_functions,
     int_functions,
 );
@@ -254,6 +255,8 @@ fn modules_cover_every_instruction_kind() {
                     InstData::InlineAsm { .. } => "inline_asm",
                     InstData::Shuffle { .. } => "shuffle",
                     InstData::Vote { .. } => "vote",
+                    InstData::WarpReduce { .. } => "warp_reduce",
+                    InstData::WarpMatch { .. } => "warp_match",
                     InstData::WarpSync { .. } => "warp_sync",
                     InstData::ActiveMask => "active_mask",
                     InstData::Math { .. } => "math",
@@ -263,7 +266,7 @@ fn modules_cover_every_instruction_kind() {
             }
         }
     }
-    assert_eq!(kinds.len(), 36, "instruction kinds used: {kinds:?}");
+    assert_eq!(kinds.len(), 38, "instruction kinds used: {kinds:?}");
     assert_eq!(
         casts.len(),
         device_ir::CastOp::ALL.len(),

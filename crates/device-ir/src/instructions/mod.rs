@@ -315,6 +315,27 @@ pub enum InstData {
         /// The predicate (`i1`).
         pred: Value,
     },
+    /// A warp reduction of an `i32` (`__reduce_*_sync`): every lane of `mask`
+    /// executes it together and gets `op` folded over all their values;
+    /// yields an `i32`.
+    WarpReduce {
+        /// What is computed.
+        op: ReduceOp,
+        /// The participating lanes (`i32`).
+        mask: Value,
+        /// This lane's value (`i32`).
+        value: Value,
+    },
+    /// A warp match of an `i32` or `i64` (`__match_*_sync`), taken together
+    /// by the lanes of `mask`; yields an `i32` lane mask.
+    WarpMatch {
+        /// What is computed.
+        mode: MatchMode,
+        /// The participating lanes (`i32`).
+        mask: Value,
+        /// This lane's value (`i32` or `i64`).
+        value: Value,
+    },
     /// `__syncwarp(mask)`: the lanes of `mask` wait for each other, and their
     /// memory accesses are ordered around it.
     WarpSync {
@@ -415,6 +436,10 @@ impl InstData {
             InstData::Vote { mask, pred, .. } => {
                 f(*mask);
                 f(*pred);
+            }
+            InstData::WarpReduce { mask, value, .. } | InstData::WarpMatch { mask, value, .. } => {
+                f(*mask);
+                f(*value);
             }
             InstData::WarpSync { mask } => f(*mask),
             InstData::Load { ptr, .. } | InstData::AtomicLoad { ptr, .. } => f(*ptr),

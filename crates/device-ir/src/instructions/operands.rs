@@ -385,11 +385,21 @@ pub enum SpecialReg {
     LaneId,
     /// `WARP_SZ`: the warp size (32).
     WarpSize,
+    /// `%lanemask_lt`: the lanes of the warp below this one.
+    LaneMaskLt,
+    /// `%lanemask_le`: the lanes at or below this one.
+    LaneMaskLe,
+    /// `%lanemask_eq`: this lane alone.
+    LaneMaskEq,
+    /// `%lanemask_ge`: the lanes at or above this one.
+    LaneMaskGe,
+    /// `%lanemask_gt`: the lanes above this one.
+    LaneMaskGt,
 }
 
 impl SpecialReg {
     /// Every special register.
-    pub const ALL: [SpecialReg; 14] = [
+    pub const ALL: [SpecialReg; 19] = [
         SpecialReg::TidX,
         SpecialReg::TidY,
         SpecialReg::TidZ,
@@ -404,6 +414,11 @@ impl SpecialReg {
         SpecialReg::NctaidZ,
         SpecialReg::LaneId,
         SpecialReg::WarpSize,
+        SpecialReg::LaneMaskLt,
+        SpecialReg::LaneMaskLe,
+        SpecialReg::LaneMaskEq,
+        SpecialReg::LaneMaskGe,
+        SpecialReg::LaneMaskGt,
     ];
 
     /// The register's name as NVVM's `llvm.nvvm.read.ptx.sreg.*` intrinsics spell it
@@ -424,6 +439,25 @@ impl SpecialReg {
             SpecialReg::NctaidZ => "nctaid.z",
             SpecialReg::LaneId => "laneid",
             SpecialReg::WarpSize => "warpsize",
+            SpecialReg::LaneMaskLt => "lanemask.lt",
+            SpecialReg::LaneMaskLe => "lanemask.le",
+            SpecialReg::LaneMaskEq => "lanemask.eq",
+            SpecialReg::LaneMaskGe => "lanemask.ge",
+            SpecialReg::LaneMaskGt => "lanemask.gt",
+        }
+    }
+
+    /// The value of a lane-mask register for lane `lane` (0..32), or `None`
+    /// for the other registers.
+    pub fn lane_mask(self, lane: u32) -> Option<u32> {
+        let eq = 1u32 << (lane & 31);
+        match self {
+            SpecialReg::LaneMaskLt => Some(eq - 1),
+            SpecialReg::LaneMaskLe => Some(eq | (eq - 1)),
+            SpecialReg::LaneMaskEq => Some(eq),
+            SpecialReg::LaneMaskGe => Some(!(eq - 1)),
+            SpecialReg::LaneMaskGt => Some(!(eq | (eq - 1))),
+            _ => None,
         }
     }
 }
@@ -578,6 +612,108 @@ impl ShuffleMode {
             ShuffleMode::Up => lane.checked_sub(b),
             ShuffleMode::Down => lane.checked_add(b).filter(|&j| j <= 31),
             ShuffleMode::Bfly => Some(lane ^ b).filter(|&j| j <= 31),
+        }
+    }
+}
+
+/// What a warp reduction computes over the `i32` values of the lanes of its
+/// mask (PTX `redux.sync`); every lane gets the result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// The wrapping sum.
+    Add,
+    /// The minimum as signed integers.
+    Min,
+    /// The maximum as signed integers.
+    Max,
+    /// The minimum as unsigned integers.
+    UMin,
+    /// The maximum as unsigned integers.
+    UMax,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+}
+
+impl ReduceOp {
+    /// Every operation.
+    pub const ALL: [ReduceOp; 8] = [
+        ReduceOp::Add,
+        ReduceOp::Min,
+        ReduceOp::Max,
+        ReduceOp::UMin,
+        ReduceOp::UMax,
+        ReduceOp::And,
+        ReduceOp::Or,
+        ReduceOp::Xor,
+    ];
+
+    /// The name in the device IR's text (`umin` for the unsigned minimum).
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Add => "add",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+            ReduceOp::UMin => "umin",
+            ReduceOp::UMax => "umax",
+            ReduceOp::And => "and",
+            ReduceOp::Or => "or",
+            ReduceOp::Xor => "xor",
+        }
+    }
+
+    /// The operation and type suffix of PTX's `redux.sync` (`add.u32`,
+    /// `min.s32`, `and.b32`).
+    pub fn ptx_suffix(self) -> &'static str {
+        match self {
+            ReduceOp::Add => "add.u32",
+            ReduceOp::Min => "min.s32",
+            ReduceOp::Max => "max.s32",
+            ReduceOp::UMin => "min.u32",
+            ReduceOp::UMax => "max.u32",
+            ReduceOp::And => "and.b32",
+            ReduceOp::Or => "or.b32",
+            ReduceOp::Xor => "xor.b32",
+        }
+    }
+
+    /// Folds one more lane's value into `acc`.
+    pub fn combine(self, acc: u32, value: u32) -> u32 {
+        match self {
+            ReduceOp::Add => acc.wrapping_add(value),
+            ReduceOp::Min => (acc as i32).min(value as i32) as u32,
+            ReduceOp::Max => (acc as i32).max(value as i32) as u32,
+            ReduceOp::UMin => acc.min(value),
+            ReduceOp::UMax => acc.max(value),
+            ReduceOp::And => acc & value,
+            ReduceOp::Or => acc | value,
+            ReduceOp::Xor => acc ^ value,
+        }
+    }
+}
+
+/// What a warp match computes over the values of the lanes of its mask (PTX
+/// `match.sync`); the result is an `i32` lane mask.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MatchMode {
+    /// The lanes of the mask whose value equals this lane's.
+    Any,
+    /// The mask when every lane of it has the same value, 0 otherwise.
+    All,
+}
+
+impl MatchMode {
+    /// Every mode.
+    pub const ALL: [MatchMode; 2] = [MatchMode::Any, MatchMode::All];
+
+    /// The name, as PTX and NVVM spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchMode::Any => "any",
+            MatchMode::All => "all",
         }
     }
 }

@@ -477,6 +477,22 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
             let bits = if *mode == VoteMode::Ballot { 32 } else { 1 };
             result_bits(&mut c, result_ty, bits, "a vote");
         }
+        InstData::WarpReduce { mask, value, .. } => {
+            c.expect_i32("the reduction mask", *mask);
+            c.expect_i32("the reduced value", *value);
+            result_bits(&mut c, result_ty, 32, "a warp reduction");
+        }
+        InstData::WarpMatch { mask, value, .. } => {
+            c.expect_i32("the match mask", *mask);
+            if !matches!(c.t.int_bits(c.ty(*value)), Some(32 | 64)) {
+                let msg = format!(
+                    "the matched value {value} has type {}, expected i32 or i64",
+                    c.show(c.ty(*value))
+                );
+                c.err(Rule::Type, msg);
+            }
+            result_bits(&mut c, result_ty, 32, "a warp match");
+        }
         InstData::WarpSync { mask } => {
             expected = Some(None);
             c.expect_i32("the warp mask", *mask);

@@ -3,11 +3,12 @@
 //! module only gives each its device form.
 
 use device_ir::{
-    CastOp, IntFn, Ordering as DOrd, RmwOp, Scope, ShuffleMode, SpecialReg, Value, VoteMode,
+    CastOp, IntFn, MatchMode, Ordering as DOrd, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg,
+    Value, VoteMode,
 };
 use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
 use mir_import::model::{BasicBlock, Callee, ConstOperand, IntTy, Operand, Place, Ty, ValTree};
-use mir_import::prelude::{Intrinsic, ShuffleKind, VoteKind};
+use mir_import::prelude::{Intrinsic, LaneMaskKind, MatchKind, ReduceKind, ShuffleKind, VoteKind};
 
 use super::FnLower;
 use super::values::{PlaceRef, Val};
@@ -537,6 +538,41 @@ impl FnLower<'_, '_> {
                 return Ok(Some(Val::Zst));
             }
             Intrinsic::ActiveMask => return Ok(Some(Val::Immediate(self.b.active_mask()))),
+            Intrinsic::LaneMask(kind) => match kind {
+                LaneMaskKind::Lt => S::LaneMaskLt,
+                LaneMaskKind::Le => S::LaneMaskLe,
+                LaneMaskKind::Eq => S::LaneMaskEq,
+                LaneMaskKind::Ge => S::LaneMaskGe,
+                LaneMaskKind::Gt => S::LaneMaskGt,
+            },
+            Intrinsic::Reduce(kind) => {
+                let [mask, value] = args else {
+                    return Err(self.unsupported("a warp reduction takes (mask, value)"));
+                };
+                let op = match kind {
+                    ReduceKind::Add => ReduceOp::Add,
+                    ReduceKind::Min => ReduceOp::Min,
+                    ReduceKind::Max => ReduceOp::Max,
+                    ReduceKind::UMin => ReduceOp::UMin,
+                    ReduceKind::UMax => ReduceOp::UMax,
+                    ReduceKind::And => ReduceOp::And,
+                    ReduceKind::Or => ReduceOp::Or,
+                    ReduceKind::Xor => ReduceOp::Xor,
+                };
+                let (m, v) = (self.scalar_operand(mask)?, self.scalar_operand(value)?);
+                return Ok(Some(Val::Immediate(self.b.warp_reduce(op, m, v))));
+            }
+            Intrinsic::Match(kind) => {
+                let [mask, value] = args else {
+                    return Err(self.unsupported("a warp match takes (mask, value)"));
+                };
+                let mode = match kind {
+                    MatchKind::Any => MatchMode::Any,
+                    MatchKind::All => MatchMode::All,
+                };
+                let (m, v) = (self.scalar_operand(mask)?, self.scalar_operand(value)?);
+                return Ok(Some(Val::Immediate(self.b.warp_match(mode, m, v))));
+            }
             Intrinsic::AtomicFAdd => {
                 let [ptr, value] = args else {
                     return Err(self.unsupported("a float atomic add takes (pointer, value)"));

@@ -410,6 +410,25 @@ impl Printer<'_> {
                     self.typed(fx, *mask)
                 )
             }
+            // libNVVM has no `redux.sync` intrinsic (it calls an undefined
+            // `llvm.nvvm.redux.sync.add`), and `match.all`'s returns a pair:
+            // inline PTX, `convergent` so that LLVM moves it across no branch.
+            InstData::WarpReduce { op, mask, value } => convergent_asm(
+                "i32",
+                &format!("redux.sync.{} $0, $1, $2;", op.ptx_suffix()),
+                "=r,r,r",
+                &[self.typed(fx, *value), self.typed(fx, *mask)],
+            ),
+            InstData::WarpMatch { mode, mask, value } => {
+                let bits = self.bits(vty(*value));
+                let c = if bits == 64 { "l" } else { "r" };
+                convergent_asm(
+                    "i32",
+                    &format!("match.{}.sync.b{bits} $0, $1, $2;", mode.name()),
+                    &format!("=r,{c},r"),
+                    &[self.typed(fx, *value), self.typed(fx, *mask)],
+                )
+            }
             // Inline PTX with effects, so that LLVM neither hoists nor merges
             // it across branches: its value depends on where it runs.
             InstData::ActiveMask => asm_call("i32", "activemask.b32 $0;", "=r", &[]),
@@ -538,6 +557,18 @@ fn volatile(flags: MemFlags) -> &'static str {
     } else {
         ""
     }
+}
+
+/// `call RET asm "TEMPLATE", "CONSTRAINTS"(ARGS) convergent`: inline PTX of
+/// a warp collective whose value depends on its operands and its mask's
+/// lanes alone (no `sideeffect`, unlike `activemask`), `convergent` so that
+/// no transformation makes it depend on more or fewer branches than the
+/// source.
+fn convergent_asm(ret: &str, template: &str, constraints: &str, args: &[String]) -> String {
+    let mut s = format!("call {ret} asm \"");
+    text::escape(&mut s, template.as_bytes());
+    let _ = write!(s, "\", \"{constraints}\"({}) convergent", args.join(", "));
+    s
 }
 
 /// `call RET asm sideeffect "TEMPLATE", "CONSTRAINTS"(ARGS)`.

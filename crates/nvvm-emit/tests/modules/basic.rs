@@ -24,7 +24,7 @@ pub fn minimal_kernel() -> Module {
     m
 }
 
-/// Every special register, stored to `out[0..14]`.
+/// Every special register, stored to `out[0..19]`.
 pub fn special_registers() -> Module {
     let mut m = Module::new();
     let out = out_i32(&mut m);

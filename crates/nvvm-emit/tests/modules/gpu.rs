@@ -304,3 +304,43 @@ pub fn warp_collectives() -> Module {
     b.ret(None);
     m
 }
+
+/// The warp reductions, matches (32- and 64-bit) and lane-mask registers,
+/// each result stored to `out[k]`: `redux.sync` and `match.sync` are inline
+/// PTX marked `convergent`, which libNVVM and `ptxas` must accept.
+pub fn warp_reductions() -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let i64t = m.types.i64();
+    let gp = out_i32(&mut m);
+    let k = kernel(&mut m, "reduce", &[gp]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = params(&b)[0];
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let full = b.iconst(i32t, 0xffff_ffff);
+    let mut results = Vec::new();
+    for op in ReduceOp::ALL {
+        results.push(b.warp_reduce(op, full, lane));
+    }
+    let wide = b.cast(CastOp::ZExt, lane, i64t);
+    for mode in MatchMode::ALL {
+        results.push(b.warp_match(mode, full, lane));
+        results.push(b.warp_match(mode, full, wide));
+    }
+    for reg in [
+        SpecialReg::LaneMaskLt,
+        SpecialReg::LaneMaskLe,
+        SpecialReg::LaneMaskEq,
+        SpecialReg::LaneMaskGe,
+        SpecialReg::LaneMaskGt,
+    ] {
+        results.push(b.special_reg(reg));
+    }
+    for (i, v) in results.into_iter().enumerate() {
+        let at = b.iconst(i64t, i as i128);
+        let dst = b.gep(out, &[GepIndex::Value(at)]);
+        b.store(v, dst);
+    }
+    b.ret(None);
+    m
+}

@@ -10,8 +10,8 @@
 //!   device's deterministic schedule (`device::virt::schedule`),
 //!   which is also sm_70+'s independent thread scheduling: divergent lanes
 //!   run their own paths, and they reconverge where PTX says they must, at a
-//!   warp collective (`shfl.sync`, `vote.sync`, `bar.warp.sync`,
-//!   `activemask`), which gathers every lane of its mask as the IR device's
+//!   warp collective (`shfl.sync`, `vote.sync`, `redux.sync`,
+//!   `match.sync`, `bar.warp.sync`, `activemask`), which gathers every lane of its mask as the IR device's
 //!   do. `bar.sync 0` is the block barrier.
 //! - **Memory** (`memory.rs`): `.global` buffers and variables, one `.shared`
 //!   instance per block, one `.local` depot per frame, killed at `ret` (a

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
 use device_ir::{
-    AddressSpace, Block, BlockCall, Body, FuncId, GepIndex, GlobalId, Inst, InstData, Module,
-    ShuffleMode, SpecialReg, UnaryOp, Value, VoteMode, layout,
+    AddressSpace, Block, BlockCall, Body, FuncId, GepIndex, GlobalId, Inst, InstData, MatchMode,
+    Module, ReduceOp, ShuffleMode, SpecialReg, UnaryOp, Value, VoteMode, layout,
 };
 
 use super::error::{Fault, FaultKind};
@@ -83,8 +83,9 @@ pub(crate) struct WarpCall {
     pub kind: WarpKind,
     /// The lanes named (for `ActiveMask`, 0: the scheduler fills it in).
     pub mask: u32,
-    /// The value offered: the shuffled word, or the vote's predicate.
-    pub value: u32,
+    /// The value offered: the shuffled word, the vote's predicate, the
+    /// reduced or matched value.
+    pub value: u64,
 }
 
 /// Which warp collective.
@@ -93,6 +94,10 @@ pub(crate) enum WarpKind {
     /// A shuffle with its lane operand.
     Shuffle(ShuffleMode, u32),
     Vote(VoteMode),
+    /// A reduction of 32-bit values.
+    Reduce(ReduceOp),
+    /// A match, of 64-bit values when the flag is set.
+    Match(MatchMode, bool),
     Sync,
     ActiveMask,
 }
@@ -112,6 +117,10 @@ impl WarpKind {
         match self {
             WarpKind::Shuffle(m, _) => format!("shuffle {}", m.name()),
             WarpKind::Vote(m) => format!("vote {}", m.name()),
+            WarpKind::Reduce(op) => format!("reduce {}", op.name()),
+            WarpKind::Match(m, wide) => {
+                format!("match {}.b{}", m.name(), if wide { 64 } else { 32 })
+            }
             WarpKind::Sync => "warp_sync".to_owned(),
             WarpKind::ActiveMask => "active_mask".to_owned(),
         }
@@ -259,6 +268,11 @@ impl Regs {
             SpecialReg::NctaidZ => self.nctaid[2],
             SpecialReg::LaneId => self.lane,
             SpecialReg::WarpSize => 32,
+            SpecialReg::LaneMaskLt
+            | SpecialReg::LaneMaskLe
+            | SpecialReg::LaneMaskEq
+            | SpecialReg::LaneMaskGe
+            | SpecialReg::LaneMaskGt => reg.lane_mask(self.lane).unwrap_or(0),
         }
     }
 }
@@ -555,14 +569,29 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             return Ok(Step::Warp(WarpCall {
                 kind: WarpKind::Shuffle(*mode, word(*lane)?),
                 mask: word(*mask)?,
-                value: word(*value)?,
+                value: u64::from(word(*value)?),
+            }));
+        }
+        InstData::WarpReduce { op, mask, value } => {
+            return Ok(Step::Warp(WarpCall {
+                kind: WarpKind::Reduce(*op),
+                mask: as_int(&frame.get(*mask)?, "warp_reduce")?.1 as u32,
+                value: u64::from(as_int(&frame.get(*value)?, "warp_reduce")?.1 as u32),
+            }));
+        }
+        InstData::WarpMatch { mode, mask, value } => {
+            let (bits, v) = as_int(&frame.get(*value)?, "warp_match")?;
+            return Ok(Step::Warp(WarpCall {
+                kind: WarpKind::Match(*mode, bits == 64),
+                mask: as_int(&frame.get(*mask)?, "warp_match")?.1 as u32,
+                value: v as u64,
             }));
         }
         InstData::Vote { mode, mask, pred } => {
             return Ok(Step::Warp(WarpCall {
                 kind: WarpKind::Vote(*mode),
                 mask: as_int(&frame.get(*mask)?, "vote")?.1 as u32,
-                value: as_int(&frame.get(*pred)?, "vote")?.1 as u32 & 1,
+                value: as_int(&frame.get(*pred)?, "vote")?.1 as u64 & 1,
             }));
         }
         InstData::WarpSync { mask } => {

@@ -1,4 +1,5 @@
-//! Warp collectives: shuffles, votes, `__syncwarp` and `__activemask`.
+//! Warp collectives: shuffles, votes, reductions, matches, `__syncwarp`
+//! and `__activemask`.
 //!
 //! The virtual device runs threads one at a time, not in lockstep. A warp
 //! collective is where lockstep matters: the lanes of its mask exchange values
@@ -19,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use device_ir::VoteMode;
+use device_ir::{MatchMode, VoteMode};
 
 use super::error::{Fault, FaultKind};
 use super::exec::{WarpCall, WarpKind};
@@ -150,14 +151,18 @@ impl Warps {
             .iter()
             .filter(|&&l| g.calls[l as usize].is_some_and(|c| c.value != 0))
             .fold(0u32, |b, l| b | (1 << l));
+        let values = lanes
+            .iter()
+            .map(|&l| call(l).map(|c| c.value))
+            .collect::<Result<Vec<u64>, Fault>>()?;
         let mut results = Vec::with_capacity(lanes.len());
         for &l in &lanes {
             let c = call(l)?;
             let val = match c.kind {
                 WarpKind::Shuffle(mode, operand) => {
                     let v = match mode.source(l, operand) {
-                        None => c.value,
-                        Some(j) if j < 32 && g.mask & (1 << j) != 0 => call(j)?.value,
+                        None => c.value as u32,
+                        Some(j) if j < 32 && g.mask & (1 << j) != 0 => call(j)?.value as u32,
                         Some(j) => {
                             return Err(warp_fault(format!(
                                 "lane {l} shuffles ({}) from lane {j}, which is not in the mask {:#010x}: the GPU leaves that value undefined",
@@ -167,6 +172,25 @@ impl Warps {
                         }
                     };
                     Some(Val::int(32, u128::from(v)))
+                }
+                WarpKind::Reduce(op) => {
+                    let folded = values[1..]
+                        .iter()
+                        .fold(values[0] as u32, |acc, &v| op.combine(acc, v as u32));
+                    Some(Val::int(32, u128::from(folded)))
+                }
+                WarpKind::Match(mode, _) => {
+                    let same = lanes
+                        .iter()
+                        .zip(&values)
+                        .filter(|&(_, &v)| v == c.value)
+                        .fold(0u32, |m, (&j, _)| m | (1 << j));
+                    let mask = match mode {
+                        MatchMode::Any => same,
+                        MatchMode::All if same == g.mask => g.mask,
+                        MatchMode::All => 0,
+                    };
+                    Some(Val::int(32, u128::from(mask)))
                 }
                 WarpKind::Vote(VoteMode::Ballot) => Some(Val::int(32, u128::from(ballot))),
                 WarpKind::Vote(VoteMode::All) => Some(Val::int(1, u128::from(ballot == g.mask))),

@@ -65,6 +65,8 @@ fn op_of(i: &Instruction) -> Option<Op> {
         "membar" | "fence" => Op::Fence,
         "shfl" if sel("sync") => Op::Shfl,
         "vote" if sel("sync") => Op::Vote,
+        "redux" if sel("sync") => Op::Redux,
+        "match" if sel("sync") => Op::Match,
         "activemask" => Op::ActiveMask,
         _ => return None,
     })
@@ -160,8 +162,13 @@ pub(super) fn decode_inst(i: &Instruction, scope: &FuncScope<'_>) -> Result<Inst
                 (Op::Shf, "r") | (Op::Shf, "wrap") => {}
                 (Op::Shf, "clamp") => inst.flags.clamp = true,
                 (Op::Ld | Op::St, "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt") => {}
-                (Op::BarSync | Op::WarpSync | Op::Shfl | Op::Vote, "sync" | "warp") => {}
-                (Op::Atom | Op::Red | Op::Shfl | Op::Vote, s) => inst.sel = Some(s),
+                (
+                    Op::BarSync | Op::WarpSync | Op::Shfl | Op::Vote | Op::Redux | Op::Match,
+                    "sync" | "warp",
+                ) => {}
+                (Op::Atom | Op::Red | Op::Shfl | Op::Vote | Op::Redux | Op::Match, s) => {
+                    inst.sel = Some(s)
+                }
                 (_, s) => return err(format!("the modifier .{s} of {}", i.opcode)),
             },
         }
@@ -195,7 +202,7 @@ fn check_shape(inst: &Inst, i: &Instruction) -> Result<(), DecodeError> {
         Op::Xor | Op::Shl | Op::Shr | Op::Copysign | Op::Setp => 3..=3,
         Op::Atom => 3..=4,
         Op::Mad | Op::Fma | Op::Selp | Op::Shf | Op::Prmt | Op::Bfe => 4..=4,
-        Op::Vote => 3..=3,
+        Op::Vote | Op::Redux | Op::Match => 3..=3,
         Op::Bfi | Op::Shfl => 5..=5,
         Op::Call => 1..=3,
     };
@@ -206,7 +213,10 @@ fn check_shape(inst: &Inst, i: &Instruction) -> Result<(), DecodeError> {
     match inst.op {
         Op::Setp if inst.cmp.is_none() => err("setp without a comparison"),
         Op::Atom | Op::Red if inst.sel.is_none() => err("an atomic without an operation"),
-        Op::Shfl | Op::Vote if inst.sel.is_none() => err("a warp collective without a mode"),
+        Op::Shfl | Op::Vote | Op::Redux | Op::Match if inst.sel.is_none() => {
+            err("a warp collective without a mode")
+        }
+        Op::Redux | Op::Match if is_float => err("a float warp reduction or match"),
         Op::Rem | Op::Popc | Op::Clz | Op::Brev | Op::Bfi | Op::Bfe | Op::Prmt if is_float => {
             err("a float type")
         }

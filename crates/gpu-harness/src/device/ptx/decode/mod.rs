@@ -72,6 +72,8 @@ pub(crate) enum Sreg {
     Ctaid(u8),
     Nctaid(u8),
     LaneId,
+    /// `%lanemask_lt` and its siblings, by the device IR's register.
+    LaneMask(device_ir::SpecialReg),
     WarpId,
     NWarpId,
 }
@@ -163,6 +165,8 @@ pub(crate) enum Op {
     Fence,
     Shfl,
     Vote,
+    Redux,
+    Match,
     ActiveMask,
     WarpSync,
 }
@@ -532,6 +536,11 @@ fn sreg(name: &str) -> Option<Sreg> {
     }
     match name {
         "%laneid" => Some(Sreg::LaneId),
+        "%lanemask_lt" => Some(Sreg::LaneMask(device_ir::SpecialReg::LaneMaskLt)),
+        "%lanemask_le" => Some(Sreg::LaneMask(device_ir::SpecialReg::LaneMaskLe)),
+        "%lanemask_eq" => Some(Sreg::LaneMask(device_ir::SpecialReg::LaneMaskEq)),
+        "%lanemask_ge" => Some(Sreg::LaneMask(device_ir::SpecialReg::LaneMaskGe)),
+        "%lanemask_gt" => Some(Sreg::LaneMask(device_ir::SpecialReg::LaneMaskGt)),
         "%warpid" => Some(Sreg::WarpId),
         "%nwarpid" => Some(Sreg::NWarpId),
         _ => None,

@@ -108,6 +108,7 @@ impl Thread {
         };
         if let Some(Val::Int { v, .. }) = val {
             frame.regs[reg as usize] = v as u64;
+            frame.undef[reg as usize] = 0;
         }
     }
 
@@ -272,6 +273,7 @@ impl Exec<'_, '_> {
             Sreg::Ctaid(i) => d(self.t.ctaid, i),
             Sreg::Nctaid(i) => d([c.grid.x, c.grid.y, c.grid.z], i),
             Sreg::LaneId => u64::from(self.t.in_block % 32),
+            Sreg::LaneMask(reg) => u64::from(reg.lane_mask(self.t.in_block % 32).unwrap_or(0)),
             Sreg::WarpId => u64::from(self.t.in_block / 32),
             Sreg::NWarpId => c.block.count().div_ceil(32),
         }
@@ -641,7 +643,9 @@ impl Exec<'_, '_> {
                 Ok(Step::Barrier)
             }
             Op::Fence => Ok(Step::Continue),
-            Op::Shfl | Op::Vote | Op::ActiveMask | Op::WarpSync => self.warp(i),
+            Op::Shfl | Op::Vote | Op::Redux | Op::Match | Op::ActiveMask | Op::WarpSync => {
+                self.warp(i)
+            }
         }
     }
 

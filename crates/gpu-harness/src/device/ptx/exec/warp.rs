@@ -1,10 +1,11 @@
-//! Warp collectives (`shfl.sync`, `vote.sync`, `activemask`,
-//! `bar.warp.sync`): each lane hands its part to the shared schedule
+//! Warp collectives (`shfl.sync`, `vote.sync`, `redux.sync`, `match.sync`,
+//! `activemask`, `bar.warp.sync`): each lane hands its part to the shared schedule
 //! ([`Step::Warp`]), which gathers every lane of the mask and writes the
 //! pending register. A shuffle is sent as `idx` with the source lane that
 //! PTX's clamp and segment mask give, so the gathering needs no PTX rules.
 
-use device_ir::{ShuffleMode, VoteMode};
+use device_ir::{MatchMode, ReduceOp, ShuffleMode, VoteMode};
+use ptx_reader::Type;
 
 use super::{Exec, unsupported};
 use crate::device::ptx::decode::{Inst, Op, Opd};
@@ -35,7 +36,7 @@ impl Exec<'_, '_> {
                 Ok(Step::Warp(WarpCall {
                     kind: WarpKind::Shuffle(ShuffleMode::Idx, src),
                     mask: member,
-                    value: a,
+                    value: u64::from(a),
                 }))
             }
             Op::Vote => {
@@ -51,7 +52,46 @@ impl Exec<'_, '_> {
                 Ok(Step::Warp(WarpCall {
                     kind: WarpKind::Vote(mode),
                     mask: member,
-                    value: p as u32,
+                    value: p,
+                }))
+            }
+            Op::Redux => {
+                let value = self.val(&ops[1])? as u32;
+                let member = self.val(&ops[2])? as u32;
+                let signed = i.ty == Type::S32;
+                let op = match i.sel {
+                    Some("add") => ReduceOp::Add,
+                    Some("min") if signed => ReduceOp::Min,
+                    Some("max") if signed => ReduceOp::Max,
+                    Some("min") => ReduceOp::UMin,
+                    Some("max") => ReduceOp::UMax,
+                    Some("and") => ReduceOp::And,
+                    Some("or") => ReduceOp::Or,
+                    Some("xor") => ReduceOp::Xor,
+                    other => return Err(unsupported(format!("redux operation {other:?}"))),
+                };
+                self.pend(&ops[0])?;
+                Ok(Step::Warp(WarpCall {
+                    kind: WarpKind::Reduce(op),
+                    mask: member,
+                    value: u64::from(value),
+                }))
+            }
+            Op::Match => {
+                let wide = i.ty == Type::B64;
+                let value = self.val(&ops[1])?;
+                let member = self.val(&ops[2])? as u32;
+                let mode = match i.sel {
+                    Some("any") => MatchMode::Any,
+                    Some("all") => MatchMode::All,
+                    other => return Err(unsupported(format!("match mode {other:?}"))),
+                };
+                // `match.all`'s optional `d|p` is not emitted by our printer.
+                self.pend(&ops[0])?;
+                Ok(Step::Warp(WarpCall {
+                    kind: WarpKind::Match(mode, wide),
+                    mask: member,
+                    value: if wide { value } else { value & 0xffff_ffff },
                 }))
             }
             Op::ActiveMask => {
