@@ -86,11 +86,17 @@ const PUNCT1: [&str; 21] = [
 ];
 
 /// The path in a static reference's `static(DefId(N:M ~ krate[hash]::a::B))`:
-/// `krate::a::B`, the crate's disambiguating hash dropped.
+/// `krate::a::B`, the crate's disambiguating hash dropped; `a::B` for crate
+/// 0, the crate being compiled.
 fn static_def_path(inner: &str) -> Option<String> {
     let def = inner.strip_prefix("static(DefId(")?.strip_suffix("))")?;
-    let (_, path) = def.split_once(" ~ ")?;
+    let (id, path) = def.split_once(" ~ ")?;
     let (krate, rest) = path.split_once("::")?;
+    // Crate 0 is the crate being compiled, whose items MIR names without
+    // the crate (`kernel::FIRST`, not `root::kernel::FIRST`).
+    if id.split(':').next() == Some("0") {
+        return Some(rest.to_owned());
+    }
     let name = krate.split('[').next()?;
     Some(format!("{name}::{rest}"))
 }
@@ -517,6 +523,17 @@ mod tests {
                 Tok::Punct("+"),
                 Tok::Ident("Inf_f32".into()),
                 Tok::Ident("NaN_f64".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_static_of_this_crate_is_its_path_without_the_crate() {
+        assert_eq!(
+            kinds("const <static(DefId(0:12 ~ kernel[8d1c]::kernel::FIRST))>"),
+            vec![
+                Tok::Ident("const".into()),
+                Tok::StaticRef("kernel::FIRST".into()),
             ]
         );
     }
