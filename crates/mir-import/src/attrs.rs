@@ -158,14 +158,20 @@ fn impl_key(start: proc_macro2::LineColumn) -> String {
     format!("<impl@{}:{}>", start.line, start.column + 1)
 }
 
-/// What `imp` is for, when its self type is a plain path.
+/// What `imp` is for, when its self type is a plain path or a reference
+/// to one.
 fn impl_of(imp: &syn::ItemImpl) -> Option<ImplOf> {
-    let syn::Type::Path(tp) = &*imp.self_ty else {
+    let (ty, self_ref) = match &*imp.self_ty {
+        syn::Type::Reference(r) => (&*r.elem, Some(r.mutability.is_some())),
+        ty => (ty, None),
+    };
+    let syn::Type::Path(tp) = ty else {
         return None;
     };
     let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
     Some(ImplOf {
         self_ty: last(&tp.path)?,
+        self_ref,
         trait_name: match &imp.trait_ {
             Some((_, path, _)) => Some(last(path)?),
             None => None,
@@ -361,6 +367,7 @@ mod tests {
             mul.impl_of,
             Some(ImplOf {
                 self_ty: "C".into(),
+                self_ref: None,
                 trait_name: Some("Mul".into())
             })
         );

@@ -52,6 +52,34 @@ pub struct ItemAttrs {
 pub struct ImplOf {
     /// The self type's name.
     pub self_ty: String,
+    /// For a block on a reference to the type (`impl Mul for &Foo`):
+    /// `Some(true)` for `&mut`, `Some(false)` for `&`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_ref: Option<bool>,
     /// The trait's name, for a trait impl.
     pub trait_name: Option<String>,
+}
+
+impl ImplOf {
+    /// The self type as rustc prints it at a call in `module`
+    /// (`&kernel::Foo`).
+    pub fn qualified_self_ty(&self, module: &str) -> String {
+        let by = match self.self_ref {
+            Some(true) => "&mut ",
+            Some(false) => "&",
+            None => "",
+        };
+        format!("{by}{module}::{}", self.self_ty)
+    }
+
+    /// The self type as an identifier part (`ref_Foo` for `&Foo`), for
+    /// names that must not move with the source.
+    pub fn self_ty_name(&self) -> String {
+        let by = match self.self_ref {
+            Some(true) => "ref_mut_",
+            Some(false) => "ref_",
+            None => "",
+        };
+        format!("{by}{}", self.self_ty)
+    }
 }

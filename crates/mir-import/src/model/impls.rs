@@ -26,8 +26,8 @@ pub fn normalize_impl_segment(segment: &str) -> Option<String> {
 struct Method {
     /// The def path rustc printed the body under.
     body: String,
-    /// The module path in front of the impl segment (`kernel`).
-    module: String,
+    /// The self type as calls print it, with the module in front of the
+    /// impl segment (`kernel::Foo`, `&kernel::Foo`).
     self_ty: String,
     trait_name: Option<String>,
     name: String,
@@ -80,8 +80,7 @@ impl Crate {
             body_attrs.push((body.clone(), attrs.clone()));
             methods.push(Method {
                 body,
-                module,
-                self_ty: of.self_ty,
+                self_ty: of.qualified_self_ty(&module),
                 trait_name: of.trait_name,
                 name,
             });
@@ -91,10 +90,7 @@ impl Crate {
         }
         let mut aliases = BTreeMap::new();
         for m in methods.iter().filter(|m| m.trait_name.is_none()) {
-            aliases.insert(
-                format!("{}::{}::{}", m.module, m.self_ty, m.name),
-                m.body.clone(),
-            );
+            aliases.insert(format!("{}::{}", m.self_ty, m.name), m.body.clone());
         }
         for b in self.bodies.values() {
             for bb in b.blocks.values() {
@@ -109,12 +105,16 @@ impl Crate {
                 let Some((self_ty, trait_name, method)) = trait_call(&def) else {
                     continue;
                 };
-                let found = methods.iter().find(|m| {
+                // The trait's generic arguments are not recorded: two
+                // blocks of one trait on one type (`Mul<Foo>` and
+                // `Mul<&Foo>` for `&Foo`) are told apart by nothing here,
+                // so such a call links to neither, and stays refused.
+                let mut found = methods.iter().filter(|m| {
                     m.trait_name.as_deref() == Some(trait_name)
                         && m.name == method
-                        && self_ty == format!("{}::{}", m.module, m.self_ty)
+                        && self_ty == m.self_ty
                 });
-                if let Some(m) = found {
+                if let (Some(m), None) = (found.next(), found.next()) {
                     aliases.insert(def, m.body.clone());
                 }
             }
@@ -135,8 +135,8 @@ impl Crate {
         };
         match self.attrs.get(def).and_then(|a| a.impl_of.as_ref()) {
             Some(of) if block.starts_with("<impl at ") => match &of.trait_name {
-                None => format!("{module}::{}::{method}", of.self_ty),
-                Some(t) => format!("{module}::{}_as_{t}::{method}", of.self_ty),
+                None => format!("{module}::{}::{method}", of.self_ty_name()),
+                Some(t) => format!("{module}::{}_as_{t}::{method}", of.self_ty_name()),
             },
             _ => def.to_string(),
         }
