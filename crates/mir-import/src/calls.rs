@@ -62,10 +62,17 @@ pub enum KnownCall {
     /// `mem::swap` leaves after inlining (and `mem::swap(a, b)` itself, when
     /// rustc keeps the call): exchange the two pointees.
     Swap,
+    /// `intrinsics::carrying_mul_add(a, b, c, d)` (`u32::carrying_mul_add`
+    /// and `carrying_mul`): `a * b + c + d` in twice the width, as the pair
+    /// (low half, high half).
+    CarryingMulAdd,
     /// `intrinsics::volatile_load(p)` (`ptr::read_volatile`, which libm's
     /// `force_eval!` leaves): a read of `*p`. The device has no memory-mapped
     /// I/O, so a plain load gives the value Rust promises.
     VolatileLoad,
+    /// `intrinsics::volatile_store(p, v)` (`ptr::write_volatile`): a write
+    /// of `v` to `*p`, for the same reason a plain one.
+    VolatileStore,
     /// `intrinsics::size_of_val(p)` or `align_of_val(p)` (`mem::size_of_val`,
     /// bytemuck's `cast_slice`): the pointee's size or alignment, from the
     /// slice length for `[T]` and `str`.
@@ -434,6 +441,8 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
             "select_unpredictable" => return Some(KnownCall::Select),
             "exact_div" => return Some(KnownCall::ExactDiv),
             "volatile_load" => return Some(KnownCall::VolatileLoad),
+            "volatile_store" => return Some(KnownCall::VolatileStore),
+            "carrying_mul_add" => return Some(KnownCall::CarryingMulAdd),
             "size_of_val" => return Some(KnownCall::SizeOfVal { align: false }),
             "align_of_val" | "min_align_of_val" => {
                 return Some(KnownCall::SizeOfVal { align: true });
@@ -620,6 +629,14 @@ mod tests {
         assert_eq!(
             c("core::intrinsics::volatile_load"),
             Some(KnownCall::VolatileLoad)
+        );
+        assert_eq!(
+            c("std::intrinsics::volatile_store"),
+            Some(KnownCall::VolatileStore)
+        );
+        assert_eq!(
+            c("std::intrinsics::carrying_mul_add"),
+            Some(KnownCall::CarryingMulAdd)
         );
         assert_eq!(c("core::panicking::panic"), Some(KnownCall::Panic));
         assert_eq!(

@@ -7,7 +7,9 @@ use device_ir::{
     Value, VoteMode,
 };
 use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
-use mir_import::model::{BasicBlock, Callee, ConstOperand, IntTy, Operand, Place, Ty, ValTree};
+use mir_import::model::{
+    ArrayLen, BasicBlock, Callee, ConstOperand, IntTy, Operand, Place, Ty, ValTree,
+};
 use mir_import::prelude::{Intrinsic, LaneMaskKind, MatchKind, ReduceKind, ShuffleKind, VoteKind};
 
 use super::FnLower;
@@ -124,7 +126,7 @@ impl FnLower<'_, '_> {
             [mir_import::model::GenericArg::Type(t)] => Some(t),
             _ => None,
         };
-        let never = asserted == Some(&Ty::Never);
+        let never = asserted.is_some_and(known_uninhabited);
         if known == Some(KnownCall::Panic) || (known == Some(KnownCall::AssertValid) && never) {
             self.trap();
             return Ok(());
@@ -369,6 +371,53 @@ impl FnLower<'_, '_> {
                 let repr = self.repr(&elem)?;
                 Ok(Some(self.load_repr(p, &repr)))
             }
+            KnownCall::CarryingMulAdd if args.len() == 4 => {
+                let ty = self.operand_ty(&args[0])?;
+                let Some((bits, signed)) = int_info(&ty) else {
+                    return Ok(None);
+                };
+                if bits > 64 {
+                    return Err(self.unsupported(format!(
+                        "`carrying_mul_add` on `{ty}`: its product needs {} bits, and the device has \
+                         no integers wider than 128",
+                        2 * bits
+                    )));
+                }
+                // Exact in twice the width: (2^N - 1)^2 + 2 (2^N - 1) is
+                // 2^2N - 1, and the signed extremes fit likewise.
+                let wide = self.b.types().int(2 * bits);
+                let narrow = self.b.types().int(bits);
+                let ext = if signed { CastOp::SExt } else { CastOp::ZExt };
+                let mut terms = Vec::with_capacity(4);
+                for a in args {
+                    let v = self.scalar_operand(a)?;
+                    terms.push(self.b.cast(ext, v, wide));
+                }
+                let product = self.b.imul(terms[0], terms[1]);
+                let sum = self.b.iadd(product, terms[2]);
+                let sum = self.b.iadd(sum, terms[3]);
+                let low = self.b.cast(CastOp::Trunc, sum, narrow);
+                let shift = self.b.iconst(wide, i128::from(bits));
+                let shr = if signed {
+                    device_ir::BinaryOp::AShr
+                } else {
+                    device_ir::BinaryOp::LShr
+                };
+                let high = self.b.binary(shr, sum, shift);
+                let high = self.b.cast(CastOp::Trunc, high, narrow);
+                Ok(Some(Val::Pair(low, high)))
+            }
+            KnownCall::VolatileStore if args.len() == 2 => {
+                let elem = self
+                    .operand_ty(&args[0])?
+                    .pointee()
+                    .cloned()
+                    .ok_or_else(|| self.unsupported("`volatile_store` to a non-pointer"))?;
+                let p = self.scalar_operand(&args[0])?;
+                let v = self.read_operand(&args[1])?;
+                self.write_mem(p, &elem, v)?;
+                Ok(Some(Val::Zst))
+            }
             KnownCall::ArithOffset if args.len() == 2 => {
                 // Wrapping `ptr.wrapping_offset(n)`: n elements, no bounds promise.
                 let size = self.pointee_size(&args[0], "arith_offset")?;
@@ -403,6 +452,8 @@ impl FnLower<'_, '_> {
             | KnownCall::Select
             | KnownCall::ExactDiv
             | KnownCall::VolatileLoad
+            | KnownCall::VolatileStore
+            | KnownCall::CarryingMulAdd
             | KnownCall::SizeOfVal { .. }
             | KnownCall::Saturating { .. }
             | KnownCall::ArithOffset
@@ -755,6 +806,22 @@ impl FnLower<'_, '_> {
         let slot = self.b.alloca_aligned(arr, align.max(1) as u32);
         let p = crate::repr::generic_i8_ptr(self.b.module());
         self.b.cast(CastOp::Bitcast, slot, p)
+    }
+}
+
+/// Whether `t` has no values: `!`, `Infallible`, or a tuple or array of
+/// one (a validity assertion about it always panics). Other empty enums are
+/// not recognised: the MIR does not say a type has no variants.
+fn known_uninhabited(t: &Ty) -> bool {
+    match t {
+        Ty::Never => true,
+        Ty::Adt(p) => matches!(
+            p.def_path().as_str(),
+            "core::convert::Infallible" | "std::convert::Infallible"
+        ),
+        Ty::Tuple(v) => v.iter().any(known_uninhabited),
+        Ty::Array(e, n) => matches!(n, ArrayLen::Known(k) if *k > 0) && known_uninhabited(e),
+        _ => false,
     }
 }
 
