@@ -879,7 +879,12 @@ pub mod host {
     /// per-block memory; the threads of a block run concurrently, one OS
     /// thread each, with a real barrier.
     pub fn launch<F: Fn() + Sync>(grid: impl Dims, block: impl Dims, kernel: F) {
-        let (grid, block) = (grid.xyz(), block.xyz());
+        run_blocks(grid.xyz(), block.xyz(), &kernel);
+    }
+
+    /// [`launch`]'s body, not generic: a host program with many launches
+    /// compiles it once, not once per kernel closure.
+    fn run_blocks(grid: (u32, u32, u32), block: (u32, u32, u32), kernel: &(dyn Fn() + Sync)) {
         let threads = (block.0 * block.1 * block.2) as usize;
         for bz in 0..grid.2 {
             for by in 0..grid.1 {
@@ -901,7 +906,6 @@ pub mod host {
                             for ty in 0..block.1 {
                                 for tx in 0..block.0 {
                                     let barrier = &barrier;
-                                    let kernel = &kernel;
                                     scope.spawn(move || {
                                         IDS.with(|ids| {
                                             ids.set(Ids {
