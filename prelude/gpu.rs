@@ -402,6 +402,14 @@ impl<'a, T: Copy> DisjointSlice<'a, T> {
         assert!(i < self.len);
         unsafe { *self.ptr.add(i) }
     }
+
+    /// A raw pointer to its first element, for code that writes through
+    /// pointers (`ptr::copy_nonoverlapping`); keeping each element to one
+    /// writer stays the caller's promise.
+    #[inline(always)]
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr
+    }
 }
 
 /// The host implementation: simulated GPU threads on OS threads.
