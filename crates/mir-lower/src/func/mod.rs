@@ -17,6 +17,7 @@ mod call;
 mod casts;
 mod constants;
 mod doomed;
+mod intrinsics;
 mod liveness;
 mod memory;
 mod rvalue;

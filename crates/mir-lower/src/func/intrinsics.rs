@@ -1,0 +1,128 @@
+//! The prelude's intrinsics (`mir_import::prelude::Intrinsic`): special
+//! registers, barriers and warp collectives, each its device instruction.
+
+use device_ir::{
+    MatchMode, Ordering as DOrd, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg, VoteMode,
+};
+use mir_import::model::Operand;
+use mir_import::prelude::{Intrinsic, LaneMaskKind, MatchKind, ReduceKind, ShuffleKind, VoteKind};
+
+use super::FnLower;
+use super::values::Val;
+use crate::diag::Diagnostic;
+
+impl FnLower<'_, '_> {
+    pub(super) fn intrinsic(
+        &mut self,
+        i: Intrinsic,
+        args: &[Operand],
+    ) -> Result<Option<Val>, Diagnostic> {
+        // The axis is 0, 1 or 2 (`INTRINSICS` lists no other); anything past
+        // y is z.
+        let reg = |axis: u8, [x, y, z]: [SpecialReg; 3]| match axis {
+            0 => x,
+            1 => y,
+            _ => z,
+        };
+        use SpecialReg as S;
+        let r = match i {
+            Intrinsic::ThreadIdx(a) => reg(a, [S::TidX, S::TidY, S::TidZ]),
+            Intrinsic::BlockIdx(a) => reg(a, [S::CtaidX, S::CtaidY, S::CtaidZ]),
+            Intrinsic::BlockDim(a) => reg(a, [S::NtidX, S::NtidY, S::NtidZ]),
+            Intrinsic::GridDim(a) => reg(a, [S::NctaidX, S::NctaidY, S::NctaidZ]),
+            Intrinsic::LaneId => S::LaneId,
+            Intrinsic::SyncThreads | Intrinsic::BarrierWait => {
+                self.b.barrier();
+                return Ok(Some(Val::Zst));
+            }
+            Intrinsic::Shuffle(kind) => {
+                let [mask, value, lane] = args else {
+                    return Err(self.unsupported("a warp shuffle takes (mask, value, lane)"));
+                };
+                let mode = match kind {
+                    ShuffleKind::Idx => ShuffleMode::Idx,
+                    ShuffleKind::Up => ShuffleMode::Up,
+                    ShuffleKind::Down => ShuffleMode::Down,
+                    ShuffleKind::Xor => ShuffleMode::Bfly,
+                };
+                let (m, v, l) = (
+                    self.scalar_operand(mask)?,
+                    self.scalar_operand(value)?,
+                    self.scalar_operand(lane)?,
+                );
+                return Ok(Some(Val::Immediate(self.b.shuffle(mode, m, v, l))));
+            }
+            Intrinsic::Vote(kind) => {
+                let [mask, pred] = args else {
+                    return Err(self.unsupported("a warp vote takes (mask, predicate)"));
+                };
+                let mode = match kind {
+                    VoteKind::All => VoteMode::All,
+                    VoteKind::Any => VoteMode::Any,
+                    VoteKind::Ballot => VoteMode::Ballot,
+                };
+                let (m, p) = (self.scalar_operand(mask)?, self.scalar_operand(pred)?);
+                return Ok(Some(Val::Immediate(self.b.vote(mode, m, p))));
+            }
+            Intrinsic::SyncWarp => {
+                let [mask] = args else {
+                    return Err(self.unsupported("`sync_warp` takes a mask"));
+                };
+                let m = self.scalar_operand(mask)?;
+                self.b.warp_sync(m);
+                return Ok(Some(Val::Zst));
+            }
+            Intrinsic::ActiveMask => return Ok(Some(Val::Immediate(self.b.active_mask()))),
+            Intrinsic::LaneMask(kind) => match kind {
+                LaneMaskKind::Lt => S::LaneMaskLt,
+                LaneMaskKind::Le => S::LaneMaskLe,
+                LaneMaskKind::Eq => S::LaneMaskEq,
+                LaneMaskKind::Ge => S::LaneMaskGe,
+                LaneMaskKind::Gt => S::LaneMaskGt,
+            },
+            Intrinsic::Reduce(kind) => {
+                let [mask, value] = args else {
+                    return Err(self.unsupported("a warp reduction takes (mask, value)"));
+                };
+                let op = match kind {
+                    ReduceKind::Add => ReduceOp::Add,
+                    ReduceKind::Min => ReduceOp::Min,
+                    ReduceKind::Max => ReduceOp::Max,
+                    ReduceKind::UMin => ReduceOp::UMin,
+                    ReduceKind::UMax => ReduceOp::UMax,
+                    ReduceKind::And => ReduceOp::And,
+                    ReduceKind::Or => ReduceOp::Or,
+                    ReduceKind::Xor => ReduceOp::Xor,
+                };
+                let (m, v) = (self.scalar_operand(mask)?, self.scalar_operand(value)?);
+                return Ok(Some(Val::Immediate(self.b.warp_reduce(op, m, v))));
+            }
+            Intrinsic::Match(kind) => {
+                let [mask, value] = args else {
+                    return Err(self.unsupported("a warp match takes (mask, value)"));
+                };
+                let mode = match kind {
+                    MatchKind::Any => MatchMode::Any,
+                    MatchKind::All => MatchMode::All,
+                };
+                let (m, v) = (self.scalar_operand(mask)?, self.scalar_operand(value)?);
+                return Ok(Some(Val::Immediate(self.b.warp_match(mode, m, v))));
+            }
+            Intrinsic::AtomicFAdd => {
+                let [ptr, value] = args else {
+                    return Err(self.unsupported("a float atomic add takes (pointer, value)"));
+                };
+                let v = self.scalar_operand(value)?;
+                let vt = self.b.value_ty(v);
+                let p = self.scalar_operand(ptr)?;
+                let p = self.b.ptr_bitcast(p, vt);
+                // CUDA's `atomicAdd`: relaxed, at device scope.
+                let old = self
+                    .b
+                    .atomic_rmw(RmwOp::FAdd, p, v, DOrd::Relaxed, Scope::Gpu);
+                return Ok(Some(Val::Immediate(old)));
+            }
+        };
+        Ok(Some(Val::Immediate(self.b.special_reg(r))))
+    }
+}
