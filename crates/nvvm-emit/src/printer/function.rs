@@ -565,15 +565,19 @@ fn volatile(flags: MemFlags) -> &'static str {
 /// no transformation makes it depend on more or fewer branches than the
 /// source.
 fn convergent_asm(ret: &str, template: &str, constraints: &str, args: &[String]) -> String {
-    let mut s = format!("call {ret} asm \"");
-    text::escape(&mut s, template.as_bytes());
-    let _ = write!(s, "\", \"{constraints}\"({}) convergent", args.join(", "));
+    let mut s = asm_text(ret, "", template, constraints, args);
+    s.push_str(" convergent");
     s
 }
 
 /// `call RET asm sideeffect "TEMPLATE", "CONSTRAINTS"(ARGS)`.
 fn asm_call(ret: &str, template: &str, constraints: &str, args: &[String]) -> String {
-    let mut s = format!("call {ret} asm sideeffect \"");
+    asm_text(ret, "sideeffect ", template, constraints, args)
+}
+
+/// `call RET asm FLAGS"TEMPLATE", "CONSTRAINTS"(ARGS)`, the template escaped.
+fn asm_text(ret: &str, flags: &str, template: &str, constraints: &str, args: &[String]) -> String {
+    let mut s = format!("call {ret} asm {flags}\"");
     text::escape(&mut s, template.as_bytes());
     let _ = write!(s, "\", \"{constraints}\"({})", args.join(", "));
     s
