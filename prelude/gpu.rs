@@ -713,7 +713,7 @@ pub mod host {
     fn reduce(what: &'static str, mask: u32, value: u32, op: impl Fn(u32, u32) -> u32) -> u32 {
         gather(what, mask, u64::from(value))
             .map(|(_, v)| v as u32)
-            .fold(None, |acc, v| Some(acc.map_or(v, |a| op(a, v))))
+            .reduce(op)
             .unwrap_or(value)
     }
     /// `__reduce_add_sync` over the simulated warp.
