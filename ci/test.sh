@@ -18,9 +18,9 @@ if [ -d "$root/../shared" ]; then
 else
     echo "WARNING: $root/../shared is absent: the PTX litmus agreement test will not run" >&2
 fi
-# Each test binary compiles the fixtures again; rustc's successful outputs
-# are kept for this run only (mir-import/src/rustc_cache.rs), so the first
-# compile of each input still runs rustc.
-export MIR_IMPORT_RUSTC_CACHE="$root/target/rustc-cache"
-rm -rf "$MIR_IMPORT_RUSTC_CACHE"
+# Each test binary builds the fixtures again: rustc's MIR, libNVVM's PTX and
+# the host programs are kept for this run only (crates/build-cache), so the
+# first build of each input still runs its tool, and a failure is never kept.
+export BUILD_OUTPUT_CACHE="$root/target/build-output-cache"
+rm -rf "$BUILD_OUTPUT_CACHE"
 cargo test --workspace --locked "$@"

@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use build_cache::KeyHasher;
+
 use crate::report::{FailureKind, FixtureReport, Verdict};
 
 /// The cache format; a new one misses every old entry.
@@ -109,30 +111,6 @@ pub(crate) fn rustc_version() -> Result<&'static str, String> {
         })
         .as_deref()
         .map_err(Clone::clone)
-}
-
-/// A SHA-256 over fields, each fed with its length first, so that no two
-/// sequences of fields hash alike.
-pub(crate) struct KeyHasher(Sha256);
-
-impl KeyHasher {
-    /// A hasher that starts with `format`, the key's kind and version.
-    pub(crate) fn new(format: &str) -> KeyHasher {
-        let mut h = KeyHasher(Sha256::new());
-        h.field(format.as_bytes());
-        h
-    }
-
-    /// Feeds one field.
-    pub(crate) fn field(&mut self, bytes: &[u8]) {
-        self.0.update((bytes.len() as u64).to_le_bytes());
-        self.0.update(bytes);
-    }
-
-    /// The digest, in hex.
-    pub(crate) fn finish(self) -> String {
-        hex::encode(self.0.finalize())
-    }
 }
 
 impl ResultCache {

@@ -575,7 +575,7 @@ pub enum HostBuild {
 /// kernel and what it includes), the prelude, rustc's `-vV` and the build's
 /// own arguments.
 fn build_key(f: &Fixture, program: &str, args: &[std::ffi::OsString]) -> std::io::Result<String> {
-    let mut h = crate::cache::KeyHasher::new("gpu-harness host build v1");
+    let mut h = build_cache::KeyHasher::new("gpu-harness host build v1");
     h.field(crate::cache::rustc_version().unwrap_or_default().as_bytes());
     h.field(mir_import::rustc::PRELUDE_SOURCE.as_bytes());
     h.field(program.as_bytes());
@@ -601,7 +601,7 @@ fn build_key(f: &Fixture, program: &str, args: &[std::ffi::OsString]) -> std::io
 
 /// Builds and runs the host program for `f` in `work` (a private folder of
 /// this fixture), both as jobs of `sandbox`; the run gets `timeout`. With
-/// `builds`, a folder of earlier builds, a build with the same key is
+/// `builds`, a store of earlier builds, a build with the same key is
 /// reused instead of running rustc, and a new one is kept there.
 pub fn run(
     f: &Fixture,
@@ -609,7 +609,7 @@ pub fn run(
     sandbox: &Sandbox,
     work: &Path,
     timeout: Duration,
-    builds: Option<&Path>,
+    builds: Option<&build_cache::Store>,
     deps: Option<&kernel_deps::BuiltDeps>,
 ) -> Result<(Readback, HostBuild), HostError> {
     std::fs::create_dir_all(work)?;
@@ -668,11 +668,14 @@ pub fn run(
     let kept = match builds {
         // The flags, not `-o` and the paths, which differ per run outside
         // the sandbox.
-        Some(dir) => Some(dir.join(build_key(f, &text, &build.args[..build.args.len() - 3])?)),
+        Some(store) => Some((
+            store,
+            build_key(f, &text, &build.args[..build.args.len() - 3])?,
+        )),
         None => None,
     };
     let how = match &kept {
-        Some(k) if std::fs::copy(k, &bin).is_ok() => HostBuild::Reused,
+        Some((store, key)) if store.copy_out(key, &bin) => HostBuild::Reused,
         _ => {
             let built = sandbox.run(&build)?;
             if !built.success() {
@@ -681,20 +684,10 @@ pub fn run(
                     stderr: built.stderr_text(),
                 });
             }
-            if let (Some(k), Some(dir)) = (&kept, builds) {
-                // Copied under a private name, then renamed: a concurrent
-                // run never copies half a binary.
-                let tmp = dir.join(format!(
-                    ".{}-{:?}.tmp",
-                    std::process::id(),
-                    std::thread::current().id()
-                ));
-                let stored = std::fs::create_dir_all(dir)
-                    .and_then(|()| std::fs::copy(&bin, &tmp))
-                    .and_then(|_| std::fs::rename(&tmp, k));
-                if let Err(e) = stored {
-                    tracing::warn!("the host build was not kept: {e}");
-                }
+            if let Some((store, key)) = &kept
+                && let Err(e) = store.copy_in(key, &bin)
+            {
+                tracing::warn!("the host build was not kept: {e}");
             }
             HostBuild::Built
         }

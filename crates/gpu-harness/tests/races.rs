@@ -14,6 +14,7 @@ use common::*;
 use device_ir::*;
 use gpu_harness::device::virt::{AccessKind, FaultKind, Limits, RaceMemory, RaceReport};
 use gpu_harness::device::{Device, DeviceError, DeviceExt, KernelArg, LaunchConfig};
+use rayon::prelude::*;
 
 /// Compiles race fixture `name`, runs it, and returns its race report.
 fn fixture_race(name: &str) -> RaceReport {
@@ -125,22 +126,29 @@ fn race_reduction_missing_sync_names_the_rounds() {
 
 #[test]
 fn every_other_fixture_is_race_free() {
-    let mut ran = Vec::new();
-    for dir in gpu_harness::fixture::Fixture::discover(&fixtures_root()).unwrap() {
-        let f = gpu_harness::fixture::Fixture::load(&dir).unwrap();
-        if f.manifest.expect_race || f.manifest.expect_error.is_some() {
-            continue;
-        }
-        let (f, l) = compile_fixture(&dir);
-        match run_fixture(&f, &l, Limits::default()) {
-            // A race would be reported before the trap that ends the run.
-            Err(e) if f.manifest.expect_trap && e.is_trap() => {}
-            Err(e) => panic!("{}: {e}", f.name),
-            Ok(_) if f.manifest.expect_trap => panic!("{}: no trap", f.name),
-            Ok(_) => {}
-        }
-        ran.push(f.name);
-    }
+    let dirs: Vec<_> = gpu_harness::fixture::Fixture::discover(&fixtures_root())
+        .unwrap()
+        .into_iter()
+        .filter(|dir| {
+            let f = gpu_harness::fixture::Fixture::load(dir).unwrap();
+            !f.manifest.expect_race && f.manifest.expect_error.is_none()
+        })
+        .collect();
+    // One fixture per core at a time; the names keep the fixtures' order.
+    let ran: Vec<String> = dirs
+        .par_iter()
+        .map(|dir| {
+            let (f, l) = compile_fixture(dir);
+            match run_fixture(&f, &l, Limits::default()) {
+                // A race would be reported before the trap that ends the run.
+                Err(e) if f.manifest.expect_trap && e.is_trap() => {}
+                Err(e) => panic!("{}: {e}", f.name),
+                Ok(_) if f.manifest.expect_trap => panic!("{}: no trap", f.name),
+                Ok(_) => {}
+            }
+            f.name
+        })
+        .collect();
     eprintln!("race-free: {ran:?}");
     for must in ["atomic_flag", "shared_reduction", "saxpy"] {
         assert!(ran.iter().any(|n| n == must), "{must} did not run: {ran:?}");

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use gpu_harness::shape::{self, Artifacts, ShapeCheck};
+use rayon::prelude::*;
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
@@ -32,6 +33,56 @@ fn build(name: &str) -> Option<Artifacts> {
     Some(Artifacts::build(&fixtures_dir().join(name).join("kernel.rs"), nvvm).unwrap())
 }
 
+/// What one fixture's shape checks found: its failures, and whether it has
+/// an out-of-line helper for the helper checks to inspect.
+struct ShapeResult {
+    failures: Vec<String>,
+    has_helper: bool,
+}
+
+/// Builds `dir`'s kernel and runs every built-in check on it but the
+/// manifest's recorded gaps, each of which must really fail.
+fn check_fixture(dir: &Path, nvvm: &nvvm_emit::Libnvvm) -> ShapeResult {
+    let a = Artifacts::build(&dir.join("kernel.rs"), nvvm).unwrap();
+    let manifest = gpu_harness::fixture::Fixture::load(dir).unwrap().manifest;
+    // A fixture that asks for the helper check must give it a helper to
+    // inspect; ported kernels without `#[inline(never)]` helpers need not.
+    let has_helper = !shape::checks::helpers(&a.lowered.module).is_empty();
+    assert!(
+        has_helper || !manifest.shape.iter().any(|c| c == "no-helper-alloca"),
+        "{}: asks for no-helper-alloca but has no helper",
+        dir.display()
+    );
+    // A fixture's recorded gaps (manifest `shape_known_failures`) are
+    // skipped, and each must name a real check and really fail.
+    let known = manifest.shape_known_failures;
+    let (gaps, checks): (Vec<ShapeCheck>, Vec<ShapeCheck>) = ShapeCheck::BUILT_IN
+        .into_iter()
+        .partition(|c| known.iter().any(|k| k == c.name()));
+    assert_eq!(
+        gaps.len(),
+        known.len(),
+        "{}: unknown check in {known:?}",
+        dir.display()
+    );
+    let failures = shape::check_all(&a.input(), &checks)
+        .into_iter()
+        .map(|f| format!("{}: {f}", dir.display()))
+        .collect();
+    for gap in gaps {
+        assert!(
+            !shape::check_all(&a.input(), &[gap]).is_empty(),
+            "{}: `{}` is listed as a known failure but passes: remove it",
+            dir.display(),
+            gap.name()
+        );
+    }
+    ShapeResult {
+        failures,
+        has_helper,
+    }
+}
+
 #[test]
 fn every_positive_fixture_passes_every_shape_check() {
     let Some(nvvm) = nvvm_emit::testing::libnvvm_or_skip("shape checks") else {
@@ -39,46 +90,15 @@ fn every_positive_fixture_passes_every_shape_check() {
     };
     let fixtures = positive_fixtures();
     assert!(fixtures.len() >= 7, "{fixtures:?}");
-    let mut failures = Vec::new();
-    let mut with_helpers = 0;
-    for dir in &fixtures {
-        let a = Artifacts::build(&dir.join("kernel.rs"), nvvm).unwrap();
-        let manifest = gpu_harness::fixture::Fixture::load(dir).unwrap().manifest;
-        // A fixture that asks for the helper check must give it a helper to
-        // inspect; ported kernels without `#[inline(never)]` helpers need not.
-        let has_helper = !shape::checks::helpers(&a.lowered.module).is_empty();
-        assert!(
-            has_helper || !manifest.shape.iter().any(|c| c == "no-helper-alloca"),
-            "{}: asks for no-helper-alloca but has no helper",
-            dir.display()
-        );
-        with_helpers += usize::from(has_helper);
-        // A fixture's recorded gaps (manifest `shape_known_failures`) are
-        // skipped, and each must name a real check and really fail.
-        let known = manifest.shape_known_failures;
-        let (gaps, checks): (Vec<ShapeCheck>, Vec<ShapeCheck>) = ShapeCheck::BUILT_IN
-            .into_iter()
-            .partition(|c| known.iter().any(|k| k == c.name()));
-        assert_eq!(
-            gaps.len(),
-            known.len(),
-            "{}: unknown check in {known:?}",
-            dir.display()
-        );
-        for f in shape::check_all(&a.input(), &checks) {
-            failures.push(format!("{}: {f}", dir.display()));
-        }
-        for gap in gaps {
-            assert!(
-                !shape::check_all(&a.input(), &[gap]).is_empty(),
-                "{}: `{}` is listed as a known failure but passes: remove it",
-                dir.display(),
-                gap.name()
-            );
-        }
-    }
+    // One fixture per core at a time; the results keep the fixtures' order.
+    let results: Vec<ShapeResult> = fixtures
+        .par_iter()
+        .map(|dir| check_fixture(dir, nvvm))
+        .collect();
+    let failures: Vec<String> = results.iter().flat_map(|r| r.failures.clone()).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The helper checks are not vacuous over the suite.
+    let with_helpers = results.iter().filter(|r| r.has_helper).count();
     assert!(
         with_helpers >= 20,
         "only {with_helpers} fixtures have a helper"

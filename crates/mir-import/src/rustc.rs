@@ -402,7 +402,7 @@ fn run(
     let type_sizes = String::from_utf8_lossy(&out.stdout).into_owned();
     let kept = crate::rustc_cache::Cached { mir, type_sizes };
     if let Some(k) = &cache_key {
-        crate::rustc_cache::store(k, &kept);
+        crate::rustc_cache::store_output(k, &kept);
     }
     Ok(RustcOutput {
         mir: kept.mir,

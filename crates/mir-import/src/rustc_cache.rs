@@ -4,22 +4,19 @@
 //! the shape checks, the race checks, the snapshots, the service), each
 //! with the same rustc on the same text: the same MIR every time, since the
 //! printed output does not depend on the run (the sandbox and the path
-//! remapping fix every path rustc prints). With `MIR_IMPORT_RUSTC_CACHE`
-//! naming a folder, [`crate::rustc`] keeps each successful output there
-//! under a SHA-256 of everything that decides it, and a later run with the
-//! same inputs reads it instead of running rustc. `ci/test.sh` sets it to
-//! a folder under `target/`; nothing else does, so a bare `cargo test`, the
-//! CLI and the service always run rustc. Failures are never kept (a timeout
-//! is not a property of the input).
+//! remapping fix every path rustc prints). While [`build_cache::CACHE_VAR`]
+//! names a folder, [`crate::rustc`] keeps each successful output in its
+//! `rustc` store under a SHA-256 of everything that decides it, and a later
+//! run with the same inputs reads it instead of running rustc. `ci/test.sh`
+//! sets it to a folder under `target/`; nothing else does, so a bare
+//! `cargo test`, the CLI and the service always run rustc. Failures are
+//! never kept (a timeout is not a property of the input).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use sha2::{Digest, Sha256};
-
-/// The variable that names the cache folder.
-pub const CACHE_VAR: &str = "MIR_IMPORT_RUSTC_CACHE";
+use build_cache::{KeyHasher, Store};
 
 /// What one rustc run prints that the import reads.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -50,10 +47,9 @@ pub(crate) struct Inputs<'a> {
     pub confined: bool,
 }
 
-fn folder() -> Option<PathBuf> {
-    std::env::var_os(CACHE_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+/// The test run's store, or `None` when the cache is off.
+fn store() -> Option<Store> {
+    Store::from_env("rustc")
 }
 
 /// `rustc -vV` of the compiler at `rustc`, asked once per process: a
@@ -77,34 +73,36 @@ fn rustc_version(rustc: &Path) -> String {
 
 /// The key of `inputs`, or `None` when the cache is off.
 pub(crate) fn key(inputs: &Inputs) -> Option<String> {
-    folder()?;
+    store()?;
     digest(inputs)
 }
 
 /// The SHA-256 of `inputs`, as hex; `None` when a file of the kernel's
 /// folder cannot be read.
 fn digest(inputs: &Inputs) -> Option<String> {
-    let mut h = Sha256::new();
-    let mut field = |name: &str, bytes: &[u8]| {
-        h.update(name.as_bytes());
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(bytes);
-    };
-    field("version", b"mir-import-rustc-cache 1");
-    field("rustc", inputs.rustc.display().to_string().as_bytes());
-    field("rustc -vV", rustc_version(inputs.rustc).as_bytes());
-    field("confined", &[u8::from(inputs.confined)]);
-    field("prelude", crate::rustc::PRELUDE_SOURCE.as_bytes());
-    field("root", inputs.root.as_bytes());
-    field("appended", inputs.appended.unwrap_or("").as_bytes());
+    let mut h = KeyHasher::new("mir-import rustc output v2");
+    h.field(inputs.rustc.display().to_string().as_bytes());
+    h.field(rustc_version(inputs.rustc).as_bytes());
+    h.field(&[u8::from(inputs.confined)]);
+    h.field(crate::rustc::PRELUDE_SOURCE.as_bytes());
+    h.field(inputs.root.as_bytes());
+    // An absent appended module is not an empty one.
+    match inputs.appended {
+        Some(text) => {
+            h.field(b"appended");
+            h.field(text.as_bytes());
+        }
+        None => h.field(b"nothing appended"),
+    }
+    h.field(&(inputs.args.len() as u64).to_le_bytes());
     for a in &inputs.args {
-        field("arg", a.as_bytes());
+        h.field(a.as_bytes());
     }
     let deps = inputs
         .deps
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    field("deps", deps.as_bytes());
+    h.field(deps.as_bytes());
     let mut files: Vec<PathBuf> = std::fs::read_dir(inputs.folder)
         .into_iter()
         .flatten()
@@ -115,40 +113,31 @@ fn digest(inputs: &Inputs) -> Option<String> {
     files.sort();
     for f in files {
         let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-        field("file", name.unwrap_or_default().as_bytes());
-        field("content", &std::fs::read(&f).ok()?);
+        h.field(name.unwrap_or_default().as_bytes());
+        h.field(&std::fs::read(&f).ok()?);
     }
-    Some(hex::encode(h.finalize()))
+    Some(h.finish())
 }
 
 /// The output kept under `key`, if any.
 pub(crate) fn load(key: &str) -> Option<Cached> {
-    load_from(&folder()?, key)
+    load_from(&store()?, key)
 }
 
-fn load_from(dir: &Path, key: &str) -> Option<Cached> {
-    let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
-    serde_json::from_str(&text).ok()
+fn load_from(store: &Store, key: &str) -> Option<Cached> {
+    serde_json::from_slice(&store.read(key)?).ok()
 }
 
-/// Keeps `out` under `key`: written to a temporary name and renamed, so a
-/// reader sees a whole file or none. Failing to keep it loses nothing.
-pub(crate) fn store(key: &str, out: &Cached) {
-    if let Some(dir) = folder() {
-        store_in(&dir, key, out);
+/// Keeps `out` under `key`. Failing to keep it loses nothing.
+pub(crate) fn store_output(key: &str, out: &Cached) {
+    if let Some(s) = store() {
+        store_in(&s, key, out);
     }
 }
 
-fn store_in(dir: &Path, key: &str, out: &Cached) {
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    let Ok(text) = serde_json::to_string(out) else {
-        return;
-    };
-    let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
-    if std::fs::write(&tmp, text).is_ok() {
-        let _ = std::fs::rename(&tmp, dir.join(format!("{key}.json")));
+fn store_in(store: &Store, key: &str, out: &Cached) {
+    if let Ok(text) = serde_json::to_vec(out) {
+        let _ = store.write(key, &text);
     }
 }
 
@@ -183,7 +172,7 @@ mod tests {
         std::fs::write(src.join("table.rs"), "[1, 2]").expect("write");
         assert_ne!(digest(&inputs(None, true)).as_deref(), Some(a.as_str()));
 
-        let cache = dir.join("cache");
+        let cache = Store::at(dir.join("cache"));
         assert!(load_from(&cache, &a).is_none());
         store_in(
             &cache,

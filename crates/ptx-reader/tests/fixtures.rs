@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ptx_reader::{Module, Statement};
+use rayon::prelude::*;
 
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
@@ -97,26 +98,41 @@ fn summary(m: &Module) -> String {
 
 const PINNED: [&str; 3] = ["atomic_flag", "promoted_ref_return", "shared_reduction"];
 
+/// The PTX of `dir`'s kernel at `-opt=3` and `-opt=0`, or `None` for an
+/// `error_*` fixture, which the lowering refuses.
+fn compile_both_levels(
+    dir: &Path,
+    nvvm: &nvvm_emit::Libnvvm,
+) -> Option<[(&'static str, String); 2]> {
+    let n = name(dir);
+    let rustc = mir_import::rustc::RustcOptions::for_kernel(&dir.join("kernel.rs"))
+        .unwrap_or_else(|e| panic!("{n}: {e}"));
+    match compile_driver::compile(&dir.join("kernel.rs"), &rustc, nvvm) {
+        Ok(c) => Some([("o3", c.artifacts.ptx_o3), ("o0", c.artifacts.ptx_o0)]),
+        Err(e) if n.starts_with("error_") && e.stage() == "lower" => None,
+        Err(e) => panic!("{n}: {e}"),
+    }
+}
+
 #[test]
 fn every_fixture_ptx_reads_at_both_levels() {
     let Some(nvvm) = nvvm_emit::testing::libnvvm_or_skip("ptx-reader fixtures") else {
         return;
     };
-    let mut compiled = 0;
+    let dirs = fixtures();
+    // Compiled one per core at a time; read here, in the fixtures' order.
+    let compiled: Vec<_> = dirs
+        .par_iter()
+        .map(|dir| compile_both_levels(dir, nvvm))
+        .collect();
+    let mut count = 0;
     let mut failures = Vec::new();
-    for dir in fixtures() {
-        let n = name(&dir);
-        let rustc = mir_import::rustc::RustcOptions::for_kernel(&dir.join("kernel.rs"))
-            .unwrap_or_else(|e| panic!("{n}: {e}"));
-        let c = match compile_driver::compile(&dir.join("kernel.rs"), &rustc, nvvm) {
-            Ok(c) => c,
-            // error_* fixtures are refused by the lowering: no PTX to read.
-            Err(e) if n.starts_with("error_") && e.stage() == "lower" => continue,
-            Err(e) => panic!("{n}: {e}"),
-        };
-        compiled += 1;
-        for (level, ptx) in [("o3", &c.artifacts.ptx_o3), ("o0", &c.artifacts.ptx_o0)] {
-            match ptx_reader::parse(ptx) {
+    for (dir, levels) in dirs.iter().zip(compiled) {
+        let Some(levels) = levels else { continue };
+        let n = name(dir);
+        count += 1;
+        for (level, ptx) in levels {
+            match ptx_reader::parse(&ptx) {
                 Ok(m) => {
                     assert!(
                         m.functions.iter().any(|f| f.defined()),
@@ -130,6 +146,6 @@ fn every_fixture_ptx_reads_at_both_levels() {
             }
         }
     }
-    assert!(compiled >= 10, "only {compiled} fixtures compiled");
+    assert!(count >= 10, "only {count} fixtures compiled");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -313,14 +313,18 @@ pub fn run_fixture(f: &Fixture, opts: &Options) -> FixtureReport {
         (Some(_), Ok(sandbox)) => run.stage("host", || {
             let params = params.map_err(StageError::Host)?;
             let find = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, t)| t.clone());
-            let builds = opts.cache.as_ref().map(|c| c.dir().join("host-builds"));
+            // The result cache's builds; else, in a test run, the run's.
+            let builds = match &opts.cache {
+                Some(c) => Some(build_cache::Store::at(c.dir().join("host-builds"))),
+                None => build_cache::Store::from_env("host-builds"),
+            };
             let ran = crate::host::run(
                 f,
                 &find,
                 sandbox,
                 &work.path,
                 f.manifest.host_timeout(),
-                builds.as_deref(),
+                builds.as_ref(),
                 deps.as_deref(),
             );
             // The host judges a trap against the manifest, as the device
