@@ -94,7 +94,7 @@ pub fn is_probe_of(name: &str, i: usize) -> bool {
 }
 
 /// The field names of struct `i` in declaration order, read from the
-/// probe's MIR (`module` is the probe module's name): `None` unless each
+/// probe's MIR (`module` is the probe module's printed path): `None` unless each
 /// function projects a different field and together they cover them all.
 pub fn read(
     parsed: &ParsedMir,

@@ -22,10 +22,73 @@ use crate::layout::{TagLayout, TypeShape, VariantLayout};
 use crate::model::{
     Body, BodyKind, ConstOperand, Crate, GenericArg, Operand, PlaceElem, StatementKind, Ty, ValTree,
 };
-use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
+use crate::prelude::KERNEL_MODULE;
+use crate::rustc::{
+    RustcError, RustcOptions, RustcOutput, appended_first_line, run_rustc_appended,
+};
 
-/// The module name of the probe inside the crate root.
+/// The name of the probe module, which the probe appends inside the
+/// kernel's own module.
 pub const PROBE_MODULE: &str = "__layout_probe";
+
+/// Compiles the kernel with the probe module `src` appended inside the
+/// kernel's module, where the kernel's private types (a private enum in a
+/// tuple) can be named, as monomorphisation's instances are.
+pub(super) fn run_probe(
+    kernel: &Path,
+    opts: &RustcOptions,
+    src: &str,
+) -> Result<RustcOutput, RustcError> {
+    run_rustc_appended(
+        kernel,
+        opts,
+        &format!("pub mod {PROBE_MODULE} {{\n{src}}}\n"),
+    )
+}
+
+/// The printed path of the probe module (`kernel::__layout_probe`).
+fn probe_module_path() -> String {
+    format!("{KERNEL_MODULE}::{PROBE_MODULE}")
+}
+
+/// The printed path of the probe's item `name` (`kernel::__layout_probe::PROBE_0`).
+fn probe_item(name: &str) -> String {
+    format!("{}::{name}", probe_module_path())
+}
+
+/// Where rustc's errors about the probe module point: the kernel's file
+/// name and the line (1-based) of the probe's first line in the compiled
+/// copy, after the kernel's lines and the `pub mod` line.
+pub(super) struct ProbeSite {
+    file_name: String,
+    first_line: usize,
+}
+
+impl ProbeSite {
+    /// The site of a probe appended to `kernel`.
+    pub(super) fn of(kernel: &Path) -> ProbeSite {
+        let source = std::fs::read_to_string(kernel).unwrap_or_default();
+        ProbeSite {
+            file_name: kernel
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            first_line: appended_first_line(&source) + 1,
+        }
+    }
+
+    /// The probe line (0-based) one of rustc's `--> path/kernel.rs:12:1`
+    /// lines points at, if it points into the probe.
+    fn probe_line(&self, l: &str) -> Option<usize> {
+        let rest = l.trim_start().strip_prefix("--> ")?;
+        let mut parts = rest.rsplitn(3, ':');
+        let (_col, line, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if path != self.file_name && !path.ends_with(&format!("/{}", self.file_name)) {
+            return None;
+        }
+        line.parse::<usize>().ok()?.checked_sub(self.first_line)
+    }
+}
 
 /// Every tuple type (other than `()`) that const, static and promoted bodies use.
 pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
@@ -443,17 +506,13 @@ fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
 }
 
 /// The probe statics (`PROBE_3`, `NICHE_0`, `SIZED_1`) and functions
-/// (`FIELD_2_0`) on the lines of the probe module that rustc's errors point
-/// at (`--> /work/root.rs:12:40`).
-pub(super) fn private_probe_lines(stderr: &str, src: &str) -> Vec<String> {
-    let first = crate::rustc::extra_module_first_line();
+/// (`FIELD_2_0`) on the lines of the probe module `src` that rustc's errors
+/// point at (`--> /work/kernel/kernel.rs:112:40`).
+pub(super) fn private_probe_lines(stderr: &str, src: &str, site: &ProbeSite) -> Vec<String> {
     let lines: Vec<&str> = src.lines().collect();
     let mut out = Vec::new();
     for l in stderr.lines() {
-        let Some(text) = root_line(l)
-            .and_then(|n| n.checked_sub(first))
-            .and_then(|i| lines.get(i))
-        else {
+        let Some(text) = site.probe_line(l).and_then(|i| lines.get(i)) else {
             continue;
         };
         if let Some(name) = text
@@ -513,7 +572,7 @@ fn probe_named(
         "layout probe"
     );
     let src = probe_source(req);
-    let res = match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
+    let res = match run_probe(kernel, opts, &src) {
         Err(RustcError::Failed {
             stderr,
             status,
@@ -522,7 +581,7 @@ fn probe_named(
             // A dependency's private type cannot be named here: those
             // probes are dropped (their layouts stay unknown, and the
             // lowering refuses what needs them), the rest run again.
-            let refused = private_probe_lines(&stderr, &src);
+            let refused = private_probe_lines(&stderr, &src, &ProbeSite::of(kernel));
             if refused.is_empty() {
                 let status = if stderr.contains("E0603") {
                     "a private type in the layout probe".into()
@@ -561,7 +620,7 @@ fn probe_named(
         words.ok_or_else(|| ProbeError::NotWords(name.to_string()))
     };
     for (i, t) in req.tuples.iter().enumerate() {
-        let name = format!("{PROBE_MODULE}::PROBE_{i}");
+        let name = probe_item(&format!("PROBE_{i}"));
         let words = words_of(&name)?;
         let [size, align, offsets @ ..] = words.as_slice() else {
             return Err(ProbeError::TooShort(name));
@@ -570,7 +629,7 @@ fn probe_named(
             .insert(t.to_string(), (*size, *align, offsets.to_vec()));
     }
     for (i, n) in req.niche_enums.iter().enumerate() {
-        let name = format!("{PROBE_MODULE}::NICHE_{i}");
+        let name = probe_item(&format!("NICHE_{i}"));
         if let Some((offset, size, value)) = value_niche(bytes_of(&name)?) {
             out.niches.insert(
                 n.ty.to_string(),
@@ -584,7 +643,7 @@ fn probe_named(
         }
     }
     for (i, t) in req.sizedness.iter().enumerate() {
-        let name = format!("{PROBE_MODULE}::SIZED_{i}");
+        let name = probe_item(&format!("SIZED_{i}"));
         match words_of(&name)?.as_slice() {
             [8] => sized.insert(t.to_string(), true),
             [16] => sized.insert(t.to_string(), false),
@@ -592,9 +651,10 @@ fn probe_named(
         };
     }
     for (i, p) in req.field_orders.iter().enumerate() {
-        if let (Ty::Adt(path), Some(names)) =
-            (&p.ty, field_order::read(&parsed, PROBE_MODULE, i, p))
-        {
+        if let (Ty::Adt(path), Some(names)) = (
+            &p.ty,
+            field_order::read(&parsed, &probe_module_path(), i, p),
+        ) {
             orders.insert(path.def_path(), names);
         }
     }
@@ -663,14 +723,20 @@ mod tests {
         );
     }
 
-    /// The line of rustc's root file where the probe item starting with
-    /// `prefix` stands: where rustc's errors about it point.
-    fn root_line(src: &str, prefix: &str) -> usize {
-        crate::rustc::extra_module_first_line()
+    /// A probe site in a kernel of 100 lines, and the line of the compiled
+    /// copy where the probe item starting with `prefix` stands: where
+    /// rustc's errors about it point.
+    fn site_and_line(src: &str, prefix: &str) -> (ProbeSite, usize) {
+        let site = ProbeSite {
+            file_name: "kernel.rs".into(),
+            first_line: 102,
+        };
+        let line = site.first_line
             + src
                 .lines()
                 .position(|l| l.starts_with(prefix))
-                .unwrap_or_else(|| panic!("no line starts with {prefix}"))
+                .unwrap_or_else(|| panic!("no line starts with {prefix}"));
+        (site, line)
     }
 
     #[test]
@@ -682,11 +748,12 @@ mod tests {
             ],
             ..ProbeRequest::default()
         });
-        let line = root_line(&src, "pub static PROBE_1");
+        let (site, line) = site_and_line(&src, "pub static PROBE_1");
         let stderr = format!(
-            "error[E0603]: struct `Hidden` is private\n  --> /work/root.rs:{line}:82\nnote: defined here\n"
+            "error[E0603]: struct `Hidden` is private\n  --> /work/kernel/kernel.rs:{line}:82\n\
+             note: defined here\n  --> /deps/dep/src/lib.rs:{line}:1\n"
         );
-        assert_eq!(private_probe_lines(&stderr, &src), ["PROBE_1"]);
+        assert_eq!(private_probe_lines(&stderr, &src, &site), ["PROBE_1"]);
     }
 
     #[test]
@@ -700,11 +767,11 @@ mod tests {
             ..ProbeRequest::default()
         };
         let src = probe_source(&req);
-        let line = root_line(&src, "pub fn FIELD_0_1(");
+        let (site, line) = site_and_line(&src, "pub fn FIELD_0_1(");
         let stderr = format!(
-            "error[E0616]: field `hidden` of struct `S` is private\n  --> /work/root.rs:{line}:60\n"
+            "error[E0616]: field `hidden` of struct `S` is private\n  --> kernel.rs:{line}:60\n"
         );
-        let refused = private_probe_lines(&stderr, &src);
+        let refused = private_probe_lines(&stderr, &src, &site);
         assert_eq!(refused, ["FIELD_0_1"]);
         let rest = req.without(&refused);
         assert_eq!(rest.field_orders.len(), 1);

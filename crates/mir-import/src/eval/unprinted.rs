@@ -9,11 +9,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::probe::{
-    PROBE_MODULE, ProbeError, fn_items_as_unit, local_adts, nameable, private_probe_lines,
+    ProbeError, ProbeSite, fn_items_as_unit, local_adts, nameable, private_probe_lines, run_probe,
 };
 use crate::layout::LayoutTable;
 use crate::model::{Crate, Ty};
-use crate::rustc::{RustcError, RustcOptions, run_rustc_with_module};
+use crate::rustc::{RustcError, RustcOptions};
 
 /// The structs and enums that probed functions hold in locals and that
 /// rustc's report did not print (a dependency function imported from its
@@ -58,7 +58,7 @@ pub fn print_unprinted_layouts(
                 fn_items_as_unit(t).to_rust_source()
             ));
         }
-        match run_rustc_with_module(kernel, opts, Some((PROBE_MODULE, &src))) {
+        match run_probe(kernel, opts, &src) {
             Ok(out) => {
                 let printed = LayoutTable::parse(&out.type_sizes)
                     .map_err(|e| ProbeError::Layouts(e.to_string()))?;
@@ -82,7 +82,7 @@ pub fn print_unprinted_layouts(
                 return Ok(());
             }
             Err(RustcError::Failed { stderr, .. }) => {
-                let private = private_probe_lines(&stderr, &src);
+                let private = private_probe_lines(&stderr, &src, &ProbeSite::of(kernel));
                 tracing::debug!("layouts of dependency types refused by rustc: {private:?}");
                 types = types
                     .into_iter()
