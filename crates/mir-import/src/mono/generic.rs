@@ -16,6 +16,9 @@ use crate::prelude::KERNEL_MODULE;
 pub struct GenericFn {
     /// Its type parameters, in order (a method's: its block's).
     pub params: Vec<String>,
+    /// A free function's const parameters, in order: each is named in
+    /// every copy, by a const item of the instance's value.
+    pub consts: Vec<ConstParam>,
     /// The parameters' declarations and where the item's text holds them.
     generics: Generics,
     /// The item's source text, from its first attribute to its closing
@@ -26,6 +29,15 @@ pub struct GenericFn {
     pub(super) line: u32,
     /// For a method, how its copies and its generic body are found.
     method: Option<Method>,
+}
+
+/// A const generic parameter (`const N: usize`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstParam {
+    /// Its name.
+    pub name: String,
+    /// Its type as written.
+    pub ty: String,
 }
 
 /// What sets a generic `impl` block's method apart from a free function.
@@ -210,6 +222,23 @@ impl GenericFn {
             .collect()
     }
 
+    /// The const arguments a free function's call gives its const
+    /// parameters (`kernel::fill::<4>`), as printed; `None` unless there is
+    /// one per parameter and each is a literal that source can write as it
+    /// is printed (an integer, `true`, `false`, a character).
+    pub fn const_args_of(&self, call: &Path) -> Option<Vec<String>> {
+        let seg = call.segments.last()?;
+        let args: Vec<String> = seg
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArg::Const(c) => Some(c.clone()),
+                _ => None,
+            })
+            .collect();
+        (args.len() == self.consts.len() && args.iter().all(|a| literal(a))).then_some(args)
+    }
+
     /// The body rustc printed for the generic item itself: a free
     /// function's at `def`, a method's under its block
     /// (`kernel::<impl at kernel.rs:7:1: 7:80>::dot`).
@@ -302,10 +331,14 @@ fn blank(text: &mut [u8], range: std::ops::Range<usize>, with: &str) -> Option<(
 
 /// The kernel's generic functions (see [`GenericFn`]) by def path as calls
 /// print it (`kernel::twice`, `kernel::Vec3::dot`): free functions with type
-/// parameters and no const ones, and the methods without parameters of their
+/// or const parameters, and the methods without parameters of their
 /// own of inherent `impl` blocks whose self type is a kernel type applied to
-/// exactly the block's type parameters (`impl<T> Vec3<T>`). A source syn
-/// cannot read has none (the attribute recovery reports it).
+/// exactly the block's type parameters (`impl<T> Vec3<T>`). A generic
+/// function declared in another function's body is one too
+/// (`kernel::launch::helper`): its copy goes beside the others, in the
+/// kernel's module, which it cannot tell from its own (a nested item sees
+/// its module's items, not its function's locals). A source syn cannot read
+/// has none (the attribute recovery reports it).
 pub fn generic_fns(source: &str) -> BTreeMap<String, GenericFn> {
     let Ok(file) = syn::parse_file(source) else {
         return BTreeMap::new();
@@ -314,11 +347,7 @@ pub fn generic_fns(source: &str) -> BTreeMap<String, GenericFn> {
     let mut out = BTreeMap::new();
     for item in &file.items {
         match item {
-            syn::Item::Fn(f) => {
-                if let Some((name, g)) = free_fn(source, &offsets, f) {
-                    out.insert(name, g);
-                }
-            }
+            syn::Item::Fn(f) => free_fns(source, &offsets, f, KERNEL_MODULE, &mut out),
             syn::Item::Impl(imp) => {
                 for (name, g) in impl_methods(source, &offsets, imp) {
                     out.insert(name, g);
@@ -328,6 +357,43 @@ pub fn generic_fns(source: &str) -> BTreeMap<String, GenericFn> {
         }
     }
     out
+}
+
+/// Whether a printed const argument is a literal that source reads back
+/// as the same value: an integer with or without its suffix (`4`,
+/// `-3_i32`), `true`, `false`, or a plain character (`'a'`).
+fn literal(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let integer = digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let character = text.len() == 3
+        && text.starts_with('\'')
+        && text.ends_with('\'')
+        && text.as_bytes()[1].is_ascii_graphic()
+        && !matches!(text.as_bytes()[1], b'\\' | b'\'');
+    integer || character || text == "true" || text == "false"
+}
+
+/// A free function's type and const parameters, when it has some.
+fn fn_params(
+    g: &syn::Generics,
+    text_of: &dyn Fn(proc_macro2::Span) -> Option<String>,
+) -> Option<(Vec<String>, Vec<ConstParam>)> {
+    use syn::spanned::Spanned;
+    let (mut types, mut consts) = (Vec::new(), Vec::new());
+    for p in &g.params {
+        match p {
+            syn::GenericParam::Type(t) => types.push(t.ident.to_string()),
+            syn::GenericParam::Const(c) => consts.push(ConstParam {
+                name: c.ident.to_string(),
+                ty: text_of(c.ty.span())?,
+            }),
+            syn::GenericParam::Lifetime(_) => {}
+        }
+    }
+    (!types.is_empty() || !consts.is_empty()).then_some((types, consts))
 }
 
 /// The type parameters of `g`, when it has some and no const ones.
@@ -356,9 +422,28 @@ fn placer<'a>(
     }
 }
 
-fn free_fn(source: &str, offsets: &Offsets, f: &syn::ItemFn) -> Option<(String, GenericFn)> {
+/// `f` at `prefix::f` if it is generic, and the generic functions declared
+/// among its body's statements, at `prefix::f::inner`, and so on.
+fn free_fns(
+    source: &str,
+    offsets: &Offsets,
+    f: &syn::ItemFn,
+    prefix: &str,
+    out: &mut BTreeMap<String, GenericFn>,
+) {
+    let path = format!("{prefix}::{}", f.sig.ident);
+    for stmt in &f.block.stmts {
+        if let syn::Stmt::Item(syn::Item::Fn(inner)) = stmt {
+            free_fns(source, offsets, inner, &path, out);
+        }
+    }
+    if let Some(g) = free_fn(source, offsets, f) {
+        out.insert(path, g);
+    }
+}
+
+fn free_fn(source: &str, offsets: &Offsets, f: &syn::ItemFn) -> Option<GenericFn> {
     use syn::spanned::Spanned;
-    let params = type_params(&f.sig.generics)?;
     let first = f
         .attrs
         .first()
@@ -367,9 +452,13 @@ fn free_fn(source: &str, offsets: &Offsets, f: &syn::ItemFn) -> Option<(String, 
     let to = offsets.at(f.block.brace_token.span.close().end())?;
     let text = source.get(from..to)?.to_string();
     let range = placer(offsets, from, text.len());
+    let (params, consts) = fn_params(&f.sig.generics, &|sp| {
+        range(sp).map(|r| text[r].to_string())
+    })?;
     let generics = Generics::read(&f.sig.generics, &text, &range)?;
     let g = GenericFn {
         params,
+        consts,
         generics,
         text,
         line: first.line as u32,
@@ -377,7 +466,7 @@ fn free_fn(source: &str, offsets: &Offsets, f: &syn::ItemFn) -> Option<(String, 
     };
     // The copy with every parameter named must exist.
     g.copy(&vec![false; g.params.len()])?;
-    Some((format!("{KERNEL_MODULE}::{}", f.sig.ident), g))
+    Some(g)
 }
 
 /// The methods of an inherent generic `impl` block (see [`generic_fns`]).
@@ -458,6 +547,7 @@ fn impl_methods(source: &str, offsets: &Offsets, imp: &syn::ItemImpl) -> Vec<(St
         }
         let g = GenericFn {
             params: params.clone(),
+            consts: Vec::new(),
             generics,
             text,
             line: start.line as u32,
@@ -482,8 +572,8 @@ fn impl_methods(source: &str, offsets: &Offsets, imp: &syn::ItemImpl) -> Vec<(St
 pub(super) mod tests {
     use super::*;
 
-    /// A kernel with one generic function (and a const-generic and a plain
-    /// one, which are not instantiated).
+    /// A kernel with a generic function, a const-generic one and a plain
+    /// one, which is not generic.
     pub(in crate::mono) const SRC: &str = "use crate::gpu::*;\n\
         pub trait Op { const ID: u32; fn apply(&self, x: u32) -> u32; }\n\
         #[inline(never)]\n\
@@ -499,7 +589,18 @@ pub(super) mod tests {
     #[test]
     fn a_copy_keeps_lines_and_lifetimes_and_loses_type_parameters() {
         let g = generic_fns(SRC);
-        assert_eq!(g.keys().collect::<Vec<_>>(), ["kernel::twice"]);
+        assert_eq!(
+            g.keys().collect::<Vec<_>>(),
+            ["kernel::sized", "kernel::twice"]
+        );
+        assert_eq!(g["kernel::sized"].params, [""; 0]);
+        assert_eq!(
+            g["kernel::sized"].consts,
+            [ConstParam {
+                name: "N".into(),
+                ty: "usize".into()
+            }]
+        );
         let t = &g["kernel::twice"];
         assert_eq!(t.params, ["O"]);
         assert_eq!(t.line, 3, "from the attribute on");
@@ -509,6 +610,29 @@ pub(super) mod tests {
         // Every line break is where it was.
         assert_eq!(t.matches('\n').count(), 6, "{t}");
         assert!(t.ends_with("op.apply(op.apply(x)) + O::ID\n}"), "{t}");
+    }
+
+    #[test]
+    fn a_generic_function_nested_in_a_body_is_found_under_its_function() {
+        const NESTED: &str = "pub extern \"C\" fn launch(x: u32) -> u32 {\n\
+            #[inline(never)]\n\
+            fn id<T: Copy>(v: T) -> T { v }\n\
+            fn plain() {\n\
+                fn deeper<U>(u: U) -> U { u }\n\
+            }\n\
+            id(x)\n\
+            }\n";
+        let g = generic_fns(NESTED);
+        assert_eq!(
+            g.keys().collect::<Vec<_>>(),
+            ["kernel::launch::id", "kernel::launch::plain::deeper"]
+        );
+        let id = &g["kernel::launch::id"];
+        assert_eq!(id.line, 2);
+        let t = id.copy(&[false]).expect("the copy");
+        // The parameter list is blanked out, its columns kept.
+        assert!(t.starts_with("#[inline(never)]\nfn id "), "{t}");
+        assert!(t.contains(" (v: T) -> T { v }") && !t.contains('<'), "{t}");
     }
 
     #[test]

@@ -40,10 +40,15 @@
 //! method alone, its parameters aliased, the method renamed
 //! (`__mono_dot`) so that it does not clash with the generic block's own.
 //!
+//! A free function's const parameter is named the same way, by a const
+//! item of the instance's value (`pub(super) const N: usize = 4;`), when
+//! the call prints the value as a literal.
+//!
 //! Not instantiated (the call stays refused, with its diagnostic): other type
 //! arguments that source cannot name (`impl Trait`, anything opaque), const
-//! generic parameters, methods of generic trait impl blocks, and methods with
-//! type parameters of their own.
+//! arguments that are not literals, const parameters of methods and impl
+//! blocks, methods of generic trait impl blocks, and methods with type
+//! parameters of their own.
 
 pub mod closures;
 pub mod dep_calls;
@@ -68,6 +73,9 @@ pub struct Instance {
     pub def: String,
     /// Its type arguments; `None` for a parameter kept generic.
     pub args: Vec<Option<Ty>>,
+    /// Its const arguments, as printed (`4`, `true`): literals
+    /// ([`GenericFn::const_args_of`]).
+    pub consts: Vec<String>,
 }
 
 impl Instance {
@@ -81,7 +89,8 @@ impl Instance {
             &self.def,
             self.args
                 .iter()
-                .map(|a| a.as_ref().map_or_else(|| "_".to_string(), Ty::to_string)),
+                .map(|a| a.as_ref().map_or_else(|| "_".to_string(), Ty::to_string))
+                .chain(self.consts.iter().cloned()),
         )
     }
 
@@ -175,6 +184,7 @@ pub fn instance_of(path: &Path, generics: &BTreeMap<String, GenericFn>) -> Optio
     if args.len() != g.params.len() {
         return None;
     }
+    let consts = g.const_args_of(path)?;
     let args: Vec<Option<Ty>> = args
         .into_iter()
         .map(|t| match t {
@@ -183,9 +193,11 @@ pub fn instance_of(path: &Path, generics: &BTreeMap<String, GenericFn>) -> Optio
             _ => None,
         })
         .collect::<Option<_>>()?;
-    args.iter()
-        .any(Option::is_some)
-        .then_some(Instance { def, args })
+    (args.iter().any(Option::is_some) || !consts.is_empty()).then_some(Instance {
+        def,
+        args,
+        consts,
+    })
 }
 
 /// Every instance that the function bodies reachable from the kernels call,
@@ -253,6 +265,12 @@ pub fn instance_source(
             if let Some(t) = t {
                 s.push_str(&format!("pub(super) type {p} = {};\n", t.to_rust_source()));
             }
+        }
+        for (p, value) in g.consts.iter().zip(&i.consts) {
+            s.push_str(&format!(
+                "pub(super) const {}: {} = {value};\n",
+                p.name, p.ty
+            ));
         }
         lines.insert(module, (s.matches('\n').count() as u32, g.line));
         s.push_str(&text);
@@ -322,6 +340,7 @@ mod tests {
                     },
                 ],
             }))],
+            consts: vec![],
         };
         let m = i.module();
         assert!(
@@ -353,5 +372,37 @@ mod tests {
         let (at, orig) = src.lines[&m];
         assert_eq!(src.text.lines().nth(at as usize), Some("#[inline(never)]"));
         assert_eq!(orig, 3);
+    }
+
+    fn call(text: &str) -> Path {
+        match crate::parse::parse_type(text) {
+            Ok(Ty::Adt(p)) => p,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_const_parameter_is_named_by_a_const_item_of_the_instance_value() {
+        let generics = generic_fns(SRC);
+        let i = instance_of(&call("kernel::sized::<4>"), &generics).expect("an instance");
+        assert_eq!(i.consts, ["4"]);
+        let eight = instance_of(&call("kernel::sized::<8>"), &generics).expect("an instance");
+        assert_ne!(i.module(), eight.module(), "one module per value");
+        let mut all = BTreeMap::new();
+        all.insert("kernel::sized::<4>".to_string(), i);
+        let src = instance_source(&all, &generic_fns(SRC));
+        assert!(
+            src.text.contains("pub(super) const N: usize = 4;"),
+            "{}",
+            src.text
+        );
+        assert!(
+            src.text.contains("fn sized ") && src.text.contains(" () -> usize { N }"),
+            "{}",
+            src.text
+        );
+        assert!(syn::parse_file(&src.text).is_ok(), "{}", src.text);
+        // A value source could not write back is no instance.
+        assert!(instance_of(&call("kernel::sized::<N>"), &generics).is_none());
     }
 }
