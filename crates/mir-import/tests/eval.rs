@@ -185,6 +185,40 @@ fn a_niche_only_rustc_reports_is_proven_by_the_report() {
     );
 }
 
+/// `fn kernel::double(x) = x * 2`, or with `recursive`, a function that
+/// calls itself forever, and `const kernel::X: u32 = kernel::double(21)`.
+fn calling_const(recursive: bool) -> String {
+    let body = if recursive {
+        "        _0 = kernel::double(copy _1) -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        return;\n"
+    } else {
+        "        _0 = Mul(copy _1, const 2_u32);\n        return;\n"
+    };
+    format!(
+        "fn kernel::double(_1: u32) -> u32 {{\n    let mut _0: u32;\n\n    bb0: {{\n{body}    }}\n}}\n\n\
+         const kernel::X: u32 = {{\n    let mut _0: u32;\n\n    bb0: {{\n        _0 = kernel::double(const 21_u32) -> [return: bb1, unwind unreachable];\n    }}\n\n    bb1: {{\n        return;\n    }}\n}}\n"
+    )
+}
+
+#[test]
+fn a_const_fn_call_runs_in_a_frame_of_its_own() {
+    let ev = eval_text(&calling_const(false));
+    let v = ev.value("kernel::X").expect("evaluated");
+    assert_eq!(ev.memory.allocs[v].bytes, 42u32.to_le_bytes());
+}
+
+#[test]
+fn a_recursive_const_fn_stops_at_the_call_depth_limit() {
+    let ev = eval_text(&calling_const(true));
+    let e = ev.items["kernel::X"].value.as_ref().expect_err("recurses");
+    assert_eq!(e.item, "kernel::X");
+    let text = e.reason.to_string();
+    assert!(
+        text.starts_with("in `kernel::double` at bb0[0]: in `kernel::double`"),
+        "{text}"
+    );
+    assert!(text.contains("calls nested deeper than 64"), "{text}");
+}
+
 #[test]
 fn looping_constant_hits_the_step_limit() {
     let ev = eval_text(

@@ -36,9 +36,24 @@ pub enum EvalError {
     /// A division or remainder by zero.
     #[error("division by zero during evaluation")]
     DivisionByZero,
-    /// A call: the evaluator runs no function bodies (the twin fallback does).
+    /// A call the evaluator does not run: a function pointer, a generic
+    /// function, or one rustc printed no body for (the twin fallback runs
+    /// it).
     #[error("call to `{0}` is not evaluated here")]
     Call(String),
+    /// A step of a called function failed.
+    #[error("in `{callee}`{at}: {source}")]
+    InCall {
+        /// The function.
+        callee: String,
+        /// Where in it (` at bb2[1]`), or nothing.
+        at: String,
+        /// What failed.
+        source: Box<EvalError>,
+    },
+    /// Calls nested deeper than the evaluator follows (recursion).
+    #[error("calls nested deeper than {0}")]
+    CallDepth(usize),
     /// A place or value of a type that the operation does not apply to.
     #[error("{what} `{ty}`")]
     WrongType {

@@ -20,8 +20,12 @@ use crate::model::{
 };
 
 /// Statements one body may run before evaluation gives up (a `loop {}` in a
-/// const would otherwise never end).
+/// const would otherwise never end); the functions it calls count too.
 const STEP_LIMIT: u64 = 5_000_000;
+
+/// How deep calls of `const fn`s may nest (a recursive one would otherwise
+/// exhaust the stack).
+const CALL_DEPTH_LIMIT: usize = 64;
 
 /// A resolved place: where it is, its type, and a slice's length if unsized.
 #[derive(Clone, Debug)]
@@ -31,6 +35,14 @@ pub(super) struct PlaceRef {
     pub(super) ty: Ty,
     pub(super) meta: Option<u64>,
     pub(super) variant: Option<String>,
+}
+
+/// What one evaluation has spent: statements run, and how deep its calls
+/// are now.
+#[derive(Default)]
+struct Budget {
+    steps: u64,
+    depth: usize,
 }
 
 /// The interpreter for one crate: memoized results per const, promoted and static.
@@ -101,8 +113,12 @@ impl<'a> Interp<'a> {
     }
 
     fn run(&mut self, body: &'a Body) -> Result<EvalAlloc, (Option<String>, EvalError)> {
-        let at = |loc: Option<String>| move |e: EvalError| (loc.clone(), e);
-        let mutable_static = matches!(body.kind, BodyKind::Static(Mutability::Mut));
+        let locals = self.frame(body);
+        self.run_frame(body, &locals, &mut Budget::default())
+    }
+
+    /// Fresh memory for each local of `body`.
+    fn frame(&mut self, body: &Body) -> Vec<EvalAlloc> {
         let mut locals = Vec::with_capacity(body.locals.len());
         for (_, decl) in body.locals.iter() {
             // Unsized or unknown-layout locals get no memory until used.
@@ -112,6 +128,86 @@ impl<'a> Interp<'a> {
             };
             locals.push(a);
         }
+        locals
+    }
+
+    /// The body a call of `p` runs: a function of the crate that is not
+    /// generic at the call, rustc's "MIR for CTFE" copy of it when there is
+    /// one (what rustc's own evaluator runs), else its one body.
+    fn callee(&self, p: &Path) -> Option<&'a Body> {
+        if p.segments.iter().any(|s| !s.args.is_empty()) {
+            return None;
+        }
+        let def = p.def_path();
+        let krate: &'a Crate = self.krate;
+        let of_kind = |ctfe: bool| {
+            krate.bodies.values().find(|b| {
+                matches!(b.kind, BodyKind::Fn { ctfe: c } if c == ctfe)
+                    && !b.blocks.is_empty()
+                    && b.path.def_path() == def
+            })
+        };
+        of_kind(true).or_else(|| of_kind(false))
+    }
+
+    /// Runs `callee` on `args` (operands of `body`, whose locals are
+    /// `locals`) and writes its value to `dest`.
+    fn call(
+        &mut self,
+        body: &Body,
+        locals: &[EvalAlloc],
+        callee: &'a Body,
+        args: &[Operand],
+        dest: &PlaceRef,
+        budget: &mut Budget,
+    ) -> R<()> {
+        if budget.depth >= CALL_DEPTH_LIMIT {
+            return Err(EvalError::CallDepth(CALL_DEPTH_LIMIT));
+        }
+        if args.len() != callee.arg_count as usize {
+            let e = format!(
+                "`{}` takes {} arguments, the call passes {}",
+                callee.path,
+                callee.arg_count,
+                args.len()
+            );
+            return Err(e.into());
+        }
+        let frame = self.frame(callee);
+        for (i, a) in args.iter().enumerate() {
+            let param = self.local_place(callee, &frame, Local::new(i + 1))?;
+            self.write_operand(body, locals, &param, a)?;
+        }
+        budget.depth += 1;
+        let value = self.run_frame(callee, &frame, budget);
+        budget.depth -= 1;
+        let value = value.map_err(|(at, e)| EvalError::InCall {
+            callee: callee.path.to_string(),
+            at: at.map(|l| format!(" at {l}")).unwrap_or_default(),
+            source: Box::new(e),
+        })?;
+        let ret = PlaceRef {
+            base: Target::Alloc(value),
+            offset: 0,
+            ty: callee.return_ty.clone(),
+            meta: None,
+            variant: None,
+        };
+        let size = self.layout(&ret.ty)?.size;
+        let b = self.read(&ret, size)?;
+        self.write(dest, &b)
+    }
+
+    /// Runs `body` in the frame `locals` (its arguments written), counting
+    /// its statements and calls against `budget`.
+    fn run_frame(
+        &mut self,
+        body: &'a Body,
+        locals: &[EvalAlloc],
+        budget: &mut Budget,
+    ) -> Result<EvalAlloc, (Option<String>, EvalError)> {
+        let at = |loc: Option<String>| move |e: EvalError| (loc.clone(), e);
+        let mutable_static = matches!(body.kind, BodyKind::Static(Mutability::Mut));
         if let Some(v) = &body.value {
             let place = PlaceRef {
                 base: Target::Alloc(locals[0]),
@@ -130,22 +226,21 @@ impl<'a> Interp<'a> {
             return Err((None, EvalError::NotPrinted(e)));
         }
         let mut bb = crate::model::BasicBlock::new(0);
-        let mut steps = 0u64;
         loop {
             let data = body.blocks.get(bb).ok_or_else(|| {
                 let e = format!("jump to {bb}, which does not exist");
                 (None, EvalError::Construct(e))
             })?;
             for (i, st) in data.statements.iter().enumerate() {
-                steps += 1;
+                budget.steps += 1;
                 let loc = Some(format!("{bb}[{i}]"));
-                if steps > STEP_LIMIT {
+                if budget.steps > STEP_LIMIT {
                     return Err((loc, EvalError::StepLimit));
                 }
                 match &st.kind {
                     StatementKind::Assign(p, rv) => {
-                        let dest = self.place(body, &locals, p).map_err(at(loc.clone()))?;
-                        self.assign(body, &locals, &dest, rv, mutable_static)
+                        let dest = self.place(body, locals, p).map_err(at(loc.clone()))?;
+                        self.assign(body, locals, &dest, rv, mutable_static)
                             .map_err(at(loc.clone()))?;
                     }
                     StatementKind::StorageLive(_)
@@ -169,7 +264,7 @@ impl<'a> Interp<'a> {
                     targets,
                     otherwise,
                 } => {
-                    let v = self.operand_uint(body, &locals, discr).map_err(at(loc))?;
+                    let v = self.operand_uint(body, locals, discr).map_err(at(loc))?;
                     bb = targets
                         .iter()
                         .find(|(k, _)| *k == v)
@@ -183,7 +278,7 @@ impl<'a> Interp<'a> {
                     ..
                 } => {
                     let v = self
-                        .operand_uint(body, &locals, cond)
+                        .operand_uint(body, locals, cond)
                         .map_err(at(loc.clone()))?;
                     if (v != 0) != *expected {
                         return Err((loc, EvalError::AssertFailed(msg.to_string())));
@@ -204,7 +299,7 @@ impl<'a> Interp<'a> {
                     // `ptr::null()` / `ptr::null_mut()` are address 0;
                     // `MaybeUninit::uninit()` leaves every byte unwritten.
                     let dest = self
-                        .place(body, &locals, destination)
+                        .place(body, locals, destination)
                         .map_err(at(loc.clone()))?;
                     let b = if crate::calls::classify(p) == Some(crate::calls::KnownCall::NullPtr) {
                         Bytes::plain(vec![0; PTR_SIZE as usize])
@@ -219,12 +314,34 @@ impl<'a> Interp<'a> {
                     self.write(&dest, &b).map_err(at(loc))?;
                     bb = *next;
                 }
-                TerminatorKind::Call { func, .. } => {
-                    let name = match func {
-                        crate::model::Callee::Item(p) => p.to_string(),
-                        crate::model::Callee::Operand(_) => "a function pointer".into(),
+                TerminatorKind::Call {
+                    func,
+                    args,
+                    destination,
+                    target,
+                    ..
+                } => {
+                    let callee = match (func, target) {
+                        (crate::model::Callee::Item(p), Some(next)) => {
+                            self.callee(p).map(|c| (c, *next))
+                        }
+                        _ => None,
                     };
-                    return Err((loc, EvalError::Call(name)));
+                    let Some((callee, next)) = callee else {
+                        let name = match func {
+                            crate::model::Callee::Item(p) => p.to_string(),
+                            crate::model::Callee::Operand(_) => "a function pointer".into(),
+                        };
+                        return Err((loc, EvalError::Call(name)));
+                    };
+                    // A `const fn` the constant calls (`t[i] = op_at(i)`):
+                    // its body runs here, in a frame of its own.
+                    let dest = self
+                        .place(body, locals, destination)
+                        .map_err(at(loc.clone()))?;
+                    self.call(body, locals, callee, args, &dest, budget)
+                        .map_err(at(loc))?;
+                    bb = next;
                 }
                 other => {
                     let kind = format!("{other:?}");
