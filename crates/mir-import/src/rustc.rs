@@ -94,16 +94,21 @@ impl Default for RustcOptions {
 }
 
 impl RustcOptions {
-    /// The default (unconfined) options for a kernel of this workspace's
-    /// own corpus, with the dependencies that the `manifest.toml` beside it
-    /// declares, built (or reused) in [`kernel_deps::default_cache_dir`].
-    /// Their build runs unconfined too: this is for trusted sources only.
+    /// The options for a kernel of this workspace's own corpus, with the
+    /// dependencies that the `manifest.toml` beside it declares, built (or
+    /// reused) in [`kernel_deps::default_cache_dir`]. rustc and the
+    /// dependency build run confined where this machine has the sandbox,
+    /// as the oracle runs them, so that a test run's build cache
+    /// (`build_cache`) serves the oracle's suites and these alike; elsewhere
+    /// unconfined, which is why this is for trusted sources only.
     pub fn for_kernel(kernel: &Path) -> Result<RustcOptions, kernel_deps::DepsError> {
-        let sandbox =
-            Sandbox::unconfined().map_err(|e| kernel_deps::DepsError::Tool(e.to_string()))?;
+        let sandbox = Sandbox::detect()
+            .or_else(|_| Sandbox::unconfined())
+            .map_err(|e| kernel_deps::DepsError::Tool(e.to_string()))?;
         Ok(RustcOptions {
             deps: kernel_dependencies(kernel, &sandbox, &kernel_deps::default_cache_dir())?
                 .map(std::sync::Arc::new),
+            sandbox: sandbox.is_confined().then_some(sandbox),
             ..RustcOptions::default()
         })
     }
