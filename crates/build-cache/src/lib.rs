@@ -9,8 +9,9 @@
 //!
 //! The store is opt-in: [`Store::from_env`] gives one only while
 //! [`CACHE_VAR`] names a folder, which `ci/test.sh` sets for its own run
-//! (and empties first). A bare `cargo test`, the CLI and the service never
-//! see it. Callers keep successes only: a failure or a timeout is not a
+//! (and empties first); the processes the tests start inherit it. A bare
+//! `cargo test`, and the CLI or the service started by a user, never see
+//! it. Callers keep successes only: a failure or a timeout is not a
 //! property of the inputs, and a test of a failure must meet the tool.
 //!
 //! Every write goes to a name private to its process and thread and is then
@@ -102,9 +103,15 @@ impl Store {
         self.publish(key, |tmp| std::fs::copy(from, tmp).map(|_| ()))
     }
 
-    /// Copies the entry for `key` to `to`; whether there was one to copy.
+    /// Puts the entry for `key` at `to` (a new path), as a hard link where
+    /// the file system allows, else as a copy; whether there was one.
+    ///
+    /// A link opens no file for writing: a program copied and then run at
+    /// once can fail with "text file busy" when another thread of this
+    /// process forks while the copy is open.
     pub fn copy_out(&self, key: &str, to: &Path) -> bool {
-        std::fs::copy(self.path(key), to).is_ok()
+        let from = self.path(key);
+        std::fs::hard_link(&from, to).is_ok() || std::fs::copy(&from, to).is_ok()
     }
 
     /// Writes the entry under a name private to this process and thread,

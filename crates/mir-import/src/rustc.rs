@@ -381,7 +381,9 @@ fn run(
         appended,
         args: args.iter().map(|a| by_role(&a.to_string_lossy())).collect(),
         deps: opts.deps.as_ref().map(|d| d.root.as_path()),
-        rustc: &sandbox.rustc(),
+        // The compiler as this process runs it (a confined job's path is
+        // the sandbox's own), so that its `-vV` is in the key.
+        rustc: &sandbox.toolchain().sysroot.join("bin/rustc"),
         confined: sandbox.is_confined(),
     });
     if let Some(hit) = cache_key.as_deref().and_then(crate::rustc_cache::load) {

@@ -36,7 +36,7 @@ pub(crate) struct Inputs<'a> {
     pub appended: Option<&'a str>,
     pub args: Vec<String>,
     pub deps: Option<&'a Path>,
-    /// The compiler.
+    /// The compiler, as this process runs it (its `-vV` is asked).
     pub rustc: &'a Path,
     /// Whether rustc runs confined. A confined rustc sees only the kernel's
     /// folder and the dependencies, so its output is decided by the inputs
@@ -53,7 +53,8 @@ fn store() -> Option<Store> {
 }
 
 /// `rustc -vV` of the compiler at `rustc`, asked once per process: a
-/// different compiler prints other MIR.
+/// different compiler prints other MIR; the empty text when it does not
+/// answer.
 fn rustc_version(rustc: &Path) -> String {
     static SEEN: OnceLock<Mutex<BTreeMap<PathBuf, String>>> = OnceLock::new();
     let seen = SEEN.get_or_init(Default::default);
@@ -78,11 +79,16 @@ pub(crate) fn key(inputs: &Inputs) -> Option<String> {
 }
 
 /// The SHA-256 of `inputs`, as hex; `None` when a file of the kernel's
-/// folder cannot be read.
+/// folder cannot be read or the compiler does not tell its version.
 fn digest(inputs: &Inputs) -> Option<String> {
+    // A compiler whose version is unknown gets no key: its output is not kept.
+    let version = rustc_version(inputs.rustc);
+    if version.is_empty() {
+        return None;
+    }
     let mut h = KeyHasher::new("mir-import rustc output v2");
     h.field(inputs.rustc.display().to_string().as_bytes());
-    h.field(rustc_version(inputs.rustc).as_bytes());
+    h.field(version.as_bytes());
     h.field(&[u8::from(inputs.confined)]);
     h.field(crate::rustc::PRELUDE_SOURCE.as_bytes());
     h.field(inputs.root.as_bytes());

@@ -283,3 +283,41 @@ fn main() {
     check!(a: u16 = 0xe1f2 => 0, b: u64 = 0x0102_0304_0506_0708 => 1, c: u32 = 0x1112_1314 => 2, d: u16 = 0x2122 => 3);
 }
 "#;
+
+/// A generic function taking a closure and a const parameter, called with
+/// one closure at two values: two instances, each with its own body.
+#[test]
+fn calls_differing_only_in_a_const_argument_get_two_bodies() {
+    let dir = std::env::temp_dir().join(format!("mono-const-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("kernel.rs");
+    std::fs::write(
+        &file,
+        "use crate::gpu::*;\n\
+         #[inline(never)]\n\
+         fn apply<F: Fn(u32) -> u32, const N: u32>(f: F, x: u32) -> u32 {\n\
+             f(x) + N\n\
+         }\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(out: DisjointSlice<u32>) {\n\
+             let f = |x: u32| x * 2;\n\
+             let t = thread_idx_x() as usize;\n\
+             if t < out.len() {\n\
+                 out.set(t, apply::<_, 4>(f, t as u32) + apply::<_, 8>(f, t as u32));\n\
+             }\n\
+         }\n",
+    )
+    .unwrap();
+    let k = mir_import::import_file(&file, &Default::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let bodies: std::collections::BTreeSet<&String> = k
+        .call_aliases
+        .iter()
+        .filter(|(call, _)| call.starts_with("kernel::apply"))
+        .map(|(_, body)| body)
+        .collect();
+    assert_eq!(bodies.len(), 2, "{:?}", k.call_aliases);
+    for b in &bodies {
+        assert!(k.fn_body(b).is_some(), "{b} has no body");
+    }
+}

@@ -24,8 +24,9 @@ pub struct Artifacts {
     pub ptx_o3: String,
     /// PTX at `-opt=0`.
     pub ptx_o0: String,
-    /// How rustc ran (unconfined: these artifacts are built from this
-    /// workspace's own fixtures, for tests and mutants).
+    /// How rustc ran ([`mir_import::rustc::RustcOptions::for_kernel`]:
+    /// these artifacts are built from this workspace's own fixtures, for
+    /// tests and mutants).
     pub rustc: mir_import::rustc::RustcOptions,
 }
 

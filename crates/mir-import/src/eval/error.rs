@@ -27,7 +27,8 @@ pub enum EvalError {
     /// The body runs in a cycle (`const A: u32 = B; const B: u32 = A;`).
     #[error("cyclic constant")]
     Cyclic,
-    /// The body ran more statements than [`super::interp`] allows.
+    /// The body ran more steps (statements and terminators, its calls'
+    /// included) than [`super::interp`] allows.
     #[error("step limit reached (does the constant loop?)")]
     StepLimit,
     /// An `Assert` terminator failed: rustc would reject the constant.

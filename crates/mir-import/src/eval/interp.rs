@@ -19,8 +19,9 @@ use crate::model::{
     Place, PlaceElem, StatementKind, TerminatorKind, Ty,
 };
 
-/// Statements one body may run before evaluation gives up (a `loop {}` in a
-/// const would otherwise never end); the functions it calls count too.
+/// Statements and terminators one body may run before evaluation gives up
+/// (a `loop {}` in a const would otherwise never end); the functions it
+/// calls count too.
 const STEP_LIMIT: u64 = 5_000_000;
 
 /// How deep calls of `const fn`s may nest (a recursive one would otherwise
@@ -37,12 +38,11 @@ pub(super) struct PlaceRef {
     pub(super) variant: Option<String>,
 }
 
-/// What one evaluation has spent: statements run, and how deep its calls
-/// are now.
+/// What one evaluation has spent: statements and terminators run, its
+/// calls' included.
 #[derive(Default)]
 struct Budget {
     steps: u64,
-    depth: usize,
 }
 
 /// The interpreter for one crate: memoized results per const, promoted and static.
@@ -56,6 +56,9 @@ pub struct Interp<'a> {
     pub(super) imported: BTreeMap<AllocId, EvalAlloc>,
     /// Bodies being evaluated, to refuse cycles instead of looping.
     pub(super) active: Vec<BodyId>,
+    /// How deep calls nest now, across the constants they evaluate on the
+    /// way (a `const fn` naming a constant whose value calls one again).
+    depth: usize,
 }
 
 type R<T> = Result<T, EvalError>;
@@ -70,6 +73,7 @@ impl<'a> Interp<'a> {
             done: BTreeMap::new(),
             imported: BTreeMap::new(),
             active: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -161,7 +165,7 @@ impl<'a> Interp<'a> {
         dest: &PlaceRef,
         budget: &mut Budget,
     ) -> R<()> {
-        if budget.depth >= CALL_DEPTH_LIMIT {
+        if self.depth >= CALL_DEPTH_LIMIT {
             return Err(EvalError::CallDepth(CALL_DEPTH_LIMIT));
         }
         if args.len() != callee.arg_count as usize {
@@ -178,9 +182,9 @@ impl<'a> Interp<'a> {
             let param = self.local_place(callee, &frame, Local::new(i + 1))?;
             self.write_operand(body, locals, &param, a)?;
         }
-        budget.depth += 1;
+        self.depth += 1;
         let value = self.run_frame(callee, &frame, budget);
-        budget.depth -= 1;
+        self.depth -= 1;
         let value = value.map_err(|(at, e)| EvalError::InCall {
             callee: callee.path.to_string(),
             at: at.map(|l| format!(" at {l}")).unwrap_or_default(),
@@ -256,6 +260,12 @@ impl<'a> Interp<'a> {
                 }
             }
             let loc = Some(format!("{bb}[{}]", data.statements.len()));
+            // A terminator is a step too: a loop of bare jumps and calls
+            // runs no statement.
+            budget.steps += 1;
+            if budget.steps > STEP_LIMIT {
+                return Err((loc, EvalError::StepLimit));
+            }
             match &data.terminator.kind {
                 TerminatorKind::Goto(t) => bb = *t,
                 TerminatorKind::Return => return Ok(locals[0]),

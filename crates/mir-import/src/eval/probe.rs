@@ -56,11 +56,12 @@ fn probe_item(name: &str) -> String {
     format!("{}::{name}", probe_module_path())
 }
 
-/// Where rustc's errors about the probe module point: the kernel's file
-/// name and the line (1-based) of the probe's first line in the compiled
-/// copy, after the kernel's lines and the `pub mod` line.
+/// Where rustc's errors about the probe module point: the kernel's path as
+/// rustc prints it ([`crate::rustc::printed_kernel_path`]) and the line
+/// (1-based) of the probe's first line in the compiled copy, after the
+/// kernel's lines and the `pub mod` line.
 pub(super) struct ProbeSite {
-    file_name: String,
+    printed: String,
     first_line: usize,
 }
 
@@ -69,21 +70,18 @@ impl ProbeSite {
     pub(super) fn of(kernel: &Path) -> ProbeSite {
         let source = std::fs::read_to_string(kernel).unwrap_or_default();
         ProbeSite {
-            file_name: kernel
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            printed: crate::rustc::printed_kernel_path(kernel),
             first_line: appended_first_line(&source) + 1,
         }
     }
 
-    /// The probe line (0-based) one of rustc's `--> path/kernel.rs:12:1`
+    /// The probe line (0-based) one of rustc's `--> /src/kernel.rs:112:1`
     /// lines points at, if it points into the probe.
     fn probe_line(&self, l: &str) -> Option<usize> {
         let rest = l.trim_start().strip_prefix("--> ")?;
         let mut parts = rest.rsplitn(3, ':');
         let (_col, line, path) = (parts.next()?, parts.next()?, parts.next()?);
-        if path != self.file_name && !path.ends_with(&format!("/{}", self.file_name)) {
+        if path != self.printed {
             return None;
         }
         line.parse::<usize>().ok()?.checked_sub(self.first_line)
@@ -507,7 +505,7 @@ fn stands_in_for_unsized(ty: &Ty, table: &crate::layout::LayoutTable) -> bool {
 
 /// The probe statics (`PROBE_3`, `NICHE_0`, `SIZED_1`) and functions
 /// (`FIELD_2_0`) on the lines of the probe module `src` that rustc's errors
-/// point at (`--> /work/kernel/kernel.rs:112:40`).
+/// point at (`--> /src/kernel.rs:112:40`).
 pub(super) fn private_probe_lines(stderr: &str, src: &str, site: &ProbeSite) -> Vec<String> {
     let lines: Vec<&str> = src.lines().collect();
     let mut out = Vec::new();
@@ -723,14 +721,20 @@ mod tests {
         );
     }
 
-    /// A probe site in a kernel of 100 lines, and the line of the compiled
-    /// copy where the probe item starting with `prefix` stands: where
-    /// rustc's errors about it point.
+    /// The probe site of a kernel of 100 lines (a temporary file), and the
+    /// line of the compiled copy where the probe item starting with
+    /// `prefix` stands: where rustc's errors about it point.
     fn site_and_line(src: &str, prefix: &str) -> (ProbeSite, usize) {
-        let site = ProbeSite {
-            file_name: "kernel.rs".into(),
-            first_line: 102,
-        };
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("probe-site-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let kernel = dir.join("kernel.rs");
+        std::fs::write(&kernel, "// a line\n".repeat(100)).expect("kernel");
+        let site = ProbeSite::of(&kernel);
+        let _ = std::fs::remove_dir_all(&dir);
+        // 100 lines, the newline the copy adds, the `pub mod` line.
+        assert_eq!(site.first_line, 103);
         let line = site.first_line
             + src
                 .lines()
@@ -749,9 +753,12 @@ mod tests {
             ..ProbeRequest::default()
         });
         let (site, line) = site_and_line(&src, "pub static PROBE_1");
+        // A dependency's file of the kernel's name, at PROBE_0's line, is
+        // not the probe.
+        let (_, other) = site_and_line(&src, "pub static PROBE_0");
         let stderr = format!(
-            "error[E0603]: struct `Hidden` is private\n  --> /work/kernel/kernel.rs:{line}:82\n\
-             note: defined here\n  --> /deps/dep/src/lib.rs:{line}:1\n"
+            "error[E0603]: struct `Hidden` is private\n  --> /src/kernel.rs:{line}:82\n\
+             note: defined here\n  --> /deps/dep/src/kernel.rs:{other}:1\n"
         );
         assert_eq!(private_probe_lines(&stderr, &src, &site), ["PROBE_1"]);
     }
@@ -769,7 +776,7 @@ mod tests {
         let src = probe_source(&req);
         let (site, line) = site_and_line(&src, "pub fn FIELD_0_1(");
         let stderr = format!(
-            "error[E0616]: field `hidden` of struct `S` is private\n  --> kernel.rs:{line}:60\n"
+            "error[E0616]: field `hidden` of struct `S` is private\n  --> /src/kernel.rs:{line}:60\n"
         );
         let refused = private_probe_lines(&stderr, &src, &site);
         assert_eq!(refused, ["FIELD_0_1"]);

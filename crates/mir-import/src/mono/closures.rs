@@ -124,7 +124,9 @@ fn template(
         .filter(|(_, t)| is_closure(t))
         .map(|(p, t)| (p.clone(), t.clone()))
         .collect();
-    let body = if args.iter().all(is_closure) {
+    // The generic body serves only when no argument needs naming: a const
+    // argument does, by the source instance's const item.
+    let body = if args.iter().all(is_closure) && g.consts.is_empty() {
         g.generic_body(krate, &def)?
     } else {
         let path = g.instance_body(krate, known.get(&call.to_string())?)?;
@@ -336,7 +338,13 @@ pub fn instantiate(
                     .map_or_else(|| t.to_string(), |cb| cb.path.def_path()),
                 _ => t.to_string(),
             });
-            let module = module_name(&def, stable);
+            // Const arguments too: `apply::<F, 4>` and `apply::<F, 8>` are
+            // two instances.
+            let consts = generics
+                .get(&def)
+                .and_then(|g| g.const_args_of(&call))
+                .unwrap_or_default();
+            let module = module_name(&def, stable.chain(consts));
             body.path = Path {
                 segments: [KERNEL_MODULE, &module, &name]
                     .into_iter()

@@ -3,7 +3,7 @@
 //! their type parameters through aliases ([`GenericFn::copy`]), with every
 //! line where it was, so that spans in the copy map back.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::Instance;
 use crate::model::{Crate, GenericArg, Path, Ty};
@@ -347,7 +347,7 @@ pub fn generic_fns(source: &str) -> BTreeMap<String, GenericFn> {
     let mut out = BTreeMap::new();
     for item in &file.items {
         match item {
-            syn::Item::Fn(f) => free_fns(source, &offsets, f, KERNEL_MODULE, &mut out),
+            syn::Item::Fn(f) => free_fns(source, &offsets, f, KERNEL_MODULE, &[], &mut out),
             syn::Item::Impl(imp) => {
                 for (name, g) in impl_methods(source, &offsets, imp) {
                     out.insert(name, g);
@@ -423,23 +423,64 @@ fn placer<'a>(
 }
 
 /// `f` at `prefix::f` if it is generic, and the generic functions declared
-/// among its body's statements, at `prefix::f::inner`, and so on.
+/// among its body's statements, at `prefix::f::inner`, and so on. `scope`
+/// holds the items that the blocks around `f` declare (none for a function
+/// of the kernel's module).
 fn free_fns(
     source: &str,
     offsets: &Offsets,
     f: &syn::ItemFn,
     prefix: &str,
+    scope: &[&syn::Item],
     out: &mut BTreeMap<String, GenericFn>,
 ) {
     let path = format!("{prefix}::{}", f.sig.ident);
-    for stmt in &f.block.stmts {
-        if let syn::Stmt::Item(syn::Item::Fn(inner)) = stmt {
-            free_fns(source, offsets, inner, &path, out);
+    if let Some(g) = free_fn(source, offsets, f) {
+        // A nested function's copy goes to the kernel's module, where the
+        // items declared in the blocks around it are out of sight: one
+        // that may name them (a `use` there, or such an item's name in its
+        // text) is not copied, and its calls stay refused by name.
+        if !sees_siblings(&g.text, f, scope) {
+            out.insert(path.clone(), g);
         }
     }
-    if let Some(g) = free_fn(source, offsets, f) {
-        out.insert(path, g);
+    let mut inner_scope = scope.to_vec();
+    inner_scope.extend(f.block.stmts.iter().filter_map(|st| match st {
+        syn::Stmt::Item(item) => Some(item),
+        _ => None,
+    }));
+    for item in &inner_scope[scope.len()..] {
+        if let syn::Item::Fn(inner) = item {
+            free_fns(source, offsets, inner, &path, &inner_scope, out);
+        }
     }
+}
+
+/// Whether the nested function `f`, whose text is `text`, may name an item
+/// of `items` (those the blocks around it declare): there is a `use` or a
+/// macro among them, or another item's name appears in `text` as a word.
+fn sees_siblings(text: &str, f: &syn::ItemFn, items: &[&syn::Item]) -> bool {
+    let words: BTreeSet<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .collect();
+    items.iter().any(|item| {
+        let name = match item {
+            syn::Item::Use(_) | syn::Item::Macro(_) => return true,
+            syn::Item::Fn(g) if g.sig.ident == f.sig.ident => return false,
+            syn::Item::Fn(g) => g.sig.ident.to_string(),
+            syn::Item::Const(c) => c.ident.to_string(),
+            syn::Item::Static(c) => c.ident.to_string(),
+            syn::Item::Struct(c) => c.ident.to_string(),
+            syn::Item::Enum(c) => c.ident.to_string(),
+            syn::Item::Union(c) => c.ident.to_string(),
+            syn::Item::Type(c) => c.ident.to_string(),
+            syn::Item::Trait(c) => c.ident.to_string(),
+            syn::Item::Mod(c) => c.ident.to_string(),
+            // An `impl` declares no name of its own.
+            _ => return false,
+        };
+        words.contains(name.as_str())
+    })
 }
 
 fn free_fn(source: &str, offsets: &Offsets, f: &syn::ItemFn) -> Option<GenericFn> {
@@ -627,6 +668,20 @@ pub(super) mod tests {
             g.keys().collect::<Vec<_>>(),
             ["kernel::launch::id", "kernel::launch::plain::deeper"]
         );
+        // One that names an item declared beside it is not copied: the
+        // kernel's module, where copies go, does not see that item.
+        const SIBLING: &str = "pub extern \"C\" fn launch(x: u32) -> u32 {\n\
+            const K: u32 = 3;\n\
+            fn scaled<T: Into<u32>>(v: T) -> u32 { v.into() * K }\n\
+            fn alone<T: Copy>(v: T) -> T { v }\n\
+            scaled(x) + alone(x)\n\
+            }\n";
+        assert_eq!(
+            generic_fns(SIBLING).keys().collect::<Vec<_>>(),
+            ["kernel::launch::alone"]
+        );
+        let with_use = "fn launch() {\n use core::mem::size_of;\n fn f<T>() -> usize { 0 }\n}\n";
+        assert!(generic_fns(with_use).is_empty());
         let id = &g["kernel::launch::id"];
         assert_eq!(id.line, 2);
         let t = id.copy(&[false]).expect("the copy");

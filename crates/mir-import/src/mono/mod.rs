@@ -255,12 +255,13 @@ pub fn instance_source(
         let Some(g) = generics.get(&i.def) else {
             continue;
         };
-        s.push_str(&format!(
-            "#[doc(hidden)]\npub mod {module} {{\n#[allow(unused_imports)]\nuse super::*;\n"
-        ));
+        // The copy first: a module is written whole or not at all.
         let Some(text) = g.copy(&i.kept()) else {
             continue;
         };
+        s.push_str(&format!(
+            "#[doc(hidden)]\npub mod {module} {{\n#[allow(unused_imports)]\nuse super::*;\n"
+        ));
         for (p, t) in g.params.iter().zip(&i.args) {
             if let Some(t) = t {
                 s.push_str(&format!("pub(super) type {p} = {};\n", t.to_rust_source()));

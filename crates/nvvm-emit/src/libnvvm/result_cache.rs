@@ -1,8 +1,8 @@
 //! libNVVM's successful results, kept for the rest of a test run.
 //!
 //! Every suite of the test run compiles the same fixtures' NVVM IR with the
-//! same options (the oracle twice, the shape, snapshot and PTX-reader suites,
-//! the service): the same PTX every time. While the test run's
+//! same options (the oracle, the shape, snapshot and PTX-reader suites, the
+//! service the tests start): the same PTX every time. While the test run's
 //! [`build_cache`] store is on (`ci/test.sh` turns it on, nothing else
 //! does), a verification that passed and a compilation that succeeded are
 //! kept under a digest of the library, the options and the IR; a failure
