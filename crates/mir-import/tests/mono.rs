@@ -18,6 +18,14 @@ fn fixture(name: &str) -> PathBuf {
         .join("kernel.rs")
 }
 
+/// Imports `source` as the kernel file of a folder of its own.
+fn import_source(source: &str) -> Result<mir_import::model::Crate, mir_import::ImportError> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kernel.rs");
+    std::fs::write(&file, source).unwrap();
+    mir_import::import_file(&file, &Default::default())
+}
+
 #[test]
 fn every_instance_gets_a_noinline_body_that_its_calls_resolve_to() {
     let file = fixture("generic_helpers");
@@ -114,11 +122,7 @@ fn every_instance_gets_a_noinline_body_that_its_calls_resolve_to() {
 fn polymorphic_recursion_is_rustc_s_own_error() {
     // rustc refuses it itself, before any instance is written: the import
     // fails with rustc's message (the bounded rounds are a second guard).
-    let dir = std::env::temp_dir().join(format!("mono-recursion-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("kernel.rs");
-    std::fs::write(
-        &file,
+    let e = import_source(
         "use crate::gpu::*;\n\
          #[inline(never)]\n\
          pub fn deep<T: Copy>(x: T, n: u32) -> u32 {\n\
@@ -130,14 +134,12 @@ fn polymorphic_recursion_is_rustc_s_own_error() {
              if i < out.len() { out.set(i, deep(1u8, 3)); }\n\
          }\n",
     )
-    .unwrap();
-    let e = mir_import::import_file(&file, &Default::default()).unwrap_err();
+    .unwrap_err();
     assert!(e.to_string().contains("rustc") || matches!(e, mir_import::ImportError::Rustc(_)));
     let mir_import::ImportError::Rustc(r) = e else {
         panic!("not a rustc error: {e}");
     };
     assert!(format!("{r:?}").contains("recursion limit"), "{r:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The closure instances of `closure_instances`: one body per call, under a
@@ -288,11 +290,7 @@ fn main() {
 /// one closure at two values: two instances, each with its own body.
 #[test]
 fn calls_differing_only_in_a_const_argument_get_two_bodies() {
-    let dir = std::env::temp_dir().join(format!("mono-const-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("kernel.rs");
-    std::fs::write(
-        &file,
+    let k = import_source(
         "use crate::gpu::*;\n\
          #[inline(never)]\n\
          fn apply<F: Fn(u32) -> u32, const N: u32>(f: F, x: u32) -> u32 {\n\
@@ -308,8 +306,6 @@ fn calls_differing_only_in_a_const_argument_get_two_bodies() {
          }\n",
     )
     .unwrap();
-    let k = mir_import::import_file(&file, &Default::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let bodies: std::collections::BTreeSet<&String> = k
         .call_aliases
         .iter()
