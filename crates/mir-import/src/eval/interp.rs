@@ -142,16 +142,9 @@ impl<'a> Interp<'a> {
         if p.segments.iter().any(|s| !s.args.is_empty()) {
             return None;
         }
-        let def = p.def_path();
         let krate: &'a Crate = self.krate;
-        let of_kind = |ctfe: bool| {
-            krate.bodies.values().find(|b| {
-                matches!(b.kind, BodyKind::Fn { ctfe: c } if c == ctfe)
-                    && !b.blocks.is_empty()
-                    && b.path.def_path() == def
-            })
-        };
-        of_kind(true).or_else(|| of_kind(false))
+        let body = &krate.bodies[krate.const_eval_body(&p.def_path())?];
+        (!body.blocks.is_empty()).then_some(body)
     }
 
     /// Runs `callee` on `args` (operands of `body`, whose locals are

@@ -77,6 +77,17 @@ impl Crate {
         })
     }
 
+    /// The body rustc's own evaluator runs for the function at `def_path`:
+    /// its "MIR for CTFE" copy where rustc printed one (a `const fn`), else
+    /// the function body.
+    pub fn const_eval_body(&self, def_path: &str) -> Option<BodyId> {
+        let ctfe = self.bodies.iter().find_map(|(id, b)| {
+            (matches!(b.kind, BodyKind::Fn { ctfe: true }) && b.path.def_path() == def_path)
+                .then_some(id)
+        });
+        ctfe.or_else(|| self.fn_body(def_path))
+    }
+
     /// The const or static body at `def_path`.
     pub fn item_body(&self, def_path: &str) -> Option<BodyId> {
         self.bodies.iter().find_map(|(id, b)| {
