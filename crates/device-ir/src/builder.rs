@@ -96,6 +96,11 @@ impl<'m> FunctionBuilder<'m> {
         }
     }
 
+    /// The body built so far (to look at, not to change).
+    pub fn body_so_far(&self) -> &Body {
+        self.body_ref()
+    }
+
     /// Adds attributes to the function.
     pub fn add_attrs(&mut self, attrs: FuncAttrs) {
         self.module.functions[self.func].attrs |= attrs;

@@ -5,7 +5,7 @@ use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 use crate::entities::{Block, Inst, Ty, Value};
 use crate::global::Linkage;
-use crate::instructions::InstData;
+use crate::instructions::{CastOp, InstData};
 
 /// Whether a function is a kernel (a grid entry point) or a device function.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -169,5 +169,27 @@ impl Body {
     /// The instruction data defining `value`, if it is an instruction result.
     pub fn def_data(&self, value: Value) -> Option<&InstData> {
         self.def_inst(value).and_then(|inst| self.insts.get(inst))
+    }
+
+    /// The `alloca` that `ptr` points into when it is one plus offsets and
+    /// casts (`gep`, `byte_offset`, `bitcast`, `addrspacecast`): memory of
+    /// this call's own frame, which no other thread and no callee that did
+    /// not get the pointer can reach. `None` for anything else (a parameter,
+    /// a loaded pointer, a `select`, a global), which may be any memory.
+    pub fn stack_slot_of(&self, ptr: Value) -> Option<Inst> {
+        let mut v = ptr;
+        loop {
+            let inst = self.def_inst(v)?;
+            match self.insts.get(inst)? {
+                InstData::Alloca { .. } => return Some(inst),
+                InstData::Gep { base, .. } | InstData::ByteOffset { base, .. } => v = *base,
+                InstData::Cast {
+                    op: CastOp::Bitcast | CastOp::AddrSpaceCast,
+                    value,
+                    ..
+                } => v = *value,
+                _ => return None,
+            }
+        }
     }
 }

@@ -166,7 +166,8 @@ fn forms_match_by_modifiers_in_any_state_space() {
     let form = Form {
         opcode: "ld",
         order: "acquire",
-        scope: "sys",
+        scope: Some("sys"),
+        class: 'u',
         bits: 32,
     };
     let i = |s: &str| ptx_reader::parse_instruction(s).unwrap();
@@ -176,6 +177,67 @@ fn forms_match_by_modifiers_in_any_state_space() {
     assert!(!form.matches(&i("ld.relaxed.sys.u32 %r1, [%rd1]")));
     assert!(!form.matches(&i("ld.acquire.sys.u64 %rd2, [%rd1]")));
     assert!(!form.matches(&i("st.acquire.sys.u32 [%rd1], %r1")));
+}
+
+#[test]
+fn volatile_forms_match_by_width_whatever_the_type_letter() {
+    let form = Form {
+        opcode: "st",
+        order: "volatile",
+        scope: None,
+        class: 'u',
+        bits: 8,
+    };
+    let i = |s: &str| ptx_reader::parse_instruction(s).unwrap();
+    assert_eq!(form.to_string(), "st.volatile.u8");
+    assert!(form.matches(&i("st.volatile.global.u8 [%rd1], %rs1")));
+    assert!(form.matches(&i("st.volatile.b8 [%rd1], %rs1")));
+    assert!(!form.matches(&i("st.global.u8 [%rd1], %rs1")));
+    assert!(!form.matches(&i("st.volatile.u16 [%rd1], %rs1")));
+    assert!(!form.matches(&i("ld.volatile.u8 %rs1, [%rd1]")));
+}
+
+/// `oxide_volatile_memory` writes and reads one `u32` through a pointer
+/// twice each: the PTX keeps all four as `.volatile` at `-opt=0` and at
+/// `-opt=3` (where plain ones would fold into one store), and PTX that
+/// lost one is caught.
+#[test]
+fn the_pipeline_keeps_volatile_accesses_volatile() {
+    let Some(v) = build("oxide_volatile_memory") else {
+        return;
+    };
+    let f = ptx_forms::findings(&v.input()).unwrap();
+    assert_eq!(ptx_forms::judge(&f), vec![]);
+    assert_eq!(
+        form_count(&f, "ld.volatile.u32", "round_trip"),
+        (2, Some(2))
+    );
+    assert_eq!(
+        form_count(&f, "st.volatile.u32", "round_trip"),
+        (2, Some(2))
+    );
+    assert_eq!(o3_count(&f, "ld.volatile.u32"), 2, "{f:#?}");
+    assert_eq!(o3_count(&f, "st.volatile.u32"), 2, "{f:#?}");
+    // The same PTX with its volatile loads made plain fails at both levels.
+    let plain = |ptx: &str| ptx.replace("ld.volatile.", "ld.");
+    let (o0, o3) = (plain(&v.ptx_o0), plain(&v.ptx_o3));
+    let mut input = v.input();
+    input.ptx_o0 = &o0;
+    input.ptx_o3 = &o3;
+    let failures = ptx_forms::ptx_forms(&input);
+    let messages: Vec<&str> = failures.iter().map(|x| x.message.as_str()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("-opt=0: `ld.volatile.u32` occurs 0 time(s) in round_trip")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("-opt=3: `ld.volatile.u32` occurs nowhere")),
+        "{messages:?}"
+    );
 }
 
 /// The two fixtures list the check in their manifests, and the compile-only

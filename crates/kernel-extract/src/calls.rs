@@ -398,6 +398,10 @@ impl Extractor<'_, '_> {
             }
             return;
         }
+        if let Some(k @ (KnownCall::VolatileLoad | KnownCall::VolatileStore)) = known {
+            self.volatile(frame, k == KnownCall::VolatileLoad, &def, args, dest, out);
+            return;
+        }
         match known {
             // A call that only panics never returns: the block it ends is
             // cut off (see `structure`), and it has no memory action.
@@ -415,6 +419,62 @@ impl Extractor<'_, '_> {
             "no body in the crate and not a known primitive: no memory action; the result is",
         );
         self.assign(frame, dest, s, out);
+    }
+
+    /// `ptr::read_volatile` (`load`) or `write_volatile`: the model's plain
+    /// access. Rust makes no volatile access atomic (two that race are a
+    /// data race like any other), so volatile orders nothing here; what it
+    /// adds on the device (the access is kept as written) is the lowering's
+    /// business.
+    fn volatile(
+        &mut self,
+        frame: usize,
+        load: bool,
+        def: &str,
+        args: &[Operand],
+        dest: &Place,
+        out: &mut Vec<StmtId>,
+    ) {
+        let ptr = match args.first() {
+            Some(a) => self.operand(frame, a, out),
+            None => Sym::Unit,
+        };
+        let Sym::Ptr { space, addr, elem } = ptr else {
+            let s = self.opaque(
+                WarningKind::Action,
+                &format!("call {def}"),
+                "a volatile access through a pointer that is not resolved: no memory action; \
+                 the result is",
+            );
+            self.assign(frame, dest, s, out);
+            return;
+        };
+        if load {
+            let name = self.load_name();
+            let dst = self.fresh_reg(&name);
+            out.push(self.push(Stmt::Load {
+                dst,
+                space,
+                addr,
+                ty: elem,
+                access: Access::Plain,
+            }));
+            self.assign(frame, dest, Sym::Val(Expr::Reg(dst)), out);
+        } else {
+            let v = match args.get(1) {
+                Some(a) => self.operand(frame, a, out),
+                None => Sym::Unit,
+            };
+            let val = self.value_expr(v, "volatile store value");
+            out.push(self.push(Stmt::Store {
+                space,
+                addr,
+                ty: elem,
+                val,
+                access: Access::Plain,
+            }));
+            self.assign(frame, dest, Sym::Unit, out);
+        }
     }
 }
 

@@ -497,3 +497,73 @@ fn the_cli_extract_subcommand_reports_every_check() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stdout).contains("no launch is known"));
 }
+
+/// Each thread writes its slot of a shared array with `write_volatile` and
+/// reads its neighbour's with `read_volatile`, with `BARRIER` between.
+const VOLATILE: &str = r#"
+use crate::gpu::*;
+
+pub static S: SharedArray<u32, 8> = SharedArray::new();
+
+#[unsafe(no_mangle)]
+pub extern "C" fn handoff(out: DisjointSlice<u32>) {
+    let t = thread_idx_x() as usize;
+    let p = S.as_mut_ptr();
+    unsafe { core::ptr::write_volatile(p.add(t), t as u32 + 1) };
+    BARRIER
+    let v = unsafe { core::ptr::read_volatile(p.add((t + 1) % 2)) };
+    if t < out.len() {
+        out.set(t, v);
+    }
+}
+"#;
+
+/// Volatile accesses are plain accesses of the model (Rust makes none of
+/// them atomic): the neighbour's read races with its write unless a
+/// barrier separates them, and with one each thread reads `neighbour + 1`.
+#[test]
+fn volatile_accesses_are_plain_accesses_that_can_race() {
+    let launch = Launch::new(2, &[("out", 2)], &[]);
+    let limits = memory_model::drf::Limits::default();
+    let source = |barrier: &str| VOLATILE.replace("BARRIER", barrier);
+
+    let x = extract_source("volatile-race", &source(""), "handoff", &launch);
+    let p = &x.program;
+    let plain_shared = |s: &Stmt, load: bool| match s {
+        Stmt::Load {
+            space: Space::Shared,
+            access: Access::Plain,
+            ..
+        } => load,
+        Stmt::Store {
+            space: Space::Shared,
+            access: Access::Plain,
+            ..
+        } => !load,
+        _ => false,
+    };
+    assert_eq!(count(p, |s| plain_shared(s, true)), 1, "{p}");
+    assert_eq!(count(p, |s| plain_shared(s, false)), 1, "{p}");
+    assert!(
+        !x.warnings.iter().any(|w| w.construct.contains("volatile")),
+        "{:#?}",
+        x.warnings
+    );
+    let report = memory_model::drf::explore(p, &limits).expect("explores");
+    assert!(!report.race_free(), "{report}\n{p}");
+
+    let x = extract_source(
+        "volatile-synced",
+        &source("sync_threads();"),
+        "handoff",
+        &launch,
+    );
+    let report = memory_model::drf::explore(&x.program, &limits).expect("explores");
+    assert!(report.race_free(), "{report}\n{}", x.program);
+    let outcomes = report.outcomes().expect("race-free");
+    assert_eq!(outcomes.len(), 1, "{report}");
+    let rendered =
+        memory_model::drf::render_outcome(&x.program, outcomes.iter().next().expect("one outcome"));
+    // `out` is the buffer's first word, `g[1]` its second.
+    assert_eq!(rendered, "{out=2, g[1]=1}");
+}

@@ -67,11 +67,11 @@ pub enum KnownCall {
     /// (low half, high half).
     CarryingMulAdd,
     /// `intrinsics::volatile_load(p)` (`ptr::read_volatile`, which libm's
-    /// `force_eval!` leaves): a read of `*p`. The device has no memory-mapped
-    /// I/O, so a plain load gives the value Rust promises.
+    /// `force_eval!` leaves): a read of `*p` that the compiler may not
+    /// remove, merge or reorder with other volatile accesses.
     VolatileLoad,
     /// `intrinsics::volatile_store(p, v)` (`ptr::write_volatile`): a write
-    /// of `v` to `*p`, for the same reason a plain one.
+    /// of `v` to `*p`, kept as written likewise.
     VolatileStore,
     /// `intrinsics::size_of_val(p)` or `align_of_val(p)` (`mem::size_of_val`,
     /// bytemuck's `cast_slice`): the pointee's size or alignment, from the

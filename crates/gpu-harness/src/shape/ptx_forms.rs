@@ -11,6 +11,11 @@
 //!   `st.release.sys.u32`. At `-opt=0` each function's PTX has exactly as many
 //!   as its device IR; at `-opt=3`, where helpers are inlined, each form occurs
 //!   somewhere in the module.
+//! - **Volatile accesses.** Every volatile load or store of the device IR
+//!   (`ptr::read_volatile` / `write_volatile` through a pointer the function
+//!   did not make) must appear as `ld.volatile` / `st.volatile` of its width,
+//!   counted the same way: exactly per function at `-opt=0`, somewhere at
+//!   `-opt=3`. A plain access there would let libNVVM fold or hoist it.
 //! - **Barriers.** The `sync_threads` / `barrier_wait` call sites of the MIR of
 //!   the lowered functions, the device IR's `barrier` instructions and the
 //!   `bar.sync` instructions of the `-opt=0` PTX are equally many. At `-opt=3`
@@ -25,7 +30,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use device_ir::{InstData, Module, Ordering};
+use device_ir::{InstData, MemFlags, Module, Ordering};
 use mir_import::model::{Callee, TerminatorKind};
 use mir_import::prelude::Intrinsic;
 
@@ -38,37 +43,45 @@ pub const SYNTACTIC: &str = "a syntactic check of the PTX (opcodes and modifiers
 /// The CTA barrier the model's shared barrier stands for.
 pub const BAR_SYNC: &str = "bar.sync";
 
-/// An ordered access form: an opcode with its order, scope and width.
+/// An access form the device IR asks for: an opcode with its order, scope
+/// (none for `volatile`) and width.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Form {
     /// `ld` or `st`.
     pub opcode: &'static str,
-    /// `acquire` or `release`.
+    /// `acquire`, `release` or `volatile`.
     pub order: &'static str,
-    /// `cta`, `gpu` or `sys`.
-    pub scope: &'static str,
+    /// `cta`, `gpu` or `sys`; `None` for `volatile`, which has none.
+    pub scope: Option<&'static str>,
+    /// `u` for an integer or pointer, `f` for a float: only how the form is
+    /// written, since PTX may give one width several type letters (`.u8`,
+    /// `.s8` when a load is sign-extended).
+    pub class: char,
     /// The width in bits.
     pub bits: u64,
 }
 
 impl Form {
-    /// Whether `i` has this form (any state space: `ld.acquire.sys.global.u32`
-    /// is `ld.acquire.sys.u32` through a global pointer).
+    /// Whether `i` has this form: the opcode, the order and scope modifiers,
+    /// and a type of the form's width, in any state space
+    /// (`ld.acquire.sys.global.u32` is `ld.acquire.sys.u32` through a global
+    /// pointer).
     pub fn matches(&self, i: &Instruction) -> bool {
-        i.is(
-            self.opcode,
-            &[self.order, self.scope, &format!("u{}", self.bits)],
-        )
+        let modifiers: &[&str] = match self.scope {
+            Some(scope) => &[self.order, scope],
+            None => &[self.order],
+        };
+        i.is(self.opcode, modifiers) && i.ty().is_some_and(|t| t.size() * 8 == self.bits)
     }
 }
 
 impl fmt::Display for Form {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}.{}.{}.u{}",
-            self.opcode, self.order, self.scope, self.bits
-        )
+        write!(f, "{}.{}", self.opcode, self.order)?;
+        if let Some(scope) = self.scope {
+            write!(f, ".{scope}")?;
+        }
+        write!(f, ".{}{}", self.class, self.bits)
     }
 }
 
@@ -89,7 +102,7 @@ pub struct FormCount {
 /// What the check measured; [`judge`] turns it into failures.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Findings {
-    /// Every ordered form of the device IR, per function.
+    /// Every ordered or volatile form of the device IR, per function.
     pub forms: Vec<FormCount>,
     /// Every form of [`Findings::forms`], with its count in the whole `-opt=3` PTX.
     pub forms_o3: BTreeMap<Form, usize>,
@@ -123,12 +136,36 @@ pub fn ptx_forms(input: &ShapeInput<'_>) -> Vec<ShapeFailure> {
     }
 }
 
-/// The ordered forms of the device IR: (form, function) → count.
+/// The volatile form of a load (`ld`) or store (`st`) of `ty`.
+fn volatile_form(module: &Module, opcode: &'static str, ty: device_ir::Ty) -> Form {
+    Form {
+        opcode,
+        order: "volatile",
+        scope: None,
+        class: if module.types.is_float(ty) { 'f' } else { 'u' },
+        bits: device_ir::layout::size_of(&module.types, ty) * 8,
+    }
+}
+
+/// The ordered and volatile forms of the device IR: (form, function) → count.
 fn ir_forms(module: &Module) -> BTreeMap<(Form, String), usize> {
     let mut out = BTreeMap::new();
     for f in module.functions.values() {
         let Some(body) = &f.body else { continue };
         for data in body.insts.values() {
+            let volatile = match data {
+                InstData::Load { ty, flags, .. } if flags.contains(MemFlags::VOLATILE) => {
+                    Some(volatile_form(module, "ld", *ty))
+                }
+                InstData::Store { value, flags, .. } if flags.contains(MemFlags::VOLATILE) => {
+                    Some(volatile_form(module, "st", body.value_ty(*value)))
+                }
+                _ => None,
+            };
+            if let Some(form) = volatile {
+                *out.entry((form, f.name.clone())).or_insert(0) += 1;
+                continue;
+            }
             let (opcode, order, ordering, scope, ty) = match data {
                 InstData::AtomicLoad {
                     ty,
@@ -154,7 +191,8 @@ fn ir_forms(module: &Module) -> BTreeMap<(Form, String), usize> {
             let form = Form {
                 opcode,
                 order,
-                scope: scope.name(),
+                scope: Some(scope.name()),
+                class: 'u',
                 bits: device_ir::layout::size_of(&module.types, ty) * 8,
             };
             *out.entry((form, f.name.clone())).or_insert(0) += 1;

@@ -2,7 +2,7 @@
 //! are `intrinsics.rs`). Which calls have a fixed meaning is mir-import's
 //! [`calls::classify`]; this module only gives each its device form.
 
-use device_ir::{CastOp, IntFn, Ordering as DOrd, RmwOp, Scope, Value};
+use device_ir::{CastOp, IntFn, MemFlags, Ordering as DOrd, RmwOp, Scope, Value};
 use mir_import::calls::{self, AtomicOp, AtomicOrdering, KnownCall, MinMax, OrderingArg, RmwKind};
 use mir_import::model::{
     ArrayLen, BasicBlock, Callee, ConstOperand, IntTy, Operand, Place, Ty, ValTree,
@@ -12,7 +12,7 @@ use super::FnLower;
 use super::values::{PlaceRef, Val};
 use crate::abi::{ArgAbi, RetAbi};
 use crate::diag::Diagnostic;
-use crate::repr::Repr;
+use crate::repr::{Repr, Scalar};
 
 fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
     match ty {
@@ -207,9 +207,49 @@ impl FnLower<'_, '_> {
                 self.copy_elements(dst, src, count, true)?;
                 Some(Val::Zst)
             }
+            KnownCall::VolatileLoad if args.len() == 1 => {
+                return self.volatile_load(&args[0], dest);
+            }
             k => self.known_value(k, args)?,
         };
         Ok(v.map(Some))
+    }
+
+    /// `volatile_load(p)`: `*p` read now, with [`Self::volatile_flags`].
+    /// An aggregate is read chunk by chunk straight into `dest` (handing
+    /// back its address would leave the reading to the destination's plain
+    /// copy), which [`Self::known_call`]'s `Ok(Some(None))` says.
+    fn volatile_load(
+        &mut self,
+        ptr: &Operand,
+        dest: &Place,
+    ) -> Result<Option<Option<Val>>, Diagnostic> {
+        let elem = self
+            .operand_ty(ptr)?
+            .pointee()
+            .cloned()
+            .ok_or_else(|| self.unsupported("`volatile_load` of a non-pointer"))?;
+        let p = self.scalar_operand(ptr)?;
+        let flags = self.volatile_flags(p);
+        let load = |this: &mut Self, off: u64, s: Scalar| {
+            this.load_scalar_with(p, off, s, s.size().min(8), flags)
+        };
+        let v = match self.repr(&elem)? {
+            Repr::Zst => Val::Zst,
+            Repr::Scalar(s) => Val::Immediate(load(self, 0, s)),
+            Repr::Pair(s0, o0, s1, o1) => {
+                let a = load(self, o0, s0);
+                Val::Pair(a, load(self, o1, s1))
+            }
+            Repr::Mem { size, align } => {
+                let PlaceRef::Mem { addr, .. } = self.place(dest)? else {
+                    return Err(self.internal("a volatile read of an aggregate into registers"));
+                };
+                self.memcpy_with(addr, p, size, align, flags, MemFlags::empty());
+                return Ok(Some(None));
+            }
+        };
+        Ok(Some(Some(v)))
     }
 
     /// A known call whose result is one value (see [`Self::known_call`]).
@@ -355,18 +395,6 @@ impl FnLower<'_, '_> {
                     size,
                 ))))
             }
-            KnownCall::VolatileLoad if args.len() == 1 => {
-                let elem = self
-                    .operand_ty(&args[0])?
-                    .pointee()
-                    .cloned()
-                    .ok_or_else(|| self.unsupported("`volatile_load` of a non-pointer"))?;
-                let p = self.scalar_operand(&args[0])?;
-                // A memory pointee is its address: the destination's write
-                // copies its bytes.
-                let repr = self.repr(&elem)?;
-                Ok(Some(self.load_repr(p, &repr)))
-            }
             KnownCall::CarryingMulAdd if args.len() == 4 => {
                 let ty = self.operand_ty(&args[0])?;
                 let Some((bits, signed)) = int_info(&ty) else {
@@ -411,7 +439,8 @@ impl FnLower<'_, '_> {
                     .ok_or_else(|| self.unsupported("`volatile_store` to a non-pointer"))?;
                 let p = self.scalar_operand(&args[0])?;
                 let v = self.read_operand(&args[1])?;
-                self.write_mem(p, &elem, v)?;
+                let flags = self.volatile_flags(p);
+                self.write_mem_with(p, &elem, v, flags)?;
                 Ok(Some(Val::Zst))
             }
             KnownCall::ArithOffset if args.len() == 2 => {
@@ -682,6 +711,20 @@ impl FnLower<'_, '_> {
         match self.call_slots.get_mut(&bb) {
             Some(slots) if !slots.is_empty() => Ok(slots.remove(0)),
             _ => Err(self.internal("no stack slot was prepared for this call")),
+        }
+    }
+
+    /// The flags of a volatile access through `p`: volatile, so that
+    /// libNVVM keeps each access as written (`ld.volatile`, `st.volatile`),
+    /// except into this function's own stack slots, which nothing but this
+    /// thread's code holding the pointer can see: there a volatile access
+    /// would only keep the slot in local memory (libm's `force_eval!` reads
+    /// its own locals so).
+    fn volatile_flags(&self, p: Value) -> MemFlags {
+        if self.b.body_so_far().stack_slot_of(p).is_some() {
+            MemFlags::empty()
+        } else {
+            MemFlags::VOLATILE
         }
     }
 

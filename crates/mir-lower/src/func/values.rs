@@ -3,7 +3,7 @@
 
 use cranelift_entity::EntityRef;
 use device_ir::layout::POINTER_SIZE;
-use device_ir::{CastOp, IntCC, Ty as DTy, Value};
+use device_ir::{CastOp, IntCC, MemFlags, Ty as DTy, Value};
 use mir_import::eval::layout::{Encoding, Layout, Shape};
 use mir_import::model::{Local, Operand, Place, PlaceElem, Ty};
 
@@ -109,12 +109,22 @@ impl FnLower<'_, '_> {
         s: Scalar,
         align: u64,
     ) -> Value {
+        self.load_scalar_with(addr, off, s, align, MemFlags::empty())
+    }
+
+    /// [`Self::load_scalar_aligned`] with the access's flags (volatile).
+    pub(super) fn load_scalar_with(
+        &mut self,
+        addr: Value,
+        off: u64,
+        s: Scalar,
+        align: u64,
+        flags: MemFlags,
+    ) -> Value {
         let p = self.offset(addr, off);
         let t = s.mem_ty(self.b.module());
         let typed = self.b.ptr_bitcast(p, t);
-        let v = self
-            .b
-            .load_with(t, typed, align.clamp(1, 8) as u32, Default::default());
+        let v = self.b.load_with(t, typed, align.clamp(1, 8) as u32, flags);
         if s == Scalar::Bool {
             let zero = self.iconst(8, 0);
             return self.b.icmp(IntCC::Ne, v, zero);
@@ -148,6 +158,19 @@ impl FnLower<'_, '_> {
         v: Value,
         align: u64,
     ) {
+        self.store_scalar_with(addr, off, s, v, align, MemFlags::empty());
+    }
+
+    /// [`Self::store_scalar_aligned`] with the access's flags (volatile).
+    pub(super) fn store_scalar_with(
+        &mut self,
+        addr: Value,
+        off: u64,
+        s: Scalar,
+        v: Value,
+        align: u64,
+        flags: MemFlags,
+    ) {
         let p = self.offset(addr, off);
         let t = s.mem_ty(self.b.module());
         let v = if s == Scalar::Bool {
@@ -156,19 +179,33 @@ impl FnLower<'_, '_> {
             v
         };
         let typed = self.b.ptr_bitcast(p, t);
-        self.b
-            .store_with(v, typed, align.clamp(1, 8) as u32, Default::default());
+        self.b.store_with(v, typed, align.clamp(1, 8) as u32, flags);
     }
 
     /// Copies `size` bytes, in the widest chunks `align` allows.
     pub(super) fn memcpy(&mut self, dst: Value, src: Value, size: u64, align: u64) {
+        self.memcpy_with(dst, src, size, align, MemFlags::empty(), MemFlags::empty());
+    }
+
+    /// [`Self::memcpy`] whose loads carry `load` and whose stores carry
+    /// `store` (a volatile read or write of an aggregate: one volatile
+    /// access per chunk, in address order).
+    pub(super) fn memcpy_with(
+        &mut self,
+        dst: Value,
+        src: Value,
+        size: u64,
+        align: u64,
+        load: MemFlags,
+        store: MemFlags,
+    ) {
         let chunk = align.clamp(1, 8);
         let mut off = 0;
         while off < size {
             let n = if size - off >= chunk { chunk } else { 1 };
             let s = Scalar::Int((n * 8) as u16);
-            let v = self.load_scalar_at(src, off, s);
-            self.store_scalar_at(dst, off, s, v);
+            let v = self.load_scalar_with(src, off, s, n, load);
+            self.store_scalar_with(dst, off, s, v, n, store);
             off += n;
         }
     }
@@ -568,23 +605,39 @@ impl FnLower<'_, '_> {
 
     /// Stores `v` of MIR type `ty` at `addr`.
     pub(super) fn write_mem(&mut self, addr: Value, ty: &Ty, v: Val) -> Result<(), Diagnostic> {
+        self.write_mem_with(addr, ty, v, MemFlags::empty())
+    }
+
+    /// [`Self::write_mem`] whose stores carry `flags` (a volatile write).
+    pub(super) fn write_mem_with(
+        &mut self,
+        addr: Value,
+        ty: &Ty,
+        v: Val,
+        flags: MemFlags,
+    ) -> Result<(), Diagnostic> {
+        let store = |this: &mut Self, off: u64, s: Scalar, x: Value| {
+            this.store_scalar_with(addr, off, s, x, s.size().min(8), flags);
+        };
         match (self.repr(ty)?, v) {
             (Repr::Zst, _) => {}
-            (Repr::Scalar(s), Val::Immediate(x)) => self.store_scalar_at(addr, 0, s, x),
+            (Repr::Scalar(s), Val::Immediate(x)) => store(self, 0, s, x),
             (Repr::Pair(s0, o0, s1, o1), Val::Pair(a, b)) => {
-                self.store_scalar_at(addr, o0, s0, a);
-                self.store_scalar_at(addr, o1, s1, b);
+                store(self, o0, s0, a);
+                store(self, o1, s1, b);
             }
-            (Repr::Mem { size, align }, Val::ByRef(src)) => self.memcpy(addr, src, size, align),
+            (Repr::Mem { size, align }, Val::ByRef(src)) => {
+                self.memcpy_with(addr, src, size, align, MemFlags::empty(), flags);
+            }
             (Repr::Scalar(s), Val::ByRef(src)) => {
                 let x = self.load_scalar_at(src, 0, s);
-                self.store_scalar_at(addr, 0, s, x);
+                store(self, 0, s, x);
             }
             // A fieldless enum lives in memory, but some rvalues compute it as
             // an integer of exactly its size: `Cmp` gives `Ordering` as its
             // `i8` tag. Those bits are the enum's bytes.
             (r @ Repr::Mem { size, .. }, Val::Immediate(x)) => match self.int_of_size(x, size) {
-                Some(bits) => self.store_scalar_at(addr, 0, crate::repr::Scalar::Int(bits), x),
+                Some(bits) => store(self, 0, crate::repr::Scalar::Int(bits), x),
                 None => {
                     return Err(
                         self.internal(&format!("cannot store Immediate({x:?}) as {r:?} (`{ty}`)"))
