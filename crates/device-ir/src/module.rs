@@ -1,10 +1,11 @@
 //! The module: the type table, globals and functions.
 
-use cranelift_entity::PrimaryMap;
+use cranelift_entity::{EntitySet, PrimaryMap};
 
 use crate::entities::{FuncId, GlobalId};
 use crate::function::{FuncAttrs, FunctionData, FunctionKind, Signature};
 use crate::global::{GlobalData, Linkage};
+use crate::instructions::InstData;
 use crate::types::Types;
 
 /// A device-IR module: what one NVVM IR file holds.
@@ -56,6 +57,41 @@ impl Module {
             .iter()
             .find(|(_, g)| g.symbol == symbol)
             .map(|(id, _)| id)
+    }
+
+    /// The functions that execute a collective instruction (see
+    /// [`InstData::is_convergent`]) themselves or through the functions
+    /// they call: calls of them are collectives too, which LLVM must not
+    /// make depend on more control flow than they do (its `convergent`).
+    /// A fixed point over the call graph, so recursion is no problem.
+    pub fn convergent_functions(&self) -> EntitySet<FuncId> {
+        let mut set = EntitySet::with_capacity(self.functions.len());
+        let mut callers: Vec<(FuncId, Vec<FuncId>)> = Vec::new();
+        for (id, f) in self.functions.iter() {
+            let Some(body) = &f.body else { continue };
+            let mut callees = Vec::new();
+            for inst in body.insts.values() {
+                match inst {
+                    InstData::Call { func, .. } => callees.push(*func),
+                    i if i.is_convergent() => {
+                        set.insert(id);
+                    }
+                    _ => {}
+                }
+            }
+            callers.push((id, callees));
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (id, callees) in &callers {
+                if !set.contains(*id) && callees.iter().any(|c| set.contains(*c)) {
+                    set.insert(*id);
+                    changed = true;
+                }
+            }
+        }
+        set
     }
 
     /// The function named `name`, if any.

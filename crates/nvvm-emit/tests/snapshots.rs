@@ -62,6 +62,7 @@ snapshot_tests!(
     inline_asm,
     warp_collectives,
     warp_reductions,
+    convergent_helpers,
     math_functions,
     int_functions,
 );
@@ -86,6 +87,30 @@ fn noinline_helpers() {
         "the constant global is missing:\n{}",
         out.ptx
     );
+}
+
+/// A device function that runs a collective, itself or through a call,
+/// is `convergent` (so LLVM moves no call of it under another branch);
+/// others and kernels are not.
+#[test]
+fn collective_helpers_are_convergent() {
+    let ir = print_module(&modules::convergent_helpers());
+    let define = |name: &str| {
+        ir.lines()
+            .find(|l| l.starts_with("define") && l.contains(&format!("@{name}(")))
+            .unwrap_or_else(|| panic!("no definition of {name}:\n{ir}"))
+            .to_owned()
+    };
+    for name in ["sync_then_read", "lane_broadcast", "outer"] {
+        assert!(
+            define(name).contains(") convergent noinline {"),
+            "{}",
+            define(name)
+        );
+    }
+    for name in ["plain_add", "collectives"] {
+        assert!(!define(name).contains("convergent"), "{}", define(name));
+    }
 }
 
 #[test]

@@ -377,6 +377,23 @@ impl InstData {
         )
     }
 
+    /// Whether the instruction is a collective of the block or the warp: a
+    /// barrier, or a warp operation whose result or effect depends on which
+    /// lanes reach it together (`activemask` included). No transformation
+    /// may make it depend on more control flow than it does.
+    pub fn is_convergent(&self) -> bool {
+        matches!(
+            self,
+            InstData::Barrier
+                | InstData::Shuffle { .. }
+                | InstData::Vote { .. }
+                | InstData::WarpReduce { .. }
+                | InstData::WarpMatch { .. }
+                | InstData::WarpSync { .. }
+                | InstData::ActiveMask
+        )
+    }
+
     /// Whether the instruction is a constant (no effect, printed inline at uses).
     pub fn is_constant(&self) -> bool {
         matches!(

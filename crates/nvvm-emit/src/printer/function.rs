@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use cranelift_entity::SecondaryMap;
 use device_ir::display::signed_imm;
 use device_ir::{
-    Block, Body, FuncAttrs, FuncId, GepIndex, InstData, IntFn, Linkage, MemFlags, ParamAttrs,
-    ShuffleMode, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
+    Block, Body, FuncAttrs, FuncId, FunctionKind, GepIndex, InstData, IntFn, Linkage, MemFlags,
+    ParamAttrs, ShuffleMode, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
 };
 
 use super::{Printer, atomics, text};
@@ -60,11 +60,16 @@ impl Printer<'_> {
         } else {
             ""
         };
-        let attrs = if f.attrs.contains(FuncAttrs::NOINLINE) {
-            " noinline"
-        } else {
-            ""
-        };
+        // A device function that runs a collective is one itself; a kernel
+        // is never called, so the attribute would say nothing there.
+        let convergent = f.kind == FunctionKind::Device && self.convergent.contains(id);
+        let mut attrs = String::new();
+        if convergent {
+            attrs.push_str(" convergent");
+        }
+        if f.attrs.contains(FuncAttrs::NOINLINE) {
+            attrs.push_str(" noinline");
+        }
         let _ = writeln!(
             self.out,
             "define {linkage}{ret} @{}({}){attrs} {{",

@@ -70,6 +70,8 @@ pub(crate) struct Printer<'m> {
     pub(crate) ty_text: SecondaryMap<device_ir::Ty, String>,
     /// Declarations of the intrinsics used, sorted.
     pub(crate) intrinsics: BTreeSet<String>,
+    /// The functions that run a collective ([`Module::convergent_functions`]).
+    pub(crate) convergent: cranelift_entity::EntitySet<device_ir::FuncId>,
 }
 
 impl<'m> Printer<'m> {
@@ -87,6 +89,7 @@ impl<'m> Printer<'m> {
             out: String::with_capacity(1 << 16),
             global_ty,
             ty_text,
+            convergent: m.convergent_functions(),
             intrinsics: BTreeSet::new(),
         }
     }

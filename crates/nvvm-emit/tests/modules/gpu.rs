@@ -344,3 +344,71 @@ pub fn warp_reductions() -> Module {
     b.ret(None);
     m
 }
+
+/// Device functions that run a collective, directly (`sync_then_read`: a
+/// barrier; `lane_broadcast`: a shuffle) or through a call (`outer`), are
+/// `convergent`; `plain_add` and the kernel are not.
+pub fn convergent_helpers() -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let gp = out_i32(&mut m);
+
+    let sync = device(
+        &mut m,
+        "sync_then_read",
+        Linkage::Internal,
+        &[gp],
+        Some(i32t),
+    );
+    let mut b = FunctionBuilder::new(&mut m, sync);
+    b.add_attrs(FuncAttrs::NOINLINE);
+    let p = params(&b)[0];
+    b.barrier();
+    let v = b.load(i32t, p);
+    b.ret(Some(v));
+
+    let bcast = device(
+        &mut m,
+        "lane_broadcast",
+        Linkage::Internal,
+        &[i32t],
+        Some(i32t),
+    );
+    let mut b = FunctionBuilder::new(&mut m, bcast);
+    b.add_attrs(FuncAttrs::NOINLINE);
+    let x = params(&b)[0];
+    let all = b.iconst(i32t, -1);
+    let zero = b.iconst(i32t, 0);
+    let v = b.shuffle(ShuffleMode::Idx, all, x, zero);
+    b.ret(Some(v));
+
+    let outer = device(&mut m, "outer", Linkage::Internal, &[gp], Some(i32t));
+    let mut b = FunctionBuilder::new(&mut m, outer);
+    b.add_attrs(FuncAttrs::NOINLINE);
+    let p = params(&b)[0];
+    let v = b.call(sync, &[p]).unwrap();
+    b.ret(Some(v));
+
+    let plain = device(
+        &mut m,
+        "plain_add",
+        Linkage::Internal,
+        &[i32t, i32t],
+        Some(i32t),
+    );
+    let mut b = FunctionBuilder::new(&mut m, plain);
+    b.add_attrs(FuncAttrs::NOINLINE);
+    let ps = params(&b);
+    let s = b.iadd(ps[0], ps[1]);
+    b.ret(Some(s));
+
+    let k = kernel(&mut m, "collectives", &[gp]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = params(&b)[0];
+    let a = b.call(outer, &[out]).unwrap();
+    let c = b.call(bcast, &[a]).unwrap();
+    let s = b.call(plain, &[a, c]).unwrap();
+    store_at(&mut b, out, 0, s);
+    b.ret(None);
+    m
+}
