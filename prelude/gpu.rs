@@ -505,8 +505,16 @@ pub mod host {
         values: [u64; 32],
         /// Per lane: which collective it waits at (`"shfl_sync"`, ...).
         kinds: [&'static str; 32],
-        /// Per lane: the values of a completed collective, not yet taken.
-        done: [Option<Box<[u64; 32]>>; 32],
+        /// Per lane: a completed collective's values and lanes, not yet taken.
+        done: [Option<Gathered>; 32],
+    }
+
+    /// What the lanes of one collective offered: every lane's value, and
+    /// which lanes took part (the mask's lanes that had not exited).
+    #[derive(Clone)]
+    struct Gathered {
+        values: Box<[u64; 32]>,
+        lanes: u32,
     }
 
     impl Warp {
@@ -525,10 +533,11 @@ pub mod host {
         }
 
         /// Lane `lane` offers `value` to the collective `what` over `mask`,
-        /// waits for every lane of `mask`, and gets every lane's value. Lanes
-        /// of one mask at different collectives execute different
+        /// waits for every lane of `mask` that has not exited (PTX: "all
+        /// non-exited threads in membermask"), and gets what they offered.
+        /// Lanes of one mask at different collectives execute different
         /// instructions, which the GPU leaves undefined: a panic.
-        fn exchange(&self, lane: u32, mask: u32, value: u64, what: &'static str) -> Box<[u64; 32]> {
+        fn exchange(&self, lane: u32, mask: u32, value: u64, what: &'static str) -> Gathered {
             let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
             assert!(
                 mask & (1 << lane) != 0,
@@ -542,33 +551,35 @@ pub mod host {
             s.values[lane as usize] = value;
             s.kinds[lane as usize] = what;
             s.arrived |= 1 << lane;
-            if s.arrived & mask == mask {
-                if let Some(l) = (0..32).find(|&l| mask & (1 << l) != 0 && s.kinds[l] != what) {
-                    s.arrived &= !mask;
-                    let other = s.kinds[l];
-                    drop(s);
-                    panic!(
-                        "{UNDEFINED_ON_GPU}lane {lane} executes {what} with mask {mask:#x} while lane {l} executes {other}"
-                    );
-                }
-                let values = Box::new(s.values);
-                for l in 0..32 {
-                    if mask & (1 << l) != 0 {
-                        s.done[l] = Some(values.clone());
-                    }
-                }
-                s.arrived &= !mask;
-                self.turn.notify_all();
-            }
             loop {
                 if let Some(v) = s.done[lane as usize].take() {
                     return v;
                 }
-                assert!(
-                    s.exited & mask == 0,
-                    "{UNDEFINED_ON_GPU}deadlock: lanes {:#x} of the mask exited before the warp collective",
-                    s.exited & mask
-                );
+                // Complete when the last live lane of the mask arrives, or
+                // (woken by `exit`) when the lanes still missing exit.
+                let lanes = mask & !s.exited;
+                if s.arrived & lanes == lanes {
+                    if let Some(l) = (0..32).find(|&l| lanes & (1 << l) != 0 && s.kinds[l] != what) {
+                        s.arrived &= !lanes;
+                        let other = s.kinds[l];
+                        drop(s);
+                        panic!(
+                            "{UNDEFINED_ON_GPU}lane {lane} executes {what} with mask {mask:#x} while lane {l} executes {other}"
+                        );
+                    }
+                    let done = Gathered {
+                        values: Box::new(s.values),
+                        lanes,
+                    };
+                    for l in 0..32 {
+                        if lanes & (1 << l) != 0 {
+                            s.done[l] = Some(done.clone());
+                        }
+                    }
+                    s.arrived &= !lanes;
+                    self.turn.notify_all();
+                    continue;
+                }
                 s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
             }
         }
@@ -586,7 +597,8 @@ pub mod host {
     }
 
     /// Marks the lane exited when the kernel returns or panics, so that lanes
-    /// waiting for it fail instead of hanging.
+    /// waiting for it at a collective go on without it, as PTX's collectives
+    /// wait only for the lanes of their mask that have not exited.
     struct ExitGuard<'a>(&'a Warp, u32);
 
     impl Drop for ExitGuard<'_> {
@@ -624,7 +636,11 @@ pub mod host {
                     mask & (1 << j) != 0,
                     "{UNDEFINED_ON_GPU}lane {lane} shuffles from lane {j}, which is not in the mask {mask:#x}"
                 );
-                all[j as usize] as u32
+                assert!(
+                    all.lanes & (1 << j) != 0,
+                    "{UNDEFINED_ON_GPU}lane {lane} shuffles from lane {j}, which has exited"
+                );
+                all.values[j as usize] as u32
             }
         }
     }
@@ -650,30 +666,32 @@ pub mod host {
         })
     }
     /// The lanes of `mask` whose `pred` holds, from the vote `what`.
-    fn vote(what: &'static str, mask: u32, pred: bool) -> u32 {
+    /// (The lanes that took part, those of them whose `pred` holds.)
+    fn vote(what: &'static str, mask: u32, pred: bool) -> (u32, u32) {
         let all = warp().exchange(lane_id(), mask, u64::from(pred), what);
-        (0..32)
-            .filter(|&l| mask & (1 << l) != 0 && all[l] != 0)
-            .fold(0, |b, l| b | (1 << l))
+        let ballot = (0..32)
+            .filter(|&l| all.lanes & (1 << l) != 0 && all.values[l] != 0)
+            .fold(0, |b, l| b | (1 << l));
+        (all.lanes, ballot)
     }
-    /// `__ballot_sync` over the simulated warp.
+    /// `__ballot_sync` over the simulated warp (exited lanes give 0 bits).
     pub fn ballot_sync(mask: u32, pred: bool) -> u32 {
-        vote("ballot_sync", mask, pred)
+        vote("ballot_sync", mask, pred).1
     }
-    /// `__all_sync` over the simulated warp.
+    /// `__all_sync` over the simulated warp's live lanes of `mask`.
     pub fn all_sync(mask: u32, pred: bool) -> bool {
-        vote("all_sync", mask, pred) == mask
+        let (lanes, ballot) = vote("all_sync", mask, pred);
+        ballot == lanes
     }
     /// `__any_sync` over the simulated warp.
     pub fn any_sync(mask: u32, pred: bool) -> bool {
-        vote("any_sync", mask, pred) != 0
+        vote("any_sync", mask, pred).1 != 0
     }
     /// `__activemask()`: the warp's live lanes, gathered as the virtual device
     /// does (a collective of every lane that has not exited).
     pub fn active_mask() -> u32 {
         let live = warp().live();
-        warp().exchange(lane_id(), live, 0, "active_mask");
-        live
+        warp().exchange(lane_id(), live, 0, "active_mask").lanes
     }
     /// `__syncwarp(mask)` over the simulated warp.
     pub fn sync_warp(mask: u32) {
@@ -705,8 +723,8 @@ pub mod host {
     fn gather(what: &'static str, mask: u32, value: u64) -> impl Iterator<Item = (u32, u64)> {
         let all = warp().exchange(lane_id(), mask, value, what);
         (0..32)
-            .filter(move |l| mask & (1 << l) != 0)
-            .map(move |l| (l, all[l as usize]))
+            .filter(move |l| all.lanes & (1 << l) != 0)
+            .map(move |l| (l, all.values[l as usize]))
     }
     /// `redux.sync`: `op` folded over the 32-bit values of the lanes of `mask`
     /// (which names this lane, so there is at least one).
@@ -753,19 +771,20 @@ pub mod host {
         reduce("reduce_xor_sync", mask, value, |a, b| a ^ b)
     }
 
-    /// The lanes of `mask` whose value equals this lane's.
-    fn matching(what: &'static str, mask: u32, value: u64) -> u32 {
-        gather(what, mask, value)
-            .filter(|&(_, v)| v == value)
-            .fold(0, |m, (l, _)| m | (1 << l))
+    /// (The lanes of `mask` that took part, those of them whose value
+    /// equals this lane's.)
+    fn matching(what: &'static str, mask: u32, value: u64) -> (u32, u32) {
+        gather(what, mask, value).fold((0, 0), |(lanes, same), (l, v)| {
+            (lanes | (1 << l), if v == value { same | (1 << l) } else { same })
+        })
     }
     /// `__match_any_sync` (32-bit) over the simulated warp.
     pub fn match_any_sync(mask: u32, value: u32) -> u32 {
-        matching("match_any_sync", mask, u64::from(value))
+        matching("match_any_sync", mask, u64::from(value)).1
     }
     /// `__match_any_sync` (64-bit) over the simulated warp.
     pub fn match_any_sync_u64(mask: u32, value: u64) -> u32 {
-        matching("match_any_sync_u64", mask, value)
+        matching("match_any_sync_u64", mask, value).1
     }
     /// `__match_all_sync` (32-bit) over the simulated warp.
     pub fn match_all_sync(mask: u32, value: u32) -> u32 {
@@ -775,12 +794,10 @@ pub mod host {
     pub fn match_all_sync_u64(mask: u32, value: u64) -> u32 {
         match_all("match_all_sync_u64", mask, value)
     }
+    /// The live lanes of `mask` when they all hold this lane's value, else 0.
     fn match_all(what: &'static str, mask: u32, value: u64) -> u32 {
-        if matching(what, mask, value) == mask {
-            mask
-        } else {
-            0
-        }
+        let (lanes, same) = matching(what, mask, value);
+        if same == lanes { lanes } else { 0 }
     }
 
     /// `atomicAdd` on an `f32`, as a compare-exchange loop on its bits.

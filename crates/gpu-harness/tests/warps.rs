@@ -153,11 +153,99 @@ fn a_half_warp_mask_shuffles_within_its_half() {
 }
 
 #[test]
-fn a_lane_that_exits_while_its_warp_waits_is_a_warp_fault() {
-    // Lanes 16.. exit; the rest name the full warp.
+fn a_shuffle_from_a_lane_that_exited_is_a_warp_fault() {
+    // Lanes 16.. exit; the rest name the full warp, and lane 15 reads 16.
     let m = shuffle_module(ShuffleMode::Down, Mask::All(u32::MAX), 1, Some(16));
     let e = warp_fault(&m, 32);
-    assert!(e.message.contains("exit"), "{e}");
+    // Reported when the last lane exits; the message names the reader.
+    assert!(
+        e.message
+            .contains("lane 15 shuffles (down) from lane 16, which has exited"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exited_lanes_of_a_full_mask_are_not_waited_for() {
+    // PTX waits for the non-exited lanes of the mask: lanes 16.. return
+    // early, the rest shuffle `up` over the full warp, reading only below.
+    let m = shuffle_module(ShuffleMode::Up, Mask::All(u32::MAX), 1, Some(16));
+    let got = run_shuffle(&m, 32);
+    for lane in 0..16u32 {
+        let want = if lane == 0 { 0 } else { (lane - 1) * 10 };
+        assert_eq!(got[lane as usize], want, "lane {lane}");
+    }
+}
+
+/// Lanes 20.. of one warp return; the others take, over the full mask,
+/// the ballot of `lane % 3 == 0`, `all(lane < 20)`, the sum of their lane
+/// numbers, `match.all` of a constant and `activemask`: each over the 20
+/// live lanes only.
+#[test]
+fn collectives_over_a_full_mask_see_only_the_live_lanes() {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "live", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = b.block_params(b.entry_block())[0];
+    let gid = global_index(&mut b);
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let twenty = b.iconst(i32t, 20);
+    let leave = b.icmp(IntCC::Uge, lane, twenty);
+    let (exit, stay) = (b.create_block(), b.create_block());
+    b.brif(leave, exit, &[], stay, &[]);
+    b.switch_to_block(exit);
+    b.ret(None);
+    b.switch_to_block(stay);
+    let full = b.iconst(i32t, i128::from(u32::MAX));
+    let three = b.iconst(i32t, 3);
+    let rem = b.binary(BinaryOp::URem, lane, three);
+    let zero = b.iconst(i32t, 0);
+    let every_third = b.icmp(IntCC::Eq, rem, zero);
+    let ballot = b.vote(VoteMode::Ballot, full, every_third);
+    let below = b.icmp(IntCC::Ult, lane, twenty);
+    let all = b.vote(VoteMode::All, full, below);
+    let all = b.cast(CastOp::ZExt, all, i32t);
+    let sum = b.warp_reduce(ReduceOp::Add, full, lane);
+    let seven = b.iconst(i32t, 7);
+    let same = b.warp_match(MatchMode::All, full, seven);
+    let active = b.active_mask();
+    let five = b.iconst(i32t, 5);
+    let base = b.imul(gid, five);
+    for (i, v) in [ballot, all, sum, same, active].into_iter().enumerate() {
+        let off = b.iconst(i32t, i as i128);
+        let at = b.iadd(base, off);
+        let at64 = b.cast(CastOp::ZExt, at, i64t);
+        let dst = b.gep(out, &[GepIndex::Value(at64)]);
+        b.store(v, dst);
+    }
+    b.ret(None);
+    let (mut dev, h) = load(&m);
+    let buf = dev.zeroed::<u32>(32 * 5).unwrap();
+    dev.launch(
+        h,
+        "live",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(buf)],
+    )
+    .unwrap();
+    let got: Vec<u32> = dev.download(buf).unwrap();
+    let live = (1u32 << 20) - 1;
+    let ballot = (0..20)
+        .filter(|l| l % 3 == 0)
+        .fold(0u32, |b, l| b | (1 << l));
+    for t in 0..20 {
+        assert_eq!(
+            &got[t * 5..t * 5 + 5],
+            &[ballot, 1, 190, live, live],
+            "thread {t}"
+        );
+    }
+    assert!(
+        got[100..].iter().all(|&v| v == 0),
+        "exited lanes wrote nothing"
+    );
 }
 
 #[test]

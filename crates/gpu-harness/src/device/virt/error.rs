@@ -31,8 +31,8 @@ pub enum FaultKind {
     Deadlock,
     /// A warp collective its lanes cannot execute as one instruction: they
     /// disagree on the mask or the operation, the mask names lanes the warp
-    /// lacks, a shuffle reads a lane outside the mask (undefined on the GPU),
-    /// or a lane of the mask exited first.
+    /// lacks, or a shuffle reads a lane outside the mask or one that has
+    /// exited (undefined on the GPU).
     Warp,
     /// The kernel executed `trap`.
     Trap,

@@ -28,7 +28,7 @@ use super::Limits;
 use super::error::{ExecError, Fault, FaultKind};
 use super::exec::{Ctx, Step, Thread, step};
 use super::value::Val;
-use super::warp::Warps;
+use super::warp::{Completed, Warps};
 use crate::device::DeviceError;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -183,6 +183,22 @@ pub(crate) fn for_each_thread(
     }
 }
 
+/// Hands a completed warp collective's results to its lanes, which run again.
+fn deliver<E: Executor>(
+    exec: &mut E,
+    threads: &mut [E::Thread],
+    states: &mut [State],
+    done: Completed,
+) {
+    for (t, val) in done.results {
+        exec.complete(&mut threads[t], val);
+        states[t] = State::Ready;
+    }
+    if !done.synced.is_empty() {
+        exec.warp_synced(&done.synced);
+    }
+}
+
 /// Runs every thread of `threads` (`per_block` to a block, in order) to its
 /// end under the deterministic schedule. Returns the barriers that every
 /// thread of block 0 passed.
@@ -259,19 +275,17 @@ pub(crate) fn schedule<E: Executor>(
                             states[i] = State::Waiting;
                             break;
                         }
-                        Ok(Some(done)) => {
-                            for (t, val) in done.results {
-                                exec.complete(&mut threads[t], val);
-                                states[t] = State::Ready;
-                            }
-                            if !done.synced.is_empty() {
-                                exec.warp_synced(&done.synced);
-                            }
-                        }
+                        Ok(Some(done)) => deliver(exec, threads, &mut states, done),
                     },
                     Ok(Step::Exit) => {
-                        if let Err(f) = warps.exit(block, in_block) {
-                            return Err(exec.fail(f, &mut threads[i]));
+                        // Lanes that waited only for this one go on.
+                        match warps.exit(block, in_block) {
+                            Err(f) => return Err(exec.fail(f, &mut threads[i])),
+                            Ok(completed) => {
+                                for done in completed {
+                                    deliver(exec, threads, &mut states, done);
+                                }
+                            }
                         }
                         let bs = &mut blocks[blk];
                         bs.exited += 1;

@@ -9,10 +9,15 @@
 //! consecutive threads of a block, x fastest, as on the GPU; a block's last
 //! warp may be partial.
 //!
+//! As in PTX, a collective waits for the lanes of its mask that have not
+//! exited, and works over those ("all non-exited threads in membermask"):
+//! a lane that returned early is no error, and it contributes nothing (a 0
+//! bit to a ballot, no value to a reduction or a match).
+//!
 //! Whatever the GPU leaves undefined is a [`FaultKind::Warp`] here, never a
 //! guess: lanes that disagree on the mask or the operation, a mask naming
 //! lanes the warp lacks or not naming the lane itself, a shuffle reading a
-//! lane outside the mask, a lane of the mask exiting while others wait.
+//! lane outside the mask or one that has exited.
 //! `__activemask` gathers every lane that has not exited, so in divergent code
 //! (where the GPU would report only the lanes on one path) it waits for lanes
 //! that never come, and the launch reports a deadlock instead of a value that
@@ -104,12 +109,6 @@ impl Warps {
                 self.per_block
             )));
         }
-        if mask & exited != 0 {
-            return Err(warp_fault(format!(
-                "{what} with mask {mask:#010x} waits for lanes {:#010x}, which have exited",
-                mask & exited
-            )));
-        }
         let gathers = self.pending.entry((block, warp)).or_default();
         if let Some(g) = gathers
             .iter()
@@ -137,15 +136,18 @@ impl Warps {
         let g = &mut gathers[at];
         g.arrived |= 1 << lane;
         g.calls[lane as usize] = Some(call);
-        if g.arrived != mask {
+        if g.arrived != mask & !exited {
             return Ok(None);
         }
         let g = gathers.swap_remove(at);
-        self.complete(block, warp, &g).map(Some)
+        self.complete(block, warp, &g, exited).map(Some)
     }
 
-    fn complete(&self, block: u32, warp: u32, g: &Gather) -> Result<Completed, Fault> {
-        let lanes: Vec<u32> = (0..32).filter(|l| g.mask & (1 << l) != 0).collect();
+    /// Completes `g` over the lanes of its mask that have not exited (the
+    /// ones that arrived).
+    fn complete(&self, block: u32, warp: u32, g: &Gather, exited: u32) -> Result<Completed, Fault> {
+        let live = g.mask & !exited;
+        let lanes: Vec<u32> = (0..32).filter(|l| live & (1 << l) != 0).collect();
         let call = |l: u32| g.calls[l as usize].ok_or_else(|| warp_fault("missing lane".into()));
         let ballot = lanes
             .iter()
@@ -162,7 +164,13 @@ impl Warps {
                 WarpKind::Shuffle(mode, operand) => {
                     let v = match mode.source(l, operand) {
                         None => c.value as u32,
-                        Some(j) if j < 32 && g.mask & (1 << j) != 0 => call(j)?.value as u32,
+                        Some(j) if j < 32 && live & (1 << j) != 0 => call(j)?.value as u32,
+                        Some(j) if j < 32 && g.mask & (1 << j) != 0 => {
+                            return Err(warp_fault(format!(
+                                "lane {l} shuffles ({}) from lane {j}, which has exited: the GPU leaves that value undefined",
+                                mode.name()
+                            )));
+                        }
                         Some(j) => {
                             return Err(warp_fault(format!(
                                 "lane {l} shuffles ({}) from lane {j}, which is not in the mask {:#010x}: the GPU leaves that value undefined",
@@ -187,15 +195,15 @@ impl Warps {
                         .fold(0u32, |m, (&j, _)| m | (1 << j));
                     let mask = match mode {
                         MatchMode::Any => same,
-                        MatchMode::All if same == g.mask => g.mask,
+                        MatchMode::All if same == live => live,
                         MatchMode::All => 0,
                     };
                     Some(Val::int(32, u128::from(mask)))
                 }
                 WarpKind::Vote(VoteMode::Ballot) => Some(Val::int(32, u128::from(ballot))),
-                WarpKind::Vote(VoteMode::All) => Some(Val::int(1, u128::from(ballot == g.mask))),
+                WarpKind::Vote(VoteMode::All) => Some(Val::int(1, u128::from(ballot == live))),
                 WarpKind::Vote(VoteMode::Any) => Some(Val::int(1, u128::from(ballot != 0))),
-                WarpKind::ActiveMask => Some(Val::int(32, u128::from(g.mask))),
+                WarpKind::ActiveMask => Some(Val::int(32, u128::from(live))),
                 WarpKind::Sync => None,
             };
             results.push((self.thread_index(block, warp, l), val));
@@ -208,24 +216,27 @@ impl Warps {
         Ok(Completed { results, synced })
     }
 
-    /// Thread `in_block` of block `block` exited: a fault if lanes of its warp
-    /// wait for it at a collective.
-    pub fn exit(&mut self, block: u32, in_block: u32) -> Result<(), Fault> {
+    /// Thread `in_block` of block `block` exited: the collectives of its
+    /// warp whose mask names it and that now have every other live lane
+    /// complete.
+    pub fn exit(&mut self, block: u32, in_block: u32) -> Result<Vec<Completed>, Fault> {
         let (warp, lane) = (in_block / 32, in_block % 32);
-        *self.exited.entry((block, warp)).or_default() |= 1 << lane;
-        let waiting = self
-            .pending
-            .get(&(block, warp))
-            .and_then(|gs| gs.iter().find(|g| g.mask & (1 << lane) != 0));
-        match waiting {
-            Some(g) => Err(warp_fault(format!(
-                "lane {lane} exits while lanes {:#010x} of its warp wait for it at {} with mask {:#010x}",
-                g.arrived,
-                g.kind.describe(),
-                g.mask
-            ))),
-            None => Ok(()),
-        }
+        let exited = {
+            let e = self.exited.entry((block, warp)).or_default();
+            *e |= 1 << lane;
+            *e
+        };
+        let Some(gathers) = self.pending.get_mut(&(block, warp)) else {
+            return Ok(Vec::new());
+        };
+        let (ready, waiting): (Vec<Gather>, Vec<Gather>) = std::mem::take(gathers)
+            .into_iter()
+            .partition(|g| g.mask & (1 << lane) != 0 && g.arrived == g.mask & !exited);
+        *gathers = waiting;
+        ready
+            .iter()
+            .map(|g| self.complete(block, warp, g, exited))
+            .collect()
     }
 
     /// What thread `in_block` of block `block` waits for, if it waits at a
