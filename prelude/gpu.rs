@@ -105,6 +105,10 @@ unsafe extern "C" {
     pub fn atomic_add_f32(ptr: *mut f32, value: f32) -> f32;
     /// `atomicAdd` on an `f64` (relaxed, device scope); returns the old value.
     pub fn atomic_add_f64(ptr: *mut f64, value: f64) -> f64;
+    /// The start of the block's dynamic shared memory (`extern __shared__`),
+    /// aligned to `align` (a constant power of two); see
+    /// [`DynamicSharedArray`].
+    pub safe fn dynamic_shared_memory(align: usize) -> *mut u8;
 }
 
 #[cfg(not(gpu_device))]
@@ -116,6 +120,7 @@ pub use host::{
     reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_max_sync_i32, reduce_min_sync,
     reduce_min_sync_i32, reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_sync, shfl_up_sync,
     shfl_xor_sync, sync_threads, sync_warp, thread_idx_x, thread_idx_y, thread_idx_z,
+    dynamic_shared_memory,
 };
 
 /// Every lane of a full warp, for the `mask` of the `*_sync` functions.
@@ -320,6 +325,29 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     }
 }
 
+/// The block's dynamic shared memory (CUDA's `extern __shared__`), as
+/// `T`s: as many bytes as the launch gives (the manifest's `shared_bytes`),
+/// after the block's static shared arrays, its start aligned to `ALIGN`
+/// bytes (a power of two; 16 by default, as nvcc aligns it). Every use in a
+/// kernel names the same memory, aligned to the largest `ALIGN` among them.
+/// Its contents are undefined until written, as on the GPU.
+pub struct DynamicSharedArray<T, const ALIGN: usize = 16>(PhantomData<*mut T>);
+
+impl<T, const ALIGN: usize> DynamicSharedArray<T, ALIGN> {
+    /// A pointer to the start of the block's dynamic shared memory.
+    #[inline(always)]
+    pub fn get() -> *mut T {
+        dynamic_shared_memory(ALIGN) as *mut T
+    }
+
+    /// A pointer `bytes` bytes into the block's dynamic shared memory (to
+    /// partition it into several arrays).
+    #[inline(always)]
+    pub fn offset(bytes: usize) -> *mut T {
+        dynamic_shared_memory(ALIGN).wrapping_add(bytes) as *mut T
+    }
+}
+
 /// A CTA-wide barrier object in shared memory. `wait` blocks until every thread
 /// of the block has arrived.
 #[repr(transparent)]
@@ -446,6 +474,8 @@ pub mod host {
     }
 
     thread_local! {
+        /// The block's dynamic shared memory: its start and size.
+        static DYNAMIC_SHARED: Cell<(*mut u8, usize)> = const { Cell::new((std::ptr::null_mut(), 0)) };
         static IDS: Cell<Ids> = Cell::new(Ids::default());
         static BLOCK_BARRIER: Cell<*const StdBarrier> = const { Cell::new(std::ptr::null()) };
         static WARP: Cell<*const Warp> = const { Cell::new(std::ptr::null()) };
@@ -904,16 +934,58 @@ pub mod host {
     /// per-block memory; the threads of a block run concurrently, one OS
     /// thread each, with a real barrier.
     pub fn launch<F: Fn() + Sync>(grid: impl Dims, block: impl Dims, kernel: F) {
-        run_blocks(grid.xyz(), block.xyz(), &kernel);
+        run_blocks(grid.xyz(), block.xyz(), 0, &kernel);
+    }
+
+    /// [`launch`] with `shared_bytes` of dynamic shared memory per block.
+    pub fn launch_with_shared<F: Fn() + Sync>(
+        grid: impl Dims,
+        block: impl Dims,
+        shared_bytes: usize,
+        kernel: F,
+    ) {
+        run_blocks(grid.xyz(), block.xyz(), shared_bytes, &kernel);
+    }
+
+    /// The most alignment [`dynamic_shared_memory`] gives on the host.
+    const DYNAMIC_SHARED_ALIGN: usize = 1024;
+
+    /// One aligned piece of a block's dynamic shared memory.
+    #[derive(Clone, Copy)]
+    #[repr(C, align(1024))]
+    struct SharedChunk([u8; DYNAMIC_SHARED_ALIGN]);
+
+    /// `extern __shared__`: the block's dynamic shared memory, fresh for
+    /// each block (zeroed here; undefined on the GPU).
+    pub fn dynamic_shared_memory(align: usize) -> *mut u8 {
+        assert!(
+            align.is_power_of_two() && align <= DYNAMIC_SHARED_ALIGN,
+            "dynamic shared memory aligned to {align}: the host simulation aligns it to powers of two up to {DYNAMIC_SHARED_ALIGN}"
+        );
+        DYNAMIC_SHARED.with(|d| d.get().0)
     }
 
     /// [`launch`]'s body, not generic: a host program with many launches
     /// compiles it once, not once per kernel closure.
-    fn run_blocks(grid: (u32, u32, u32), block: (u32, u32, u32), kernel: &(dyn Fn() + Sync)) {
+    fn run_blocks(
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared_bytes: usize,
+        kernel: &(dyn Fn() + Sync),
+    ) {
         let threads = (block.0 * block.1 * block.2) as usize;
         for bz in 0..grid.2 {
             for by in 0..grid.1 {
                 for bx in 0..grid.0 {
+                    // At least 48 KiB (the most a launch may ask for), so
+                    // that a kernel reading past what its launch gave reads
+                    // this block's zeros, not the host's heap; the devices
+                    // report such a read as out of bounds.
+                    let chunks = shared_bytes.max(48 << 10).div_ceil(DYNAMIC_SHARED_ALIGN);
+                    let mut storage = vec![SharedChunk([0; DYNAMIC_SHARED_ALIGN]); chunks];
+                    // Shared by the block's threads, which write it through
+                    // raw pointers as the kernel does on the GPU.
+                    let dynamic = (storage.as_mut_ptr() as usize, shared_bytes);
                     let barrier = StdBarrier::new(threads);
                     let warps: Vec<Warp> = (0..threads.div_ceil(32))
                         .map(|w| {
@@ -941,6 +1013,8 @@ pub mod host {
                                             })
                                         });
                                         BLOCK_BARRIER.with(|b| b.set(barrier as *const StdBarrier));
+                                        DYNAMIC_SHARED
+                                            .with(|d| d.set((dynamic.0 as *mut u8, dynamic.1)));
                                         let linear = tx + block.0 * (ty + block.1 * tz);
                                         let warp = &warps[(linear / 32) as usize];
                                         WARP.with(|w| w.set(warp as *const Warp));
@@ -951,6 +1025,8 @@ pub mod host {
                                         drop(exit);
                                         WARP.with(|w| w.set(std::ptr::null()));
                                         BLOCK_BARRIER.with(|b| b.set(std::ptr::null()));
+                                        DYNAMIC_SHARED
+                                            .with(|d| d.set((std::ptr::null_mut(), 0)));
                                     });
                                 }
                             }

@@ -549,6 +549,14 @@ impl<'m> FunctionBuilder<'m> {
         self.ins_effect(InstData::WarpSync { mask })
     }
 
+    /// The start of the block's dynamic shared memory, aligned to `align`;
+    /// yields an `i8 addrspace(3)*`.
+    pub fn dynamic_shared(&mut self, align: u32) -> Value {
+        let i8t = self.module.types.i8();
+        let ty = self.module.types.ptr(i8t, crate::AddressSpace::Shared);
+        self.ins_value(InstData::DynamicShared { align }, ty)
+    }
+
     /// `__activemask()`; yields an `i32`.
     pub fn active_mask(&mut self) -> Value {
         let ty = self.module.types.i32();

@@ -333,6 +333,7 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
         }
         InstData::WarpSync { mask } => write!(s, "warp_sync {mask}"),
         InstData::ActiveMask => write!(s, "active_mask"),
+        InstData::DynamicShared { align } => write!(s, "dynamic_shared align {align}"),
         InstData::AtomicLoad {
             ty,
             ptr,

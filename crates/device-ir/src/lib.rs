@@ -39,6 +39,6 @@ pub use instructions::{
     BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MatchMode, MathFn,
     MemFlags, Ordering, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,
 };
-pub use module::Module;
+pub use module::{DYNAMIC_SHARED_SYMBOL, Module};
 pub use types::{AddressSpace, DisplayTy, INT_WIDTHS, TyKind, Types};
 pub use verifier::{Rule, VerifierError, VerifierErrors, verify};

@@ -8,6 +8,11 @@ use crate::global::{GlobalData, Linkage};
 use crate::instructions::InstData;
 use crate::types::Types;
 
+/// The symbol of the block's dynamic shared memory
+/// ([`InstData::DynamicShared`]) in the printed module and its PTX; no global
+/// or function may take it.
+pub const DYNAMIC_SHARED_SYMBOL: &str = "__dynamic_shared";
+
 /// A device-IR module: what one NVVM IR file holds.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
@@ -92,6 +97,21 @@ impl Module {
             }
         }
         set
+    }
+
+    /// The alignment of the block's dynamic shared memory: the largest that
+    /// a [`InstData::DynamicShared`] of the module asks for; `None` when no
+    /// function uses it.
+    pub fn dynamic_shared_align(&self) -> Option<u32> {
+        self.functions
+            .values()
+            .filter_map(|f| f.body.as_ref())
+            .flat_map(|b| b.insts.values())
+            .filter_map(|i| match i {
+                InstData::DynamicShared { align } => Some(*align),
+                _ => None,
+            })
+            .max()
     }
 
     /// The function named `name`, if any.

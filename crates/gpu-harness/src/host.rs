@@ -427,11 +427,12 @@ pub fn program(
         // `unsafe` covers `unsafe extern "C" fn` kernels (Rust-CUDA's style).
         s.push_str("        let mut dim = || nums.next() as u32;\n");
         s.push_str("        let (grid, block) = ((dim(), dim(), dim()), (dim(), dim(), dim()));\n");
+        s.push_str("        let shared_bytes = nums.next() as usize;\n");
         // The panic hook names the launch that `LAUNCH` holds.
         let _ = writeln!(
             s,
             "        LAUNCH.store({n}, std::sync::atomic::Ordering::SeqCst);\n        \
-             gpu::host::launch(grid, block, || unsafe {{ kernel::{}({}) }});\n        \
+             gpu::host::launch_with_shared(grid, block, shared_bytes, || unsafe {{ kernel::{}({}) }});\n        \
              LAUNCH.store(usize::MAX, std::sync::atomic::Ordering::SeqCst);",
             l.kernel,
             names.join(", ")
@@ -486,6 +487,7 @@ pub fn write_numbers(f: &Fixture, path: &Path) -> Result<(), HostError> {
         for d in l.grid.iter().chain(&l.block) {
             push(u64::from(*d));
         }
+        push(u64::from(l.shared_bytes));
     }
     std::fs::write(path, out)?;
     Ok(())

@@ -12,6 +12,7 @@ use gpu_harness::device::{Device, DeviceExt, KernelArg, LaunchConfig};
 const ONE: LaunchConfig = LaunchConfig {
     grid: gpu_harness::device::Dim3 { x: 1, y: 1, z: 1 },
     block: gpu_harness::device::Dim3 { x: 1, y: 1, z: 1 },
+    shared_bytes: 0,
 };
 
 /// `make() -> *i32` returns a pointer to 42, kept in its own stack slot when

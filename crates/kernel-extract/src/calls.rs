@@ -256,6 +256,11 @@ impl Extractor<'_, '_> {
                     );
                     Some(Sym::Unit)
                 }
+                Intrinsic::DynamicShared => Some(self.opaque(
+                    WarningKind::Value,
+                    &def,
+                    "dynamic shared memory is not modelled; an unconstrained pointer",
+                )),
                 Intrinsic::AtomicFAdd => Some(self.opaque(
                     WarningKind::Action,
                     &def,

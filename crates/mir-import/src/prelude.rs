@@ -46,6 +46,9 @@ pub enum Intrinsic {
     Match(MatchKind),
     /// `atomicAdd` on an `f32` or `f64` (relaxed, device scope): pointer, value.
     AtomicFAdd,
+    /// The start of the block's dynamic shared memory (`extern __shared__`,
+    /// `DynamicSharedArray`): a constant alignment.
+    DynamicShared,
 }
 
 /// Which lane a warp shuffle reads.
@@ -168,6 +171,7 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("gpu::match_all_sync_u64", Intrinsic::Match(MatchKind::All)),
     ("gpu::atomic_add_f32", Intrinsic::AtomicFAdd),
     ("gpu::atomic_add_f64", Intrinsic::AtomicFAdd),
+    ("gpu::dynamic_shared_memory", Intrinsic::DynamicShared),
 ];
 
 /// Types whose statics live in CTA-shared memory (`addrspace(3)`).

@@ -63,6 +63,7 @@ snapshot_tests!(
     warp_collectives,
     warp_reductions,
     convergent_helpers,
+    dynamic_shared,
     math_functions,
     int_functions,
 );
@@ -111,6 +112,47 @@ fn collective_helpers_are_convergent() {
     for name in ["plain_add", "collectives"] {
         assert!(!define(name).contains("convergent"), "{}", define(name));
     }
+}
+
+/// Dynamic shared memory is one `extern` shared array of the module, at
+/// the largest alignment any use asks for; its uses are its start.
+#[test]
+fn dynamic_shared_memory_is_one_extern_shared_array() {
+    let ir = print_module(&modules::dynamic_shared());
+    assert_eq!(
+        ir.matches("@__dynamic_shared = external addrspace(3) global [0 x i8], align 128")
+            .count(),
+        1,
+        "{ir}"
+    );
+    let Some(out) = check_quiet(modules::dynamic_shared) else {
+        return;
+    };
+    for ptx in [&out.ptx, &out.ptx_opt0] {
+        assert!(
+            ptx.contains(".extern .shared .align 128 .b8 __dynamic_shared[];"),
+            "{ptx}"
+        );
+    }
+}
+
+/// The reserved symbol cannot name a global of the module.
+#[test]
+fn the_dynamic_shared_symbol_is_reserved() {
+    let mut m = modules::dynamic_shared();
+    let g = m.globals.keys().next();
+    assert!(g.is_none(), "the module has no globals of its own");
+    m.add_global(device_ir::GlobalData {
+        symbol: device_ir::DYNAMIC_SHARED_SYMBOL.to_owned(),
+        space: device_ir::AddressSpace::Shared,
+        mutable: true,
+        linkage: device_ir::Linkage::Internal,
+        align: 4,
+        size: 4,
+        init: None,
+    });
+    let e = device_ir::verify(&m).expect_err("a reserved symbol");
+    assert!(e.to_string().contains("reserved"), "{e}");
 }
 
 #[test]
@@ -284,6 +326,7 @@ fn modules_cover_every_instruction_kind() {
                     InstData::WarpMatch { .. } => "warp_match",
                     InstData::WarpSync { .. } => "warp_sync",
                     InstData::ActiveMask => "active_mask",
+                    InstData::DynamicShared { .. } => "dynamic_shared",
                     InstData::Math { .. } => "math",
                     InstData::IntFn { .. } => "int_fn",
                 };
@@ -291,7 +334,7 @@ fn modules_cover_every_instruction_kind() {
             }
         }
     }
-    assert_eq!(kinds.len(), 38, "instruction kinds used: {kinds:?}");
+    assert_eq!(kinds.len(), 39, "instruction kinds used: {kinds:?}");
     assert_eq!(
         casts.len(),
         device_ir::CastOp::ALL.len(),

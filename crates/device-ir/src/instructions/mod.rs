@@ -217,6 +217,16 @@ pub enum InstData {
     /// `bar.sync 0` (`__syncthreads`): waits for every thread of the block, and
     /// orders their memory accesses around it at block scope.
     Barrier,
+    /// The start of the block's dynamic shared memory (CUDA's
+    /// `extern __shared__`): as many bytes as the launch asks for, after the
+    /// static shared globals, aligned to at least `align`; yields an
+    /// `i8 addrspace(3)*`. Every one in a module names the same memory,
+    /// aligned to the largest `align` among them
+    /// ([`crate::Module::dynamic_shared_align`]).
+    DynamicShared {
+        /// The alignment the pointer must have: a power of two.
+        align: u32,
+    },
     /// An atomic load of `ty` (`i32` or `i64`) through `ptr` (generic, global or
     /// shared). Ordering: relaxed, acquire or seq_cst.
     AtomicLoad {
@@ -442,6 +452,7 @@ impl InstData {
             | InstData::SpecialReg { .. }
             | InstData::Barrier
             | InstData::ActiveMask
+            | InstData::DynamicShared { .. }
             | InstData::Fence { .. } => {}
             InstData::Shuffle {
                 mask, value, lane, ..

@@ -47,6 +47,13 @@ pub(super) fn check_symbols(sink: &mut Sink<'_>) {
                 format!("`{name}` is not a valid NVVM identifier ([A-Za-z_$][A-Za-z0-9_$]*, not `_` or `$` alone)"),
             );
         }
+        if name == crate::module::DYNAMIC_SHARED_SYMBOL {
+            sink.report(
+                loc,
+                Rule::Symbol,
+                format!("symbol `{name}` is reserved for the block's dynamic shared memory"),
+            );
+        }
         if let Some(first) = seen.get(name) {
             let first = match first {
                 Location::Global(g) => g.to_string(),

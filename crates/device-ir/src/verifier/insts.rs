@@ -498,6 +498,16 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
             c.expect_i32("the warp mask", *mask);
         }
         InstData::ActiveMask => result_bits(&mut c, result_ty, 32, "an active mask"),
+        InstData::DynamicShared { align } => {
+            c.align(*align);
+            let parts = result_ty.and_then(|r| t.ptr_parts(r));
+            if !parts.is_some_and(|(p, s)| t.int_bits(p) == Some(8) && s == AddressSpace::Shared) {
+                c.err(
+                    Rule::Type,
+                    "dynamic shared memory yields an `i8 addrspace(3)*`".to_owned(),
+                );
+            }
+        }
         InstData::AtomicLoad {
             ty, ptr, ordering, ..
         } => {

@@ -120,6 +120,9 @@ pub struct LaunchConfig {
     pub grid: Dim3,
     /// Each block, in threads.
     pub block: Dim3,
+    /// Bytes of dynamic shared memory each block gets (CUDA's
+    /// `sharedMemBytes`), beyond its static shared globals.
+    pub shared_bytes: u32,
 }
 
 impl LaunchConfig {
@@ -128,6 +131,7 @@ impl LaunchConfig {
         LaunchConfig {
             grid: Dim3::x(grid),
             block: Dim3::x(block),
+            shared_bytes: 0,
         }
     }
 
@@ -136,6 +140,15 @@ impl LaunchConfig {
         LaunchConfig {
             grid: Dim3::xy(grid.0, grid.1),
             block: Dim3::xy(block.0, block.1),
+            shared_bytes: 0,
+        }
+    }
+
+    /// This launch with `bytes` of dynamic shared memory per block.
+    pub fn with_shared_bytes(self, bytes: u32) -> Self {
+        LaunchConfig {
+            shared_bytes: bytes,
+            ..self
         }
     }
 
@@ -144,6 +157,7 @@ impl LaunchConfig {
         LaunchConfig {
             grid: Dim3::xyz(grid.0, grid.1, grid.2),
             block: Dim3::xyz(block.0, block.1, block.2),
+            shared_bytes: 0,
         }
     }
 }

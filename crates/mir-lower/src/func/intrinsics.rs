@@ -2,9 +2,10 @@
 //! registers, barriers and warp collectives, each its device instruction.
 
 use device_ir::{
-    MatchMode, Ordering as DOrd, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg, VoteMode,
+    AddressSpace, MatchMode, Ordering as DOrd, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg,
+    VoteMode,
 };
-use mir_import::model::Operand;
+use mir_import::model::{ConstOperand, Operand, Scalar};
 use mir_import::prelude::{Intrinsic, LaneMaskKind, MatchKind, ReduceKind, ShuffleKind, VoteKind};
 
 use super::FnLower;
@@ -73,6 +74,7 @@ impl FnLower<'_, '_> {
                 return Ok(Some(Val::Zst));
             }
             Intrinsic::ActiveMask => return Ok(Some(Val::Immediate(self.b.active_mask()))),
+            Intrinsic::DynamicShared => return self.dynamic_shared(args).map(Some),
             Intrinsic::LaneMask(kind) => match kind {
                 LaneMaskKind::Lt => S::LaneMaskLt,
                 LaneMaskKind::Le => S::LaneMaskLe,
@@ -124,5 +126,32 @@ impl FnLower<'_, '_> {
             }
         };
         Ok(Some(Val::Immediate(self.b.special_reg(r))))
+    }
+
+    /// `dynamic_shared_memory(ALIGN)`: a generic pointer to the block's
+    /// dynamic shared memory. The alignment must be a constant power of two
+    /// (`DynamicSharedArray`'s `ALIGN` once rustc has inlined `get`): it
+    /// becomes the `extern` array's alignment, which the PTX declares.
+    fn dynamic_shared(&mut self, args: &[Operand]) -> Result<Val, Diagnostic> {
+        let [align] = args else {
+            return Err(self.unsupported("`dynamic_shared_memory` takes an alignment"));
+        };
+        let align = match align {
+            Operand::Const(ConstOperand::Scalar(Scalar::Int { bits, .. })) => *bits,
+            other => {
+                return Err(self.unsupported(format!(
+                    "the alignment of dynamic shared memory must be a constant (`DynamicSharedArray`'s `ALIGN`), not `{other:?}`"
+                )));
+            }
+        };
+        if !align.is_power_of_two() || align > 1 << 29 {
+            return Err(self.unsupported(format!(
+                "dynamic shared memory aligned to {align}: the alignment must be a power of two up to 2^29"
+            )));
+        }
+        let p = self.b.dynamic_shared(align as u32);
+        Ok(Val::Immediate(
+            self.b.addrspacecast(p, AddressSpace::Generic),
+        ))
     }
 }

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use cranelift_entity::SecondaryMap;
 use device_ir::display::signed_imm;
 use device_ir::{
-    Block, Body, FuncAttrs, FuncId, FunctionKind, GepIndex, InstData, IntFn, Linkage, MemFlags,
-    ParamAttrs, ShuffleMode, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
+    Block, Body, DYNAMIC_SHARED_SYMBOL, FuncAttrs, FuncId, FunctionKind, GepIndex, InstData, IntFn,
+    Linkage, MemFlags, ParamAttrs, ShuffleMode, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
 };
 
 use super::{Printer, atomics, text};
@@ -344,6 +344,9 @@ impl Printer<'_> {
                 self.intrinsic(format!("declare i32 @{name}()"));
                 format!("call i32 @{name}()")
             }
+            InstData::DynamicShared { .. } => format!(
+                "getelementptr [0 x i8], [0 x i8] addrspace(3)* @{DYNAMIC_SHARED_SYMBOL}, i64 0, i64 0"
+            ),
             InstData::Barrier => {
                 self.intrinsic("declare void @llvm.nvvm.barrier0()".to_owned());
                 "call void @llvm.nvvm.barrier0()".to_owned()

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 
 use cranelift_entity::SecondaryMap;
 use device_ir::layout::DATALAYOUT;
-use device_ir::{FunctionKind, GlobalData, GlobalId, Linkage, Module};
+use device_ir::{DYNAMIC_SHARED_SYMBOL, FunctionKind, GlobalData, GlobalId, Linkage, Module};
 
 /// The target triple libNVVM expects for 64-bit code.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
@@ -102,6 +102,16 @@ impl<'m> Printer<'m> {
         }
         for (id, _) in self.m.globals.iter() {
             self.global(id);
+        }
+        // The launch gives its size; every use names its start.
+        if let Some(align) = self.m.dynamic_shared_align() {
+            if self.m.globals.is_empty() {
+                self.out.push('\n');
+            }
+            let _ = writeln!(
+                self.out,
+                "@{DYNAMIC_SHARED_SYMBOL} = external addrspace(3) global [0 x i8], align {align}"
+            );
         }
         for (id, _) in self.m.functions.iter() {
             self.out.push('\n');

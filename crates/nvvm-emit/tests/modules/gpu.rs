@@ -412,3 +412,35 @@ pub fn convergent_helpers() -> Module {
     b.ret(None);
     m
 }
+
+/// Each thread writes its slot of the block's dynamic shared memory (as
+/// `i32`s from the start, 16-aligned) and, after a barrier, reads its
+/// neighbour's through a second, 128-aligned use of the same memory.
+pub fn dynamic_shared() -> Module {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let gp = out_i32(&mut m);
+    let k = kernel(&mut m, "neighbours", &[gp]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = params(&b)[0];
+    let tid = b.special_reg(SpecialReg::TidX);
+    let ntid = b.special_reg(SpecialReg::NtidX);
+    let tid64 = b.cast(CastOp::ZExt, tid, i64t);
+    let base = b.dynamic_shared(16);
+    let words = b.ptr_bitcast(base, i32t);
+    let mine = b.gep(words, &[GepIndex::Value(tid64)]);
+    b.store(tid, mine);
+    b.barrier();
+    let one = b.iconst(i32t, 1);
+    let next = b.iadd(tid, one);
+    let wrapped = b.binary(BinaryOp::URem, next, ntid);
+    let wrapped64 = b.cast(CastOp::ZExt, wrapped, i64t);
+    let again = b.dynamic_shared(128);
+    let words = b.ptr_bitcast(again, i32t);
+    let theirs = b.gep(words, &[GepIndex::Value(wrapped64)]);
+    let v = b.load(i32t, theirs);
+    let dst = b.gep(out, &[GepIndex::Value(tid64)]);
+    b.store(v, dst);
+    b.ret(None);
+    m
+}

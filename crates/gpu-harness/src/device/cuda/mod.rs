@@ -449,7 +449,7 @@ impl Device for CudaDevice {
                 func,
                 (g.x, g.y, g.z),
                 (b.x, b.y, b.z),
-                0,
+                config.shared_bytes,
                 self.ctx.stream(),
                 &mut params,
             )

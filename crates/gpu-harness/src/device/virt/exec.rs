@@ -13,8 +13,9 @@ use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
 use device_ir::{
-    AddressSpace, Block, BlockCall, Body, FuncId, GepIndex, GlobalId, Inst, InstData, MatchMode,
-    Module, ReduceOp, ShuffleMode, SpecialReg, UnaryOp, Value, VoteMode, layout,
+    AddressSpace, Block, BlockCall, Body, DYNAMIC_SHARED_SYMBOL, FuncId, GepIndex, GlobalId, Inst,
+    InstData, MatchMode, Module, ReduceOp, ShuffleMode, SpecialReg, UnaryOp, Value, VoteMode,
+    layout,
 };
 
 use super::error::{Fault, FaultKind};
@@ -34,6 +35,8 @@ pub(crate) struct Ctx<'a> {
     pub globals: &'a [Option<AllocId>],
     /// Each block's instances of shared globals, made on first use.
     pub shared: HashMap<(u32, GlobalId), AllocId>,
+    /// Each block's dynamic shared memory, made on first use.
+    pub dynamic_shared: HashMap<u32, AllocId>,
     pub config: LaunchConfig,
     pub mem: &'a mut Memory,
     pub max_call_depth: usize,
@@ -363,6 +366,32 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             };
             Val::Ptr(Ptr {
                 space: space_of(module, *ty),
+                target: Some(target),
+                offset: 0,
+            })
+        }
+        InstData::DynamicShared { .. } => {
+            let target = match ctx.dynamic_shared.get(&block_idx) {
+                Some(&id) => id,
+                None => {
+                    let owner = Owner::Shared {
+                        symbol: Arc::from(DYNAMIC_SHARED_SYMBOL),
+                        block: block_idx,
+                    };
+                    let align = module.dynamic_shared_align().unwrap_or(1);
+                    let id = ctx.mem.alloc(
+                        owner,
+                        AddressSpace::Shared,
+                        u64::from(ctx.config.shared_bytes),
+                        u64::from(align),
+                        false,
+                    )?;
+                    ctx.dynamic_shared.insert(block_idx, id);
+                    id
+                }
+            };
+            Val::Ptr(Ptr {
+                space: AddressSpace::Shared,
                 target: Some(target),
                 offset: 0,
             })

@@ -388,6 +388,7 @@ impl Device for VirtualDevice {
             global_names: &loaded.global_names,
             globals: &loaded.globals,
             shared: HashMap::new(),
+            dynamic_shared: HashMap::new(),
             config,
             mem: &mut self.mem,
             max_call_depth: self.limits.max_call_depth,
@@ -397,7 +398,12 @@ impl Device for VirtualDevice {
                 .then(|| race::Detector::new(&loaded.module, config)),
         };
         let result = sched::run(&mut ctx, func, kernel, &vals, &self.limits);
-        let shared: Vec<AllocId> = ctx.shared.values().copied().collect();
+        let shared: Vec<AllocId> = ctx
+            .shared
+            .values()
+            .chain(ctx.dynamic_shared.values())
+            .copied()
+            .collect();
         for &id in &lent {
             self.mem.lend_read_only(id, false);
         }

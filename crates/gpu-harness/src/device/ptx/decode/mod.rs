@@ -37,6 +37,10 @@ pub(crate) struct GlobalVar {
     /// (byte offset, target global, addend, byte mask) for address bytes.
     pub init: Option<Vec<u8>>,
     pub relocs: Vec<Reloc>,
+    /// An `.extern .shared` array of unknown size: the block's dynamic
+    /// shared memory, as many bytes as the launch gives (`size` is 0). All
+    /// such variables name the same memory.
+    pub dynamic: bool,
 }
 
 /// One address (or one byte of it, `.b8` arrays) in an initializer.
@@ -257,8 +261,14 @@ pub(crate) fn decode(
         let Some(space) = space_of(v.space) else {
             return err(format!("module variable {} in .{}", v.name, v.space));
         };
-        let size =
-            var_size(v.ty, &v.dims).map_err(|e| DecodeError(format!("{}: {}", v.name, e.0)))?;
+        let dynamic = space == Space::Shared
+            && v.linkage == Some(ptx_reader::Linkage::Extern)
+            && v.dims == [None];
+        let size = if dynamic {
+            0
+        } else {
+            var_size(v.ty, &v.dims).map_err(|e| DecodeError(format!("{}: {}", v.name, e.0)))?
+        };
         global_index.insert(v.name.clone(), globals.len());
         ro.push(space == Space::Const || (space == Space::Global && read_only(&v.name)));
         globals.push(GlobalVar {
@@ -267,6 +277,7 @@ pub(crate) fn decode(
             size,
             init: None,
             relocs: Vec::new(),
+            dynamic,
         });
     }
     // Initializers, once every global has its index (relocations name others).
@@ -307,6 +318,7 @@ pub(crate) fn decode(
                 size: var_size(v.ty, &v.dims)?,
                 init: None,
                 relocs: Vec::new(),
+                dynamic: false,
             });
         }
         fn_shared.push(here);

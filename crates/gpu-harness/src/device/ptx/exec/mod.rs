@@ -251,7 +251,8 @@ impl Exec<'_, '_> {
                 .map(|id| address(id, 0))
                 .ok_or_else(|| unsupported(format!("{} has no allocation", var.name)));
         }
-        let key = (self.t.block, g);
+        // Every dynamic shared variable names the block's one dynamic memory.
+        let key = (self.t.block, if var.dynamic { usize::MAX } else { g });
         if let Some(&id) = self.ctx.shared.get(&key) {
             return Ok(address(id, 0));
         }
@@ -259,7 +260,12 @@ impl Exec<'_, '_> {
             symbol: var.name.clone(),
             block: self.t.block,
         };
-        let id = self.ctx.mem.alloc(owner, Space::Shared, var.size, false)?;
+        let size = if var.dynamic {
+            u64::from(self.ctx.config.shared_bytes)
+        } else {
+            var.size
+        };
+        let id = self.ctx.mem.alloc(owner, Space::Shared, size, false)?;
         self.ctx.shared.insert(key, id);
         Ok(address(id, 0))
     }
