@@ -204,6 +204,32 @@ fn a_const_fn_call_runs_in_a_frame_of_its_own() {
     let ev = eval_text(&calling_const(false));
     let v = ev.value("kernel::X").expect("evaluated");
     assert_eq!(ev.memory.allocs[v].bytes, 42u32.to_le_bytes());
+    // The callee's two locals were freed when it returned: with the items
+    // alone evaluated (not yet the functions' constant operands), only the
+    // constant's own value keeps bytes.
+    let k = mir_import::import_text(&calling_const(false), "", None).expect("parses");
+    let items = mir_import::eval::evaluate_items(&k, &TupleLayouts::default());
+    let v = items.value("kernel::X").expect("evaluated");
+    let live: Vec<_> = items
+        .memory
+        .allocs
+        .iter()
+        .filter(|(_, a)| a.size() > 0)
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(live, [v]);
+}
+
+/// A pointer to a callee's local, read after the call returned, is a
+/// dangling read: an error, never the stale value.
+#[test]
+fn a_pointer_into_a_returned_frame_dangles() {
+    let ev = eval_text(
+        "fn kernel::addr() -> *const u32 {\n    let mut _0: *const u32;\n    let mut _1: u32;\n\n    bb0: {\n        _1 = const 5_u32;\n        _0 = &raw const _1;\n        return;\n    }\n}\n\n\
+         const kernel::D: u32 = {\n    let mut _0: u32;\n    let mut _1: *const u32;\n\n    bb0: {\n        _1 = kernel::addr() -> [return: bb1, unwind unreachable];\n    }\n\n    bb1: {\n        _0 = copy (*_1);\n        return;\n    }\n}\n",
+    );
+    let e = ev.items["kernel::D"].value.as_ref().expect_err("dangles");
+    assert!(e.reason.to_string().contains("outside"), "{e}");
 }
 
 #[test]

@@ -192,6 +192,13 @@ impl<'a> Interp<'a> {
         };
         let size = self.layout(&ret.ty)?.size;
         let b = self.read(&ret, size)?;
+        // The callee's locals die with its frame: their bytes are freed (a
+        // pointer that still names one now reads outside a 0-byte
+        // allocation, the dangling read it is), so a table built by many
+        // calls holds only what the calls return.
+        for &a in &frame {
+            self.mem.free(a);
+        }
         self.write(dest, &b)
     }
 
@@ -550,7 +557,18 @@ impl<'a> Interp<'a> {
         let size = self.layout(&ty)?.size;
         let tmp = self.temp(&ty)?;
         self.write_operand(body, locals, &tmp, op)?;
-        self.read_uint(&tmp, size)
+        let v = self.read_uint(&tmp, size);
+        self.free_temp(&tmp);
+        v
+    }
+
+    /// Frees a temporary from [`Self::temp`] once its value has been read
+    /// out: an evaluation's operands would otherwise keep one allocation
+    /// per use, for as many steps as the budget allows.
+    pub(super) fn free_temp(&mut self, p: &PlaceRef) {
+        if let Target::Alloc(a) = p.base {
+            self.mem.free(a);
+        }
     }
 
     pub(super) fn temp(&mut self, ty: &Ty) -> R<PlaceRef> {

@@ -171,6 +171,13 @@ impl Memory {
         self.allocs.push(Alloc::uninit(size, align))
     }
 
+    /// Frees `a`'s bytes (a call frame's local once the call returns): it
+    /// stays an allocation of 0 bytes, so any later access is out of bounds.
+    pub fn free(&mut self, a: EvalAlloc) {
+        let align = self.allocs[a].align;
+        self.allocs[a] = Alloc::uninit(0, align);
+    }
+
     fn check(&self, a: EvalAlloc, offset: u64, len: u64) -> MemResult<&Alloc> {
         let alloc = &self.allocs[a];
         if offset.checked_add(len).is_none_or(|end| end > alloc.size()) {

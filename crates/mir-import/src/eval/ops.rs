@@ -59,9 +59,18 @@ impl Interp<'_> {
                 let ty = self.operand_ty(body, a)?;
                 let src = self.temp(&ty)?;
                 self.write_operand(body, locals, &src, a)?;
+                let read = match op {
+                    UnOp::PtrMetadata => self.read(&src, 2 * PTR_SIZE),
+                    UnOp::Not | UnOp::Neg => {
+                        let size = self.layout(&ty)?.size;
+                        self.read(&src, size)
+                    }
+                };
+                self.free_temp(&src);
+                let read = read?;
                 match op {
                     UnOp::PtrMetadata => {
-                        let len = self.read(&src, 2 * PTR_SIZE)?;
+                        let len = read;
                         let meta = Bytes {
                             bytes: len.bytes[8..].to_vec(),
                             init: len.init[8..].to_vec(),
@@ -71,7 +80,7 @@ impl Interp<'_> {
                     }
                     UnOp::Not | UnOp::Neg => {
                         let size = self.layout(&ty)?.size;
-                        let v = self.read_uint(&src, size)?;
+                        let v = read.to_uint()?;
                         let r = match (op, &ty) {
                             (UnOp::Not, Ty::Bool) => v ^ 1,
                             (UnOp::Not, _) => !v,
@@ -106,7 +115,9 @@ impl Interp<'_> {
         self.write_operand(body, locals, &src, op)?;
         let src_size = self.layout(&src_ty)?.size;
         let dst_size = self.layout(ty)?.size;
-        let b = self.read(&src, src_size)?;
+        let b = self.read(&src, src_size);
+        self.free_temp(&src);
+        let b = b?;
         match kind {
             CastKind::PtrToPtr | CastKind::Transmute => {
                 if src_size < dst_size {
@@ -172,7 +183,9 @@ impl Interp<'_> {
             let Target::Alloc(pa_alloc) = pa.base else {
                 return Err("pointer temporary outside an allocation".into());
             };
-            let r = self.mem.read_pointer(pa_alloc, 0)?;
+            let r = self.mem.read_pointer(pa_alloc, 0);
+            self.free_temp(&pa);
+            let r = r?;
             let n = self.operand_uint(body, locals, b)? as u64;
             let addend = r.addend + n * stride;
             return self.write(dest, &Bytes::pointer(r.target, addend));
