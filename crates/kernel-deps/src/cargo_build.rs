@@ -27,8 +27,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use build_cache::KeyHasher;
 use sandbox::{Job, Sandbox, WORK_DIR};
-use sha2::{Digest, Sha256};
 
 use crate::spec::DependencyTable;
 use crate::{BuiltDeps, DepCrate, DepsError};
@@ -160,20 +160,15 @@ fn write_project(table: &DependencyTable, project: &Path) -> Result<(), DepsErro
 
 /// The key of a build: everything that decides its output.
 fn build_key(table: &DependencyTable, lock: &str, triple: &str) -> String {
-    let mut h = Sha256::new();
-    let mut field = |b: &[u8]| {
-        h.update((b.len() as u64).to_le_bytes());
-        h.update(b);
-    };
-    field(b"kernel-deps build v2");
-    field(rustc_version().as_bytes());
-    field(triple.as_bytes());
-    field(table.cargo_manifest().as_bytes());
-    field(lock.as_bytes());
+    let mut h = KeyHasher::new("kernel-deps build v2");
+    h.field(rustc_version().as_bytes());
+    h.field(triple.as_bytes());
+    h.field(table.cargo_manifest().as_bytes());
+    h.field(lock.as_bytes());
     for f in DEP_RUSTFLAGS {
-        field(f.as_bytes());
+        h.field(f.as_bytes());
     }
-    hex::encode(h.finalize())
+    h.finish()
 }
 
 /// Builds `table` (pinned by the lock file at `lock`, created there if
