@@ -328,7 +328,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
 /// The block's dynamic shared memory (CUDA's `extern __shared__`), as
 /// `T`s: as many bytes as the launch gives (the manifest's `shared_bytes`),
 /// after the block's static shared arrays, its start aligned to `ALIGN`
-/// bytes (a power of two; 16 by default, as nvcc aligns it). Every use in a
+/// bytes (a power of two up to 1024; 16 by default, as nvcc aligns it). Every use in a
 /// kernel names the same memory, aligned to the largest `ALIGN` among them.
 /// Its contents are undefined until written, as on the GPU.
 pub struct DynamicSharedArray<T, const ALIGN: usize = 16>(PhantomData<*mut T>);

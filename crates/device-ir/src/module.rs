@@ -114,6 +114,41 @@ impl Module {
             .max()
     }
 
+    /// The bytes of static shared memory a launch of `kernel` takes: its
+    /// shared globals and those of every function it may call, each at its
+    /// alignment, in module order (what `ptxas` lays out; it may pack them
+    /// tighter, never looser).
+    pub fn static_shared_bytes(&self, kernel: FuncId) -> u64 {
+        let mut seen = EntitySet::with_capacity(self.functions.len());
+        let mut todo = vec![kernel];
+        let mut shared = EntitySet::with_capacity(self.globals.len());
+        while let Some(f) = todo.pop() {
+            if !seen.insert(f) {
+                continue;
+            }
+            let Some(body) = &self.functions[f].body else {
+                continue;
+            };
+            for inst in body.insts.values() {
+                match inst {
+                    InstData::Call { func, .. } => todo.push(*func),
+                    InstData::GlobalAddr { global, .. }
+                        if self.globals[*global].space == crate::AddressSpace::Shared =>
+                    {
+                        shared.insert(*global);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.globals
+            .iter()
+            .filter(|(id, _)| shared.contains(*id))
+            .fold(0, |end, (_, g)| {
+                end.next_multiple_of(u64::from(g.align.max(1))) + g.size
+            })
+    }
+
     /// The function named `name`, if any.
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions

@@ -451,10 +451,10 @@ pub fn program(
 /// order the host program reads them: each buffer's length and readback
 /// count; then per launch, each scalar argument's bits in order (a 128-bit
 /// one as two numbers, the low half first; an aggregate by value as its
-/// length, one number per byte and each pointer field's offset), the grid
-/// and the block. So the
-/// program's text holds no number of the manifest,
-/// and a change of grid, lengths or scalars reuses its build.
+/// length, one number per byte and each pointer field's offset), the grid,
+/// the block and the bytes of dynamic shared memory. So the program's text
+/// holds no number of the manifest, and a change of grid, lengths or
+/// scalars reuses its build.
 ///
 /// # Errors
 /// When the file cannot be written, or a scalar argument does not resolve.

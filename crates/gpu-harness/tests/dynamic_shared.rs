@@ -9,14 +9,30 @@ use gpu_harness::device::virt::FaultKind;
 use gpu_harness::device::{Device, DeviceExt, KernelArg, LaunchConfig};
 
 /// `out[gid]`: the value its right neighbour in the block (wrapping) stored
-/// in the block's dynamic shared memory, `1000 * ctaid + tid`.
-fn neighbours() -> Module {
+/// in the block's dynamic shared memory, `1000 * ctaid + tid`. With `tile`
+/// bytes, the kernel also takes the address of a static shared array that
+/// large.
+fn neighbours_with(tile: u64) -> Module {
     let mut m = Module::new();
-    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let (i8t, i32t, i64t) = (m.types.i8(), m.types.i32(), m.types.i64());
     let out = m.types.ptr(i32t, AddressSpace::Global);
+    let tile = (tile > 0).then(|| {
+        m.add_global(GlobalData {
+            symbol: "tile".to_owned(),
+            space: AddressSpace::Shared,
+            mutable: true,
+            linkage: Linkage::Internal,
+            align: 16,
+            size: tile,
+            init: None,
+        })
+    });
     let k = kernel(&mut m, "neighbours", &[out]);
     let mut b = FunctionBuilder::new(&mut m, k);
     let out = b.block_params(b.entry_block())[0];
+    if let Some(tile) = tile {
+        let _ = b.global_addr(tile, i8t);
+    }
     let gid = global_index(&mut b);
     let tid = b.special_reg(SpecialReg::TidX);
     let ctaid = b.special_reg(SpecialReg::CtaidX);
@@ -41,6 +57,10 @@ fn neighbours() -> Module {
     b.store(v, dst);
     b.ret(None);
     m
+}
+
+fn neighbours() -> Module {
+    neighbours_with(0)
 }
 
 #[test]
@@ -85,4 +105,28 @@ fn an_access_past_the_launch_s_dynamic_shared_memory_faults() {
         FaultKind::OutOfBounds,
     );
     assert_eq!(e.thread, [0, 0, 0], "{e}");
+}
+
+/// Static and dynamic shared memory share a block's 48 KiB: a kernel with
+/// a 40 KiB shared array launches with 8 KiB of dynamic memory, not with
+/// one byte more.
+#[test]
+fn static_and_dynamic_shared_memory_share_a_block_s_48_kib() {
+    let m = neighbours_with(40 << 10);
+    let k = m.function_by_name("neighbours").expect("the kernel");
+    assert_eq!(m.static_shared_bytes(k), 40 << 10);
+    let (mut dev, h) = load(&m);
+    let out = dev.zeroed::<u32>(64).expect("buffer");
+    let fits = LaunchConfig::linear(1, 64).with_shared_bytes(8 << 10);
+    dev.launch(h, "neighbours", fits, &[KernelArg::Buffer(out)])
+        .expect("48 KiB in all");
+    let over = LaunchConfig::linear(1, 64).with_shared_bytes((8 << 10) + 1);
+    let e = dev
+        .launch(h, "neighbours", over, &[KernelArg::Buffer(out)])
+        .expect_err("one byte over");
+    assert!(
+        e.to_string()
+            .contains("needs 49153 bytes of shared memory per block (40960 static, 8193 dynamic)"),
+        "{e}"
+    );
 }

@@ -195,6 +195,18 @@ fn volatile_forms_match_by_width_whatever_the_type_letter() {
     assert!(!form.matches(&i("st.global.u8 [%rd1], %rs1")));
     assert!(!form.matches(&i("st.volatile.u16 [%rd1], %rs1")));
     assert!(!form.matches(&i("ld.volatile.u8 %rs1, [%rd1]")));
+    // One width, two classes: an `f32` and a `u32` volatile load of one
+    // function are two forms, each counting only its own instructions.
+    let ld = |class| Form {
+        opcode: "ld",
+        order: "volatile",
+        scope: None,
+        class,
+        bits: 32,
+    };
+    assert!(ld('f').matches(&i("ld.volatile.global.f32 %f1, [%rd1]")));
+    assert!(!ld('f').matches(&i("ld.volatile.global.u32 %r1, [%rd1]")));
+    assert!(!ld('u').matches(&i("ld.volatile.global.f32 %f1, [%rd1]")));
 }
 
 /// `oxide_volatile_memory` writes and reads one `u32` through a pointer

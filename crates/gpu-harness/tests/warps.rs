@@ -135,6 +135,11 @@ fn a_shuffle_from_a_lane_outside_the_mask_is_a_warp_fault() {
     let m = shuffle_module(ShuffleMode::Down, Mask::All(0xffff), 1, Some(16));
     let e = warp_fault(&m, 32);
     assert!(e.message.contains("from lane 16"), "{e}");
+    assert_eq!(
+        e.thread,
+        [15, 0, 0],
+        "the reader, not the last lane to arrive"
+    );
 }
 
 #[test]
@@ -157,12 +162,13 @@ fn a_shuffle_from_a_lane_that_exited_is_a_warp_fault() {
     // Lanes 16.. exit; the rest name the full warp, and lane 15 reads 16.
     let m = shuffle_module(ShuffleMode::Down, Mask::All(u32::MAX), 1, Some(16));
     let e = warp_fault(&m, 32);
-    // Reported when the last lane exits; the message names the reader.
+    // Found when the last lane exits, and reported at the reader's shuffle.
     assert!(
         e.message
             .contains("lane 15 shuffles (down) from lane 16, which has exited"),
         "{e}"
     );
+    assert_eq!(e.thread, [15, 0, 0], "{e}");
 }
 
 #[test]
@@ -255,6 +261,49 @@ fn a_full_mask_in_a_partial_warp_is_a_warp_fault() {
     let e = warp_fault(&m, 40);
     assert!(e.message.contains("does not have"), "{e}");
     assert_eq!(e.thread, [32, 0, 0], "the first lane of the partial warp");
+}
+
+/// Even lanes return while odd lanes call `__activemask`: each odd lane
+/// arrives when a different set of lanes has exited, and all of them get
+/// the live lanes, `0xaaaa_aaaa`, not a mask mismatch.
+#[test]
+fn active_mask_gathers_the_live_lanes_while_others_exit() {
+    let mut m = Module::new();
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "odd", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let out = b.block_params(b.entry_block())[0];
+    let gid = global_index(&mut b);
+    let lane = b.special_reg(SpecialReg::LaneId);
+    let one = b.iconst(i32t, 1);
+    let bit = b.binary(BinaryOp::And, lane, one);
+    let zero = b.iconst(i32t, 0);
+    let even = b.icmp(IntCC::Eq, bit, zero);
+    let (exit, stay) = (b.create_block(), b.create_block());
+    b.brif(even, exit, &[], stay, &[]);
+    b.switch_to_block(exit);
+    b.ret(None);
+    b.switch_to_block(stay);
+    let active = b.active_mask();
+    let gid64 = b.cast(CastOp::ZExt, gid, i64t);
+    let dst = b.gep(out, &[GepIndex::Value(gid64)]);
+    b.store(active, dst);
+    b.ret(None);
+    let (mut dev, h) = load(&m);
+    let buf = dev.zeroed::<u32>(32).unwrap();
+    dev.launch(
+        h,
+        "odd",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(buf)],
+    )
+    .unwrap();
+    let got: Vec<u32> = dev.download(buf).unwrap();
+    for (t, v) in got.iter().enumerate() {
+        let want = if t % 2 == 1 { 0xaaaa_aaaa } else { 0 };
+        assert_eq!(*v, want, "thread {t}");
+    }
 }
 
 /// `out[gid] = (ballot, all, any)` of `lane % k == 0` over the full warp.

@@ -243,3 +243,17 @@ fn an_instruction_missing_an_operand_is_refused_not_a_panic() {
     let err = translate(&module(&ptx), "k", &l).expect_err("a store without a value");
     assert!(err.to_string().contains("no operand 1"), "{err}");
 }
+
+/// `.extern .shared x[]` is sized by the launch, which this model has no
+/// size for: refused by name rather than modelled as one element.
+#[test]
+fn dynamic_shared_memory_is_refused_by_name() {
+    let ptx = format!(".extern .shared .align 16 .b8 __dynamic_shared[];\n{SPIN}");
+    let l = launch(1, vec![buffer("flag", 1), buffer("data", 1)]);
+    let err = translate(&module(&ptx), "k", &l).expect_err("no size");
+    assert!(
+        err.to_string()
+            .contains("the shared array __dynamic_shared has no size in the PTX"),
+        "{err}"
+    );
+}

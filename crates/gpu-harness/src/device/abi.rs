@@ -31,6 +31,26 @@ pub fn find_kernel(module: &Module, name: &str) -> Result<FuncId, DeviceError> {
     Ok(func)
 }
 
+/// The shared memory a block gets without the kernel's opt-in attribute
+/// (`cudaFuncAttributeMaxDynamicSharedMemorySize`), static and dynamic
+/// together: 48 KiB on every GPU.
+pub const BLOCK_SHARED_BYTES: u64 = 48 << 10;
+
+/// Checks that a block of `func` launched with `dynamic` bytes of dynamic
+/// shared memory fits in [`BLOCK_SHARED_BYTES`] with its static shared
+/// memory, as a CUDA launch would.
+pub fn check_shared_memory(module: &Module, func: FuncId, dynamic: u32) -> Result<(), DeviceError> {
+    let fixed = module.static_shared_bytes(func);
+    let total = fixed + u64::from(dynamic);
+    if total > BLOCK_SHARED_BYTES {
+        return Err(DeviceError::Unsupported(format!(
+            "kernel `{}` needs {total} bytes of shared memory per block ({fixed} static, {dynamic} dynamic); a block gets at most {BLOCK_SHARED_BYTES} without the kernel's opt-in",
+            module.functions[func].name
+        )));
+    }
+    Ok(())
+}
+
 /// Checks `args` against the parameters of kernel `func`.
 pub fn check_args(module: &Module, func: FuncId, args: &[KernelArg]) -> Result<(), DeviceError> {
     let data = &module.functions[func];

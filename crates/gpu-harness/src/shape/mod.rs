@@ -15,7 +15,8 @@
 //!   globals under the same symbols ([`stable`]).
 //! - [`ShapeCheck::PtxForms`]: the PTX holds the instruction forms the memory
 //!   model assumes: acquire loads and release stores as `ld.acquire.sys.u32` /
-//!   `st.release.sys.u32`, and as many `bar.sync` as the kernel's barriers
+//!   `st.release.sys.u32`, volatile accesses as `ld.volatile` /
+//!   `st.volatile`, and as many `bar.sync` as the kernel's barriers
 //!   ([`ptx_forms`]).
 //! - [`ShapeCheck::NoConstantStackCopy`]: no function copies a constant
 //!   table it reads (a by-value `const` table of 64 bytes or more) to the
@@ -58,8 +59,8 @@ pub enum ShapeCheck {
     ConstantsReadOnly,
     /// `stable-keys`: a perturbed build keeps every helper's global symbols.
     StableKeys,
-    /// `ptx-forms`: the PTX holds the acquire, release and barrier forms the
-    /// memory model assumes, as many as the kernel implies.
+    /// `ptx-forms`: the PTX holds the acquire, release, volatile and barrier
+    /// forms the kernel's device IR asks for, as many as it implies.
     PtxForms,
     /// `no-constant-stack-copy`: a function that reads a constant table (64
     /// bytes or more) does not copy it to the stack: no alloca as large,

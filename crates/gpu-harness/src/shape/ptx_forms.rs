@@ -53,9 +53,10 @@ pub struct Form {
     pub order: &'static str,
     /// `cta`, `gpu` or `sys`; `None` for `volatile`, which has none.
     pub scope: Option<&'static str>,
-    /// `u` for an integer or pointer, `f` for a float: only how the form is
-    /// written, since PTX may give one width several type letters (`.u8`,
-    /// `.s8` when a load is sign-extended).
+    /// `u` for an integer or pointer, `f` for a float. An integer form
+    /// matches any integer type letter of its width (PTX may write `.u8`,
+    /// `.s8` when a load is sign-extended, or `.b8`), a float form only
+    /// `.f`.
     pub class: char,
     /// The width in bits.
     pub bits: u64,
@@ -63,7 +64,7 @@ pub struct Form {
 
 impl Form {
     /// Whether `i` has this form: the opcode, the order and scope modifiers,
-    /// and a type of the form's width, in any state space
+    /// and a type of the form's width and class, in any state space
     /// (`ld.acquire.sys.global.u32` is `ld.acquire.sys.u32` through a global
     /// pointer).
     pub fn matches(&self, i: &Instruction) -> bool {
@@ -71,7 +72,11 @@ impl Form {
             Some(scope) => &[self.order, scope],
             None => &[self.order],
         };
-        i.is(self.opcode, modifiers) && i.ty().is_some_and(|t| t.size() * 8 == self.bits)
+        let float =
+            |t: ptx_reader::Type| matches!(t, ptx_reader::Type::F32 | ptx_reader::Type::F64);
+        i.is(self.opcode, modifiers)
+            && i.ty()
+                .is_some_and(|t| t.size() * 8 == self.bits && float(t) == (self.class == 'f'))
     }
 }
 

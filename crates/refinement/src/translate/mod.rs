@@ -243,6 +243,14 @@ pub fn translate(
     }
     for var in &module.globals {
         if matches!(var.space, StateSpace::Shared | StateSpace::SharedCta) {
+            // `.extern .shared x[]` is the launch's dynamic shared memory,
+            // whose size the launch gives and this model does not have.
+            if var.dims.contains(&None) {
+                return Err(refuse(format!(
+                    "the shared array {} has no size in the PTX (dynamic shared memory is not modelled)",
+                    var.name
+                )));
+            }
             let bytes = var.ty.size() * var.dims.iter().map(|d| d.unwrap_or(1)).product::<u64>();
             for i in 0..bytes.div_ceil(4) {
                 let loc = Loc(locations.len() as u32);

@@ -11,8 +11,8 @@
 //!   which is also sm_70+'s independent thread scheduling: divergent lanes
 //!   run their own paths, and they reconverge where PTX says they must, at a
 //!   warp collective (`shfl.sync`, `vote.sync`, `redux.sync`,
-//!   `match.sync`, `bar.warp.sync`, `activemask`), which gathers every lane of its mask as the IR device's
-//!   do. `bar.sync 0` is the block barrier.
+//!   `match.sync`, `bar.warp.sync`, `activemask`), which gathers the lanes
+//!   of its mask that have not exited, as the IR device's do. `bar.sync 0` is the block barrier.
 //! - **Memory** (`memory.rs`): `.global` buffers and variables, one `.shared`
 //!   instance per block, one `.local` depot per frame, killed at `ret` (a
 //!   pointer kept into it is a stale-frame fault), `.param` slots per frame
@@ -239,6 +239,7 @@ impl Device for PtxDevice {
         if let Some(ir) = &loaded.ir {
             let f = abi::find_kernel(ir, kernel)?;
             abi::check_args(ir, f, args)?;
+            abi::check_shared_memory(ir, f, config.shared_bytes)?;
         }
         let Some(&entry) = loaded.program.func_index.get(kernel) else {
             return Err(DeviceError::NoSuchKernel(kernel.to_owned()));

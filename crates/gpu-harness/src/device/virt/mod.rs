@@ -294,6 +294,7 @@ impl Device for VirtualDevice {
         let m = &loaded.module;
         let func = abi::find_kernel(m, kernel)?;
         abi::check_args(m, func, args)?;
+        abi::check_shared_memory(m, func, config.shared_bytes)?;
         let (grid, block) = (config.grid.count(), config.block.count());
         if grid == 0 || block == 0 || block > 1024 || grid * block > self.limits.max_threads {
             return Err(DeviceError::Unsupported(format!(

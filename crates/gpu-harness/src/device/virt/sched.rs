@@ -270,7 +270,9 @@ pub(crate) fn schedule<E: Executor>(
                         break;
                     }
                     Ok(Step::Warp(call)) => match warps.arrive(block, in_block, call) {
-                        Err(f) => return Err(exec.fail(f, &mut threads[i])),
+                        Err(f) => {
+                            return Err(exec.fail(f.fault, &mut threads[f.thread.unwrap_or(i)]));
+                        }
                         Ok(None) => {
                             states[i] = State::Waiting;
                             break;
@@ -280,7 +282,9 @@ pub(crate) fn schedule<E: Executor>(
                     Ok(Step::Exit) => {
                         // Lanes that waited only for this one go on.
                         match warps.exit(block, in_block) {
-                            Err(f) => return Err(exec.fail(f, &mut threads[i])),
+                            Err(f) => {
+                                return Err(exec.fail(f.fault, &mut threads[f.thread.unwrap_or(i)]));
+                            }
                             Ok(completed) => {
                                 for done in completed {
                                     deliver(exec, threads, &mut states, done);

@@ -57,6 +57,23 @@ fn warp_fault(msg: String) -> Fault {
     Fault::new(FaultKind::Warp, msg)
 }
 
+/// A warp fault, and the thread (its index in the launch) it belongs to
+/// when that is not the thread that arrived or exited just now: the lane
+/// whose shuffle reads what the GPU leaves undefined.
+pub(crate) struct WarpFault {
+    pub fault: Fault,
+    pub thread: Option<usize>,
+}
+
+impl From<Fault> for WarpFault {
+    fn from(fault: Fault) -> Self {
+        WarpFault {
+            fault,
+            thread: None,
+        }
+    }
+}
+
 impl Warps {
     pub fn new(per_block: u32) -> Self {
         Warps {
@@ -88,7 +105,7 @@ impl Warps {
         block: u32,
         in_block: u32,
         mut call: WarpCall,
-    ) -> Result<Option<Completed>, Fault> {
+    ) -> Result<Option<Completed>, WarpFault> {
         let (warp, lane) = (in_block / 32, in_block % 32);
         let present = self.present(warp);
         let exited = self.exited.get(&(block, warp)).copied().unwrap_or(0);
@@ -100,28 +117,40 @@ impl Warps {
         if mask & (1 << lane) == 0 {
             return Err(warp_fault(format!(
                 "lane {lane} executes {what} with mask {mask:#010x}, which does not name it"
-            )));
+            ))
+            .into());
         }
         if mask & !present != 0 {
             return Err(warp_fault(format!(
                 "{what} with mask {mask:#010x} names lanes {:#010x} that this warp does not have (the block has {} threads)",
                 mask & !present,
                 self.per_block
-            )));
+            ))
+            .into());
         }
+        // `__activemask`'s mask is ours: the live lanes when each arrives,
+        // which shrinks as lanes exit; it names one gathering all the same.
+        let same_mask = |g: &Gather| {
+            if call.kind == WarpKind::ActiveMask && g.kind == WarpKind::ActiveMask {
+                g.mask & !exited == mask
+            } else {
+                g.mask == mask
+            }
+        };
         let gathers = self.pending.entry((block, warp)).or_default();
         if let Some(g) = gathers
             .iter()
-            .find(|g| g.mask & mask != 0 && (g.mask != mask || !g.kind.same_as(call.kind)))
+            .find(|g| g.mask & mask != 0 && (!same_mask(g) || !g.kind.same_as(call.kind)))
         {
             return Err(warp_fault(format!(
                 "lane {lane} executes {what} with mask {mask:#010x} while lanes {:#010x} wait at {} with mask {:#010x}: the lanes of a warp collective must execute the same one",
                 g.arrived,
                 g.kind.describe(),
                 g.mask
-            )));
+            ))
+            .into());
         }
-        let at = match gathers.iter().position(|g| g.mask == mask) {
+        let at = match gathers.iter().position(same_mask) {
             Some(i) => i,
             None => {
                 gathers.push(Gather {
@@ -136,7 +165,7 @@ impl Warps {
         let g = &mut gathers[at];
         g.arrived |= 1 << lane;
         g.calls[lane as usize] = Some(call);
-        if g.arrived != mask & !exited {
+        if g.arrived != g.mask & !exited {
             return Ok(None);
         }
         let g = gathers.swap_remove(at);
@@ -145,7 +174,13 @@ impl Warps {
 
     /// Completes `g` over the lanes of its mask that have not exited (the
     /// ones that arrived).
-    fn complete(&self, block: u32, warp: u32, g: &Gather, exited: u32) -> Result<Completed, Fault> {
+    fn complete(
+        &self,
+        block: u32,
+        warp: u32,
+        g: &Gather,
+        exited: u32,
+    ) -> Result<Completed, WarpFault> {
         let live = g.mask & !exited;
         let lanes: Vec<u32> = (0..32).filter(|l| live & (1 << l) != 0).collect();
         let call = |l: u32| g.calls[l as usize].ok_or_else(|| warp_fault("missing lane".into()));
@@ -165,18 +200,19 @@ impl Warps {
                     let v = match mode.source(l, operand) {
                         None => c.value as u32,
                         Some(j) if j < 32 && live & (1 << j) != 0 => call(j)?.value as u32,
-                        Some(j) if j < 32 && g.mask & (1 << j) != 0 => {
-                            return Err(warp_fault(format!(
-                                "lane {l} shuffles ({}) from lane {j}, which has exited: the GPU leaves that value undefined",
-                                mode.name()
-                            )));
-                        }
                         Some(j) => {
-                            return Err(warp_fault(format!(
-                                "lane {l} shuffles ({}) from lane {j}, which is not in the mask {:#010x}: the GPU leaves that value undefined",
-                                mode.name(),
-                                g.mask
-                            )));
+                            let why = if j < 32 && g.mask & (1 << j) != 0 {
+                                "which has exited".to_owned()
+                            } else {
+                                format!("which is not in the mask {:#010x}", g.mask)
+                            };
+                            return Err(WarpFault {
+                                fault: warp_fault(format!(
+                                    "lane {l} shuffles ({}) from lane {j}, {why}: the GPU leaves that value undefined",
+                                    mode.name()
+                                )),
+                                thread: Some(self.thread_index(block, warp, l)),
+                            });
                         }
                     };
                     Some(Val::int(32, u128::from(v)))
@@ -219,7 +255,7 @@ impl Warps {
     /// Thread `in_block` of block `block` exited: the collectives of its
     /// warp whose mask names it and that now have every other live lane
     /// complete.
-    pub fn exit(&mut self, block: u32, in_block: u32) -> Result<Vec<Completed>, Fault> {
+    pub fn exit(&mut self, block: u32, in_block: u32) -> Result<Vec<Completed>, WarpFault> {
         let (warp, lane) = (in_block / 32, in_block % 32);
         let exited = {
             let e = self.exited.entry((block, warp)).or_default();
@@ -248,11 +284,12 @@ impl Warps {
             .get(&(block, warp))?
             .iter()
             .find(|g| g.arrived & (1 << lane) != 0)?;
+        let exited = self.exited.get(&(block, warp)).copied().unwrap_or(0);
         Some(format!(
             "lane {lane} waits at {} with mask {:#010x} for lanes {:#010x}, which never arrive",
             g.kind.describe(),
             g.mask,
-            g.mask & !g.arrived
+            g.mask & !g.arrived & !exited
         ))
     }
 }
