@@ -62,6 +62,20 @@ fn shuffle_module(mode: ShuffleMode, mask: Mask, operand: u32, exit_from: Option
     m
 }
 
+/// Stores `values` to `out[gid * values.len() ..]`, one `i32` each.
+fn store_row(b: &mut FunctionBuilder<'_>, out: Value, gid: Value, values: &[Value]) {
+    let (i32t, i64t) = (b.types().i32(), b.types().i64());
+    let width = b.iconst(i32t, values.len() as i128);
+    let base = b.imul(gid, width);
+    for (i, &v) in values.iter().enumerate() {
+        let off = b.iconst(i32t, i as i128);
+        let at = b.iadd(base, off);
+        let at64 = b.cast(CastOp::ZExt, at, i64t);
+        let dst = b.gep(out, &[GepIndex::Value(at64)]);
+        b.store(v, dst);
+    }
+}
+
 fn run_shuffle(m: &Module, threads: u32) -> Vec<u32> {
     let (mut dev, h) = load(m);
     let out = dev.zeroed::<u32>(threads as usize).unwrap();
@@ -190,7 +204,7 @@ fn exited_lanes_of_a_full_mask_are_not_waited_for() {
 #[test]
 fn collectives_over_a_full_mask_see_only_the_live_lanes() {
     let mut m = Module::new();
-    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let i32t = m.types.i32();
     let out = m.types.ptr(i32t, AddressSpace::Global);
     let k = kernel(&mut m, "live", &[out]);
     let mut b = FunctionBuilder::new(&mut m, k);
@@ -217,15 +231,7 @@ fn collectives_over_a_full_mask_see_only_the_live_lanes() {
     let seven = b.iconst(i32t, 7);
     let same = b.warp_match(MatchMode::All, full, seven);
     let active = b.active_mask();
-    let five = b.iconst(i32t, 5);
-    let base = b.imul(gid, five);
-    for (i, v) in [ballot, all, sum, same, active].into_iter().enumerate() {
-        let off = b.iconst(i32t, i as i128);
-        let at = b.iadd(base, off);
-        let at64 = b.cast(CastOp::ZExt, at, i64t);
-        let dst = b.gep(out, &[GepIndex::Value(at64)]);
-        b.store(v, dst);
-    }
+    store_row(&mut b, out, gid, &[ballot, all, sum, same, active]);
     b.ret(None);
     let (mut dev, h) = load(&m);
     let buf = dev.zeroed::<u32>(32 * 5).unwrap();
@@ -310,7 +316,7 @@ fn active_mask_gathers_the_live_lanes_while_others_exit() {
 #[test]
 fn votes_see_every_lane_of_the_mask() {
     let mut m = Module::new();
-    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let i32t = m.types.i32();
     let out = m.types.ptr(i32t, AddressSpace::Global);
     let k = kernel(&mut m, "vote", &[out]);
     let mut b = FunctionBuilder::new(&mut m, k);
@@ -330,15 +336,7 @@ fn votes_see_every_lane_of_the_mask() {
         b.cast(CastOp::ZExt, any, i32t),
     );
     let active = b.active_mask();
-    let four = b.iconst(i32t, 4);
-    let base = b.imul(gid, four);
-    for (i, v) in [ballot, all, any, active].into_iter().enumerate() {
-        let off = b.iconst(i32t, i as i128);
-        let at = b.iadd(base, off);
-        let at64 = b.cast(CastOp::ZExt, at, i64t);
-        let dst = b.gep(out, &[GepIndex::Value(at64)]);
-        b.store(v, dst);
-    }
+    store_row(&mut b, out, gid, &[ballot, all, any, active]);
     b.ret(None);
     let (mut dev, h) = load(&m);
     let buf = dev.zeroed::<u32>(32 * 4).unwrap();
@@ -404,15 +402,7 @@ fn reductions_matches_and_lane_masks_see_every_lane_of_the_mask() {
     ] {
         results.push(b.special_reg(reg));
     }
-    let per = b.iconst(i32t, 17);
-    let base = b.imul(gid, per);
-    for (i, v) in results.into_iter().enumerate() {
-        let off = b.iconst(i32t, i as i128);
-        let at = b.iadd(base, off);
-        let at64 = b.cast(CastOp::ZExt, at, i64t);
-        let dst = b.gep(out, &[GepIndex::Value(at64)]);
-        b.store(v, dst);
-    }
+    store_row(&mut b, out, gid, &results);
     b.ret(None);
     let (mut dev, h) = load(&m);
     let buf = dev.zeroed::<u32>(64 * 17).unwrap();

@@ -363,31 +363,13 @@ impl Extractor<'_, '_> {
             }
             match (op, ord, ptr) {
                 (AtomicOp::Load, Some(ord), Sym::Ptr { space, addr, elem }) => {
-                    let name = self.load_name();
-                    let dst = self.fresh_reg(&name);
-                    out.push(self.push(Stmt::Load {
-                        dst,
-                        space,
-                        addr,
-                        ty: elem,
-                        access: Access::Atomic(ord),
-                    }));
-                    self.assign(frame, dest, Sym::Val(Expr::Reg(dst)), out);
+                    let at = (space, addr, elem);
+                    self.load_call(frame, at, Access::Atomic(ord), dest, out);
                 }
                 (AtomicOp::Store, Some(ord), Sym::Ptr { space, addr, elem }) => {
-                    let v = match args.get(1) {
-                        Some(a) => self.operand(frame, a, out),
-                        None => Sym::Unit,
-                    };
-                    let val = self.value_expr(v, "atomic store value");
-                    out.push(self.push(Stmt::Store {
-                        space,
-                        addr,
-                        ty: elem,
-                        val,
-                        access: Access::Atomic(ord),
-                    }));
-                    self.assign(frame, dest, Sym::Unit, out);
+                    let at = (space, addr, elem);
+                    let access = Access::Atomic(ord);
+                    self.store_call(frame, at, access, args, "atomic store value", dest, out);
                 }
                 _ => {
                     let named = ordering.map_or_else(String::new, |o| format!("{o:?}"));
@@ -454,32 +436,63 @@ impl Extractor<'_, '_> {
             self.assign(frame, dest, s, out);
             return;
         };
+        let at = (space, addr, elem);
         if load {
-            let name = self.load_name();
-            let dst = self.fresh_reg(&name);
-            out.push(self.push(Stmt::Load {
-                dst,
-                space,
-                addr,
-                ty: elem,
-                access: Access::Plain,
-            }));
-            self.assign(frame, dest, Sym::Val(Expr::Reg(dst)), out);
+            self.load_call(frame, at, Access::Plain, dest, out);
         } else {
-            let v = match args.get(1) {
-                Some(a) => self.operand(frame, a, out),
-                None => Sym::Unit,
-            };
-            let val = self.value_expr(v, "volatile store value");
-            out.push(self.push(Stmt::Store {
-                space,
-                addr,
-                ty: elem,
-                val,
-                access: Access::Plain,
-            }));
-            self.assign(frame, dest, Sym::Unit, out);
+            let what = "volatile store value";
+            self.store_call(frame, at, Access::Plain, args, what, dest, out);
         }
+    }
+
+    /// A call that loads `at` (space, address, type) with `access`: the
+    /// model's load into a fresh register, which `dest` takes.
+    fn load_call(
+        &mut self,
+        frame: usize,
+        (space, addr, ty): (Space, Expr, Ty),
+        access: Access,
+        dest: &Place,
+        out: &mut Vec<StmtId>,
+    ) {
+        let name = self.load_name();
+        let dst = self.fresh_reg(&name);
+        out.push(self.push(Stmt::Load {
+            dst,
+            space,
+            addr,
+            ty,
+            access,
+        }));
+        self.assign(frame, dest, Sym::Val(Expr::Reg(dst)), out);
+    }
+
+    /// A call that stores its second argument (`what`, for the warning when
+    /// it is no value) to `at` with `access`; `dest` takes `()`.
+    #[allow(clippy::too_many_arguments)]
+    fn store_call(
+        &mut self,
+        frame: usize,
+        (space, addr, ty): (Space, Expr, Ty),
+        access: Access,
+        args: &[Operand],
+        what: &str,
+        dest: &Place,
+        out: &mut Vec<StmtId>,
+    ) {
+        let v = match args.get(1) {
+            Some(a) => self.operand(frame, a, out),
+            None => Sym::Unit,
+        };
+        let val = self.value_expr(v, what);
+        out.push(self.push(Stmt::Store {
+            space,
+            addr,
+            ty,
+            val,
+            access,
+        }));
+        self.assign(frame, dest, Sym::Unit, out);
     }
 }
 
