@@ -12,7 +12,7 @@ use super::FnLower;
 use super::values::{PlaceRef, Val};
 use crate::abi::{ArgAbi, RetAbi};
 use crate::diag::Diagnostic;
-use crate::repr::{Repr, Scalar};
+use crate::repr::Repr;
 
 fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
     match ty {
@@ -231,25 +231,15 @@ impl FnLower<'_, '_> {
             .ok_or_else(|| self.unsupported("`volatile_load` of a non-pointer"))?;
         let p = self.scalar_operand(ptr)?;
         let flags = self.volatile_flags(p);
-        let load = |this: &mut Self, off: u64, s: Scalar| {
-            this.load_scalar_with(p, off, s, s.size().min(8), flags)
-        };
-        let v = match self.repr(&elem)? {
-            Repr::Zst => Val::Zst,
-            Repr::Scalar(s) => Val::Immediate(load(self, 0, s)),
-            Repr::Pair(s0, o0, s1, o1) => {
-                let a = load(self, o0, s0);
-                Val::Pair(a, load(self, o1, s1))
-            }
-            Repr::Mem { size, align } => {
-                let PlaceRef::Mem { addr, .. } = self.place(dest)? else {
-                    return Err(self.internal("a volatile read of an aggregate into registers"));
-                };
-                self.memcpy_with(addr, p, size, align, flags, MemFlags::empty());
-                return Ok(Some(None));
-            }
-        };
-        Ok(Some(Some(v)))
+        let repr = self.repr(&elem)?;
+        if let Repr::Mem { size, align } = repr {
+            let PlaceRef::Mem { addr, .. } = self.place(dest)? else {
+                return Err(self.internal("a volatile read of an aggregate into registers"));
+            };
+            self.memcpy_with(addr, p, size, align, flags, MemFlags::empty());
+            return Ok(Some(None));
+        }
+        Ok(Some(Some(self.load_repr_with(p, &repr, flags))))
     }
 
     /// A known call whose result is one value (see [`Self::known_call`]).

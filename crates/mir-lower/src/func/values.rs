@@ -85,13 +85,22 @@ impl FnLower<'_, '_> {
     /// The value of representation `repr` stored at `addr`: its scalars
     /// loaded, or the address itself for a memory value.
     pub(super) fn load_repr(&mut self, addr: Value, repr: &Repr) -> Val {
+        self.load_repr_with(addr, repr, MemFlags::empty())
+    }
+
+    /// [`Self::load_repr`] whose scalar loads carry `flags` (a volatile
+    /// read); a memory value is still its address, read by whoever copies it.
+    pub(super) fn load_repr_with(&mut self, addr: Value, repr: &Repr, flags: MemFlags) -> Val {
+        let load = |this: &mut Self, off: u64, s: Scalar| {
+            this.load_scalar_with(addr, off, s, s.size().min(8), flags)
+        };
         match *repr {
             Repr::Zst => Val::Zst,
-            Repr::Scalar(s) => Val::Immediate(self.load_scalar_at(addr, 0, s)),
-            Repr::Pair(s0, o0, s1, o1) => Val::Pair(
-                self.load_scalar_at(addr, o0, s0),
-                self.load_scalar_at(addr, o1, s1),
-            ),
+            Repr::Scalar(s) => Val::Immediate(load(self, 0, s)),
+            Repr::Pair(s0, o0, s1, o1) => {
+                let a = load(self, o0, s0);
+                Val::Pair(a, load(self, o1, s1))
+            }
             Repr::Mem { .. } => Val::ByRef(addr),
         }
     }
