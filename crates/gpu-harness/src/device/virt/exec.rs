@@ -33,15 +33,39 @@ pub(crate) struct Ctx<'a> {
     pub global_names: &'a [Arc<str>],
     /// The allocation of each non-shared global, by `GlobalId` index.
     pub globals: &'a [Option<AllocId>],
-    /// Each block's instances of shared globals, made on first use.
-    pub shared: HashMap<(u32, GlobalId), AllocId>,
-    /// Each block's dynamic shared memory, made on first use.
-    pub dynamic_shared: HashMap<u32, AllocId>,
+    /// Each block's instances of shared globals (`Some`) and its dynamic
+    /// shared memory (`None`), made on first use.
+    pub shared: HashMap<(u32, Option<GlobalId>), AllocId>,
+    /// The alignment of the dynamic shared memory
+    /// ([`Module::dynamic_shared_align`], computed once per launch).
+    pub dynamic_shared_align: u32,
     pub config: LaunchConfig,
     pub mem: &'a mut Memory,
     pub max_call_depth: usize,
     /// The race detector, when the launch checks for races.
     pub race: Option<Detector>,
+}
+
+/// Block `block`'s instance of the shared memory `key` names (a shared
+/// global, or `None` for the dynamic shared memory), allocated on its first
+/// use with `size` bytes at `align`.
+fn shared_instance(
+    ctx: &mut Ctx<'_>,
+    block: u32,
+    key: Option<GlobalId>,
+    symbol: Arc<str>,
+    size: u64,
+    align: u32,
+) -> Result<AllocId, Fault> {
+    if let Some(&id) = ctx.shared.get(&(block, key)) {
+        return Ok(id);
+    }
+    let owner = Owner::Shared { symbol, block };
+    let id = ctx
+        .mem
+        .alloc(owner, AddressSpace::Shared, size, u64::from(align), false)?;
+    ctx.shared.insert((block, key), id);
+    Ok(id)
 }
 
 pub(crate) struct Frame {
@@ -342,24 +366,8 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
         InstData::GlobalAddr { global, ty } => {
             let g = &module.globals[*global];
             let target = if g.space == AddressSpace::Shared {
-                match ctx.shared.get(&(block_idx, *global)) {
-                    Some(&id) => id,
-                    None => {
-                        let owner = Owner::Shared {
-                            symbol: ctx.global_names[global.index()].clone(),
-                            block: block_idx,
-                        };
-                        let id = ctx.mem.alloc(
-                            owner,
-                            AddressSpace::Shared,
-                            g.size,
-                            u64::from(g.align),
-                            false,
-                        )?;
-                        ctx.shared.insert((block_idx, *global), id);
-                        id
-                    }
-                }
+                let symbol = ctx.global_names[global.index()].clone();
+                shared_instance(ctx, block_idx, Some(*global), symbol, g.size, g.align)?
             } else {
                 ctx.globals[global.index()]
                     .ok_or_else(|| internal(format!("{global} was not allocated")))?
@@ -371,25 +379,9 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             })
         }
         InstData::DynamicShared { .. } => {
-            let target = match ctx.dynamic_shared.get(&block_idx) {
-                Some(&id) => id,
-                None => {
-                    let owner = Owner::Shared {
-                        symbol: Arc::from(DYNAMIC_SHARED_SYMBOL),
-                        block: block_idx,
-                    };
-                    let align = module.dynamic_shared_align().unwrap_or(1);
-                    let id = ctx.mem.alloc(
-                        owner,
-                        AddressSpace::Shared,
-                        u64::from(ctx.config.shared_bytes),
-                        u64::from(align),
-                        false,
-                    )?;
-                    ctx.dynamic_shared.insert(block_idx, id);
-                    id
-                }
-            };
+            let symbol = Arc::from(DYNAMIC_SHARED_SYMBOL);
+            let (size, align) = (u64::from(ctx.config.shared_bytes), ctx.dynamic_shared_align);
+            let target = shared_instance(ctx, block_idx, None, symbol, size, align)?;
             Val::Ptr(Ptr {
                 space: AddressSpace::Shared,
                 target: Some(target),

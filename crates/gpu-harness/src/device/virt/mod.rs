@@ -389,7 +389,7 @@ impl Device for VirtualDevice {
             global_names: &loaded.global_names,
             globals: &loaded.globals,
             shared: HashMap::new(),
-            dynamic_shared: HashMap::new(),
+            dynamic_shared_align: loaded.module.dynamic_shared_align().unwrap_or(1),
             config,
             mem: &mut self.mem,
             max_call_depth: self.limits.max_call_depth,
@@ -399,12 +399,7 @@ impl Device for VirtualDevice {
                 .then(|| race::Detector::new(&loaded.module, config)),
         };
         let result = sched::run(&mut ctx, func, kernel, &vals, &self.limits);
-        let shared: Vec<AllocId> = ctx
-            .shared
-            .values()
-            .chain(ctx.dynamic_shared.values())
-            .copied()
-            .collect();
+        let shared: Vec<AllocId> = ctx.shared.values().copied().collect();
         for &id in &lent {
             self.mem.lend_read_only(id, false);
         }
