@@ -555,11 +555,25 @@ impl<'a> Interp<'a> {
     ) -> R<u128> {
         let ty = self.operand_ty(body, op)?;
         let size = self.layout(&ty)?.size;
-        let tmp = self.temp(&ty)?;
-        self.write_operand(body, locals, &tmp, op)?;
-        let v = self.read_uint(&tmp, size);
+        Ok(self.operand_bytes(body, locals, op, &ty, size)?.to_uint()?)
+    }
+
+    /// The first `len` bytes of operand `op` (of type `ty`), written to a
+    /// temporary that is freed once read.
+    pub(super) fn operand_bytes(
+        &mut self,
+        body: &Body,
+        locals: &[EvalAlloc],
+        op: &Operand,
+        ty: &Ty,
+        len: u64,
+    ) -> R<Bytes> {
+        let tmp = self.temp(ty)?;
+        let b = self
+            .write_operand(body, locals, &tmp, op)
+            .and_then(|()| self.read(&tmp, len));
         self.free_temp(&tmp);
-        v
+        b
     }
 
     /// Frees a temporary from [`Self::temp`] once its value has been read

@@ -57,20 +57,9 @@ impl Interp<'_> {
             Rvalue::BinaryOp(op, a, b) => self.binary(body, locals, dest, *op, a, b),
             Rvalue::UnaryOp(op, a) => {
                 let ty = self.operand_ty(body, a)?;
-                let src = self.temp(&ty)?;
-                self.write_operand(body, locals, &src, a)?;
-                let read = match op {
-                    UnOp::PtrMetadata => self.read(&src, 2 * PTR_SIZE),
-                    UnOp::Not | UnOp::Neg => {
-                        let size = self.layout(&ty)?.size;
-                        self.read(&src, size)
-                    }
-                };
-                self.free_temp(&src);
-                let read = read?;
                 match op {
                     UnOp::PtrMetadata => {
-                        let len = read;
+                        let len = self.operand_bytes(body, locals, a, &ty, 2 * PTR_SIZE)?;
                         let meta = Bytes {
                             bytes: len.bytes[8..].to_vec(),
                             init: len.init[8..].to_vec(),
@@ -80,7 +69,7 @@ impl Interp<'_> {
                     }
                     UnOp::Not | UnOp::Neg => {
                         let size = self.layout(&ty)?.size;
-                        let v = read.to_uint()?;
+                        let v = self.operand_bytes(body, locals, a, &ty, size)?.to_uint()?;
                         let r = match (op, &ty) {
                             (UnOp::Not, Ty::Bool) => v ^ 1,
                             (UnOp::Not, _) => !v,
@@ -111,13 +100,9 @@ impl Interp<'_> {
         ty: &Ty,
     ) -> R<()> {
         let src_ty = self.operand_ty(body, op)?;
-        let src = self.temp(&src_ty)?;
-        self.write_operand(body, locals, &src, op)?;
         let src_size = self.layout(&src_ty)?.size;
+        let b = self.operand_bytes(body, locals, op, &src_ty, src_size)?;
         let dst_size = self.layout(ty)?.size;
-        let b = self.read(&src, src_size);
-        self.free_temp(&src);
-        let b = b?;
         match kind {
             CastKind::PtrToPtr | CastKind::Transmute => {
                 if src_size < dst_size {
