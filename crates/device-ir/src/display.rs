@@ -86,6 +86,7 @@ fn linkage_name(l: Linkage) -> &'static str {
     match l {
         Linkage::Internal => "internal",
         Linkage::External => "external",
+        Linkage::ExternallyInitialized => "externally_initialized",
     }
 }
 

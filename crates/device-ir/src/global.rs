@@ -12,6 +12,11 @@ pub enum Linkage {
     Internal,
     /// Visible to other modules and to the host (the default linkage).
     External,
+    /// A global the host writes between launches (CUDA's `__constant__`
+    /// set by `cudaMemcpyToSymbol`): visible like `External`, and printed
+    /// `externally_initialized`, so that no pass folds a load from it into
+    /// its initializer. Globals only.
+    ExternallyInitialized,
 }
 
 /// A module-level variable.

@@ -167,6 +167,47 @@ fn initialized_shared_global() {
 }
 
 #[test]
+fn externally_initialized_shared_global() {
+    let mut m = Module::new();
+    let mut g = global("tile", AddressSpace::Shared, 4, None);
+    g.mutable = true;
+    g.linkage = Linkage::ExternallyInitialized;
+    m.add_global(g);
+    insta::assert_snapshot!(refuse(&m, Rule::SharedGlobal));
+}
+
+#[test]
+fn externally_initialized_constant_memory_is_accepted() {
+    let mut m = Module::new();
+    let mut g = global(
+        "bank",
+        AddressSpace::Constant,
+        4,
+        Some(Initializer::from_bytes([0; 4])),
+    );
+    g.linkage = Linkage::ExternallyInitialized;
+    m.add_global(g);
+    verify(&m).expect("constant memory the host writes");
+}
+
+#[test]
+fn externally_initialized_function() {
+    let mut m = Module::new();
+    m.declare_function(
+        "f",
+        FunctionKind::Device,
+        Linkage::ExternallyInitialized,
+        Signature::new(&[], None),
+    );
+    let errs = verify(&m).expect_err("a function is no global");
+    assert!(
+        errs.to_string()
+            .contains("a function cannot be externally initialized"),
+        "{errs}"
+    );
+}
+
+#[test]
 fn relocation_outside_its_global() {
     let mut m = Module::new();
     let target = m.add_global(global(

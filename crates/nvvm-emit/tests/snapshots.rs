@@ -69,6 +69,21 @@ snapshot_tests!(
 );
 
 #[test]
+fn host_written_constant() {
+    let Some(out) = check("host_written_constant", modules::host_written_constant) else {
+        return;
+    };
+    // Both reads survive -opt=3 as constant-space loads of the symbol the
+    // host writes (`cuModuleGetGlobal` finds it by that name).
+    assert!(
+        out.ptx.contains(".visible .const .align 4 .b8 bank[8]"),
+        "{}",
+        out.ptx
+    );
+    assert_eq!(out.ptx.matches("ld.const.u32").count(), 2, "{}", out.ptx);
+}
+
+#[test]
 fn noinline_helpers() {
     let Some(out) = check("noinline_helpers", modules::noinline_helpers) else {
         return;

@@ -15,6 +15,13 @@ pub(super) fn check_function(sink: &mut Sink<'_>, fid: FuncId) {
     let m = sink.module;
     let f = &m.functions[fid];
     let floc = Location::Function(fid);
+    if f.linkage == Linkage::ExternallyInitialized {
+        sink.report(
+            floc,
+            Rule::FunctionShape,
+            "a function cannot be externally initialized; that linkage is for globals the host writes",
+        );
+    }
     match (f.kind, &f.body) {
         (FunctionKind::Kernel, body) => {
             if let Some(ret) = f.sig.ret {

@@ -6,7 +6,7 @@ use cranelift_entity::EntityRef;
 
 use super::{Location, Rule, Sink};
 use crate::entities::GlobalId;
-use crate::global::Relocation;
+use crate::global::{Linkage, Relocation};
 use crate::layout::POINTER_SIZE;
 use crate::types::{AddressSpace, INT_WIDTHS, TyKind};
 
@@ -115,6 +115,13 @@ pub(super) fn check_globals(sink: &mut Sink<'_>) {
             );
         }
         if g.space == AddressSpace::Shared {
+            if g.linkage == Linkage::ExternallyInitialized {
+                sink.report(
+                    loc,
+                    Rule::SharedGlobal,
+                    "a shared global is externally initialized; the host cannot write shared memory",
+                );
+            }
             if g.init.is_some() {
                 sink.report(
                     loc,

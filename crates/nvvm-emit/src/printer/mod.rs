@@ -146,9 +146,16 @@ impl<'m> Printer<'m> {
         };
         let linkage = match g.linkage {
             Linkage::Internal => "internal ",
-            Linkage::External => "",
+            Linkage::External | Linkage::ExternallyInitialized => "",
         };
-        let kind = if g.mutable { "global" } else { "constant" };
+        // The host writes an externally initialized global, so it is no
+        // LLVM `constant` even where device code only reads it (clang
+        // prints CUDA's `__constant__` the same way).
+        let kind = match (g.linkage, g.mutable) {
+            (Linkage::ExternallyInitialized, _) => "externally_initialized global",
+            (_, true) => "global",
+            (_, false) => "constant",
+        };
         let _ = writeln!(
             self.out,
             "@{} = {linkage}addrspace({}) {kind} {ty} {value}, align {}",

@@ -349,3 +349,34 @@ pub fn identifiers_and_linkage() -> Module {
     b.ret(None);
     m
 }
+
+/// Constant memory the host writes between launches (`ConstantMemory`):
+/// an externally initialized `addrspace(4)` global of zeros, read through
+/// its own space and through a generic pointer. Printed as an LLVM
+/// `constant`, both reads would fold to 0.
+pub fn host_written_constant() -> Module {
+    let mut m = Module::new();
+    let bank = const_global(
+        &mut m,
+        "bank",
+        AddressSpace::Constant,
+        4,
+        vec![Span::Bytes(vec![0; 8])],
+        vec![],
+    );
+    m.globals[bank].linkage = Linkage::ExternallyInitialized;
+    let i32t = m.types.i32();
+    let out = out_i32(&mut m);
+    let k = kernel(&mut m, "host_written_constant", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let p = params(&b)[0];
+    let c = b.global_addr(bank, i32t);
+    let first = b.load(i32t, c);
+    store_at(&mut b, p, 0, first);
+    let g = b.addrspacecast(c, AddressSpace::Generic);
+    let second = b.gep(g, &[GepIndex::Const(1)]);
+    let second = b.load(i32t, second);
+    store_at(&mut b, p, 1, second);
+    b.ret(None);
+    m
+}
