@@ -348,6 +348,61 @@ impl<T, const ALIGN: usize> DynamicSharedArray<T, ALIGN> {
     }
 }
 
+/// A type the host may fill with any bytes: every bit pattern of its size is
+/// a valid value, and it holds no pointer (a host address means nothing on
+/// the device).
+///
+/// # Safety
+/// Implement it only for such types (integers, floats, arrays and
+/// `repr(C)` structs of them without padding).
+pub unsafe trait ConstantMemoryValue: Copy + 'static {}
+
+macro_rules! constant_memory_values {
+    ($($t:ty),*) => { $(unsafe impl ConstantMemoryValue for $t {})* };
+}
+constant_memory_values!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+unsafe impl<T: ConstantMemoryValue, const N: usize> ConstantMemoryValue for [T; N] {}
+
+/// A value in constant memory (CUDA's `__constant__`, `addrspace(4)`) that
+/// the host sets between launches (`cudaMemcpyToSymbol`; a manifest
+/// launch's `constants`). Declare it as a `pub static`, by which path the
+/// host names it; kernels only read it. It keeps what the host wrote last,
+/// across launches; before any write it holds its initializer
+/// (`ConstantMemory::UNINIT` is all zeros, as an uninitialized `__constant__`
+/// is).
+#[repr(transparent)]
+pub struct ConstantMemory<T: ConstantMemoryValue>(UnsafeCell<T>);
+
+// SAFETY: kernels only read it; the host writes it while no kernel runs.
+unsafe impl<T: ConstantMemoryValue> Sync for ConstantMemory<T> {}
+
+impl<T: ConstantMemoryValue> ConstantMemory<T> {
+    /// All zeros until the host writes it (any bit pattern is a valid `T`).
+    pub const UNINIT: Self = ConstantMemory(UnsafeCell::new(unsafe {
+        MaybeUninit::<T>::zeroed().assume_init()
+    }));
+
+    /// `value` until the host writes it (`__constant__ T x = value;`).
+    pub const fn new(value: T) -> Self {
+        ConstantMemory(UnsafeCell::new(value))
+    }
+
+    /// Its value (for an array, a copy: index `get_ref()` to read one
+    /// element in place).
+    #[inline(always)]
+    pub fn get(&self) -> T {
+        // SAFETY: nothing writes it while a kernel runs.
+        unsafe { *self.0.get() }
+    }
+
+    /// A reference to it in constant memory.
+    #[inline(always)]
+    pub fn get_ref(&self) -> &T {
+        // SAFETY: as for `get`.
+        unsafe { &*self.0.get() }
+    }
+}
+
 /// A CTA-wide barrier object in shared memory. `wait` blocks until every thread
 /// of the block has arrived.
 #[repr(transparent)]
@@ -509,6 +564,35 @@ pub mod host {
         core::mem::ManuallyDrop::new(unsafe {
             core::ptr::read_unaligned(bytes.as_ptr().cast::<T>())
         })
+    }
+
+    /// Writes the manifest's bytes into constant memory between launches
+    /// (`cudaMemcpyToSymbol`), checking their count first, as the devices
+    /// check it against the symbol's size.
+    ///
+    /// # Safety
+    /// No kernel may be running.
+    pub unsafe fn write_constant<T: super::ConstantMemoryValue>(
+        constant: &super::ConstantMemory<T>,
+        bytes: &[u8],
+    ) {
+        let size = core::mem::size_of::<T>();
+        if bytes.len() != size {
+            panic!(
+                "the manifest gives {} bytes for a constant of type `{}`, which has {size}",
+                bytes.len(),
+                core::any::type_name::<T>()
+            );
+        }
+        // SAFETY: any bytes are a valid `T` (`ConstantMemoryValue`), and
+        // no kernel thread reads it now (the caller's word).
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                constant.0.get().cast::<u8>(),
+                size,
+            )
+        }
     }
 
     /// Whether this thread is a simulated GPU thread running the kernel

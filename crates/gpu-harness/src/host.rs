@@ -408,6 +408,22 @@ pub fn program(
         }
         check_aliasing(&l.kernel, &tys, &l.args).map_err(gen_err)?;
         s.push_str("    {\n");
+        // Constant memory first, as the devices write it before the launch:
+        // its byte count, then one number per byte (see `write_numbers`).
+        for c in &l.constants {
+            if !crate::fixture::is_identifier(&c.name) {
+                return Err(gen_err(format!(
+                    "constant {:?} is not an identifier",
+                    c.name
+                )));
+            }
+            let _ = writeln!(
+                s,
+                "        {{ let v = (0..nums.next()).map(|_| nums.next() as u8).collect::<Vec<u8>>(); \
+                 unsafe {{ gpu::host::write_constant(&kernel::{}, &v) }}; }}",
+                c.name
+            );
+        }
         let mut names = Vec::new();
         for (i, (ty, a)) in tys.iter().zip(&l.args).enumerate() {
             let arg = a.resolve().map_err(|e| gen_err(e.to_string()))?;
@@ -449,7 +465,8 @@ pub fn program(
 
 /// Writes the manifest's numbers to `path` as little-endian `u64`s, in the
 /// order the host program reads them: each buffer's length and readback
-/// count; then per launch, each scalar argument's bits in order (a 128-bit
+/// count; then per launch, each constant-memory write (its byte count and
+/// one number per byte), each scalar argument's bits in order (a 128-bit
 /// one as two numbers, the low half first; an aggregate by value as its
 /// length, one number per byte and each pointer field's offset), the grid,
 /// the block and the bytes of dynamic shared memory. So the program's text
@@ -466,6 +483,17 @@ pub fn write_numbers(f: &Fixture, path: &Path) -> Result<(), HostError> {
         push(b.readback as u64);
     }
     for l in &f.manifest.launch {
+        for c in &l.constants {
+            let bytes = c.bytes().ok_or_else(|| {
+                HostError::Generate(format!(
+                    "constant `{}`: a value is not exactly a {}",
+                    c.name,
+                    c.ty.rust()
+                ))
+            })?;
+            push(bytes.len() as u64);
+            bytes.iter().for_each(|&b| push(u64::from(b)));
+        }
         for a in &l.args {
             match a
                 .resolve()

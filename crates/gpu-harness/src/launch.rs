@@ -7,8 +7,8 @@
 use mir_lower::Lowered;
 
 use crate::device::virt::{Limits, RaceAccess, RaceMemory, RaceReport, VirtualDevice};
-use crate::device::{Aggregate, Buffer, Device, DeviceError, KernelArg, Program};
-use crate::fixture::{Arg, ArgSpec, ElemTy, Fixture, WideTy};
+use crate::device::{Aggregate, Buffer, Device, DeviceError, KernelArg, ModuleHandle, Program};
+use crate::fixture::{Arg, ArgSpec, ElemTy, Fixture, LaunchSpec, WideTy};
 use crate::host::Readback;
 
 /// Why the launches failed.
@@ -243,6 +243,7 @@ pub fn launch_fixture_as(
                 .map(|b| (b.buffer, b.len))
         };
         let args = launch_arguments(&launch.kernel, params, &launch.args, &find)?;
+        write_constants(l, dev, module, launch)?;
         let cfg = launch.config();
         if let Err(e) = dev.launch(module, &device_name(&launch.kernel), cfg, &args) {
             if let Some(r) = e.race() {
@@ -261,6 +262,33 @@ pub fn launch_fixture_as(
         }
     }
     Ok(bufs)
+}
+
+/// The host's writes into constant memory before `launch`, in order. A
+/// static that no kernel reads is not in the module, so its write changes
+/// nothing a device could show and is left out (the host program still
+/// makes it, which proves the static exists and has the size written).
+pub fn write_constants(
+    l: &Lowered,
+    dev: &mut dyn Device,
+    module: ModuleHandle,
+    launch: &LaunchSpec,
+) -> Result<(), LaunchError> {
+    for c in &launch.constants {
+        let symbol = mir_lower::static_symbol(&c.path());
+        if !l.module.globals.values().any(|g| g.symbol == symbol) {
+            continue;
+        }
+        let bytes = c.bytes().ok_or_else(|| {
+            LaunchError::Mismatch(format!(
+                "constant `{}`: a value is not exactly a {}",
+                c.name,
+                c.ty.rust()
+            ))
+        })?;
+        dev.write_symbol(module, &symbol, &bytes)?;
+    }
+    Ok(())
 }
 
 /// The first `readback` elements of every buffer that has one, as bit patterns.

@@ -177,6 +177,10 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
 /// Types whose statics live in CTA-shared memory (`addrspace(3)`).
 pub const SHARED_TYPES: &[&str] = &["gpu::SharedArray", "gpu::Barrier"];
 
+/// The type whose statics live in constant memory (`addrspace(4)`), which
+/// the host writes between launches.
+pub const CONSTANT_MEMORY: &str = "gpu::ConstantMemory";
+
 /// The output view type, passed to kernels by value.
 pub const DISJOINT_SLICE: &str = "gpu::DisjointSlice";
 

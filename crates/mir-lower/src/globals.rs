@@ -86,6 +86,9 @@ pub enum GlobalOrigin {
     Static(String),
     /// A `SharedArray` or `Barrier` static, by path.
     Shared(String),
+    /// A `ConstantMemory` static, by path: constant memory the host writes
+    /// between launches.
+    HostConstant(String),
 }
 
 /// The globals made so far.
@@ -187,6 +190,13 @@ impl Globals {
             self.by_symbol.insert(symbol, g);
             self.origins
                 .insert(g, GlobalOrigin::Shared(path.to_string()));
+            return Ok(g);
+        }
+        if refusals::is_constant_memory_type(&body.return_ty) {
+            let g = host_constant(m, cx, ev, path, symbol.clone(), &body.return_ty)?;
+            self.by_symbol.insert(symbol, g);
+            self.origins
+                .insert(g, GlobalOrigin::HostConstant(path.to_string()));
             return Ok(g);
         }
         if self.in_progress.contains(&symbol) {
@@ -337,6 +347,73 @@ impl Globals {
         }
         self.static_global(m, cx, ev, &path)
     }
+}
+
+/// The constant-memory global of the `ConstantMemory` static at `path`:
+/// `addrspace(4)`, read-only for device code, externally initialized (the
+/// host writes it between launches, by `symbol`), holding the static's
+/// initializer until then. A pointer in it is refused: the host's bytes
+/// replace it, and no host address means anything on the device.
+fn host_constant(
+    m: &mut Module,
+    cx: &Ctx,
+    ev: &Evaluation,
+    path: &str,
+    symbol: String,
+    ty: &Ty,
+) -> Result<GlobalId, Diagnostic> {
+    let layout = cx
+        .layouts
+        .of(ty)
+        .map_err(|e| Diagnostic::new(Rule::Unsupported, path, format!("constant memory: {e}")))?;
+    let value = ev
+        .value(path)
+        .ok_or_else(|| Diagnostic::new(Rule::ConstEval, path, "the static was not evaluated"))?;
+    let alloc = ev.memory.allocs.get(value).ok_or_else(|| {
+        Diagnostic::new(Rule::ConstEval, path, "the static's allocation is missing")
+    })?;
+    if let Some(offset) = alloc.relocs.keys().next() {
+        return Err(Diagnostic::new(
+            Rule::Unsupported,
+            path,
+            format!(
+                "constant memory (`{ty}`) holds a pointer at byte {offset}; the host writes \
+                 its bytes, and no host address is one on the device"
+            ),
+        ));
+    }
+    let n = alloc.bytes.len();
+    if n as u64 != layout.size || alloc.init.len() != n {
+        return Err(Diagnostic::new(
+            Rule::ConstEval,
+            path,
+            format!("the initializer has {n} bytes; `{ty}` has {}", layout.size),
+        ));
+    }
+    let mut init = Initializer::default();
+    let mut at = 0usize;
+    while at < n {
+        let defined = alloc.init[at];
+        let run = alloc.init[at..]
+            .iter()
+            .take_while(|&&b| b == defined)
+            .count();
+        init.spans.push(if defined {
+            Span::Bytes(alloc.bytes[at..at + run].to_vec())
+        } else {
+            Span::Undef(run as u64)
+        });
+        at += run;
+    }
+    Ok(m.add_global(GlobalData {
+        symbol,
+        space: AddressSpace::Constant,
+        mutable: false,
+        linkage: Linkage::ExternallyInitialized,
+        align: layout.align as u32,
+        size: layout.size,
+        init: Some(init),
+    }))
 }
 
 /// The MIR type of the static at `path`, if any.

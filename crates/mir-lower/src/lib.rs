@@ -38,7 +38,7 @@ use mir_import::eval::{ItemKind, discriminant_map, field_name_map, union_set};
 use mir_import::model::InlineHint;
 
 pub use diag::{Diagnostic, Diagnostics, Rule};
-pub use globals::GlobalOrigin;
+pub use globals::{GlobalOrigin, static_symbol};
 
 /// A lowered kernel crate.
 #[derive(Debug)]

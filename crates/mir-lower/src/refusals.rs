@@ -19,6 +19,11 @@ pub fn is_shared_type(ty: &Ty) -> bool {
     matches!(ty, Ty::Adt(p) if prelude::is_shared_type(&p.def_path()))
 }
 
+/// Whether `ty` is a `ConstantMemory`: host-written constant memory.
+pub fn is_constant_memory_type(ty: &Ty) -> bool {
+    matches!(ty, Ty::Adt(p) if p.def_path() == prelude::CONSTANT_MEMORY)
+}
+
 /// Whether `ty` is laid out with interior mutability, so that its static must
 /// be writable: atomics and cells.
 pub fn interior_mutable(ty: &Ty) -> bool {

@@ -6,7 +6,9 @@
 //! buffer address or null, and a `byval` parameter (an aggregate by value)
 //! exactly as many bytes as its pointee. Nothing else is passed.
 
-use device_ir::{AddressSpace, FuncId, FunctionKind, Module, ParamAttrs, TyKind};
+use device_ir::{
+    AddressSpace, FuncId, FunctionKind, GlobalId, Linkage, Module, ParamAttrs, TyKind,
+};
 
 use super::{DeviceError, KernelArg};
 
@@ -29,6 +31,42 @@ pub fn find_kernel(module: &Module, name: &str) -> Result<FuncId, DeviceError> {
         });
     }
     Ok(func)
+}
+
+/// The global `symbol` of `module`, which the host may write whole with
+/// `len` bytes: it exists, its linkage says the host writes it
+/// (`ExternallyInitialized`: a `ConstantMemory` static), and it has exactly
+/// `len` bytes. Every device checks a host write here first.
+pub fn host_written_global(
+    module: &Module,
+    symbol: &str,
+    len: usize,
+) -> Result<GlobalId, DeviceError> {
+    let bad = |message: String| DeviceError::BadSymbol {
+        symbol: symbol.to_owned(),
+        message,
+    };
+    let (id, g) = module
+        .globals
+        .iter()
+        .find(|(_, g)| g.symbol == symbol)
+        .ok_or_else(|| bad("no global of the module has this symbol".to_owned()))?;
+    if g.linkage != Linkage::ExternallyInitialized {
+        return Err(bad(format!(
+            "a {} global the host does not write (only constant memory is written between launches)",
+            match g.linkage {
+                Linkage::Internal => "module-internal",
+                _ => "device",
+            }
+        )));
+    }
+    if g.size != len as u64 {
+        return Err(bad(format!(
+            "the host writes {len} bytes into a global of {} bytes",
+            g.size
+        )));
+    }
+    Ok(id)
 }
 
 /// The shared memory a block gets without the kernel's opt-in attribute

@@ -39,6 +39,15 @@ pub enum DeviceError {
         /// What does not fit.
         message: String,
     },
+    /// A host write to a module global the module cannot take: no such
+    /// symbol, one the host may not write, or bytes of the wrong size.
+    #[error("symbol `{symbol}`: {message}")]
+    BadSymbol {
+        /// The global's symbol.
+        symbol: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A handle that this device never handed out.
     #[error("unknown {what} {index} on this device")]
     BadHandle {

@@ -327,6 +327,17 @@ pub trait Device: Send {
     /// Reads the whole of `buffer`.
     fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, DeviceError>;
 
+    /// Writes `bytes` over the whole of global `symbol` of `module`, which
+    /// must be one the host writes (constant memory: see
+    /// [`abi::host_written_global`]), between launches: CUDA's
+    /// `cudaMemcpyToSymbol`. The launches after read the new bytes.
+    fn write_symbol(
+        &mut self,
+        module: ModuleHandle,
+        symbol: &str,
+        bytes: &[u8],
+    ) -> Result<(), DeviceError>;
+
     /// Runs `kernel` of `module` on `config.grid` blocks of `config.block`
     /// threads with `args`, and waits for it to finish.
     fn launch(

@@ -175,6 +175,8 @@ pub fn run_fixture(
         let args =
             gpu_harness::launch::launch_arguments(&launch.kernel, params, &launch.args, &find)
                 .unwrap_or_else(|e| panic!("{}: {e}", f.name));
+        gpu_harness::launch::write_constants(l, &mut dev, h, launch)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.name));
         let cfg = launch.config();
         dev.launch(h, &launch.kernel, cfg, &args)?;
     }

@@ -382,6 +382,40 @@ impl Device for CudaDevice {
         Ok(bytes)
     }
 
+    fn write_symbol(
+        &mut self,
+        module: ModuleHandle,
+        symbol: &str,
+        bytes: &[u8],
+    ) -> Result<(), DeviceError> {
+        let loaded = entry(&self.modules, module.0, "module")?;
+        if let Some(ir) = &loaded.ir {
+            abi::host_written_global(ir, symbol, bytes.len())?;
+        }
+        let raw = loaded.raw.0;
+        let bad = |message: String| DeviceError::BadSymbol {
+            symbol: symbol.to_owned(),
+            message,
+        };
+        let name = CString::new(symbol).map_err(|_| bad("the name holds a NUL".to_owned()))?;
+        self.ready()?;
+        // SAFETY: the module is loaded in this context, which is bound.
+        let (ptr, size) =
+            unsafe { result::module::get_global(raw, name) }.map_err(cuda("finding the global"))?;
+        if size != bytes.len() {
+            return Err(bad(format!(
+                "the host writes {} bytes into a global of {size} bytes",
+                bytes.len()
+            )));
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the global holds exactly `bytes.len()` bytes; no kernel
+        // runs (each launch is waited for).
+        unsafe { result::memcpy_htod_sync(ptr, bytes) }.map_err(cuda("copying to the global"))
+    }
+
     fn launch(
         &mut self,
         module: ModuleHandle,

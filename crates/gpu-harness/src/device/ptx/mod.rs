@@ -228,6 +228,42 @@ impl Device for PtxDevice {
             })
     }
 
+    fn write_symbol(
+        &mut self,
+        module: ModuleHandle,
+        symbol: &str,
+        bytes: &[u8],
+    ) -> Result<(), DeviceError> {
+        let loaded = entry(&self.modules, module.0, "module")?;
+        let bad = |message: String| DeviceError::BadSymbol {
+            symbol: symbol.to_owned(),
+            message,
+        };
+        if let Some(ir) = &loaded.ir {
+            abi::host_written_global(ir, symbol, bytes.len())?;
+        }
+        // Without device IR, PTX says only the space: the host writes
+        // `.const` variables alone.
+        let k = loaded
+            .program
+            .globals
+            .iter()
+            .position(|g| &*g.name == symbol)
+            .ok_or_else(|| bad("no variable of the PTX has this name".to_owned()))?;
+        let g = &loaded.program.globals[k];
+        if g.space != Space::Const || g.size != bytes.len() as u64 {
+            return Err(bad(format!(
+                "the host writes {} bytes into constant memory; the PTX variable is {} bytes of .{}",
+                bytes.len(),
+                g.size,
+                g.space.name()
+            )));
+        }
+        let id = loaded.globals[k].ok_or_else(|| bad("it has no memory".to_owned()))?;
+        self.mem.host_write(id, 0, bytes);
+        Ok(())
+    }
+
     fn launch(
         &mut self,
         module: ModuleHandle,

@@ -283,6 +283,22 @@ impl Device for VirtualDevice {
             })
     }
 
+    fn write_symbol(
+        &mut self,
+        module: ModuleHandle,
+        symbol: &str,
+        bytes: &[u8],
+    ) -> Result<(), DeviceError> {
+        let loaded = entry(&self.modules, module.0, "module")?;
+        let id = abi::host_written_global(&loaded.module, symbol, bytes.len())?;
+        let alloc = loaded.globals[id.index()].ok_or_else(|| DeviceError::BadSymbol {
+            symbol: symbol.to_owned(),
+            message: "it has no memory on this device".to_owned(),
+        })?;
+        self.mem.host_write(alloc, 0, bytes);
+        Ok(())
+    }
+
     fn launch(
         &mut self,
         module: ModuleHandle,
