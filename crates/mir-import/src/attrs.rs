@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use quote::ToTokens;
+
 pub use crate::model::{ImplOf, InlineHint, ItemAttrs};
 
 /// Why the source could not be read.
@@ -169,6 +171,15 @@ fn impl_of(imp: &syn::ItemImpl) -> Option<ImplOf> {
         return None;
     };
     let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
+    let self_ty_args = match &tp.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(a) => Some(
+            a.args
+                .iter()
+                .map(|arg| arg.to_token_stream().to_string())
+                .collect(),
+        ),
+        _ => None,
+    };
     Some(ImplOf {
         self_ty: last(&tp.path)?,
         self_ref,
@@ -176,6 +187,7 @@ fn impl_of(imp: &syn::ItemImpl) -> Option<ImplOf> {
             Some((_, path, _)) => Some(last(path)?),
             None => None,
         },
+        self_ty_args,
     })
 }
 
@@ -368,7 +380,8 @@ mod tests {
             Some(ImplOf {
                 self_ty: "C".into(),
                 self_ref: None,
-                trait_name: Some("Mul".into())
+                trait_name: Some("Mul".into()),
+                self_ty_args: None,
             })
         );
         // Columns are 1-based, as rustc prints them.

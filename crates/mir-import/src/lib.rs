@@ -421,7 +421,7 @@ pub fn import_text(
         krate.kernel_implements_drop = attrs::implements_drop(text);
         // The prelude's own structs (field names of `DisjointSlice`, ...).
         krate.attrs.extend(prelude_attrs()?);
-        krate.link_impl_methods();
+        krate.link_impl_methods(&attrs::resolve_source_type);
     }
     Ok(krate)
 }

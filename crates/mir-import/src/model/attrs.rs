@@ -58,6 +58,12 @@ pub struct ImplOf {
     pub self_ref: Option<bool>,
     /// The trait's name, for a trait impl.
     pub trait_name: Option<String>,
+    /// The self type's generic arguments, each as written in the source,
+    /// for a block on one instance of a generic type (`["u32"]` for `impl
+    /// Wrapper<u32>`): blocks on two instances define methods of one name
+    /// that only these tell apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_ty_args: Option<Vec<String>>,
 }
 
 impl ImplOf {
@@ -80,6 +86,17 @@ impl ImplOf {
             Some(false) => "ref_",
             None => "",
         };
-        format!("{by}{}", self.self_ty)
+        let args = self.self_ty_args.as_deref().map_or_else(String::new, |a| {
+            let mut name = String::from("_");
+            for c in a.join(",").chars() {
+                if c.is_ascii_alphanumeric() {
+                    name.push(c);
+                } else if !name.ends_with('_') {
+                    name.push('_');
+                }
+            }
+            name.trim_end_matches('_').to_owned()
+        });
+        format!("{by}{}{args}", self.self_ty)
     }
 }

@@ -22,6 +22,11 @@ pub fn normalize_impl_segment(segment: &str) -> Option<String> {
     Some(format!("<impl@{line}:{col}>"))
 }
 
+/// A type written in the source as the MIR type rustc would print, when
+/// that is certain (`crate::attrs::resolve_source_type`: the model reads no
+/// source itself).
+pub type ResolveType = dyn Fn(&str, &Crate) -> Option<super::Ty>;
+
 /// A method body of an impl block whose self type and trait are known.
 struct Method {
     /// The def path rustc printed the body under.
@@ -50,7 +55,7 @@ impl Crate {
     /// records, in [`Crate::call_aliases`], the call paths that name it: the
     /// inherent path `module::Type::method`, and each `<module::Type as
     /// path::Trait>::method` that some body calls.
-    pub fn link_impl_methods(&mut self) {
+    pub fn link_impl_methods(&mut self, resolve_type: &ResolveType) {
         let mut methods = Vec::new();
         let mut body_attrs = Vec::new();
         for b in self.bodies.values() {
@@ -78,9 +83,17 @@ impl Crate {
             };
             let body = b.path.def_path();
             body_attrs.push((body.clone(), attrs.clone()));
+            // A block on one instance of a generic type (`impl
+            // Wrapper<u32>`) is called as rustc prints that instance
+            // (`kernel::Wrapper<u32>::value`); arguments the source does not
+            // name certainly leave its methods unlinked (refused), never
+            // linked to another instance's.
+            let Some(self_ty) = self.instance_self_ty(&of, &module, resolve_type) else {
+                continue;
+            };
             methods.push(Method {
                 body,
-                self_ty: of.qualified_self_ty(&module),
+                self_ty,
                 trait_name: of.trait_name,
                 name,
             });
@@ -89,8 +102,18 @@ impl Crate {
             self.attrs.entry(body).or_insert(attrs);
         }
         let mut aliases = BTreeMap::new();
+        let mut inherent: BTreeMap<String, Vec<&Method>> = BTreeMap::new();
         for m in methods.iter().filter(|m| m.trait_name.is_none()) {
-            aliases.insert(format!("{}::{}", m.self_ty, m.name), m.body.clone());
+            inherent
+                .entry(format!("{}::{}", m.self_ty, m.name))
+                .or_default()
+                .push(m);
+        }
+        // A call path two bodies answer is linked to neither.
+        for (call, found) in inherent {
+            if let [m] = found[..] {
+                aliases.insert(call, m.body.clone());
+            }
         }
         for b in self.bodies.values() {
             for bb in b.blocks.values() {
@@ -120,6 +143,26 @@ impl Crate {
             }
         }
         self.call_aliases = aliases;
+    }
+
+    /// The self type of `of`'s block as rustc prints it at a call in
+    /// `module` (`&kernel::Foo`, `kernel::Wrapper<u32>`), each generic
+    /// argument through `resolve_type`; `None` when one is not certain.
+    fn instance_self_ty(
+        &self,
+        of: &super::ImplOf,
+        module: &str,
+        resolve_type: &ResolveType,
+    ) -> Option<String> {
+        let base = of.qualified_self_ty(module);
+        let Some(args) = &of.self_ty_args else {
+            return Some(base);
+        };
+        let printed = args
+            .iter()
+            .map(|a| resolve_type(a, self).map(|t| t.to_string()))
+            .collect::<Option<Vec<_>>>()?;
+        Some(format!("{base}<{}>", printed.join(", ")))
     }
 
     /// A name for the body at `def` that does not move with the source: an
