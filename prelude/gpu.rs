@@ -355,7 +355,7 @@ impl<T, const ALIGN: usize> DynamicSharedArray<T, ALIGN> {
 /// # Safety
 /// Implement it only for such types (integers, floats, arrays and
 /// `repr(C)` structs of them without padding).
-pub unsafe trait ConstantMemoryValue: Copy + 'static {}
+pub unsafe trait ConstantMemoryValue: Copy + Sync + 'static {}
 
 macro_rules! constant_memory_values {
     ($($t:ty),*) => { $(unsafe impl ConstantMemoryValue for $t {})* };
@@ -395,7 +395,8 @@ impl<T: ConstantMemoryValue> ConstantMemory<T> {
         unsafe { *self.0.get() }
     }
 
-    /// A reference to it in constant memory.
+    /// A reference to it in constant memory, for the launch only: the host
+    /// may write it before the next.
     #[inline(always)]
     pub fn get_ref(&self) -> &T {
         // SAFETY: as for `get`.
@@ -571,7 +572,8 @@ pub mod host {
     /// check it against the symbol's size.
     ///
     /// # Safety
-    /// No kernel may be running.
+    /// No kernel may be running, and no reference from `get_ref` may have
+    /// outlived its launch (the bytes change under it).
     pub unsafe fn write_constant<T: super::ConstantMemoryValue>(
         constant: &super::ConstantMemory<T>,
         bytes: &[u8],

@@ -264,10 +264,10 @@ pub fn launch_fixture_as(
     Ok(bufs)
 }
 
-/// The host's writes into constant memory before `launch`, in order. A
-/// static that no kernel reads is not in the module, so its write changes
-/// nothing a device could show and is left out (the host program still
-/// makes it, which proves the static exists and has the size written).
+/// The host's writes into constant memory before `launch`, in order: each
+/// names a `ConstantMemory` static of the kernel crate and gives exactly its
+/// bytes. A static that no kernel reads is not in the module, so its write
+/// changes nothing a device could show and is left out there.
 pub fn write_constants(
     l: &Lowered,
     dev: &mut dyn Device,
@@ -275,18 +275,38 @@ pub fn write_constants(
     launch: &LaunchSpec,
 ) -> Result<(), LaunchError> {
     for c in &launch.constants {
-        let symbol = mir_lower::static_symbol(&c.path());
-        if !l.module.globals.values().any(|g| g.symbol == symbol) {
-            continue;
-        }
-        let bytes = c.bytes().ok_or_else(|| {
+        let path = c.path();
+        let mismatch = |why: String| {
             LaunchError::Mismatch(format!(
-                "constant `{}`: a value is not exactly a {}",
-                c.name,
-                c.ty.rust()
+                "the launch of `{}` writes constant `{}`: {why}",
+                launch.kernel, c.name
+            ))
+        };
+        let constant = l.host_constants.get(&path).ok_or_else(|| {
+            mismatch(format!(
+                "kernel.rs has no `static {}: ConstantMemory<_>` at its top level",
+                c.name
             ))
         })?;
-        dev.write_symbol(module, &symbol, &bytes)?;
+        let bytes = c
+            .bytes()
+            .ok_or_else(|| mismatch(format!("a value is not exactly a {}", c.ty.rust())))?;
+        if bytes.len() as u64 != constant.size {
+            return Err(mismatch(format!(
+                "{} bytes for a constant of {} bytes",
+                bytes.len(),
+                constant.size
+            )));
+        }
+        if !l
+            .module
+            .globals
+            .values()
+            .any(|g| g.symbol == constant.symbol)
+        {
+            continue;
+        }
+        dev.write_symbol(module, &constant.symbol, &bytes)?;
     }
     Ok(())
 }

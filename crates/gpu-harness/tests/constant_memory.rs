@@ -87,6 +87,49 @@ fn each_write_reaches_the_launches_after_it_on_both_cpu_devices() {
 }
 
 #[test]
+fn a_write_naming_no_constant_or_of_another_size_is_refused_before_the_launch() {
+    let Some((f, a)) = build() else {
+        return;
+    };
+    let with = |name: &str, values: usize| {
+        let mut g = f.clone();
+        g.manifest.launch[0].constants = vec![gpu_harness::fixture::ConstantWrite {
+            name: name.to_owned(),
+            ty: gpu_harness::fixture::ElemTy::F32,
+            values: vec![gpu_harness::fixture::Number::Float(1.0); values],
+        }];
+        g
+    };
+    for (g, why) in [
+        (
+            with("MISSING", 1),
+            "kernel.rs has no `static MISSING: ConstantMemory<_>` at its top level",
+        ),
+        // `UNUSED` is in no kernel, so no device could check its size.
+        (with("UNUSED", 2), "8 bytes for a constant of 4 bytes"),
+        (with("COEFFS", 3), "12 bytes for a constant of 16 bytes"),
+    ] {
+        for (name, mut dev) in devices() {
+            match run_on(&g, &a, dev.as_mut(), &a.ptx_o3) {
+                Err(LaunchError::Mismatch(m)) => {
+                    assert!(
+                        m.starts_with("the launch of `multiply` writes constant"),
+                        "{name}: {m}"
+                    );
+                    assert!(m.contains(why), "{name}: {m}");
+                }
+                other => panic!("{name}: {why}: {other:?}"),
+            }
+        }
+    }
+    // The unread constant with its own size: nothing to write on a device.
+    let g = with("UNUSED", 1);
+    for (name, mut dev) in devices() {
+        run_on(&g, &a, dev.as_mut(), &a.ptx_o3).expect(name);
+    }
+}
+
+#[test]
 fn as_an_llvm_constant_the_reads_fold_into_the_initializer() {
     let Some((f, a)) = build() else {
         return;

@@ -349,6 +349,106 @@ impl Globals {
     }
 }
 
+/// The most bytes of constant memory a module's `ConstantMemory` statics
+/// may take together: 64 KiB, a GPU's constant bank for user data.
+pub const MAX_CONSTANT_MEMORY: u64 = 64 << 10;
+
+/// A `ConstantMemory` static of the kernel crate, which the host may write
+/// whether or not a kernel reads it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct HostConstant {
+    /// The symbol of its global, when a kernel reads it.
+    pub symbol: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// Whether `ty` holds a `ConstantMemory` inside an array, a tuple or a
+/// generic argument (what the type shows; a user struct's fields it does
+/// not).
+fn holds_constant_memory(ty: &Ty) -> bool {
+    match ty {
+        t if refusals::is_constant_memory_type(t) => true,
+        Ty::Adt(p) => p.generic_args().iter().any(
+            |a| matches!(a, mir_import::model::GenericArg::Type(t) if holds_constant_memory(t)),
+        ),
+        Ty::Array(e, _) | Ty::Slice(e) => holds_constant_memory(e),
+        Ty::Tuple(es) => es.iter().any(holds_constant_memory),
+        _ => false,
+    }
+}
+
+/// Every `ConstantMemory` static of the kernel crate, by path; refuses a
+/// `static mut` one, one nested in another type (it would be ordinary
+/// read-only memory the host cannot write), and statics that together pass
+/// [`MAX_CONSTANT_MEMORY`].
+pub fn host_constants(
+    krate: &Crate,
+    layouts: &Layouts<'_>,
+) -> Result<BTreeMap<String, HostConstant>, Vec<Diagnostic>> {
+    let mut out = BTreeMap::new();
+    let mut diags = Vec::new();
+    let mut total = 0u64;
+    for body in krate.bodies.values() {
+        let BodyKind::Static(mutability) = body.kind else {
+            continue;
+        };
+        let path = body.path.def_path();
+        let ty = &body.return_ty;
+        if !refusals::is_constant_memory_type(ty) {
+            if holds_constant_memory(ty) {
+                diags.push(Diagnostic::new(
+                    Rule::Unsupported,
+                    &path,
+                    format!(
+                        "`{ty}` holds a `ConstantMemory` inside another type; only a static of \
+                         type `ConstantMemory<T>` is constant memory the host can write"
+                    ),
+                ));
+            }
+            continue;
+        }
+        if mutability == MirMut::Mut {
+            diags.push(Diagnostic::new(
+                Rule::Unsupported,
+                &path,
+                "a `static mut` of type `ConstantMemory` (device code only reads constant \
+                 memory; declare it `pub static`)",
+            ));
+            continue;
+        }
+        let size = match layouts.of(ty) {
+            Ok(l) => l.size,
+            Err(e) => {
+                diags.push(Diagnostic::new(
+                    Rule::Unsupported,
+                    &path,
+                    format!("constant memory: {e}"),
+                ));
+                continue;
+            }
+        };
+        total += size;
+        if total > MAX_CONSTANT_MEMORY {
+            diags.push(Diagnostic::new(
+                Rule::Unsupported,
+                &path,
+                format!(
+                    "the kernel's `ConstantMemory` statics take {total} bytes with this one; \
+                     constant memory holds {MAX_CONSTANT_MEMORY}"
+                ),
+            ));
+        }
+        let symbol = static_symbol(&path);
+        out.insert(path, HostConstant { symbol, size });
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
 /// The constant-memory global of the `ConstantMemory` static at `path`:
 /// `addrspace(4)`, read-only for device code, externally initialized (the
 /// host writes it between launches, by `symbol`), holding the static's

@@ -38,7 +38,7 @@ use mir_import::eval::{ItemKind, discriminant_map, field_name_map, union_set};
 use mir_import::model::InlineHint;
 
 pub use diag::{Diagnostic, Diagnostics, Rule};
-pub use globals::{GlobalOrigin, static_symbol};
+pub use globals::{GlobalOrigin, HostConstant, MAX_CONSTANT_MEMORY, static_symbol};
 
 /// A lowered kernel crate.
 #[derive(Debug)]
@@ -53,6 +53,9 @@ pub struct Lowered {
     pub origins: BTreeMap<device_ir::GlobalId, GlobalOrigin>,
     /// Each kernel's parameters, by device name, in MIR order.
     pub kernel_params: BTreeMap<String, Vec<KernelParam>>,
+    /// Every `ConstantMemory` static of the crate, by path, whether or not
+    /// a kernel reads it (then its global is in the module).
+    pub host_constants: BTreeMap<String, HostConstant>,
 }
 
 /// How a kernel's MIR parameter arrives on the device (see [`abi`]).
@@ -178,6 +181,10 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
             diags.push(d);
         }
     }
+    let host_constants = globals::host_constants(krate, &layouts).unwrap_or_else(|d| {
+        diags.extend(d);
+        BTreeMap::new()
+    });
     // The shared-memory rules hold for every constant and static of the
     // kernel, used by the code or not.
     for (name, item) in &imp.eval.items {
@@ -257,5 +264,6 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
         functions,
         origins: globals.origins,
         kernel_params,
+        host_constants,
     })
 }

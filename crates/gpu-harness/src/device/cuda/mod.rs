@@ -389,14 +389,17 @@ impl Device for CudaDevice {
         bytes: &[u8],
     ) -> Result<(), DeviceError> {
         let loaded = entry(&self.modules, module.0, "module")?;
-        if let Some(ir) = &loaded.ir {
-            abi::host_written_global(ir, symbol, bytes.len())?;
-        }
-        let raw = loaded.raw.0;
         let bad = |message: String| DeviceError::BadSymbol {
             symbol: symbol.to_owned(),
             message,
         };
+        // Only the device IR says which globals the host writes; the
+        // driver would copy into any.
+        let ir = loaded.ir.as_ref().ok_or_else(|| {
+            bad("a module loaded without device IR takes no host writes".to_owned())
+        })?;
+        abi::host_written_global(ir, symbol, bytes.len())?;
+        let raw = loaded.raw.0;
         let name = CString::new(symbol).map_err(|_| bad("the name holds a NUL".to_owned()))?;
         self.ready()?;
         // SAFETY: the module is loaded in this context, which is bound.
