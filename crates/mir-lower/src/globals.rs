@@ -27,7 +27,32 @@ use crate::diag::{Diagnostic, Rule};
 use crate::refusals;
 
 /// An NVVM identifier for a static's path: `kernel::DEV` is `kernel__DEV`.
+/// Two statics never share one: where the readable form could also be
+/// another path's (a segment holding `__`, starting or ending with `_`, or
+/// a character that is no identifier's, as `kernel::a__B` would meet
+/// `kernel::a::B`), the symbol ends in `$` and 16 hex digits of the path's
+/// SHA-256; `$` is in no Rust identifier, so no readable symbol ends so.
 pub fn static_symbol(path: &str) -> String {
+    let readable = readable_symbol(path);
+    let plain = path.split("::").all(|seg| {
+        !seg.is_empty()
+            && !seg.contains("__")
+            && !seg.starts_with('_')
+            && !seg.ends_with('_')
+            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    if plain {
+        return readable;
+    }
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(path.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{readable}${hex}")
+}
+
+/// The readable NVVM identifier for a path: `::` as `__`, any other
+/// character that is no identifier's as `_`.
+pub(crate) fn readable_symbol(path: &str) -> String {
     path.replace("::", "__")
         .chars()
         .map(|c| {

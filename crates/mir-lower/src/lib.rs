@@ -78,7 +78,7 @@ fn device_name(path: &str, kernel: bool) -> String {
     if kernel {
         path.rsplit("::").next().unwrap_or(path).to_string()
     } else {
-        globals::static_symbol(path)
+        globals::readable_symbol(path)
     }
 }
 
