@@ -103,3 +103,44 @@ fn a_volatile_read_of_the_own_frame_stays_plain() {
     assert_eq!((vl, vs), (0, 0), "own_local");
     assert!(plain_loads >= 1, "the read itself is still there");
 }
+
+/// A volatile `u128` is two volatile 64-bit halves, low first: libNVVM
+/// miscompiles `load volatile i128` at `-opt=3` (the value comes from two
+/// plain loads it adds beside the volatile ones) and makes a `store
+/// volatile i128` two plain stores.
+#[test]
+fn a_volatile_u128_is_two_volatile_halves() {
+    let source = r#"use crate::gpu::*;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wide(src: *mut u128, out: *mut u128) {
+    unsafe {
+        let v = core::ptr::read_volatile(src);
+        core::ptr::write_volatile(out, v + 1);
+    }
+}
+"#;
+    let l = lower_source("volatile-u128", source);
+    let (vl, vs, _, _) = accesses(&l.module, "wide");
+    assert_eq!((vl, vs), (2, 2), "two halves each way");
+    let ir = nvvm_emit::print_module(&l.module);
+    assert!(!ir.contains("volatile i128"), "{ir}");
+    assert_eq!(ir.matches("load volatile i64").count(), 2, "{ir}");
+    let Some(out) = nvvm_emit::testing::check_nvvm("volatile-u128", &ir, 90) else {
+        return;
+    };
+    for ptx in [&out.ptx, &out.ptx_opt0] {
+        // Memory accesses other than the parameters': (opcode, volatile).
+        let accesses: Vec<(&str, bool)> = ptx
+            .lines()
+            .map(str::trim)
+            .filter(|l| (l.starts_with("ld.") || l.starts_with("st.")) && !l.contains(".param"))
+            .map(|l| (&l[..2], l.contains(".volatile.") && l.contains(".u64")))
+            .collect();
+        assert_eq!(
+            accesses,
+            [("ld", true), ("ld", true), ("st", true), ("st", true)],
+            "{ptx}"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 
 use cranelift_entity::EntityRef;
 use device_ir::layout::POINTER_SIZE;
-use device_ir::{CastOp, IntCC, MemFlags, Ty as DTy, Value};
+use device_ir::{BinaryOp, CastOp, IntCC, MemFlags, Ty as DTy, Value};
 use mir_import::eval::layout::{Encoding, Layout, Shape};
 use mir_import::model::{Local, Operand, Place, PlaceElem, Ty};
 
@@ -130,6 +130,9 @@ impl FnLower<'_, '_> {
         align: u64,
         flags: MemFlags,
     ) -> Value {
+        if s == Scalar::Int(128) && flags.contains(MemFlags::VOLATILE) {
+            return self.load_volatile_u128(addr, off, align);
+        }
         let p = self.offset(addr, off);
         let t = s.mem_ty(self.b.module());
         let typed = self.b.ptr_bitcast(p, t);
@@ -180,6 +183,9 @@ impl FnLower<'_, '_> {
         align: u64,
         flags: MemFlags,
     ) {
+        if s == Scalar::Int(128) && flags.contains(MemFlags::VOLATILE) {
+            return self.store_volatile_u128(addr, off, v, align);
+        }
         let p = self.offset(addr, off);
         let t = s.mem_ty(self.b.module());
         let v = if s == Scalar::Bool {
@@ -189,6 +195,43 @@ impl FnLower<'_, '_> {
         };
         let typed = self.b.ptr_bitcast(p, t);
         self.b.store_with(v, typed, align.clamp(1, 8) as u32, flags);
+    }
+
+    /// A volatile 128-bit read as two volatile 64-bit ones, the low half
+    /// first. libNVVM miscompiles `load volatile i128` at `-opt=3`: it
+    /// makes the volatile loads, but the value comes from two plain loads
+    /// it adds (and a `store volatile i128` becomes two plain stores); PTX
+    /// has no 128-bit access, so the halves are what a GPU does either way.
+    fn load_volatile_u128(&mut self, addr: Value, off: u64, align: u64) -> Value {
+        let i64t = self.b.types().i64();
+        let i128t = self.b.types().int(128);
+        let align = align.clamp(1, 8) as u32;
+        let half = |this: &mut Self, at: u64| {
+            let p = this.offset(addr, at);
+            let typed = this.b.ptr_bitcast(p, i64t);
+            let v = this.b.load_with(i64t, typed, align, MemFlags::VOLATILE);
+            this.b.cast(CastOp::ZExt, v, i128t)
+        };
+        let lo = half(self, off);
+        let hi = half(self, off + 8);
+        let shift = self.iconst(128, 64);
+        let hi = self.b.binary(BinaryOp::Shl, hi, shift);
+        self.b.binary(BinaryOp::Or, lo, hi)
+    }
+
+    /// A volatile 128-bit write as two volatile 64-bit ones, the low half
+    /// first (see [`Self::load_volatile_u128`]).
+    fn store_volatile_u128(&mut self, addr: Value, off: u64, v: Value, align: u64) {
+        let i64t = self.b.types().i64();
+        let align = align.clamp(1, 8) as u32;
+        let shift = self.iconst(128, 64);
+        let high = self.b.binary(BinaryOp::LShr, v, shift);
+        for (half, at) in [(v, off), (high, off + 8)] {
+            let half = self.b.cast(CastOp::Trunc, half, i64t);
+            let p = self.offset(addr, at);
+            let typed = self.b.ptr_bitcast(p, i64t);
+            self.b.store_with(half, typed, align, MemFlags::VOLATILE);
+        }
     }
 
     /// Copies `size` bytes, in the widest chunks `align` allows.
