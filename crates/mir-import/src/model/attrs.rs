@@ -79,24 +79,29 @@ impl ImplOf {
     }
 
     /// The self type as an identifier part (`ref_Foo` for `&Foo`), for
-    /// names that must not move with the source.
-    pub fn self_ty_name(&self) -> String {
+    /// names that must not move with the source; with `args`, its generic
+    /// arguments as written too (`Wrapper_u32`), which tell the methods of
+    /// blocks on two instances of one type apart.
+    pub fn self_ty_name(&self, args: bool) -> String {
         let by = match self.self_ref {
             Some(true) => "ref_mut_",
             Some(false) => "ref_",
             None => "",
         };
-        let args = self.self_ty_args.as_deref().map_or_else(String::new, |a| {
-            let mut name = String::from("_");
-            for c in a.join(",").chars() {
-                if c.is_ascii_alphanumeric() {
-                    name.push(c);
-                } else if !name.ends_with('_') {
-                    name.push('_');
+        let args = match (&self.self_ty_args, args) {
+            (Some(a), true) => {
+                let mut name = String::from("_");
+                for c in a.join(",").chars() {
+                    if c.is_ascii_alphanumeric() {
+                        name.push(c);
+                    } else if !name.ends_with('_') {
+                        name.push('_');
+                    }
                 }
+                name.trim_end_matches('_').to_owned()
             }
-            name.trim_end_matches('_').to_owned()
-        });
+            _ => String::new(),
+        };
         format!("{by}{}{args}", self.self_ty)
     }
 }

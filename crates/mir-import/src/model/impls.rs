@@ -58,6 +58,7 @@ impl Crate {
     pub fn link_impl_methods(&mut self, resolve_type: &ResolveType) {
         let mut methods = Vec::new();
         let mut body_attrs = Vec::new();
+        let mut instances = Vec::new();
         for b in self.bodies.values() {
             if !matches!(b.kind, BodyKind::Fn { ctfe: false }) {
                 continue;
@@ -91,6 +92,9 @@ impl Crate {
             let Some(self_ty) = self.instance_self_ty(&of, &module, resolve_type) else {
                 continue;
             };
+            if of.self_ty_args.is_some() {
+                instances.push(body.clone());
+            }
             methods.push(Method {
                 body,
                 self_ty,
@@ -101,6 +105,7 @@ impl Crate {
         for (body, attrs) in body_attrs {
             self.attrs.entry(body).or_insert(attrs);
         }
+        self.instance_methods = instances.into_iter().collect();
         let mut aliases = BTreeMap::new();
         let mut inherent: BTreeMap<String, Vec<&Method>> = BTreeMap::new();
         for m in methods.iter().filter(|m| m.trait_name.is_none()) {
@@ -177,10 +182,15 @@ impl Crate {
             return def.to_string();
         };
         match self.attrs.get(def).and_then(|a| a.impl_of.as_ref()) {
-            Some(of) if block.starts_with("<impl at ") => match &of.trait_name {
-                None => format!("{module}::{}::{method}", of.self_ty_name()),
-                Some(t) => format!("{module}::{}_as_{t}::{method}", of.self_ty_name()),
-            },
+            Some(of) if block.starts_with("<impl at ") => {
+                // Only a linked instance's arguments (a mono instance's
+                // block names its parameters, which mean nothing here).
+                let ty = of.self_ty_name(self.instance_methods.contains(def));
+                match &of.trait_name {
+                    None => format!("{module}::{ty}::{method}"),
+                    Some(t) => format!("{module}::{ty}_as_{t}::{method}"),
+                }
+            }
             _ => def.to_string(),
         }
     }

@@ -58,6 +58,10 @@ pub struct Crate {
     /// with the def path of the body rustc printed for it (see
     /// [`Crate::link_impl_methods`]).
     pub call_aliases: BTreeMap<String, String>,
+    /// Method bodies of impl blocks on one instance of a generic type whose
+    /// arguments resolved (`impl Wrapper<u32>`): their stable names carry
+    /// the arguments (see [`Crate::stable_name`]).
+    pub instance_methods: std::collections::BTreeSet<String>,
     /// For a dependency item imported under a name the kernel's MIR printed
     /// through a re-export (`base64::prelude::STANDARD`), the path that
     /// declares it (`base64::engine::general_purpose::STANDARD`), which
