@@ -42,10 +42,7 @@ pub fn host_written_global(
     symbol: &str,
     len: usize,
 ) -> Result<GlobalId, DeviceError> {
-    let bad = |message: String| DeviceError::BadSymbol {
-        symbol: symbol.to_owned(),
-        message,
-    };
+    let bad = |message: String| DeviceError::bad_symbol(symbol, message);
     let (id, g) = module
         .globals
         .iter()

@@ -151,6 +151,14 @@ impl From<ExecError> for DeviceError {
 }
 
 impl DeviceError {
+    /// A [`DeviceError::BadSymbol`] for a host write into `symbol`.
+    pub fn bad_symbol(symbol: &str, message: impl Into<String>) -> Self {
+        DeviceError::BadSymbol {
+            symbol: symbol.to_owned(),
+            message: message.into(),
+        }
+    }
+
     /// The kernel fault, if this is one.
     pub fn exec(&self) -> Option<&ExecError> {
         match self {

@@ -389,10 +389,7 @@ impl Device for CudaDevice {
         bytes: &[u8],
     ) -> Result<(), DeviceError> {
         let loaded = entry(&self.modules, module.0, "module")?;
-        let bad = |message: String| DeviceError::BadSymbol {
-            symbol: symbol.to_owned(),
-            message,
-        };
+        let bad = |message: String| DeviceError::bad_symbol(symbol, message);
         // Only the device IR says which globals the host writes; the
         // driver would copy into any.
         let ir = loaded.ir.as_ref().ok_or_else(|| {

@@ -235,10 +235,7 @@ impl Device for PtxDevice {
         bytes: &[u8],
     ) -> Result<(), DeviceError> {
         let loaded = entry(&self.modules, module.0, "module")?;
-        let bad = |message: String| DeviceError::BadSymbol {
-            symbol: symbol.to_owned(),
-            message,
-        };
+        let bad = |message: String| DeviceError::bad_symbol(symbol, message);
         if let Some(ir) = &loaded.ir {
             abi::host_written_global(ir, symbol, bytes.len())?;
         }

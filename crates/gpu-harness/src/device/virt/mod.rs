@@ -291,10 +291,8 @@ impl Device for VirtualDevice {
     ) -> Result<(), DeviceError> {
         let loaded = entry(&self.modules, module.0, "module")?;
         let id = abi::host_written_global(&loaded.module, symbol, bytes.len())?;
-        let alloc = loaded.globals[id.index()].ok_or_else(|| DeviceError::BadSymbol {
-            symbol: symbol.to_owned(),
-            message: "it has no memory on this device".to_owned(),
-        })?;
+        let alloc = loaded.globals[id.index()]
+            .ok_or_else(|| DeviceError::bad_symbol(symbol, "it has no memory on this device"))?;
         self.mem.host_write(alloc, 0, bytes);
         Ok(())
     }
