@@ -188,6 +188,7 @@ fn impl_of(imp: &syn::ItemImpl) -> Option<ImplOf> {
             None => None,
         },
         self_ty_args,
+        self_ty_qualified: tp.path.segments.len() > 1,
     })
 }
 
@@ -382,6 +383,7 @@ mod tests {
                 self_ref: None,
                 trait_name: Some("Mul".into()),
                 self_ty_args: None,
+                self_ty_qualified: false,
             })
         );
         // Columns are 1-based, as rustc prints them.

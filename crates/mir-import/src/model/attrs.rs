@@ -64,6 +64,10 @@ pub struct ImplOf {
     /// that only these tell apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub self_ty_args: Option<Vec<String>>,
+    /// Whether the self type is written with a path of several segments
+    /// (`impl super::Foo<u32>`), so that its module is not the block's.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub self_ty_qualified: bool,
 }
 
 impl ImplOf {
@@ -80,25 +84,46 @@ impl ImplOf {
 
     /// The self type as an identifier part (`ref_Foo` for `&Foo`), for
     /// names that must not move with the source; with `args`, its generic
-    /// arguments as written too (`Wrapper_u32`), which tell the methods of
-    /// blocks on two instances of one type apart.
+    /// arguments as written too, which tell the methods of blocks on two
+    /// instances of one type apart: `Wrapper_u32` where they are plain
+    /// letters and digits, else their characters that are (`Wrapper_u8`
+    /// for `&u8`) and `$` with 8 hex digits of their SHA-256, as the
+    /// cleaning would make `&u8` and `(u8,)` meet.
     pub fn self_ty_name(&self, args: bool) -> String {
         let by = match self.self_ref {
             Some(true) => "ref_mut_",
             Some(false) => "ref_",
             None => "",
         };
-        let args = match (&self.self_ty_args, args) {
-            (Some(a), true) => {
+        // Lifetimes tell no two blocks apart: left out.
+        let types: Vec<&str> = self
+            .self_ty_args
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .filter(|a| !a.starts_with('\''))
+            .collect();
+        let args = match (types.is_empty(), args) {
+            (false, true) => {
+                let text = types.join(",");
                 let mut name = String::from("_");
-                for c in a.join(",").chars() {
+                for c in text.chars() {
                     if c.is_ascii_alphanumeric() {
                         name.push(c);
                     } else if !name.ends_with('_') {
                         name.push('_');
                     }
                 }
-                name.trim_end_matches('_').to_owned()
+                let mut name = name.trim_end_matches('_').to_owned();
+                if !text.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    use sha2::{Digest, Sha256};
+                    let digest = Sha256::digest(text.as_bytes());
+                    name.push('$');
+                    for b in &digest[..4] {
+                        name.push_str(&format!("{b:02x}"));
+                    }
+                }
+                name
             }
             _ => String::new(),
         };

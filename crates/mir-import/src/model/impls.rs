@@ -53,12 +53,16 @@ impl Crate {
     /// Gives each method body of a non-generic impl block of the source its
     /// attributes (an `#[inline(never)]` method stays a separate function) and
     /// records, in [`Crate::call_aliases`], the call paths that name it: the
-    /// inherent path `module::Type::method`, and each `<module::Type as
-    /// path::Trait>::method` that some body calls.
+    /// inherent path `module::Type::method` (`kernel::Wrapper<u32>::value`
+    /// for a block on one instance of a generic type), and each
+    /// `<module::Type as path::Trait>::method` that some body calls. A call
+    /// path that two blocks, or an unlinked block, could answer is left out:
+    /// its calls are refused, never sent to another block's body.
     pub fn link_impl_methods(&mut self, resolve_type: &ResolveType) {
         let mut methods = Vec::new();
         let mut body_attrs = Vec::new();
         let mut instances = Vec::new();
+        let mut unlinked = std::collections::BTreeSet::new();
         for b in self.bodies.values() {
             if !matches!(b.kind, BodyKind::Fn { ctfe: false }) {
                 continue;
@@ -90,6 +94,9 @@ impl Crate {
             // name certainly leave its methods unlinked (refused), never
             // linked to another instance's.
             let Some(self_ty) = self.instance_self_ty(&of, &module, resolve_type) else {
+                // Left unlinked: no call may reach another body through
+                // the path without arguments either.
+                unlinked.insert(format!("{}::{name}", of.qualified_self_ty(&module)));
                 continue;
             };
             if of.self_ty_args.is_some() {
@@ -114,9 +121,15 @@ impl Crate {
                 .or_default()
                 .push(m);
         }
-        // A call path two bodies answer is linked to neither.
+        // A call path two bodies answer is linked to neither, nor one that
+        // an unlinked block's method could also answer: `resolve_callee`
+        // falls back to the path without generic arguments, where that
+        // block's call would land (`impl Wrapper` beside `impl
+        // Wrapper<Alias>`).
         for (call, found) in inherent {
-            if let [m] = found[..] {
+            if let [m] = found[..]
+                && !unlinked.contains(&call)
+            {
                 aliases.insert(call, m.body.clone());
             }
         }
@@ -153,6 +166,14 @@ impl Crate {
     /// The self type of `of`'s block as rustc prints it at a call in
     /// `module` (`&kernel::Foo`, `kernel::Wrapper<u32>`), each generic
     /// argument through `resolve_type`; `None` when one is not certain.
+    ///
+    /// Only a block at the kernel's root with a one-segment self path is
+    /// linked as an instance: the source's type names are resolved from
+    /// the root (`kernel::Foo`), so in another module, or for a type named
+    /// through other modules, they could name another type. A lifetime
+    /// argument is `'_`, as rustc prints erased lifetimes (two blocks
+    /// cannot differ by a lifetime alone); a const argument is not
+    /// resolved.
     fn instance_self_ty(
         &self,
         of: &super::ImplOf,
@@ -163,9 +184,18 @@ impl Crate {
         let Some(args) = &of.self_ty_args else {
             return Some(base);
         };
+        if module != "kernel" || of.self_ty_qualified {
+            return None;
+        }
         let printed = args
             .iter()
-            .map(|a| resolve_type(a, self).map(|t| t.to_string()))
+            .map(|a| {
+                if a.starts_with('\'') {
+                    Some("'_".to_owned())
+                } else {
+                    resolve_type(a, self).map(|t| t.to_string())
+                }
+            })
             .collect::<Option<Vec<_>>>()?;
         Some(format!("{base}<{}>", printed.join(", ")))
     }
