@@ -10,13 +10,14 @@
 
 mod common;
 
+use common::run_on;
 use device_ir::Linkage;
 use gpu_harness::device::ptx::PtxDevice;
 use gpu_harness::device::virt::VirtualDevice;
 use gpu_harness::device::{Device, DeviceError, Program};
 use gpu_harness::fixture::Fixture;
 use gpu_harness::host::Readback;
-use gpu_harness::launch::{LaunchError, launch_fixture, read_back};
+use gpu_harness::launch::LaunchError;
 use gpu_harness::shape::Artifacts;
 
 fn build() -> Option<(Fixture, Artifacts)> {
@@ -24,17 +25,6 @@ fn build() -> Option<(Fixture, Artifacts)> {
     let f = Fixture::load(&common::fixture_dir("oxide_constant_memory")).expect("the fixture");
     let a = Artifacts::build(&f.kernel, nvvm).expect("it builds");
     Some((f, a))
-}
-
-fn run_on(
-    f: &Fixture,
-    a: &Artifacts,
-    dev: &mut dyn Device,
-    ptx: &str,
-) -> Result<Readback, LaunchError> {
-    let program = Program::with_ptx(&a.lowered.module, ptx);
-    let bufs = launch_fixture(f, &a.lowered, dev, &program)?;
-    read_back(f, dev, &bufs)
 }
 
 /// Buffer `name` of a readback, as `f32`s.

@@ -16,42 +16,26 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::run_on;
 use gpu_harness::compare::compare;
 use gpu_harness::device::ptx::PtxDevice;
 use gpu_harness::device::virt::{FaultKind, VirtualDevice};
 use gpu_harness::device::{Device, DeviceError, DeviceExt, KernelArg, LaunchConfig, Program};
 use gpu_harness::fixture::Fixture;
 use gpu_harness::host::Readback;
-use gpu_harness::launch::{LaunchError, launch_fixture, read_back};
+use gpu_harness::launch::LaunchError;
 use gpu_harness::shape::Artifacts;
 use gpu_harness::shape::ptx_forms;
 use gpu_harness::stage::StageError;
 use gpu_harness::tolerance::Tolerance;
 
-fn dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(name)
-}
-
 fn build(name: &str) -> Option<(Fixture, Artifacts)> {
     let nvvm = nvvm_emit::testing::libnvvm_or_skip(name)?;
-    let f = Fixture::load(&dir(name)).unwrap();
+    let f = Fixture::load(&common::fixture_dir(name)).unwrap();
     let a = Artifacts::build(&f.kernel, nvvm).unwrap();
     Some((f, a))
-}
-
-fn run_on(
-    f: &Fixture,
-    a: &Artifacts,
-    dev: &mut dyn Device,
-    ptx: &str,
-) -> Result<Readback, LaunchError> {
-    let program = Program::with_ptx(&a.lowered.module, ptx);
-    let bufs = launch_fixture(f, &a.lowered, dev, &program)?;
-    read_back(f, dev, &bufs)
 }
 
 fn on_ir_device(f: &Fixture, a: &Artifacts) -> Readback {

@@ -183,3 +183,16 @@ pub fn run_fixture(
     let buffers = buffers.into_iter().map(|(n, b, _)| (n, b)).collect();
     Ok(FixtureRun { dev, buffers })
 }
+
+/// Every launch of fixture `f` on `dev`, from its lowered module and
+/// `ptx`, and the readback.
+pub fn run_on(
+    f: &gpu_harness::fixture::Fixture,
+    a: &gpu_harness::shape::Artifacts,
+    dev: &mut dyn Device,
+    ptx: &str,
+) -> Result<gpu_harness::host::Readback, gpu_harness::launch::LaunchError> {
+    let program = Program::with_ptx(&a.lowered.module, ptx);
+    let bufs = gpu_harness::launch::launch_fixture(f, &a.lowered, dev, &program)?;
+    gpu_harness::launch::read_back(f, dev, &bufs)
+}
