@@ -516,19 +516,12 @@ fn host_constant(
         ));
     }
     let mut init = Initializer::default();
-    let mut at = 0usize;
-    while at < n {
-        let defined = alloc.init[at];
-        let run = alloc.init[at..]
-            .iter()
-            .take_while(|&&b| b == defined)
-            .count();
+    for (run, defined) in InitMask::from_bools(alloc.init.iter().copied()).runs() {
         init.spans.push(if defined {
-            Span::Bytes(alloc.bytes[at..at + run].to_vec())
+            Span::Bytes(alloc.bytes[run.start as usize..run.end as usize].to_vec())
         } else {
-            Span::Undef(run as u64)
+            Span::Undef(run.end - run.start)
         });
-        at += run;
     }
     Ok(m.add_global(GlobalData {
         symbol,
