@@ -16,11 +16,16 @@
 //!
 //! Every write goes to a name private to its process and thread and is then
 //! renamed, so a reader sees a whole entry or none; a lost write loses
-//! nothing but the time the next build takes.
+//! nothing but the time the next build takes. Bytes are kept gzipped (the
+//! run's MIR was 2 GB of text raw), whose CRC makes a damaged entry a miss;
+//! programs are kept as they are, to be linked out and run.
 
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
 
 /// The variable naming the folder of the test run's stores, one sub-folder
@@ -82,17 +87,28 @@ impl Store {
         self.dir.join(key)
     }
 
-    /// The bytes kept under `key`, if any.
+    /// The bytes kept under `key` by [`Store::write`], if any; an entry
+    /// that does not inflate (cut short, or not ours) reads as none.
     pub fn read(&self, key: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.path(key)).ok()
+        let file = std::fs::File::open(self.path(key)).ok()?;
+        let mut bytes = Vec::new();
+        GzDecoder::new(io::BufReader::new(file))
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Some(bytes)
     }
 
-    /// Keeps `bytes` under `key`.
+    /// Keeps `bytes` under `key`, deflated: rustc's MIR of one fixture can
+    /// be 80 MB of text, and shrinks about tenfold.
     ///
     /// # Errors
     /// When the folder or the file cannot be written.
     pub fn write(&self, key: &str, bytes: &[u8]) -> io::Result<()> {
-        self.publish(key, |tmp| std::fs::write(tmp, bytes))
+        self.publish(key, |tmp| {
+            let mut gz = GzEncoder::new(std::fs::File::create(tmp)?, Compression::fast());
+            gz.write_all(bytes)?;
+            gz.finish().map(drop)
+        })
     }
 
     /// Keeps a copy of the file `from` under `key` (a built program).
@@ -182,6 +198,31 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .count();
         assert_eq!(leftovers, 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn entries_are_kept_deflated_and_a_damaged_one_is_a_miss() {
+        let dir = std::env::temp_dir().join(format!("build-cache-gz-{}", std::process::id()));
+        let store = Store::at(&dir);
+        let text = "bb0: { _0 = const 1_u32; return; }\n".repeat(4096);
+        let k = key(&[b"mir"]);
+        store.write(&k, text.as_bytes()).expect("written");
+        let on_disk = std::fs::read(store.path(&k)).expect("entry");
+        assert!(
+            on_disk.len() * 10 < text.len(),
+            "{} bytes kept for {} of text",
+            on_disk.len(),
+            text.len()
+        );
+        assert_eq!(store.read(&k).as_deref(), Some(text.as_bytes()));
+        // Cut short (a full disk, a killed writer outside the rename): the
+        // trailer's length and CRC are missing, and the entry is a miss.
+        std::fs::write(store.path(&k), &on_disk[..on_disk.len() - 4]).expect("cut");
+        assert_eq!(store.read(&k), None);
+        // Not an entry of ours at all.
+        std::fs::write(store.path(&k), text.as_bytes()).expect("raw");
+        assert_eq!(store.read(&k), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

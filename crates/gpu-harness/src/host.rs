@@ -575,6 +575,10 @@ pub fn run(
         "opt-level=1".into(),
         "-C".into(),
         "codegen-units=1".into(),
+        // The standard library's debug info is 9 in 10 bytes of a host
+        // program, and the test run keeps one program per fixture.
+        "-C".into(),
+        "strip=debuginfo".into(),
         "-C".into(),
         format!("linker={}", sandbox.linker().display()).into(),
     ];
