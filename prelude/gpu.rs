@@ -500,7 +500,6 @@ impl<'a, T: Copy> DisjointSlice<'a, T> {
 #[cfg(not(gpu_device))]
 pub mod host {
     use std::cell::Cell;
-    use std::sync::Barrier as StdBarrier;
 
     #[derive(Clone, Copy, Default)]
     struct Ids {
@@ -533,8 +532,7 @@ pub mod host {
         /// The block's dynamic shared memory: its start and size.
         static DYNAMIC_SHARED: Cell<(*mut u8, usize)> = const { Cell::new((std::ptr::null_mut(), 0)) };
         static IDS: Cell<Ids> = Cell::new(Ids::default());
-        static BLOCK_BARRIER: Cell<*const StdBarrier> = const { Cell::new(std::ptr::null()) };
-        static WARP: Cell<*const Warp> = const { Cell::new(std::ptr::null()) };
+        static BLOCK: Cell<*const Block> = const { Cell::new(std::ptr::null()) };
         static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
     }
 
@@ -589,11 +587,7 @@ pub mod host {
         // SAFETY: any bytes are a valid `T` (`ConstantMemoryValue`), and
         // no kernel thread reads it now (the caller's word).
         unsafe {
-            core::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                constant.0.get().cast::<u8>(),
-                size,
-            )
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), constant.0.get().cast::<u8>(), size)
         }
     }
 
@@ -603,10 +597,36 @@ pub mod host {
         IN_KERNEL.with(Cell::get)
     }
 
-    /// One warp's meeting point for the `*_sync` collectives: the lanes named
-    /// in a collective's mask wait for each other and see each other's values,
-    /// as lanes executing one warp instruction in lockstep do.
-    pub struct Warp {
+    /// One block's meeting points: its barrier and its warps' `*_sync`
+    /// collectives, each under its own lock, and a census of the threads
+    /// that have not exited and of those waiting for something not yet
+    /// complete. A thread registers as waiting under the lock of what it
+    /// waits for, and whoever completes a wait releases its waiters at once
+    /// under that lock, in the same update of the census as its own
+    /// arrival (or exit): so when the census says that every live thread
+    /// waits, none ever goes on (a deadlock), and it is seen when it
+    /// arises, not at the host's deadline.
+    pub struct Block {
+        threads: u32,
+        /// Live threads (high half) and waiting threads (low half), one
+        /// word, so that each read is one consistent count.
+        census: std::sync::atomic::AtomicU64,
+        barrier: std::sync::Mutex<BarrierState>,
+        barrier_turn: std::sync::Condvar,
+        warps: Box<[Warp]>,
+        /// What a GPU leaves undefined here (a deadlock, lanes at different
+        /// collectives), with whether a waiting thread has taken it to
+        /// report: one thread reports it, so the message is one.
+        fault: std::sync::Mutex<Option<(String, bool)>>,
+        faulted: std::sync::atomic::AtomicBool,
+    }
+
+    struct BarrierState {
+        arrived: u32,
+        generation: u64,
+    }
+
+    struct Warp {
         state: std::sync::Mutex<WarpState>,
         turn: std::sync::Condvar,
     }
@@ -616,10 +636,11 @@ pub mod host {
         present: u32,
         /// Lanes that have returned from the kernel.
         exited: u32,
-        /// Lanes waiting in the collective being gathered, with their values.
+        /// Lanes waiting in a collective being gathered, with their masks,
+        /// values and collectives (`"shfl_sync"`, ...).
         arrived: u32,
+        masks: [u32; 32],
         values: [u64; 32],
-        /// Per lane: which collective it waits at (`"shfl_sync"`, ...).
         kinds: [&'static str; 32],
         /// Per lane: a completed collective's values and lanes, not yet taken.
         done: [Option<Gathered>; 32],
@@ -633,28 +654,179 @@ pub mod host {
         lanes: u32,
     }
 
-    impl Warp {
-        fn new(present: u32) -> Self {
-            Warp {
-                state: std::sync::Mutex::new(WarpState {
-                    present,
-                    exited: 0,
+    fn relock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One live thread in the census's high half.
+    const LIVE: u64 = 1 << 32;
+
+    impl Block {
+        fn new(threads: u32) -> Self {
+            let warps = (0..threads.div_ceil(32))
+                .map(|w| {
+                    let lanes = (threads - w * 32).min(32);
+                    Warp {
+                        state: std::sync::Mutex::new(WarpState {
+                            present: if lanes == 32 {
+                                u32::MAX
+                            } else {
+                                (1u32 << lanes) - 1
+                            },
+                            exited: 0,
+                            arrived: 0,
+                            masks: [0; 32],
+                            values: [0; 32],
+                            kinds: [""; 32],
+                            done: std::array::from_fn(|_| None),
+                        }),
+                        turn: std::sync::Condvar::new(),
+                    }
+                })
+                .collect();
+            Block {
+                threads,
+                census: std::sync::atomic::AtomicU64::new(u64::from(threads) * LIVE),
+                barrier: std::sync::Mutex::new(BarrierState {
                     arrived: 0,
-                    values: [0; 32],
-                    kinds: [""; 32],
-                    done: std::array::from_fn(|_| None),
+                    generation: 0,
                 }),
-                turn: std::sync::Condvar::new(),
+                barrier_turn: std::sync::Condvar::new(),
+                warps,
+                fault: std::sync::Mutex::new(None),
+                faulted: std::sync::atomic::AtomicBool::new(false),
             }
         }
 
-        /// Lane `lane` offers `value` to the collective `what` over `mask`,
-        /// waits for every lane of `mask` that has not exited (PTX: "all
-        /// non-exited threads in membermask"), and gets what they offered.
-        /// Lanes of one mask at different collectives execute different
-        /// instructions, which the GPU leaves undefined: a panic.
-        fn exchange(&self, lane: u32, mask: u32, value: u64, what: &'static str) -> Gathered {
-            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        /// (Live threads, waiting threads.)
+        fn census(&self) -> (u32, u32) {
+            let c = self.census.load(std::sync::atomic::Ordering::SeqCst);
+            ((c >> 32) as u32, c as u32)
+        }
+
+        /// One update of the census: `delta` added (wrapping), so that an
+        /// arrival and the releases it causes count at once.
+        fn count(&self, delta: u64) {
+            self.census
+                .fetch_add(delta, std::sync::atomic::Ordering::SeqCst);
+        }
+
+        /// Records what a GPU leaves undefined (the first such thing only)
+        /// and wakes every waiter, one of which reports it. Called holding
+        /// no other lock of the block.
+        fn raise(&self, message: String) {
+            relock(&self.fault).get_or_insert((message, false));
+            self.faulted
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            // Under each lock, so that no waiter misses the wake-up between
+            // its look at `faulted` and its wait.
+            let _barrier = relock(&self.barrier);
+            self.barrier_turn.notify_all();
+            drop(_barrier);
+            for w in &self.warps {
+                let _state = relock(&w.state);
+                w.turn.notify_all();
+            }
+        }
+
+        /// Panics with the fault if one is raised and no thread reports it
+        /// yet. A thread that finds it reported waits on: the report's
+        /// panic stops the process.
+        fn report_fault(&self) {
+            if !self.faulted.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            let mut fault = relock(&self.fault);
+            if let Some((message, taken @ false)) = fault.as_mut() {
+                *taken = true;
+                let message = std::mem::take(message);
+                drop(fault);
+                panic!("{UNDEFINED_ON_GPU}{message}");
+            }
+        }
+
+        /// When every thread that has not exited waits, none ever goes on.
+        /// Called holding no lock of the block.
+        fn check_deadlock(&self) {
+            let (live, waiting) = self.census();
+            if live == 0 || waiting != live {
+                return;
+            }
+            // Every thread waits: nothing changes while this reads.
+            let at_barrier = relock(&self.barrier).arrived;
+            let mut kinds: Vec<&str> = Vec::new();
+            for w in &self.warps {
+                let s = relock(&w.state);
+                kinds.extend(
+                    (0..32)
+                        .filter(|l| s.arrived & (1 << l) != 0)
+                        .map(|l| s.kinds[l]),
+                );
+            }
+            kinds.sort_unstable();
+            kinds.dedup();
+            self.raise(format!(
+                "deadlock: every thread of the block that has not exited waits, {at_barrier} at \
+                 the block barrier and {} at warp collectives ({}), and none of these can complete",
+                live - at_barrier,
+                if kinds.is_empty() {
+                    "none".to_owned()
+                } else {
+                    kinds.join(", ")
+                }
+            ));
+        }
+
+        /// `bar.sync 0`: waits for every thread of the block. A thread that
+        /// has exited never arrives, so the barrier never completes: the
+        /// devices report such a barrier as a deadlock, and so does this.
+        fn barrier(&self) {
+            let mut s = relock(&self.barrier);
+            self.report_fault();
+            if self.census().0 < self.threads {
+                drop(s);
+                self.raise(
+                    "deadlock: a thread waits at the block barrier after another thread of \
+                     the block has exited, so the barrier can never complete"
+                        .to_owned(),
+                );
+                self.report_fault();
+                s = relock(&self.barrier);
+            }
+            s.arrived += 1;
+            if s.arrived == self.threads {
+                s.arrived = 0;
+                s.generation += 1;
+                self.count(0u64.wrapping_sub(u64::from(self.threads - 1)));
+                self.barrier_turn.notify_all();
+                return;
+            }
+            self.count(1);
+            let generation = s.generation;
+            drop(s);
+            self.check_deadlock();
+            let mut s = relock(&self.barrier);
+            while s.generation == generation {
+                self.report_fault();
+                s = self.barrier_turn.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+
+        /// Lane `lane` of warp `warp` offers `value` to the collective
+        /// `what` over `mask`, waits for every lane of `mask` that has not
+        /// exited (PTX: "all non-exited threads in membermask"), and gets
+        /// what they offered.
+        fn exchange(
+            &self,
+            warp: usize,
+            lane: u32,
+            mask: u32,
+            value: u64,
+            what: &'static str,
+        ) -> Gathered {
+            let w = &self.warps[warp];
+            let mut s = relock(&w.state);
+            self.report_fault();
             assert!(
                 mask & (1 << lane) != 0,
                 "{UNDEFINED_ON_GPU}lane {lane} is not in its own mask {mask:#x}"
@@ -664,77 +836,154 @@ pub mod host {
                 "{UNDEFINED_ON_GPU}mask {mask:#x} names lanes this warp does not have ({:#x})",
                 s.present
             );
+            s.masks[lane as usize] = mask;
             s.values[lane as usize] = value;
             s.kinds[lane as usize] = what;
             s.arrived |= 1 << lane;
+            let (released, mismatch) = self.settle(w, &mut s);
+            self.count(1u64.wrapping_sub(u64::from(released)));
+            if let Some(v) = s.done[lane as usize].take() {
+                return v;
+            }
+            drop(s);
+            if let Some(message) = mismatch {
+                self.raise(message);
+            }
+            self.check_deadlock();
+            let mut s = relock(&w.state);
             loop {
                 if let Some(v) = s.done[lane as usize].take() {
                     return v;
                 }
-                // Complete when the last live lane of the mask arrives, or
-                // (woken by `exit`) when the lanes still missing exit.
-                let lanes = mask & !s.exited;
-                if s.arrived & lanes == lanes {
-                    if let Some(l) = (0..32).find(|&l| lanes & (1 << l) != 0 && s.kinds[l] != what) {
-                        s.arrived &= !lanes;
-                        let other = s.kinds[l];
-                        drop(s);
-                        panic!(
-                            "{UNDEFINED_ON_GPU}lane {lane} executes {what} with mask {mask:#x} while lane {l} executes {other}"
-                        );
-                    }
-                    let done = Gathered {
-                        values: Box::new(s.values),
-                        lanes,
-                    };
-                    for l in 0..32 {
-                        if lanes & (1 << l) != 0 {
-                            s.done[l] = Some(done.clone());
-                        }
-                    }
-                    s.arrived &= !lanes;
-                    self.turn.notify_all();
-                    continue;
-                }
-                s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+                self.report_fault();
+                s = w.turn.wait(s).unwrap_or_else(|e| e.into_inner());
             }
         }
 
-        fn exit(&self, lane: u32) {
-            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            s.exited |= 1 << lane;
-            self.turn.notify_all();
+        /// Completes every collective of warp `w` (whose state `s` is)
+        /// whose live lanes have all arrived, releasing its lanes: how many,
+        /// for the caller's update of the census. Lanes of one mask at
+        /// different collectives execute different instructions, which the
+        /// GPU leaves undefined: that message.
+        fn settle(&self, w: &Warp, s: &mut WarpState) -> (u32, Option<String>) {
+            let mut released = 0;
+            loop {
+                let complete = (0..32)
+                    .filter(|l| s.arrived & (1 << l) != 0)
+                    .map(|l| (l, s.masks[l] & !s.exited))
+                    .find(|&(_, lanes)| s.arrived & lanes == lanes);
+                let Some((first, lanes)) = complete else {
+                    return (released, None);
+                };
+                let what = s.kinds[first];
+                if let Some(l) = (0..32).find(|&l| lanes & (1 << l) != 0 && s.kinds[l] != what) {
+                    let message = format!(
+                        "lane {first} executes {what} with mask {:#x} while lane {l} executes {}",
+                        s.masks[first], s.kinds[l]
+                    );
+                    return (released, Some(message));
+                }
+                let done = Gathered {
+                    values: Box::new(s.values),
+                    lanes,
+                };
+                for l in 0..32 {
+                    if lanes & (1 << l) != 0 {
+                        s.done[l] = Some(done.clone());
+                    }
+                }
+                s.arrived &= !lanes;
+                released += lanes.count_ones();
+                w.turn.notify_all();
+            }
         }
 
-        fn live(&self) -> u32 {
-            let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        /// Lane `lane` of warp `warp` has returned from the kernel (or
+        /// panicked out of it): the collectives waiting only for it complete
+        /// without it, and a barrier waiting for it never completes.
+        fn exit(&self, warp: usize, lane: u32) {
+            let w = &self.warps[warp];
+            let mut s = relock(&w.state);
+            s.exited |= 1 << lane;
+            // The waiters it releases and its leaving, in one count.
+            let (released, mismatch) = self.settle(w, &mut s);
+            self.count(0u64.wrapping_sub(LIVE + u64::from(released)));
+            drop(s);
+            if let Some(message) = mismatch {
+                self.raise(message);
+            }
+            let at_barrier = relock(&self.barrier).arrived;
+            if at_barrier > 0 {
+                self.raise(format!(
+                    "deadlock: {at_barrier} thread(s) wait at the block barrier, which can never \
+                     complete, because a thread of the block has exited"
+                ));
+            }
+            self.check_deadlock();
+        }
+
+        fn live(&self, warp: usize) -> u32 {
+            let s = relock(&self.warps[warp].state);
             s.present & !s.exited
         }
     }
 
-    /// Marks the lane exited when the kernel returns or panics, so that lanes
-    /// waiting for it at a collective go on without it, as PTX's collectives
-    /// wait only for the lanes of their mask that have not exited.
-    struct ExitGuard<'a>(&'a Warp, u32);
+    /// Marks the thread exited when the kernel returns or panics, so that
+    /// lanes waiting for it at a collective go on without it, as PTX's
+    /// collectives wait only for the lanes of their mask that have not
+    /// exited.
+    struct ExitGuard<'a> {
+        block: &'a Block,
+        warp: usize,
+        lane: u32,
+    }
 
     impl Drop for ExitGuard<'_> {
         fn drop(&mut self) {
-            self.0.exit(self.1);
+            self.block.exit(self.warp, self.lane);
         }
     }
 
-    fn warp() -> &'static Warp {
-        let w = WARP.with(Cell::get);
-        assert!(!w.is_null(), "a warp function called outside a launch");
-        // SAFETY: `launch` keeps the warps alive until every thread has joined.
-        unsafe { &*w }
+    /// Stops the process when a simulated thread panics: other threads may
+    /// wait for it forever. (A kernel's own panic ends the process in the
+    /// host program's hook first; an `extern "C"` kernel aborts on the way
+    /// out; this covers the rest.)
+    struct AbortOnPanic;
+
+    impl Drop for AbortOnPanic {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                std::process::abort();
+            }
+        }
+    }
+
+    fn block() -> &'static Block {
+        let b = BLOCK.with(Cell::get);
+        assert!(
+            !b.is_null(),
+            "a block or warp function called outside a launch"
+        );
+        // SAFETY: `launch` keeps the block alive until every thread has joined.
+        unsafe { &*b }
+    }
+
+    /// The thread's warp in its block and lane in its warp.
+    fn warp_lane() -> (usize, u32) {
+        let i = ids();
+        let linear = i.thread.0 + i.block_dim.0 * (i.thread.1 + i.block_dim.1 * i.thread.2);
+        ((linear / 32) as usize, linear % 32)
+    }
+
+    /// Lane `lane` of this thread's warp offers `value` to `what`.
+    fn exchange(mask: u32, value: u64, what: &'static str) -> Gathered {
+        let (warp, lane) = warp_lane();
+        block().exchange(warp, lane, mask, value, what)
     }
 
     /// The thread's lane in its warp of 32 (threads numbered x fastest).
     pub fn lane_id() -> u32 {
-        let i = ids();
-        let linear = i.thread.0 + i.block_dim.0 * (i.thread.1 + i.block_dim.1 * i.thread.2);
-        linear % 32
+        warp_lane().1
     }
 
     fn shuffle(
@@ -744,7 +993,7 @@ pub mod host {
         source: impl Fn(u32) -> Option<u32>,
     ) -> u32 {
         let lane = lane_id();
-        let all = warp().exchange(lane, mask, u64::from(value), what);
+        let all = exchange(mask, u64::from(value), what);
         match source(lane) {
             None => value,
             Some(j) => {
@@ -784,7 +1033,7 @@ pub mod host {
     /// The lanes of `mask` whose `pred` holds, from the vote `what`.
     /// (The lanes that took part, those of them whose `pred` holds.)
     fn vote(what: &'static str, mask: u32, pred: bool) -> (u32, u32) {
-        let all = warp().exchange(lane_id(), mask, u64::from(pred), what);
+        let all = exchange(mask, u64::from(pred), what);
         let ballot = (0..32)
             .filter(|&l| all.lanes & (1 << l) != 0 && all.values[l] != 0)
             .fold(0, |b, l| b | (1 << l));
@@ -806,12 +1055,12 @@ pub mod host {
     /// `__activemask()`: the warp's live lanes, gathered as the virtual device
     /// does (a collective of every lane that has not exited).
     pub fn active_mask() -> u32 {
-        let live = warp().live();
-        warp().exchange(lane_id(), live, 0, "active_mask").lanes
+        let live = block().live(warp_lane().0);
+        exchange(live, 0, "active_mask").lanes
     }
     /// `__syncwarp(mask)` over the simulated warp.
     pub fn sync_warp(mask: u32) {
-        warp().exchange(lane_id(), mask, 0, "sync_warp");
+        exchange(mask, 0, "sync_warp");
     }
 
     /// `%lanemask_lt`.
@@ -837,7 +1086,7 @@ pub mod host {
 
     /// The values the lanes of `mask` offer to one collective, lane order.
     fn gather(what: &'static str, mask: u32, value: u64) -> impl Iterator<Item = (u32, u64)> {
-        let all = warp().exchange(lane_id(), mask, value, what);
+        let all = exchange(mask, value, what);
         (0..32)
             .filter(move |l| all.lanes & (1 << l) != 0)
             .map(move |l| (l, all.values[l as usize]))
@@ -891,7 +1140,10 @@ pub mod host {
     /// equals this lane's.)
     fn matching(what: &'static str, mask: u32, value: u64) -> (u32, u32) {
         gather(what, mask, value).fold((0, 0), |(lanes, same), (l, v)| {
-            (lanes | (1 << l), if v == value { same | (1 << l) } else { same })
+            (
+                lanes | (1 << l),
+                if v == value { same | (1 << l) } else { same },
+            )
         })
     }
     /// `__match_any_sync` (32-bit) over the simulated warp.
@@ -1003,10 +1255,7 @@ pub mod host {
 
     /// A real barrier across the simulated threads of the current block.
     pub fn sync_threads() {
-        let barrier = BLOCK_BARRIER.with(Cell::get);
-        assert!(!barrier.is_null(), "sync_threads() called outside a launch");
-        // SAFETY: `launch` keeps the barrier alive until every thread has joined.
-        unsafe { &*barrier }.wait();
+        block().barrier();
     }
 
     /// The host side of `Barrier::wait`: the block barrier.
@@ -1072,24 +1321,14 @@ pub mod host {
                     // Shared by the block's threads, which write it through
                     // raw pointers as the kernel does on the GPU.
                     let dynamic = (storage.as_mut_ptr() as usize, shared_bytes);
-                    let barrier = StdBarrier::new(threads);
-                    let warps: Vec<Warp> = (0..threads.div_ceil(32))
-                        .map(|w| {
-                            let lanes = (threads - w * 32).min(32);
-                            Warp::new(if lanes == 32 {
-                                u32::MAX
-                            } else {
-                                (1u32 << lanes) - 1
-                            })
-                        })
-                        .collect();
-                    let warps = &warps;
+                    let meeting = Block::new(threads as u32);
+                    let meeting = &meeting;
                     std::thread::scope(|scope| {
                         for tz in 0..block.2 {
                             for ty in 0..block.1 {
                                 for tx in 0..block.0 {
-                                    let barrier = &barrier;
                                     scope.spawn(move || {
+                                        let _abort = AbortOnPanic;
                                         IDS.with(|ids| {
                                             ids.set(Ids {
                                                 thread: (tx, ty, tz),
@@ -1098,21 +1337,21 @@ pub mod host {
                                                 grid_dim: grid,
                                             })
                                         });
-                                        BLOCK_BARRIER.with(|b| b.set(barrier as *const StdBarrier));
                                         DYNAMIC_SHARED
                                             .with(|d| d.set((dynamic.0 as *mut u8, dynamic.1)));
                                         let linear = tx + block.0 * (ty + block.1 * tz);
-                                        let warp = &warps[(linear / 32) as usize];
-                                        WARP.with(|w| w.set(warp as *const Warp));
-                                        let exit = ExitGuard(warp, linear % 32);
+                                        BLOCK.with(|b| b.set(meeting as *const Block));
+                                        let exit = ExitGuard {
+                                            block: meeting,
+                                            warp: (linear / 32) as usize,
+                                            lane: linear % 32,
+                                        };
                                         IN_KERNEL.with(|k| k.set(true));
                                         kernel();
                                         IN_KERNEL.with(|k| k.set(false));
                                         drop(exit);
-                                        WARP.with(|w| w.set(std::ptr::null()));
-                                        BLOCK_BARRIER.with(|b| b.set(std::ptr::null()));
-                                        DYNAMIC_SHARED
-                                            .with(|d| d.set((std::ptr::null_mut(), 0)));
+                                        BLOCK.with(|b| b.set(std::ptr::null()));
+                                        DYNAMIC_SHARED.with(|d| d.set((std::ptr::null_mut(), 0)));
                                     });
                                 }
                             }

@@ -56,6 +56,18 @@ pub enum HostError {
         /// The end of what it printed on stderr.
         stderr: String,
     },
+    /// A launch did what a GPU leaves undefined (a deadlocked barrier,
+    /// lanes of one mask at different collectives): the prelude's check
+    /// stopped the program, so there is no readback and no value to expect.
+    #[error("host run: launch {launch} (`{kernel}`) does what a GPU leaves undefined: {message}")]
+    Undefined {
+        /// The launch, counted from 0 in manifest order.
+        launch: usize,
+        /// Its kernel.
+        kernel: String,
+        /// What the check found (and where in the prelude).
+        message: String,
+    },
     /// A kernel panicked: on a GPU, the launch traps. The program stops at
     /// that launch, so there is no readback.
     #[error("host run: launch {launch} (`{kernel}`) panicked: {stderr}")]
@@ -87,6 +99,30 @@ const PANIC_EXIT: i32 = 86;
 
 /// What the host program prints before the index of a launch that panicked.
 const PANIC_MARKER: &str = "gpu-harness: panicked in launch ";
+
+/// The exit status of a host program stopped by a check of what a GPU
+/// leaves undefined, after a last stderr line of [`UNDEFINED_MARKER`], the
+/// launch's index, `: ` and the check's message.
+const UNDEFINED_EXIT: i32 = 87;
+
+/// What the host program prints before the index of a launch that did what
+/// a GPU leaves undefined.
+const UNDEFINED_MARKER: &str = "gpu-harness: undefined in launch ";
+
+/// The launch that did what a GPU leaves undefined and the check's
+/// message, from a host run's exit status and stderr; `None` for any
+/// other failure.
+fn undefined_launch(status: Option<i32>, stderr: &str) -> Option<(usize, String)> {
+    if status != Some(UNDEFINED_EXIT) {
+        return None;
+    }
+    let line = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(UNDEFINED_MARKER))?;
+    let (n, message) = line.split_once(": ")?;
+    Some((n.trim().parse().ok()?, message.to_owned()))
+}
 
 /// The launch whose panic ended a host run, from its exit status and
 /// stderr; `None` for any other failure.
@@ -378,8 +414,10 @@ pub fn program(
     // launch. A panic cannot unwind out of an `extern \"C\"` kernel (the
     // process aborts), so the hook, which runs first, does it. Only a
     // simulated thread's panic in the kernel counts, not the launching
-    // thread's nor a prelude check of what a GPU leaves undefined (a warp
-    // mask). Only the first panicking thread speaks, and without its OS
+    // thread's. A prelude check of what a GPU leaves undefined (a warp
+    // mask, a deadlock) stops it likewise, with its own status and last
+    // line, which carries the check's message. Only the first panicking
+    // thread speaks, and without its OS
     // thread id or its simulated ids: where all panic alike, the report
     // stays the same from run to run (where threads panic differently,
     // the first one's message is the scheduler's choice).
@@ -389,9 +427,12 @@ pub fn program(
          static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);\n    \
          std::panic::set_hook(Box::new(move |info| {{\n        \
          let n = LAUNCH.load(std::sync::atomic::Ordering::SeqCst);\n        \
-         let undefined = info.payload_as_str().is_some_and(|m| m.starts_with(gpu::host::UNDEFINED_ON_GPU));\n        \
-         if n == usize::MAX || !gpu::host::in_kernel() || undefined {{ return default_hook(info); }}\n        \
+         if n == usize::MAX || !gpu::host::in_kernel() {{ return default_hook(info); }}\n        \
          if !FIRST.swap(false, std::sync::atomic::Ordering::SeqCst) {{ loop {{ std::thread::park(); }} }}\n        \
+         if let Some(m) = info.payload_as_str().and_then(|m| m.strip_prefix(gpu::host::UNDEFINED_ON_GPU)) {{\n            \
+         eprintln!(\"{UNDEFINED_MARKER}{{n}}: {{m}}\");\n            \
+         std::process::exit({UNDEFINED_EXIT});\n        \
+         }}\n        \
          let at = info.location().map_or_else(String::new, |l| format!(\" at {{}}:{{}}:{{}}\", l.file(), l.line(), l.column()));\n        \
          eprintln!(\"a kernel thread panicked{{at}}: {{}}\", info.payload_as_str().unwrap_or(\"(a payload that is not a string)\"));\n        \
          eprintln!(\"{PANIC_MARKER}{{n}}\");\n        \
@@ -642,6 +683,15 @@ pub fn run(
     }
     if !ran.status.success() {
         let stderr = ran.stderr_text();
+        if let Some((launch, message)) = undefined_launch(ran.status.code(), &stderr)
+            && let Some(l) = f.manifest.launch.get(launch)
+        {
+            return Err(HostError::Undefined {
+                launch,
+                kernel: l.kernel.clone(),
+                message,
+            });
+        }
         if let Some(launch) = panicked_launch(ran.status.code(), &stderr)
             && let Some(l) = f.manifest.launch.get(launch)
         {
@@ -702,5 +752,19 @@ mod tests {
             panicked_launch(Some(PANIC_EXIT), &format!("{PANIC_MARKER}x\n")),
             None
         );
+    }
+
+    #[test]
+    fn only_the_undefined_status_with_its_marker_names_a_launch_and_a_message() {
+        let stderr = format!("{UNDEFINED_MARKER}1: deadlock: a barrier: never\n");
+        assert_eq!(
+            undefined_launch(Some(UNDEFINED_EXIT), &stderr),
+            Some((1, "deadlock: a barrier: never".to_owned()))
+        );
+        assert_eq!(undefined_launch(Some(PANIC_EXIT), &stderr), None);
+        assert_eq!(undefined_launch(None, &stderr), None);
+        assert_eq!(undefined_launch(Some(UNDEFINED_EXIT), "exit 87\n"), None);
+        let no_index = format!("{UNDEFINED_MARKER}x: message\n");
+        assert_eq!(undefined_launch(Some(UNDEFINED_EXIT), &no_index), None);
     }
 }

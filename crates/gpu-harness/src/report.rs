@@ -49,6 +49,10 @@ pub enum FailureKind {
     /// A kernel panicked on the host (a trap on a GPU), and the manifest
     /// expects no trap.
     HostPanic,
+    /// A launch on the host did what a GPU leaves undefined (a barrier
+    /// that can never complete, lanes of one mask at different
+    /// collectives): the prelude's check stopped it.
+    HostUndefined,
     /// The host program ran past its deadline.
     HostTimeout,
     /// The host program's readback is not what the manifest describes.

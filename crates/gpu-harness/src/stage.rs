@@ -150,6 +150,7 @@ impl StageError {
                 HostError::Build { .. } => FailureKind::HostBuild,
                 HostError::Run { .. } => FailureKind::HostRun,
                 HostError::Panicked { .. } => FailureKind::HostPanic,
+                HostError::Undefined { .. } => FailureKind::HostUndefined,
                 HostError::Timeout(_) => FailureKind::HostTimeout,
                 HostError::Readback(_) => FailureKind::HostReadback,
                 HostError::Sandbox(_) | HostError::Io(_) => FailureKind::HostSandbox,

@@ -549,15 +549,97 @@ fn lanes_at_different_warp_reductions_stop_the_host_and_the_device() {
     let report = run_all(std::slice::from_ref(&dir), &opts(), 1, false);
     let f = &report.fixtures[0];
     assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
-    let host = f.stage("host").expect("a host stage");
+    let host = serde_json::to_value(f.stage("host").expect("a host stage")).expect("json");
+    assert_eq!(host["kind"], "host-undefined", "{host}");
+    let detail = host["detail"].as_str().unwrap_or_default();
     assert!(
-        host.detail.contains("undefined on a GPU")
-            && host.detail.contains("reduce_min_sync")
-            && host.detail.contains("reduce_max_sync"),
-        "{}",
-        host.detail
+        detail.contains("launch 0 (`redux_minmax_signedness`) does what a GPU leaves undefined")
+            && detail.contains("reduce_min_sync")
+            && detail.contains("reduce_max_sync"),
+        "{detail}"
     );
     let device = serde_json::to_value(f.stage("device").expect("a device stage")).expect("json");
     assert_eq!(device["kind"], "device", "{device}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A copy of `oxide_barrier` whose kernel has `from` replaced by `to`, its
+/// `[expected]` table dropped and a host deadline of 60 s (the default is
+/// 120): the scratch root to remove afterwards, and the fixture.
+fn barrier_variant(tag: &str, from: &str, to: &str) -> (PathBuf, PathBuf) {
+    let tmp = std::env::temp_dir().join(format!("oracle-{tag}-{}", std::process::id()));
+    let dir = tmp.join(tag);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/oxide_barrier");
+    let kernel = std::fs::read_to_string(ours.join("kernel.rs")).expect("kernel");
+    assert!(kernel.contains(from), "the kernel holds {from:?}");
+    std::fs::write(dir.join("kernel.rs"), kernel.replacen(from, to, 1)).expect("kernel");
+    let manifest = std::fs::read_to_string(ours.join("manifest.toml")).expect("manifest");
+    let launches = &manifest[..manifest.find("[expected]").expect("an [expected] table")];
+    std::fs::write(
+        dir.join("manifest.toml"),
+        format!("timeout_s = 60\n{launches}"),
+    )
+    .expect("manifest");
+    (tmp, dir)
+}
+
+/// The host twin's stage of a variant that must stop: failed, as what a
+/// GPU leaves undefined (not at the deadline), as both devices do; its
+/// detail.
+fn undefined_host_detail(dir: &Path) -> String {
+    let report = run_all(&[dir.to_path_buf()], &opts(), 1, false);
+    let f = &report.fixtures[0];
+    assert_eq!(f.verdict, Verdict::Fail, "{}", report.table());
+    let host = serde_json::to_value(f.stage("host").expect("a host stage")).expect("json");
+    assert_eq!(host["kind"], "host-undefined", "{host}");
+    let detail = host["detail"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        detail
+            .contains("launch 0 (`barrier_sync_test`) does what a GPU leaves undefined: deadlock"),
+        "{detail}"
+    );
+    for stage in ["device", "ptx-device"] {
+        let s = f.stage(stage).expect("a device stage");
+        assert!(s.detail.contains("deadlock"), "{stage}: {}", s.detail);
+    }
+    detail
+}
+
+/// Thread 0 returns before the block's first barrier, which the others
+/// then wait at forever (the devices report the barrier as a deadlock):
+/// the host twin says so at once, instead of hanging until its deadline.
+#[test]
+fn a_barrier_after_a_thread_has_returned_stops_the_host_at_once() {
+    let (tmp, dir) = barrier_variant(
+        "early-return-barrier",
+        "if tid == 0 {}",
+        "if tid == 0 { return; }",
+    );
+    let detail = undefined_host_detail(&dir);
+    assert!(
+        detail.contains("can never complete") && detail.contains("exited"),
+        "{detail}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Lane 0 waits at the block barrier while the rest of its warp waits for
+/// it at `sync_warp`: every thread waits and none can go on.
+#[test]
+fn a_warp_collective_waiting_on_a_lane_at_the_barrier_stops_the_host_at_once() {
+    let (tmp, dir) = barrier_variant(
+        "collective-barrier",
+        "BAR.wait();",
+        "if tid == 0 { BAR.wait(); } else if tid < 32 { sync_warp(FULL_MASK); } else { BAR.wait(); }",
+    );
+    let detail = undefined_host_detail(&dir);
+    assert!(
+        detail.contains(
+            "every thread of the block that has not exited waits, 225 at the block barrier \
+             and 31 at warp collectives (sync_warp)"
+        ),
+        "{detail}"
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
