@@ -239,6 +239,12 @@ impl<'m> FunctionBuilder<'m> {
         self.ins_value(InstData::GlobalAddr { global, ty }, ty)
     }
 
+    /// The address of function `func` as a generic pointer to `pointee`.
+    pub fn func_addr(&mut self, func: FuncId, pointee: Ty) -> Value {
+        let ty = self.module.types.ptr(pointee, AddressSpace::Generic);
+        self.ins_value(InstData::FuncAddr { func, ty }, ty)
+    }
+
     // ----- memory
 
     /// A stack slot for one `ty` at its natural alignment; yields a generic pointer.

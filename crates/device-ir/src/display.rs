@@ -216,6 +216,14 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
                 .unwrap_or("?");
             write!(s, "global_addr {global} @{name} as {}", t.display(*ty))
         }
+        InstData::FuncAddr { func, ty } => {
+            let name = module
+                .functions
+                .get(*func)
+                .map(|f| f.name.as_str())
+                .unwrap_or("?");
+            write!(s, "func_addr {func} @{name} as {}", t.display(*ty))
+        }
         InstData::Alloca { ty, align } => write!(s, "alloca {}, align {align}", t.display(*ty)),
         InstData::Load {
             ty,

@@ -547,6 +547,62 @@ fn call_to_a_kernel() {
     insta::assert_snapshot!(refuse(&m, Rule::Call));
 }
 
+/// A module whose kernel takes the address of device function `inc`
+/// (and of itself, when `of_kernel`) and compares the two, storing through
+/// `inc`'s address when `store`.
+fn function_address_module(of_kernel: bool, store: bool) -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let inc = m.declare_function(
+        "inc",
+        FunctionKind::Device,
+        Linkage::Internal,
+        Signature::new(&[i32t], Some(i32t)),
+    );
+    let mut b = FunctionBuilder::new(&mut m, inc);
+    let x = b.block_params(b.entry_block())[0];
+    b.ret(Some(x));
+    let k = m.declare_function(
+        "k",
+        FunctionKind::Kernel,
+        Linkage::External,
+        Signature::default(),
+    );
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let i8t = b.types().i8();
+    let a = b.func_addr(inc, i8t);
+    let other = if of_kernel { k } else { inc };
+    let c = b.func_addr(other, i8t);
+    let i64t = b.types().i64();
+    let ai = b.cast(CastOp::PtrToInt, a, i64t);
+    let ci = b.cast(CastOp::PtrToInt, c, i64t);
+    b.icmp(IntCC::Eq, ai, ci);
+    if store {
+        let one = b.iconst(i8t, 1);
+        b.store(one, a);
+    }
+    b.ret(None);
+    m
+}
+
+/// A device function's address is a value; a kernel's is not (kernels are
+/// launched), and nothing is written through a function's address.
+#[test]
+fn function_addresses() {
+    let m = function_address_module(false, false);
+    verify(&m).expect("the address of a device function, compared");
+    let text = m.to_string();
+    assert!(text.contains("func_addr fn0 @inc as i8*"), "{text}");
+    insta::assert_snapshot!(
+        "address_of_a_kernel",
+        refuse(&function_address_module(true, false), Rule::Call)
+    );
+    insta::assert_snapshot!(
+        "store_through_a_function_address",
+        refuse(&function_address_module(false, true), Rule::ReadOnly)
+    );
+}
+
 #[test]
 fn duplicate_switch_case() {
     let m = kernel_module(

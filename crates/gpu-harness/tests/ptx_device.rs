@@ -679,3 +679,70 @@ fn a_byval_parameter_is_read_by_name_and_through_its_address() {
     );
     assert!(e.to_string().contains("kernel parameter 1"), "{e}");
 }
+
+/// A function's address as a value (`mov.u64 %rd, inc;`, as libNVVM prints
+/// a Rust `fn` pointer that escapes): nonzero, the same each time it is
+/// taken, distinct from another function's, and no memory: a load through
+/// it faults.
+#[test]
+fn a_function_address_is_a_distinct_value_and_no_memory() {
+    let ptx = |tail: &str| {
+        format!(
+            r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.func  (.param .b32 func_retval0) inc(.param .b32 inc_param_0)
+{{
+	.reg .b32 	%r<3>;
+	ld.param.u32 	%r1, [inc_param_0];
+	add.s32 	%r2, %r1, 1;
+	st.param.b32 	[func_retval0], %r2;
+	ret;
+}}
+.func  (.param .b32 func_retval0) dec(.param .b32 dec_param_0)
+{{
+	.reg .b32 	%r<3>;
+	ld.param.u32 	%r1, [dec_param_0];
+	add.s32 	%r2, %r1, -1;
+	st.param.b32 	[func_retval0], %r2;
+	ret;
+}}
+.visible .entry k(.param .u64 out)
+{{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<6>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u64 	%rd3, inc;
+	mov.u64 	%rd4, dec;
+	mov.u64 	%rd5, inc;
+	{tail}
+	st.global.u64 	[%rd2], %rd3;
+	st.global.u64 	[%rd2+8], %rd4;
+	st.global.u64 	[%rd2+16], %rd5;
+	ret;
+}}
+"#
+        )
+    };
+    let one = LaunchConfig::linear(1, 1);
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(&ptx(""))).expect("loads");
+    let out = dev.zeroed::<u64>(3).expect("alloc");
+    dev.launch(module, "k", one, &[KernelArg::Buffer(out)])
+        .expect("runs");
+    let got = dev.download::<u64>(out).expect("reads");
+    assert!(got[0] != 0 && got[1] != 0, "{got:x?}");
+    assert_eq!(got[0], got[2], "one function, one address");
+    assert_ne!(got[0], got[1], "two functions, two addresses");
+    let module = dev
+        .load(&Program::ptx_only(&ptx("ld.u32 	%r1, [%rd3];")))
+        .expect("loads");
+    let e = dev
+        .launch(module, "k", one, &[KernelArg::Buffer(out)])
+        .expect_err("a load from a function's code");
+    assert!(e.to_string().contains("the code of inc"), "{e}");
+}

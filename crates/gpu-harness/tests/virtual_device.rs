@@ -451,3 +451,64 @@ fn a_byval_parameter_is_the_launchs_read_only_copy_of_its_bytes() {
     );
     assert!(e.message.contains("by-value kernel parameter 1"), "{e}");
 }
+
+/// A kernel storing the addresses of `inc` (twice) and `dec` as integers,
+/// and, when `load_through`, loading through `inc`'s.
+fn function_address_module(load_through: bool) -> Module {
+    let mut m = Module::new();
+    let (i8t, i32t, i64t) = (m.types.i8(), m.types.i32(), m.types.i64());
+    let mut helper = |name: &str| {
+        let f = m.declare_function(
+            name,
+            FunctionKind::Device,
+            Linkage::Internal,
+            Signature::new(&[i32t], Some(i32t)),
+        );
+        let mut b = FunctionBuilder::new(&mut m, f);
+        let x = b.block_params(b.entry_block())[0];
+        b.ret(Some(x));
+        f
+    };
+    let (inc, dec) = (helper("inc"), helper("dec"));
+    let out = m.types.ptr(i64t, AddressSpace::Global);
+    let k = kernel(&mut m, "k", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let o = b.block_params(b.entry_block())[0];
+    for (i, f) in [inc, dec, inc].into_iter().enumerate() {
+        let p = b.func_addr(f, i8t);
+        if load_through && i == 0 {
+            b.load(i8t, p);
+        }
+        let a = b.cast(CastOp::PtrToInt, p, i64t);
+        let at = b.gep(o, &[GepIndex::Const(i as i64)]);
+        b.store(a, at);
+    }
+    b.ret(None);
+    m
+}
+
+/// A function's address (a Rust `fn` pointer used as a value) is nonzero,
+/// the same each time it is taken, distinct from another function's, and
+/// no memory: a load through it faults.
+#[test]
+fn a_function_address_is_a_distinct_value_and_no_memory() {
+    let (mut dev, h) = load(&function_address_module(false));
+    let out = dev.zeroed::<u64>(3).unwrap();
+    let one = LaunchConfig::linear(1, 1);
+    dev.launch(h, "k", one, &[KernelArg::Buffer(out)]).unwrap();
+    let got: Vec<u64> = dev.download(out).unwrap();
+    assert!(got[0] != 0 && got[1] != 0, "{got:x?}");
+    assert_eq!(got[0], got[2], "one function, one address");
+    assert_ne!(got[0], got[1], "two functions, two addresses");
+    let (mut dev, h) = load(&function_address_module(true));
+    let out = dev.zeroed::<u64>(3).unwrap();
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "k",
+        one,
+        &[KernelArg::Buffer(out)],
+        FaultKind::OutOfBounds,
+    );
+    assert!(e.message.contains("the code of @inc"), "{e}");
+}

@@ -149,7 +149,9 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
         Ty::Ref(_, p) | Ty::RawPtr(_, p) if layouts.is_unsized(p) => {
             Repr::Pair(Scalar::Ptr, 0, Scalar::Int(64), POINTER_SIZE)
         }
-        Ty::Ref(..) | Ty::RawPtr(..) => Repr::Scalar(Scalar::Ptr),
+        // A `fn` pointer is a code address (`func_addr`), carried as any
+        // pointer is.
+        Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => Repr::Scalar(Scalar::Ptr),
         Ty::Never => Repr::Zst,
         Ty::Tuple(e) if e.is_empty() => Repr::Zst,
         // A tuple of one or two scalars is what rustc's codegen calls a

@@ -47,6 +47,7 @@ snapshot_tests!(
     casts,
     control_flow,
     calls_and_recursion,
+    function_addresses,
     memory_spaces,
     gep_and_byte_offsets,
     byval_param,
@@ -304,6 +305,7 @@ fn modules_cover_every_instruction_kind() {
                     InstData::Null { .. } => "null",
                     InstData::Undef { .. } => "undef",
                     InstData::GlobalAddr { .. } => "global_addr",
+                    InstData::FuncAddr { .. } => "func_addr",
                     InstData::Alloca { .. } => "alloca",
                     InstData::Load { .. } => "load",
                     InstData::Store { .. } => "store",
@@ -349,7 +351,7 @@ fn modules_cover_every_instruction_kind() {
             }
         }
     }
-    assert_eq!(kinds.len(), 39, "instruction kinds used: {kinds:?}");
+    assert_eq!(kinds.len(), 40, "instruction kinds used: {kinds:?}");
     assert_eq!(
         casts.len(),
         device_ir::CastOp::ALL.len(),

@@ -59,6 +59,15 @@ pub enum InstData {
         /// The pointer type of the result.
         ty: Ty,
     },
+    /// The address of function `func` as a value (Rust's `fn` pointer, say
+    /// for `core::ptr::fn_addr_eq`): a generic pointer of type `ty`. Calls
+    /// are never made through it; a call names its callee.
+    FuncAddr {
+        /// The function.
+        func: FuncId,
+        /// The pointer type of the result.
+        ty: Ty,
+    },
 
     // ----- memory
     /// A fresh stack slot for one `ty`, live until the function returns. The result
@@ -413,6 +422,7 @@ impl InstData {
                 | InstData::Null { .. }
                 | InstData::Undef { .. }
                 | InstData::GlobalAddr { .. }
+                | InstData::FuncAddr { .. }
         )
     }
 
@@ -447,6 +457,7 @@ impl InstData {
             | InstData::Null { .. }
             | InstData::Undef { .. }
             | InstData::GlobalAddr { .. }
+            | InstData::FuncAddr { .. }
             | InstData::Alloca { .. }
             | InstData::Unreachable
             | InstData::SpecialReg { .. }

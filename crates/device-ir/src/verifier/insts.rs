@@ -146,6 +146,33 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
                 Some(_) => {}
             }
         }
+        InstData::FuncAddr { func, ty } => {
+            expected = Some(Some(*ty));
+            let f = &m.functions[*func];
+            match t.ptr_parts(*ty) {
+                None => c.err(
+                    Rule::Type,
+                    format!("func_addr of type {}, which is not a pointer", c.show(*ty)),
+                ),
+                Some((_, space)) if space != AddressSpace::Generic => c.err(
+                    Rule::AccessSpace,
+                    format!(
+                        "views {func} @{} as a pointer in address space {space}; a function's address is generic",
+                        f.name
+                    ),
+                ),
+                Some(_) => {}
+            }
+            if f.kind == FunctionKind::Kernel {
+                c.err(
+                    Rule::Call,
+                    format!(
+                        "takes the address of kernel {func} @{}; kernels are launched, never called",
+                        f.name
+                    ),
+                );
+            }
+        }
         InstData::Alloca { ty, align } => {
             c.align(*align);
             if !result_ty.is_some_and(|r| c.is_ptr_to(r, *ty, AddressSpace::Generic)) {
@@ -646,11 +673,20 @@ fn atomic_ptr(c: &mut Check<'_>, ptr: Value, ty: Ty) {
     }
 }
 
-/// The read-only global `ptr` is derived from, through casts, GEPs and offsets.
-fn root_global(body: &Body, mut v: Value) -> Option<GlobalId> {
+/// What a pointer is derived from, through casts, GEPs and offsets: a
+/// global, or a function's code.
+enum Root {
+    Global(GlobalId),
+    Func(FuncId),
+}
+
+/// The global or function `ptr` is derived from, through casts, GEPs and
+/// offsets.
+fn root_of(body: &Body, mut v: Value) -> Option<Root> {
     for _ in 0..body.insts.len() + 1 {
         match body.def_data(v)? {
-            InstData::GlobalAddr { global, .. } => return Some(*global),
+            InstData::GlobalAddr { global, .. } => return Some(Root::Global(*global)),
+            InstData::FuncAddr { func, .. } => return Some(Root::Func(*func)),
             InstData::Cast {
                 op: CastOp::Bitcast | CastOp::AddrSpaceCast,
                 value,
@@ -664,16 +700,26 @@ fn root_global(body: &Body, mut v: Value) -> Option<GlobalId> {
 }
 
 fn check_read_only(sink: &Sink<'_>, c: &mut Check<'_>, ptr: Value, verb: &str) {
-    if let Some(g) = root_global(c.body, ptr) {
-        let data = &sink.module.globals[g];
-        if !data.mutable {
-            c.err(
-                Rule::ReadOnly,
-                format!(
-                    "{verb} through {ptr}, which points into read-only global {g} @{}",
-                    data.symbol
-                ),
-            );
+    match root_of(c.body, ptr) {
+        Some(Root::Global(g)) => {
+            let data = &sink.module.globals[g];
+            if !data.mutable {
+                c.err(
+                    Rule::ReadOnly,
+                    format!(
+                        "{verb} through {ptr}, which points into read-only global {g} @{}",
+                        data.symbol
+                    ),
+                );
+            }
         }
+        Some(Root::Func(f)) => c.err(
+            Rule::ReadOnly,
+            format!(
+                "{verb} through {ptr}, which points at the code of {f} @{}",
+                sink.module.functions[f].name
+            ),
+        ),
+        None => {}
     }
 }

@@ -191,6 +191,15 @@ pub(super) fn check_function(sink: &mut Sink<'_>, fid: FuncId) -> bool {
                     ));
                 }
             }
+            InstData::FuncAddr { func, ty } => {
+                tys.push(*ty);
+                if !m.functions.is_valid(*func) {
+                    errs.push((
+                        Location::Inst(fid, inst),
+                        format!("names {func}, which does not exist"),
+                    ));
+                }
+            }
             InstData::Call { func, .. } if !m.functions.is_valid(*func) => {
                 errs.push((
                     Location::Inst(fid, inst),

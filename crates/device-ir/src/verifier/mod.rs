@@ -55,7 +55,10 @@
 //!   global or shared pointers; a `global_addr` has its global's space
 //!   ([`Rule::AccessSpace`]);
 //! - no store or atomic writes through a pointer derived (by casts, GEPs and
-//!   byte offsets) from a read-only global ([`Rule::ReadOnly`]);
+//!   byte offsets) from a read-only global or a function's address
+//!   ([`Rule::ReadOnly`]);
+//! - a `func_addr` is a generic pointer to a device function, never a
+//!   kernel ([`Rule::AccessSpace`], [`Rule::Call`]);
 //! - a `bitcast` never changes the address space ([`Rule::BitcastSpace`]);
 //! - an `addrspacecast` has exactly one generic side and keeps the pointee
 //!   ([`Rule::AddrSpaceCast`]);

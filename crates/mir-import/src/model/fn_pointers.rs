@@ -214,7 +214,7 @@ impl Body {
 }
 
 /// The function item `rv` reifies to a function pointer, if it does.
-fn reified(rv: &Rvalue) -> Option<&Path> {
+pub(crate) fn reified(rv: &Rvalue) -> Option<&Path> {
     match rv {
         Rvalue::Cast(
             CastKind::PointerCoercion(kind),

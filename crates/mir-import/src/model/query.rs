@@ -370,11 +370,20 @@ impl Crate {
             }
             seen.insert(p, id);
             for bb in self.bodies[id].blocks.values() {
-                if let TerminatorKind::Call {
-                    func: Callee::Item(c),
-                    ..
-                } = &bb.terminator.kind
-                {
+                // A function called, or one whose address is taken (a
+                // function pointer used as a value).
+                let called = match &bb.terminator.kind {
+                    TerminatorKind::Call {
+                        func: Callee::Item(c),
+                        ..
+                    } => Some(c),
+                    _ => None,
+                };
+                let reified = bb.statements.iter().filter_map(|st| match &st.kind {
+                    StatementKind::Assign(_, rv) => super::fn_pointers::reified(rv),
+                    _ => None,
+                });
+                for c in called.into_iter().chain(reified) {
                     let d = self.resolve_callee(c);
                     if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
                         todo.push(d);

@@ -3,7 +3,7 @@
 //! `transmute`.
 
 use device_ir::{CastOp, FloatCC, Value};
-use mir_import::model::{CastKind, Operand, Ty};
+use mir_import::model::{CastKind, ConstOperand, Operand, Path, Ty};
 
 use super::FnLower;
 use super::rvalue::int_bits;
@@ -18,6 +18,12 @@ impl FnLower<'_, '_> {
         op: &Operand,
         to: &Ty,
     ) -> Result<Val, Diagnostic> {
+        if let (CastKind::PointerCoercion(k), Operand::Const(ConstOperand::FnItem(path))) =
+            (kind, op)
+            && k.starts_with("ReifyFnPointer")
+        {
+            return self.fn_address(path);
+        }
         let from = self.operand_ty(op)?;
         let v = self.read_operand(op)?;
         match kind {
@@ -129,6 +135,8 @@ impl FnLower<'_, '_> {
                 };
                 Ok(Val::Pair(p, self.iconst(64, n as i128)))
             }
+            // `ReifyFnPointer` of a function item is `fn_address`; of a
+            // closure, and `UnsafeFnPointer`, a pointer stays itself.
             CastKind::PointerCoercion(_) => Ok(v),
             CastKind::PointerExposeProvenance => {
                 let (Val::Immediate(p) | Val::Pair(p, _)) = v else {
@@ -350,5 +358,22 @@ fn has_unsized_argument(ty: &Ty) -> bool {
             .last()
             .is_some_and(|t| t.is_unsized() || has_unsized_argument(t)),
         _ => false,
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// A function item reified to a `fn` pointer that is used as a value
+    /// (compared, stored), not only called: the device function's address.
+    /// Calls through such a pointer are not lowered (mir-import turns the
+    /// calls it can prove into direct ones).
+    fn fn_address(&mut self, path: &Path) -> Result<Val, Diagnostic> {
+        let resolved = self.sh.krate.resolve_callee(path);
+        let Some(&(f, _)) = self.sh.fns.get(&resolved) else {
+            return Err(self.unsupported(format!(
+                "`{path}` used as a value (a function pointer) is not a device function of this kernel"
+            )));
+        };
+        let i8 = self.b.types().i8();
+        Ok(Val::Immediate(self.b.func_addr(f, i8)))
     }
 }

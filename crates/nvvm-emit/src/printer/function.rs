@@ -139,6 +139,17 @@ impl Printer<'_> {
                         self.ty(*ty)
                     )
                 }
+                InstData::FuncAddr { func, ty } => {
+                    let f = &self.m.functions[*func];
+                    let ret = f.sig.ret.map_or("void", |r| self.ty(r));
+                    let params: Vec<&str> = f.sig.params.iter().map(|&p| self.ty(p)).collect();
+                    format!(
+                        "bitcast ({ret} ({})* @{} to {})",
+                        params.join(", "),
+                        f.name,
+                        self.ty(*ty)
+                    )
+                }
                 _ => format!("%{v}"),
             },
             ValueDef::Param(block, _) => {
@@ -174,7 +185,8 @@ impl Printer<'_> {
             | InstData::Fconst { .. }
             | InstData::Null { .. }
             | InstData::Undef { .. }
-            | InstData::GlobalAddr { .. } => return,
+            | InstData::GlobalAddr { .. }
+            | InstData::FuncAddr { .. } => return,
             InstData::Alloca { ty, align } => format!("alloca {}, align {align}", self.ty(*ty)),
             InstData::Load {
                 ty,

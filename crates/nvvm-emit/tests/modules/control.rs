@@ -143,3 +143,48 @@ pub fn calls_and_recursion() -> Module {
     b.ret(None);
     m
 }
+
+/// Function addresses as values (Rust's `fn` pointers): `inc`'s address
+/// taken twice and `dec`'s once, compared (`out[0]`: equal, `out[1]`:
+/// distinct), and `inc`'s stored (`out64[0]`), so that one survives
+/// libNVVM's folding as a `mov` of the function's symbol.
+pub fn function_addresses() -> Module {
+    let mut m = Module::new();
+    let (i8t, i32t, i64t) = (m.types.i8(), m.types.i32(), m.types.i64());
+    let helper = |m: &mut Module, name: &str, op: BinaryOp| {
+        let f = device(m, name, Linkage::Internal, &[i32t], Some(i32t));
+        let mut b = FunctionBuilder::new(m, f);
+        b.add_attrs(FuncAttrs::NOINLINE);
+        let x = params(&b)[0];
+        let one = b.iconst(i32t, 1);
+        let r = b.binary(op, x, one);
+        b.ret(Some(r));
+        f
+    };
+    let inc = helper(&mut m, "inc", BinaryOp::Add);
+    let dec = helper(&mut m, "dec", BinaryOp::Sub);
+    let out = out_i32(&mut m);
+    let out64 = m.types.ptr(i64t, AddressSpace::Global);
+    let k = kernel(&mut m, "fn_addresses", &[out, out64]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let ps = params(&b);
+    let addr = |b: &mut FunctionBuilder<'_>, f| {
+        let p = b.func_addr(f, i8t);
+        b.cast(CastOp::PtrToInt, p, i64t)
+    };
+    let (a, again, other) = (addr(&mut b, inc), addr(&mut b, inc), addr(&mut b, dec));
+    let same = b.icmp(IntCC::Eq, a, again);
+    let same = b.cast(CastOp::ZExt, same, i32t);
+    store_at(&mut b, ps[0], 0, same);
+    let differ = b.icmp(IntCC::Ne, a, other);
+    let differ = b.cast(CastOp::ZExt, differ, i32t);
+    store_at(&mut b, ps[0], 1, differ);
+    let five = b.iconst(i32t, 5);
+    let six = b.call(inc, &[five]).unwrap();
+    let four = b.call(dec, &[five]).unwrap();
+    store_at(&mut b, ps[0], 2, six);
+    store_at(&mut b, ps[0], 3, four);
+    b.store(a, ps[1]);
+    b.ret(None);
+    m
+}

@@ -60,6 +60,10 @@ pub(crate) enum Owner {
     },
     /// The launch's copy of kernel parameter `index`, read-only.
     Param { index: u32 },
+    /// A function's code: no bytes, so that its address (`mov.u64 %rd,
+    /// func;`) is distinct from every other and any access through it
+    /// faults.
+    Code(Arc<str>),
 }
 
 impl Owner {
@@ -70,6 +74,7 @@ impl Owner {
             Owner::Shared { symbol, block } => format!("shared {symbol} of block {block}"),
             Owner::Local { symbol, func, .. } => format!("the local {symbol} of a frame of {func}"),
             Owner::Param { index } => format!("kernel parameter {index}"),
+            Owner::Code(f) => format!("the code of {f}"),
         }
     }
 }

@@ -61,6 +61,8 @@ struct Loaded {
     program: Program,
     /// The allocation of each non-shared module variable.
     globals: Vec<Option<u32>>,
+    /// Each function's code (empty), whose address a `mov` takes.
+    code: Vec<u32>,
     /// The device IR, when the program came with it: launch arguments are
     /// checked against it as on the IR device.
     ir: Option<device_ir::Module>,
@@ -193,9 +195,19 @@ impl Device for PtxDevice {
                 self.mem.seal(id);
             }
         }
+        let mut code = Vec::with_capacity(program.funcs.len());
+        for f in &program.funcs {
+            let id = self
+                .mem
+                .alloc(Owner::Code(f.name.clone()), Space::Global, 0, false)
+                .map_err(setup)?;
+            self.mem.seal(id);
+            code.push(id);
+        }
         self.modules.push(Loaded {
             program,
             globals,
+            code,
             ir: input.ir.cloned(),
         });
         Ok(ModuleHandle(self.modules.len() as u32 - 1))
@@ -316,6 +328,7 @@ impl Device for PtxDevice {
         let mut ctx = Ctx {
             program: &loaded.program,
             globals: &loaded.globals,
+            code: &loaded.code,
             shared: HashMap::new(),
             config,
             mem: &mut self.mem,

@@ -33,6 +33,8 @@ pub(crate) struct Ctx<'a> {
     pub global_names: &'a [Arc<str>],
     /// The allocation of each non-shared global, by `GlobalId` index.
     pub globals: &'a [Option<AllocId>],
+    /// The (empty) allocation of each function's code, by `FuncId` index.
+    pub code: &'a [AllocId],
     /// Each block's instances of shared globals (`Some`) and its dynamic
     /// shared memory (`None`), made on first use.
     pub shared: HashMap<(u32, Option<GlobalId>), AllocId>,
@@ -378,6 +380,15 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
                 offset: 0,
             })
         }
+        InstData::FuncAddr { func, ty } => Val::Ptr(Ptr {
+            space: space_of(module, *ty),
+            target: Some(
+                *ctx.code
+                    .get(func.index())
+                    .ok_or_else(|| internal(format!("{func} has no code allocation")))?,
+            ),
+            offset: 0,
+        }),
         InstData::DynamicShared { .. } => {
             let symbol = Arc::from(DYNAMIC_SHARED_SYMBOL);
             let (size, align) = (u64::from(ctx.config.shared_bytes), ctx.dynamic_shared_align);

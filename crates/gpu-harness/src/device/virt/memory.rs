@@ -35,6 +35,9 @@ pub(crate) enum Owner {
     /// The launch's copy of kernel parameter `index`, an aggregate passed by
     /// value (`byval`): read-only, as a kernel's `.param` space is.
     Param { index: u32 },
+    /// A function's code: no bytes, so that its address (a `fn` pointer)
+    /// is distinct from every other and any access through it faults.
+    Code { func: Arc<str> },
 }
 
 impl Owner {
@@ -45,6 +48,7 @@ impl Owner {
             Owner::Shared { symbol, block } => format!("shared @{symbol} of block {block}"),
             Owner::Local { func, inst, .. } => format!("the stack slot {inst} of {func}"),
             Owner::Param { index } => format!("by-value kernel parameter {index}"),
+            Owner::Code { func } => format!("the code of @{func}"),
         }
     }
 }

@@ -106,6 +106,8 @@ impl Default for Limits {
 struct Loaded {
     module: Module,
     globals: Vec<Option<AllocId>>,
+    /// Each function's code (empty), whose address `func_addr` gives.
+    code: Vec<AllocId>,
     func_names: Vec<Arc<str>>,
     global_names: Vec<Arc<str>>,
 }
@@ -236,14 +238,24 @@ impl Device for VirtualDevice {
                 self.mem.host_write_ptr(alloc, r.offset, p);
             }
         }
-        let func_names = module
+        let func_names: Vec<Arc<str>> = module
             .functions
             .values()
             .map(|f| Arc::from(f.name.as_str()))
             .collect();
+        let code = func_names
+            .iter()
+            .map(|name| {
+                let owner = Owner::Code { func: name.clone() };
+                self.mem
+                    .alloc(owner, AddressSpace::Global, 0, 1, true)
+                    .map_err(exec_setup)
+            })
+            .collect::<Result<Vec<AllocId>, _>>()?;
         self.modules.push(Loaded {
             module: module.clone(),
             globals,
+            code,
             func_names,
             global_names,
         });
@@ -402,6 +414,7 @@ impl Device for VirtualDevice {
             func_names: &loaded.func_names,
             global_names: &loaded.global_names,
             globals: &loaded.globals,
+            code: &loaded.code,
             shared: HashMap::new(),
             dynamic_shared_align: loaded.module.dynamic_shared_align().unwrap_or(1),
             config,

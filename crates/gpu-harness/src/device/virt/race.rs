@@ -462,6 +462,10 @@ impl Detector {
                     Owner::Param { index } => RaceMemory::Global {
                         symbol: format!("parameter {index}"),
                     },
+                    // Empty: nothing reaches it.
+                    Owner::Code { func } => RaceMemory::Global {
+                        symbol: func.to_string(),
+                    },
                 },
             ),
             None => (

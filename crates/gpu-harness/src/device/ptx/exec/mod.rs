@@ -32,6 +32,8 @@ pub(crate) struct Ctx<'a> {
     pub program: &'a Program,
     /// The allocation of each non-shared module variable.
     pub globals: &'a [Option<u32>],
+    /// The (empty) allocation of each function's code, by function index.
+    pub code: &'a [u32],
     /// Each block's instances of `.shared` variables, made on first use.
     pub shared: HashMap<(u32, usize), u32>,
     pub config: LaunchConfig,
@@ -293,6 +295,14 @@ impl Exec<'_, '_> {
             Opd::Sreg(s) => self.sreg(*s),
             Opd::NotPred(r) => u64::from(self.frame().regs[*r as usize] & 1 == 0),
             Opd::Global(g, off) => self.global_addr(*g)?.wrapping_add(*off as u64),
+            Opd::Func(f) => {
+                address(
+                    *self.ctx.code.get(*f).ok_or_else(|| {
+                        unsupported(format!("function {f} has no code allocation"))
+                    })?,
+                    0,
+                )
+            }
             Opd::Local(l, off) => address(self.frame().locals[*l], 0).wrapping_add(*off as u64),
             // Only the kernel's own frame names kernel parameters; a
             // function's `.param`s have no address.
@@ -477,11 +487,6 @@ impl Exec<'_, '_> {
                         }
                         self.set(dst, v)?;
                         self.set_undef(dst, undef);
-                    }
-                    (dst, Opd::Func(_)) => {
-                        return Err(unsupported(format!(
-                            "the address of a function into {dst:?}"
-                        )));
                     }
                     (dst, src) => {
                         let v = self.val(src)? & mask(w);
