@@ -765,9 +765,20 @@ pub mod host {
             }
             kinds.sort_unstable();
             kinds.dedup();
+            // `activemask` does not wait on a GPU; here (and on the CPU
+            // devices) it gathers its warp's live lanes, so a lane reading
+            // it while the others wait elsewhere is a deadlock of the
+            // simulation, which the message owns up to.
+            let active_mask = if kinds.contains(&"active_mask") {
+                "; `active_mask` waits for its warp's live lanes in this simulation, \
+                 as the CPU devices gather it, not on a GPU"
+            } else {
+                ""
+            };
             self.raise(format!(
                 "deadlock: every thread of the block that has not exited waits, {at_barrier} at \
-                 the block barrier and {} at warp collectives ({}), and none of these can complete",
+                 the block barrier and {} at warp collectives ({}), and none of these can \
+                 complete{active_mask}",
                 live - at_barrier,
                 if kinds.is_empty() {
                     "none".to_owned()

@@ -643,3 +643,23 @@ fn a_warp_collective_waiting_on_a_lane_at_the_barrier_stops_the_host_at_once() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Lane 0 reads `active_mask` while the rest of the block goes on to the
+/// barrier. On a GPU `activemask` does not wait; the host simulation (like
+/// the CPU devices) gathers the warp's live lanes for it, so this is a
+/// deadlock of the simulation, and the message says so.
+#[test]
+fn active_mask_beside_a_barrier_is_named_as_the_simulation_s_deadlock() {
+    let (tmp, dir) = barrier_variant(
+        "active-mask-barrier",
+        "if tid == 0 {}",
+        "if tid == 0 && active_mask() == 0 { return; }",
+    );
+    let detail = undefined_host_detail(&dir);
+    assert!(
+        detail.contains("(active_mask)")
+            && detail.contains("`active_mask` waits for its warp's live lanes in this simulation"),
+        "{detail}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

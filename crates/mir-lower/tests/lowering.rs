@@ -599,3 +599,62 @@ fn a_dyn_tail_and_the_size_of_a_struct_ending_in_a_slice_are_diagnostics() {
     );
     assert!(d.0[0].message.contains("`size_of_val`"), "{d}");
 }
+
+/// Lowers `source` written to a scratch `kernel.rs` named by `tag`.
+fn lower_kernel_source(tag: &str, source: &str) -> Result<Lowered, Diagnostics> {
+    let dir = std::env::temp_dir().join(format!("lowering-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let kernel = dir.join("kernel.rs");
+    std::fs::write(&kernel, source).expect("kernel");
+    let lowered = lower_file(&kernel);
+    let _ = std::fs::remove_dir_all(&dir);
+    lowered
+}
+
+/// A named function's address is a value (`func_addr`); a closure turned
+/// into a `fn` pointer, or a kernel's address, is refused by name, never
+/// lowered to an undefined pointer.
+#[test]
+fn function_pointers_as_values() {
+    let kernel = |body: &str| {
+        format!(
+            "use crate::gpu::*;\nfn inc(x: u32) -> u32 {{ x + 1 }}\n\
+             #[unsafe(no_mangle)]\npub extern \"C\" fn k(out: DisjointSlice<u32>) {{\n{body}\n}}\n"
+        )
+    };
+    let named = kernel(
+        "    let f: fn(u32) -> u32 = inc;\n    \
+         out.set(0, (f as usize != 0) as u32);\n    \
+         out.set(1, (f as usize as u32) & 1);",
+    );
+    let l = lower_kernel_source("fn-named", &named).expect("a named function's address");
+    let addresses = l
+        .module
+        .functions
+        .values()
+        .flat_map(|f| f.body.iter().flat_map(|b| b.insts.values()))
+        .filter(|i| matches!(i, InstData::FuncAddr { .. }))
+        .count();
+    assert!(addresses > 0, "no func_addr in\n{}", l.module);
+    let closure = kernel(
+        "    let f: fn(u32) -> u32 = |x| x + 2;\n    \
+         out.set(0, (f as usize != 0) as u32);",
+    );
+    let e = lower_kernel_source("fn-closure", &closure).expect_err("a closure's address");
+    assert!(
+        e.to_string()
+            .contains("as a function pointer (ClosureFnPointer"),
+        "{e}"
+    );
+    let kernel_address = "use crate::gpu::*;\n\
+        #[unsafe(no_mangle)]\npub extern \"C\" fn other(out: DisjointSlice<u32>) { out.set(0, 1); }\n\
+        #[unsafe(no_mangle)]\npub extern \"C\" fn k(out: DisjointSlice<u32>) {\n    \
+        let f: extern \"C\" fn(DisjointSlice<u32>) = other;\n    \
+        out.set(0, (f as usize != 0) as u32);\n}\n";
+    let e = lower_kernel_source("fn-kernel", kernel_address).expect_err("a kernel's address");
+    assert!(
+        e.to_string()
+            .contains("the address of kernel `kernel::other`: kernels are launched"),
+        "{e}"
+    );
+}

@@ -2,7 +2,7 @@
 //! casts that keep or drop a fat pointer's metadata, unsizing coercions and
 //! `transmute`.
 
-use device_ir::{CastOp, FloatCC, Value};
+use device_ir::{CastOp, FloatCC, FunctionKind, Value};
 use mir_import::model::{CastKind, ConstOperand, Operand, Path, Ty};
 
 use super::FnLower;
@@ -135,8 +135,21 @@ impl FnLower<'_, '_> {
                 };
                 Ok(Val::Pair(p, self.iconst(64, n as i128)))
             }
-            // `ReifyFnPointer` of a function item is `fn_address`; of a
-            // closure, and `UnsafeFnPointer`, a pointer stays itself.
+            // `ReifyFnPointer` of a function item constant is `fn_address`.
+            // Any other way to a `fn` pointer (a closure's
+            // `ClosureFnPointer`, a function item held in a local) has no
+            // value to carry: its zero-sized operand would leave the pointer
+            // undefined.
+            CastKind::PointerCoercion(k)
+                if matches!(v, Val::Zst) && matches!(to, Ty::FnPtr(..)) =>
+            {
+                Err(self.unsupported(format!(
+                    "`{}` as a function pointer ({k}) is not supported: only a named function's address is",
+                    from
+                )))
+            }
+            // `UnsafeFnPointer` and unsizing of thin pointers: a pointer
+            // stays itself.
             CastKind::PointerCoercion(_) => Ok(v),
             CastKind::PointerExposeProvenance => {
                 let (Val::Immediate(p) | Val::Pair(p, _)) = v else {
@@ -373,6 +386,11 @@ impl FnLower<'_, '_> {
                 "`{path}` used as a value (a function pointer) is not a device function of this kernel"
             )));
         };
+        if self.b.module().functions[f].kind == FunctionKind::Kernel {
+            return Err(self.unsupported(format!(
+                "the address of kernel `{path}`: kernels are launched, never called"
+            )));
+        }
         let i8 = self.b.types().i8();
         Ok(Val::Immediate(self.b.func_addr(f, i8)))
     }
