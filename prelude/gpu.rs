@@ -714,6 +714,7 @@ pub mod host {
         /// Records what a GPU leaves undefined (the first such thing only)
         /// and wakes every waiter, one of which reports it. Called holding
         /// no other lock of the block.
+        #[inline(never)]
         fn raise(&self, message: String) {
             relock(&self.fault).get_or_insert((message, false));
             self.faulted
@@ -747,6 +748,7 @@ pub mod host {
 
         /// When every thread that has not exited waits, none ever goes on.
         /// Called holding no lock of the block.
+        #[inline(never)]
         fn check_deadlock(&self) {
             let (live, waiting) = self.census();
             if live == 0 || waiting != live {
@@ -754,17 +756,17 @@ pub mod host {
             }
             // Every thread waits: nothing changes while this reads.
             let at_barrier = relock(&self.barrier).arrived;
+            // In warp and lane order (no sort: its code would double the
+            // time rustc takes over every host program).
             let mut kinds: Vec<&str> = Vec::new();
             for w in &self.warps {
                 let s = relock(&w.state);
-                kinds.extend(
-                    (0..32)
-                        .filter(|l| s.arrived & (1 << l) != 0)
-                        .map(|l| s.kinds[l]),
-                );
+                for l in (0..32).filter(|l| s.arrived & (1 << l) != 0) {
+                    if !kinds.contains(&s.kinds[l]) {
+                        kinds.push(s.kinds[l]);
+                    }
+                }
             }
-            kinds.sort_unstable();
-            kinds.dedup();
             // `activemask` does not wait on a GPU; here (and on the CPU
             // devices) it gathers its warp's live lanes, so a lane reading
             // it while the others wait elsewhere is a deadlock of the
@@ -791,6 +793,7 @@ pub mod host {
         /// `bar.sync 0`: waits for every thread of the block. A thread that
         /// has exited never arrives, so the barrier never completes: the
         /// devices report such a barrier as a deadlock, and so does this.
+        #[inline(never)]
         fn barrier(&self) {
             let mut s = relock(&self.barrier);
             self.report_fault();
@@ -827,6 +830,7 @@ pub mod host {
         /// `what` over `mask`, waits for every lane of `mask` that has not
         /// exited (PTX: "all non-exited threads in membermask"), and gets
         /// what they offered.
+        #[inline(never)]
         fn exchange(
             &self,
             warp: usize,
@@ -876,6 +880,7 @@ pub mod host {
         /// for the caller's update of the census. Lanes of one mask at
         /// different collectives execute different instructions, which the
         /// GPU leaves undefined: that message.
+        #[inline(never)]
         fn settle(&self, w: &Warp, s: &mut WarpState) -> (u32, Option<String>) {
             let mut released = 0;
             loop {
@@ -912,6 +917,7 @@ pub mod host {
         /// Lane `lane` of warp `warp` has returned from the kernel (or
         /// panicked out of it): the collectives waiting only for it complete
         /// without it, and a barrier waiting for it never completes.
+        #[inline(never)]
         fn exit(&self, warp: usize, lane: u32) {
             let w = &self.warps[warp];
             let mut s = relock(&w.state);
