@@ -29,6 +29,7 @@ use crate::fixture::{Arg, ElemTy, Fixture};
 
 mod files;
 
+pub(crate) use files::le_word;
 pub use files::{parse_readback, write_buffers, write_numbers};
 
 /// How long rustc may take to build a host program.

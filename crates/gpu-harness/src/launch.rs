@@ -327,11 +327,7 @@ pub fn read_back(
         let vals = bytes
             .chunks(n)
             .take(spec.readback)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..n].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
+            .map(crate::host::le_word)
             .collect();
         out.push((b.name.clone(), vals));
     }

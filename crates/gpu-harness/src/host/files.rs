@@ -92,14 +92,7 @@ pub fn parse_readback(f: &Fixture, bytes: &[u8]) -> Result<Readback, HostError> 
                 b.name
             ))
         })?;
-        let vals = chunk
-            .chunks_exact(n)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..n].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
-            .collect();
+        let vals = chunk.chunks_exact(n).map(le_word).collect();
         out.push((b.name.clone(), vals));
         at = end;
     }
@@ -111,4 +104,12 @@ pub fn parse_readback(f: &Fixture, bytes: &[u8]) -> Result<Readback, HostError> 
         )));
     }
     Ok(out)
+}
+
+/// One element's little-endian bytes (1 to 8 of them) as the `u64` bit
+/// pattern a readback holds.
+pub(crate) fn le_word(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(w)
 }
