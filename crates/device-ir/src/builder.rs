@@ -423,6 +423,26 @@ impl<'m> FunctionBuilder<'m> {
         .1
     }
 
+    /// Calls the function at address `callee` as one of signature `sig`;
+    /// yields its result if `sig` has one.
+    pub fn call_indirect(
+        &mut self,
+        callee: Value,
+        sig: crate::Signature,
+        args: &[Value],
+    ) -> Option<Value> {
+        let ret = sig.ret;
+        self.ins(
+            InstData::CallIndirect {
+                callee,
+                sig,
+                args: args.to_vec(),
+            },
+            ret,
+        )
+        .1
+    }
+
     // ----- terminators
 
     /// Branches to `block` with `args`.

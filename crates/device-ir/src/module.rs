@@ -64,6 +64,60 @@ impl Module {
             .map(|(id, _)| id)
     }
 
+    /// The functions whose address some function takes
+    /// ([`InstData::FuncAddr`]), in module order: what an
+    /// [`InstData::CallIndirect`] may call.
+    pub fn address_taken_functions(&self) -> Vec<FuncId> {
+        let mut taken = EntitySet::with_capacity(self.functions.len());
+        for body in self.functions.values().filter_map(|f| f.body.as_ref()) {
+            for inst in body.insts.values() {
+                if let InstData::FuncAddr { func, .. } = inst {
+                    taken.insert(*func);
+                }
+            }
+        }
+        self.functions
+            .keys()
+            .filter(|f| taken.contains(*f))
+            .collect()
+    }
+
+    /// The functions a launch of `kernel` may run: those it calls, directly
+    /// or through other functions, and, once any of them makes an indirect
+    /// call, every function whose address one of them takes (an address
+    /// taken only by another kernel's code cannot reach this launch).
+    pub fn callable_from(&self, kernel: FuncId) -> EntitySet<FuncId> {
+        let mut seen = EntitySet::with_capacity(self.functions.len());
+        let mut todo = vec![kernel];
+        let mut taken = Vec::new();
+        let mut indirect = false;
+        loop {
+            while let Some(f) = todo.pop() {
+                if !seen.insert(f) {
+                    continue;
+                }
+                let Some(body) = &self.functions[f].body else {
+                    continue;
+                };
+                for inst in body.insts.values() {
+                    match inst {
+                        InstData::Call { func, .. } => todo.push(*func),
+                        InstData::CallIndirect { .. } => indirect = true,
+                        InstData::FuncAddr { func, .. } => taken.push(*func),
+                        _ => {}
+                    }
+                }
+            }
+            if !indirect {
+                return seen;
+            }
+            todo.extend(taken.drain(..).filter(|f| !seen.contains(*f)));
+            if todo.is_empty() {
+                return seen;
+            }
+        }
+    }
+
     /// The functions that execute a collective instruction (see
     /// [`InstData::is_convergent`]) themselves or through the functions
     /// they call: calls of them are collectives too, which LLVM must not
@@ -72,12 +126,14 @@ impl Module {
     pub fn convergent_functions(&self) -> EntitySet<FuncId> {
         let mut set = EntitySet::with_capacity(self.functions.len());
         let mut callers: Vec<(FuncId, Vec<FuncId>)> = Vec::new();
+        let indirect = self.address_taken_functions();
         for (id, f) in self.functions.iter() {
             let Some(body) = &f.body else { continue };
             let mut callees = Vec::new();
             for inst in body.insts.values() {
                 match inst {
                     InstData::Call { func, .. } => callees.push(*func),
+                    InstData::CallIndirect { .. } => callees.extend(indirect.iter().copied()),
                     i if i.is_convergent() => {
                         set.insert(id);
                     }
@@ -119,25 +175,16 @@ impl Module {
     /// alignment, in module order (what `ptxas` lays out; it may pack them
     /// tighter, never looser).
     pub fn static_shared_bytes(&self, kernel: FuncId) -> u64 {
-        let mut seen = EntitySet::with_capacity(self.functions.len());
-        let mut todo = vec![kernel];
         let mut shared = EntitySet::with_capacity(self.globals.len());
-        while let Some(f) = todo.pop() {
-            if !seen.insert(f) {
-                continue;
-            }
+        for f in self.callable_from(kernel).iter() {
             let Some(body) = &self.functions[f].body else {
                 continue;
             };
             for inst in body.insts.values() {
-                match inst {
-                    InstData::Call { func, .. } => todo.push(*func),
-                    InstData::GlobalAddr { global, .. }
-                        if self.globals[*global].space == crate::AddressSpace::Shared =>
-                    {
-                        shared.insert(*global);
-                    }
-                    _ => {}
+                if let InstData::GlobalAddr { global, .. } = inst
+                    && self.globals[*global].space == crate::AddressSpace::Shared
+                {
+                    shared.insert(*global);
                 }
             }
         }

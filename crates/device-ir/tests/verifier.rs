@@ -603,6 +603,82 @@ fn function_addresses() {
     );
 }
 
+/// How [`indirect_call_module`]'s kernel calls `inc` (`fn(i32) -> i32`).
+#[derive(Clone, Copy)]
+enum Indirect {
+    /// Through its address, as `fn(i32) -> i32`.
+    Matching,
+    /// Through its address, as `fn(i64) -> i32`.
+    OtherSignature,
+    /// As `fn(i32) -> i32`, with two arguments.
+    ExtraArgument,
+    /// Through a global pointer.
+    GlobalPointer,
+}
+
+fn indirect_call_module(how: Indirect) -> Module {
+    let mut m = Module::new();
+    let i32t = m.types.i32();
+    let i64t = m.types.i64();
+    let inc = m.declare_function(
+        "inc",
+        FunctionKind::Device,
+        Linkage::Internal,
+        Signature::new(&[i32t], Some(i32t)),
+    );
+    let mut b = FunctionBuilder::new(&mut m, inc);
+    let x = b.block_params(b.entry_block())[0];
+    b.ret(Some(x));
+    let k = m.declare_function(
+        "k",
+        FunctionKind::Kernel,
+        Linkage::External,
+        Signature::default(),
+    );
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let i8t = b.types().i8();
+    let callee = match how {
+        Indirect::GlobalPointer => {
+            let global = b.types().ptr(i8t, AddressSpace::Global);
+            b.null(global)
+        }
+        _ => b.func_addr(inc, i8t),
+    };
+    let one = b.iconst(i32t, 1);
+    let wide = b.iconst(i64t, 1);
+    let (sig, args) = match how {
+        Indirect::OtherSignature => (Signature::new(&[i64t], Some(i32t)), vec![wide]),
+        Indirect::ExtraArgument => (Signature::new(&[i32t], Some(i32t)), vec![one, one]),
+        _ => (Signature::new(&[i32t], Some(i32t)), vec![one]),
+    };
+    b.call_indirect(callee, sig, &args);
+    b.ret(None);
+    m
+}
+
+/// A call through a function's address takes the callee's signature and
+/// matching arguments, through a generic pointer.
+#[test]
+fn indirect_calls() {
+    let m = indirect_call_module(Indirect::Matching);
+    verify(&m).expect("a call through inc's address as its own signature");
+    let text = m.to_string();
+    assert!(text.contains("call_indirect v"), "{text}");
+    assert!(text.contains("as fn(i32) -> i32"), "{text}");
+    insta::assert_snapshot!(
+        "indirect_call_of_another_signature",
+        refuse(&indirect_call_module(Indirect::OtherSignature), Rule::Call)
+    );
+    insta::assert_snapshot!(
+        "indirect_call_with_an_extra_argument",
+        refuse(&indirect_call_module(Indirect::ExtraArgument), Rule::Call)
+    );
+    insta::assert_snapshot!(
+        "indirect_call_through_a_global_pointer",
+        refuse(&indirect_call_module(Indirect::GlobalPointer), Rule::Call)
+    );
+}
+
 #[test]
 fn duplicate_switch_case() {
     let m = kernel_module(

@@ -171,6 +171,48 @@ fn a_wrong_parameter_offset_is_caught_on_the_ptx_device() {
     assert_eq!(e.kind, FaultKind::OutOfBounds, "{e}");
 }
 
+/// An indirect call (`call (ret), %rd, (args), prototype;`) runs the
+/// function whose address the register holds; an address that is no
+/// function's, or a function whose parameters and results are not the
+/// prototype's, is a `BadCall` fault.
+#[test]
+fn an_indirect_call_is_checked_against_its_target_on_the_ptx_device() {
+    let Some((f, a)) = build("fn_pointer_calls") else {
+        return;
+    };
+    let want = on_ir_device(&f, &a);
+    assert!(a.ptx_o3.contains(".callprototype"), "{}", a.ptx_o3);
+    assert_eq!(on_ptx_device(&f, &a, &a.ptx_o3).unwrap(), want);
+    // The table's `square` (`mov.u64 %rdN, kernel__square;`) replaced by
+    // null, then by the pair function `sum_xor` (a return slot and two
+    // `u64`s, no result).
+    let square = ", kernel__square;";
+    assert!(a.ptx_o3.contains(square), "{}", a.ptx_o3);
+    let null = a.ptx_o3.replace(square, ", 0;");
+    let e = fault_of(on_ptx_device(&f, &a, &null));
+    assert_eq!(e.kind, FaultKind::BadCall, "{e}");
+    assert!(e.message.contains("through null"), "{e}");
+    let pair = a.ptx_o3.replace(square, ", kernel__sum_xor;");
+    let e = fault_of(on_ptx_device(&f, &a, &pair));
+    assert_eq!(e.kind, FaultKind::BadCall, "{e}");
+    assert!(
+        e.message.contains("parameters [4] and results [4]")
+            && e.message
+                .contains("kernel__sum_xor, which takes [8, 8, 8] and gives []"),
+        "{e}"
+    );
+    // A prototype whose one parameter is 8 bytes, where the function's is 4.
+    let proto = "prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);";
+    assert!(a.ptx_o3.contains(proto), "{}", a.ptx_o3);
+    let wide = a.ptx_o3.replace(
+        proto,
+        "prototype_0 : .callprototype (.param .b32 _) _ (.param .b64 _);",
+    );
+    let e = fault_of(on_ptx_device(&f, &a, &wide));
+    assert_eq!(e.kind, FaultKind::BadCall, "{e}");
+    assert!(e.message.contains("parameters [8] and results [4]"), "{e}");
+}
+
 #[test]
 fn a_relocation_to_the_wrong_global_is_caught_on_the_ptx_device() {
     // The -opt=0 PTX keeps the reference constants' pointer tables, whose

@@ -512,3 +512,78 @@ fn a_function_address_is_a_distinct_value_and_no_memory() {
     );
     assert!(e.message.contains("the code of @inc"), "{e}");
 }
+
+/// A kernel `k(out, sel)` that calls through a pointer as `fn(i32) -> i32`
+/// with 41 and stores the result in `out[0]`: `inc`'s address when `sel`
+/// is 0, `wide`'s (`fn(i64) -> i64`) when 1, and `out` itself when 2. The
+/// verifier cannot see through the `select`, so the device must check.
+fn indirect_call_module() -> Module {
+    let mut m = Module::new();
+    let (i8t, i32t, i64t) = (m.types.i8(), m.types.i32(), m.types.i64());
+    let inc = helper(&mut m, "inc", &[i32t], Some(i32t));
+    let mut b = FunctionBuilder::new(&mut m, inc);
+    let x = b.block_params(b.entry_block())[0];
+    let one = b.iconst(i32t, 1);
+    let r = b.binary(BinaryOp::Add, x, one);
+    b.ret(Some(r));
+    let wide = helper(&mut m, "wide", &[i64t], Some(i64t));
+    let mut b = FunctionBuilder::new(&mut m, wide);
+    let x = b.block_params(b.entry_block())[0];
+    b.ret(Some(x));
+    let out = m.types.ptr(i32t, AddressSpace::Global);
+    let k = kernel(&mut m, "k", &[out, i32t]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let ps = b.block_params(b.entry_block()).to_vec();
+    let generic = b.types().ptr(i32t, AddressSpace::Generic);
+    let generic_i8 = b.types().ptr(i8t, AddressSpace::Generic);
+    let out_generic = b.cast(CastOp::AddrSpaceCast, ps[0], generic);
+    let out_i8 = b.cast(CastOp::Bitcast, out_generic, generic_i8);
+    let (to_inc, to_wide) = (b.func_addr(inc, i8t), b.func_addr(wide, i8t));
+    let (one, two) = (b.iconst(i32t, 1), b.iconst(i32t, 2));
+    let is_one = b.icmp(IntCC::Eq, ps[1], one);
+    let is_two = b.icmp(IntCC::Eq, ps[1], two);
+    let f = b.select(is_one, to_wide, to_inc);
+    let f = b.select(is_two, out_i8, f);
+    let arg = b.iconst(i32t, 41);
+    let sig = Signature::new(&[i32t], Some(i32t));
+    let r = b.call_indirect(f, sig, &[arg]).expect("a result");
+    b.store(r, ps[0]);
+    b.ret(None);
+    m
+}
+
+/// A call through a function's address runs that function; through another
+/// function's address of another signature, or through a pointer to memory,
+/// it is a `BadCall` fault naming what the pointer held.
+#[test]
+fn an_indirect_call_runs_its_target_and_checks_it() {
+    let m = indirect_call_module();
+    let one = LaunchConfig::linear(1, 1);
+    let (mut dev, h) = load(&m);
+    let out = dev.zeroed::<u32>(1).unwrap();
+    dev.launch(h, "k", one, &[KernelArg::Buffer(out), KernelArg::I32(0)])
+        .unwrap();
+    assert_eq!(dev.download::<u32>(out).unwrap(), vec![42]);
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "k",
+        one,
+        &[KernelArg::Buffer(out), KernelArg::I32(1)],
+        FaultKind::BadCall,
+    );
+    assert!(
+        e.message
+            .contains("as fn(i32) -> i32 of @wide, which is fn(i64) -> i64"),
+        "{e}"
+    );
+    let e = expect_fault(
+        &mut dev,
+        h,
+        "k",
+        one,
+        &[KernelArg::Buffer(out), KernelArg::I32(2)],
+        FaultKind::BadCall,
+    );
+    assert!(e.message.contains("a pointer to buffer"), "{e}");
+}

@@ -123,6 +123,18 @@ pub enum AbiError {
     /// The body declares fewer locals than its argument count.
     #[error("missing argument")]
     MissingArgument,
+    /// A kernel parameter that holds a function pointer: the launch would
+    /// pass a host address, which a device call through it would jump to.
+    #[error(
+        "kernel parameter {index} of type `{ty}` holds a function pointer, which is not \
+         supported: a launch passes host addresses, which device code cannot call"
+    )]
+    FnPointerKernelParam {
+        /// The parameter, from 1.
+        index: usize,
+        /// Its type.
+        ty: Ty,
+    },
     /// A kernel's aggregate parameter whose alignment no `.param` of an
     /// integer array can carry.
     #[error(
@@ -137,6 +149,22 @@ pub enum AbiError {
         /// Its alignment.
         align: u64,
     },
+}
+
+/// Whether `ty` holds a function pointer where its type shows it: itself,
+/// or behind a reference, raw pointer, array, slice or tuple, or as a
+/// generic argument (`Option<fn()>`). A struct's own fields are not seen.
+fn holds_fn_pointer(ty: &Ty) -> bool {
+    match ty {
+        Ty::FnPtr(..) => true,
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) | Ty::Slice(t) => holds_fn_pointer(t),
+        Ty::Tuple(items) => items.iter().any(holds_fn_pointer),
+        Ty::Adt(p) => p.generic_args().iter().any(|a| match a {
+            mir_import::model::GenericArg::Type(t) => holds_fn_pointer(t),
+            _ => false,
+        }),
+        _ => false,
+    }
 }
 
 /// The largest alignment of a kernel's by-value aggregate: that of `i128`,
@@ -182,9 +210,44 @@ pub fn fn_abi(
     body: &Body,
     kernel: bool,
 ) -> Result<(FnAbi, DeviceSig), AbiError> {
+    let inputs = (1..=body.arg_count as usize)
+        .map(|i| {
+            body.locals
+                .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
+                .map(|decl| decl.ty.clone())
+                .ok_or(AbiError::MissingArgument)
+        })
+        .collect::<Result<Vec<Ty>, _>>()?;
+    convention(layouts, m, &inputs, &body.return_ty, kernel)
+}
+
+/// The convention of a call through a `fn(inputs) -> output` pointer: that
+/// of every device function of that signature, which is what the pointer
+/// may hold (kernels have no address).
+///
+/// # Errors
+///
+/// [`AbiError`] naming the parameter or result the device cannot take.
+pub fn fn_ptr_abi(
+    layouts: &Layouts,
+    m: &mut Module,
+    inputs: &[Ty],
+    output: &Ty,
+) -> Result<(FnAbi, DeviceSig), AbiError> {
+    convention(layouts, m, inputs, output, false)
+}
+
+/// The convention of a function taking `inputs` and returning `output`.
+fn convention(
+    layouts: &Layouts,
+    m: &mut Module,
+    inputs: &[Ty],
+    output: &Ty,
+    kernel: bool,
+) -> Result<(FnAbi, DeviceSig), AbiError> {
     let mut params = Vec::new();
     let mut param_attrs = Vec::new();
-    let ret_repr = repr_of(layouts, &body.return_ty)?;
+    let ret_repr = repr_of(layouts, output)?;
     let (ret, ret_ty) = match &ret_repr {
         Repr::Zst => (RetAbi::Void, None),
         Repr::Scalar(s) => (RetAbi::Direct, Some(s.ssa_ty(m))),
@@ -197,27 +260,29 @@ pub fn fn_abi(
         }
     };
     let mut args = Vec::new();
-    for i in 1..=body.arg_count as usize {
-        let decl = body
-            .locals
-            .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(i))
-            .ok_or(AbiError::MissingArgument)?;
-        let repr = repr_of(layouts, &decl.ty)?;
+    for (i, ty) in (1..).zip(inputs) {
+        if kernel && holds_fn_pointer(ty) {
+            return Err(AbiError::FnPointerKernelParam {
+                index: i,
+                ty: ty.clone(),
+            });
+        }
+        let repr = repr_of(layouts, ty)?;
         let first = params.len();
         let by_value = match &repr {
             Repr::Zst => false,
-            Repr::Scalar(_) | Repr::Pair(..) => !passed_as_scalars(&decl.ty, &repr),
-            Repr::Mem { .. } => !is_disjoint(&decl.ty),
+            Repr::Scalar(_) | Repr::Pair(..) => !passed_as_scalars(ty, &repr),
+            Repr::Mem { .. } => !is_disjoint(ty),
         };
         let abi = match &repr {
             _ if kernel && by_value => {
                 // The type's own layout: the one the host's bytes follow.
-                let layout = layouts.of(&decl.ty).map_err(ReprError::from)?;
+                let layout = layouts.of(ty).map_err(ReprError::from)?;
                 let (size, align) = (layout.size, layout.align);
                 if align > MAX_BYVAL_ALIGN {
                     return Err(AbiError::OverAlignedKernelParam {
                         index: i,
-                        ty: decl.ty.clone(),
+                        ty: ty.clone(),
                         align,
                     });
                 }
@@ -249,7 +314,7 @@ pub fn fn_abi(
         if let ArgAbi::ByVal { .. } = abi {
             param_attrs[first] = ParamAttrs::BYVAL;
         } else if kernel && params.len() > first && m.types.is_ptr(params[first]) {
-            param_attrs[first] = kernel_param_attrs(&decl.ty);
+            param_attrs[first] = kernel_param_attrs(ty);
         }
         args.push(abi);
     }

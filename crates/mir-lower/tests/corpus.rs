@@ -23,7 +23,6 @@ fn corpus() -> Vec<PathBuf> {
 /// the reason (the test prints the diagnostic). A kernel leaving this list is
 /// progress; one joining it is a regression.
 const OUTSIDE_SUBSET: &[&str] = &[
-    "casts_all",                  // a function used as a value (a function pointer)
     "coroutine_set_discriminant", // async fn state machine
 ];
 

@@ -658,3 +658,37 @@ fn function_pointers_as_values() {
         "{e}"
     );
 }
+
+/// A call through a `fn` pointer that only the caller knows is an indirect
+/// call with the pointer type's signature; a kernel parameter holding a
+/// function pointer (a host address at launch) is refused by name.
+#[test]
+fn calls_through_function_pointers() {
+    let source = "use crate::gpu::*;\n\
+        #[inline(never)]\nfn apply(f: fn(u32) -> u32, x: u32) -> u32 { f(x) }\n\
+        fn inc(x: u32) -> u32 { x + 1 }\n\
+        #[unsafe(no_mangle)]\npub extern \"C\" fn k(out: DisjointSlice<u32>) {\n    \
+        out.set(0, apply(inc, 41));\n}\n";
+    let l = lower_kernel_source("fn-indirect", source).expect("an indirect call");
+    let text = l.module.to_string();
+    assert!(
+        text.contains("call_indirect") && text.contains("as fn(i32) -> i32"),
+        "{text}"
+    );
+    for (tag, param) in [
+        ("fn-param", "f: fn(u32) -> u32"),
+        ("fn-param-slice", "f: &[fn(u32) -> u32]"),
+        ("fn-param-option", "f: Option<fn(u32) -> u32>"),
+    ] {
+        let source = format!(
+            "use crate::gpu::*;\n#[unsafe(no_mangle)]\n\
+             pub extern \"C\" fn k({param}, out: DisjointSlice<u32>) {{ out.set(0, 1); }}\n"
+        );
+        let e = lower_kernel_source(tag, &source).expect_err("a function pointer parameter");
+        let e = e.to_string();
+        assert!(
+            e.contains("kernel parameter 1 of type `") && e.contains("holds a function pointer"),
+            "{tag}: {e}"
+        );
+    }
+}

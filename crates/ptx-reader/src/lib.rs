@@ -35,8 +35,8 @@ pub use inst::{
     Semantics, StateSpace, Type,
 };
 pub use module::{
-    Function, FunctionKind, InitValue, Initializer, Linkage, Module, Param, RegDecl, Statement,
-    Variable,
+    CallPrototype, Function, FunctionKind, InitValue, Initializer, Linkage, Module, Param, RegDecl,
+    Statement, Variable,
 };
 pub use parser::MAX_DEPTH;
 

@@ -136,6 +136,18 @@ pub struct Function {
     pub pos: Pos,
 }
 
+/// A call prototype: the return and argument parameters of an indirect
+/// call, whose names are all `_`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallPrototype {
+    /// The label naming it.
+    pub name: String,
+    /// The return parameters (none or one).
+    pub returns: Vec<Param>,
+    /// The argument parameters.
+    pub params: Vec<Param>,
+}
+
 /// A register declaration: `.reg .b32 %r<12>;` (a count) or `.reg .b64 %SP;`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegDecl {
@@ -160,6 +172,9 @@ pub enum Statement {
     Inst(Instruction),
     /// A nested `{ ... }` scope (a call sequence).
     Block(Vec<Statement>),
+    /// `name: .callprototype (.param .b32 _) _ (.param .b64 _);`: the
+    /// signature an indirect `call` names as its last operand.
+    CallPrototype(CallPrototype),
     /// `.pragma "..."`.
     Pragma(String),
     /// `.loc file line col`.

@@ -251,3 +251,52 @@ fn a_destination_with_a_predicate_beside_it() {
         "{e}"
     );
 }
+
+/// An indirect call's prototype: a labelled `.callprototype` statement with
+/// its return and argument parameters (empty return lists written `()_`),
+/// which the `call`'s last operand names.
+#[test]
+fn reads_call_prototypes() {
+    let text = "
+.version 8.8
+.target sm_90
+.address_size 64
+.func f(.param .b64 f_param_0)
+{
+\t.reg .b64 %rd<3>;
+\tld.param.u64 %rd1, [f_param_0];
+\t{ // callseq 0, 0
+\t.param .b32 param0;
+\t.param .b32 retval0;
+\tprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+\tcall (retval0), %rd1, (param0), prototype_0;
+\tprototype_1 : .callprototype ()_ (.param .b64 _, .param .align 8 .b8 _[16]);
+\t}
+\tret;
+}
+";
+    let m = parse(text).unwrap();
+    let f = m.definition("f").unwrap();
+    let protos: Vec<&ptx_reader::CallPrototype> = f
+        .statements()
+        .into_iter()
+        .filter_map(|s| match s {
+            ptx_reader::Statement::CallPrototype(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    let shapes: Vec<(&str, usize, usize)> = protos
+        .iter()
+        .map(|p| (p.name.as_str(), p.returns.len(), p.params.len()))
+        .collect();
+    assert_eq!(shapes, [("prototype_0", 1, 1), ("prototype_1", 0, 2)]);
+    assert_eq!(protos[1].params[1].array, Some(16));
+    let call = f.instructions_with_opcode("call").next().unwrap();
+    assert_eq!(
+        call.to_string(),
+        "call (retval0), %rd1, (param0), prototype_0"
+    );
+    // Not a prototype: the `_` between the lists is missing.
+    let bad = text.replace("(.param .b32 _) _ (", "(.param .b32 _) (");
+    assert!(parse(&bad).is_err());
+}

@@ -59,9 +59,9 @@ pub enum InstData {
         /// The pointer type of the result.
         ty: Ty,
     },
-    /// The address of function `func` as a value (Rust's `fn` pointer, say
-    /// for `core::ptr::fn_addr_eq`): a generic pointer of type `ty`. Calls
-    /// are never made through it; a call names its callee.
+    /// The address of function `func` as a value (Rust's `fn` pointer): a
+    /// generic pointer of type `ty`, which [`InstData::CallIndirect`] may
+    /// call or which may only be compared (`core::ptr::fn_addr_eq`).
     FuncAddr {
         /// The function.
         func: FuncId,
@@ -181,6 +181,19 @@ pub enum InstData {
         /// The callee.
         func: FuncId,
         /// One argument per parameter.
+        args: Vec<Value>,
+    },
+    /// Calls the device function whose address is `callee` (a generic
+    /// pointer made by [`InstData::FuncAddr`]), as a function of signature
+    /// `sig`; has a result when `sig` has one. Calling anything else, or a
+    /// function whose signature is not `sig`, is undefined behaviour, which
+    /// an interpreter should report.
+    CallIndirect {
+        /// The function's address.
+        callee: Value,
+        /// The signature the call assumes.
+        sig: crate::Signature,
+        /// One argument per parameter of `sig`.
         args: Vec<Value>,
     },
 
@@ -522,6 +535,10 @@ impl InstData {
                 f(*cond);
                 f(*if_true);
                 f(*if_false);
+            }
+            InstData::CallIndirect { callee, args, .. } => {
+                f(*callee);
+                args.iter().copied().for_each(f);
             }
             InstData::Call { args, .. }
             | InstData::InlineAsm { args, .. }

@@ -384,6 +384,50 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
                 }
             }
         }
+        InstData::CallIndirect { callee, sig, args } => {
+            expected = Some(sig.ret);
+            match t.ptr_parts(c.ty(*callee)) {
+                Some((_, AddressSpace::Generic)) => {}
+                _ => {
+                    let msg = format!(
+                        "calls through {callee} of type {}; a function's address is a generic pointer",
+                        c.show(c.ty(*callee))
+                    );
+                    c.err(Rule::Call, msg);
+                }
+            }
+            if let Some(f) = func_of(c.body, *callee) {
+                let target = &m.functions[f];
+                if target.sig != *sig {
+                    let msg = format!(
+                        "calls {f} @{} through {callee} with another signature than its own",
+                        target.name
+                    );
+                    c.err(Rule::Call, msg);
+                }
+            }
+            if args.len() != sig.params.len() {
+                c.err(
+                    Rule::Call,
+                    format!(
+                        "passes {} arguments through {callee} to a signature of {}",
+                        args.len(),
+                        sig.params.len()
+                    ),
+                );
+            } else {
+                for (i, (&a, &p)) in args.iter().zip(&sig.params).enumerate() {
+                    if c.ty(a) != p {
+                        let msg = format!(
+                            "argument {i} is {a} of type {}, but the signature takes {}",
+                            c.show(c.ty(a)),
+                            c.show(p)
+                        );
+                        c.err(Rule::Call, msg);
+                    }
+                }
+            }
+        }
         InstData::Jump { .. } | InstData::Unreachable => expected = Some(None),
         InstData::Brif { cond, .. } => {
             expected = Some(None);
@@ -693,6 +737,23 @@ fn root_of(body: &Body, mut v: Value) -> Option<Root> {
                 ..
             } => v = *value,
             InstData::Gep { base, .. } | InstData::ByteOffset { base, .. } => v = *base,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The function whose address `v` is, through casts only (an offset from
+/// it is no function's address).
+fn func_of(body: &Body, mut v: Value) -> Option<FuncId> {
+    for _ in 0..body.insts.len() + 1 {
+        match body.def_data(v)? {
+            InstData::FuncAddr { func, .. } => return Some(*func),
+            InstData::Cast {
+                op: CastOp::Bitcast | CastOp::AddrSpaceCast,
+                value,
+                ..
+            } => v = *value,
             _ => return None,
         }
     }

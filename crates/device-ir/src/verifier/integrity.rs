@@ -207,6 +207,7 @@ pub(super) fn check_function(sink: &mut Sink<'_>, fid: FuncId) -> bool {
                 ));
             }
             InstData::InlineAsm { ret: Some(ty), .. } => tys.push(*ty),
+            InstData::CallIndirect { sig, .. } => tys.extend(sig.params.iter().chain(&sig.ret)),
             _ => {}
         }
         for ty in tys {

@@ -62,7 +62,10 @@
 //! - a `bitcast` never changes the address space ([`Rule::BitcastSpace`]);
 //! - an `addrspacecast` has exactly one generic side and keeps the pointee
 //!   ([`Rule::AddrSpaceCast`]);
-//! - calls target device functions with matching arguments ([`Rule::Call`]);
+//! - calls target device functions with matching arguments; an indirect
+//!   call goes through a generic pointer, with arguments matching its
+//!   signature, which is the callee's own where the callee is known
+//!   ([`Rule::Call`]);
 //! - switch cases are distinct and fit the scrutinee ([`Rule::Switch`]);
 //! - atomic orderings fit the operation, and atomics are on `i32`/`i64` (`f32`/`f64`
 //!   for `fadd`) ([`Rule::Atomic`]);

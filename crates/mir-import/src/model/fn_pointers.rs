@@ -16,7 +16,9 @@
 //!   one direct call per function, all returning where the call did.
 //!
 //! The rest of the pipeline (shims, lowering) handles direct calls. Any
-//! other call through a pointer stays refused by the lowering.
+//! other call through a pointer is lowered as an indirect call of the
+//! function's address (mir-lower's `indirect_call`), which a direct call
+//! beats: LLVM can inline it.
 
 use std::collections::{BTreeMap, BTreeSet};
 

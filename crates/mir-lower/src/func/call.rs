@@ -21,6 +21,12 @@ fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
     }
 }
 
+/// What a device call calls: a function, or the function at an address.
+enum CallTarget {
+    Direct(device_ir::FuncId),
+    Indirect(Value, device_ir::Signature),
+}
+
 /// An atomic's ordering: fixed by a generic argument, or named by an operand.
 #[derive(Clone, Copy)]
 enum OrdFrom<'o> {
@@ -113,8 +119,12 @@ impl FnLower<'_, '_> {
         dest: &Place,
         target: Option<BasicBlock>,
     ) -> Result<(), Diagnostic> {
-        let Callee::Item(path) = func else {
-            return Err(self.unsupported("calls through function pointers are not supported"));
+        let path = match func {
+            Callee::Item(path) => path,
+            Callee::Operand(callee) => {
+                let result = self.indirect_call(callee, args, dest)?;
+                return self.finish_call(result, dest, target);
+            }
         };
         let known = calls::classify(path);
         // A panic, or a validity assertion about `!`, which always fails.
@@ -146,7 +156,7 @@ impl FnLower<'_, '_> {
             .get(&self.sh.krate.resolve_callee(path))
             .cloned()
         {
-            self.device_call(f, &abi, args, dest)?
+            self.device_call(CallTarget::Direct(f), &abi, args, dest)?
         } else {
             // A call that stayed generic (`f::<T>`, `<O as Trait>::m`) is
             // an instance of generic code nobody monomorphised.
@@ -164,6 +174,17 @@ impl FnLower<'_, '_> {
                 "{what}: rustc printed no MIR body for `{path}` that the device can run"
             )));
         };
+        self.finish_call(result, dest, target)
+    }
+
+    /// Writes a call's `result` (unless the call wrote `dest` itself) and
+    /// goes on to `target`; a call that never returns ends its block.
+    fn finish_call(
+        &mut self,
+        result: Option<Val>,
+        dest: &Place,
+        target: Option<BasicBlock>,
+    ) -> Result<(), Diagnostic> {
         if let Some(v) = result {
             let r = self.place(dest)?;
             self.write_place(&r, v)?;
@@ -175,6 +196,28 @@ impl FnLower<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// A call through a `fn` pointer: the device function at the pointer's
+    /// address, called with the convention every device function of the
+    /// pointer's signature has.
+    fn indirect_call(
+        &mut self,
+        callee: &Operand,
+        args: &[Operand],
+        dest: &Place,
+    ) -> Result<Option<Val>, Diagnostic> {
+        let ty = self.operand_ty(callee)?;
+        let Ty::FnPtr(inputs, output) = &ty else {
+            return Err(self.unsupported(format!(
+                "a call through `{ty}`, which is not a function pointer"
+            )));
+        };
+        let (abi, sig) = crate::abi::fn_ptr_abi(self.sh.layouts, self.b.module(), inputs, output)
+            .map_err(|e| self.unsupported(format!("a call through `{ty}`: {e}")))?;
+        let address = self.scalar_operand(callee)?;
+        let sig = device_ir::Signature::new(&sig.params, sig.ret);
+        self.device_call(CallTarget::Indirect(address, sig), &abi, args, dest)
     }
 
     /// A call whose meaning is fixed although rustc prints no body for it
@@ -636,7 +679,7 @@ impl FnLower<'_, '_> {
 
     fn device_call(
         &mut self,
-        f: device_ir::FuncId,
+        callee: CallTarget,
         abi: &crate::abi::FnAbi,
         args: &[Operand],
         dest: &Place,
@@ -680,7 +723,10 @@ impl FnLower<'_, '_> {
                 (a, v) => return Err(self.internal(&format!("argument {v:?} for {a:?}"))),
             }
         }
-        let r = self.b.call(f, &params);
+        let r = match callee {
+            CallTarget::Direct(f) => self.b.call(f, &params),
+            CallTarget::Indirect(address, sig) => self.b.call_indirect(address, sig, &params),
+        };
         Ok(match (&abi.ret, sret_slot) {
             (RetAbi::Void, _) => Some(Val::Zst),
             (RetAbi::Direct, _) => r.map(Val::Immediate),

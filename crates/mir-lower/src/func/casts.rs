@@ -377,8 +377,8 @@ fn has_unsized_argument(ty: &Ty) -> bool {
 impl FnLower<'_, '_> {
     /// A function item reified to a `fn` pointer that is used as a value
     /// (compared, stored), not only called: the device function's address.
-    /// Calls through such a pointer are not lowered (mir-import turns the
-    /// calls it can prove into direct ones).
+    /// A call through such a pointer is an indirect call (`call.rs`), unless
+    /// mir-import proved which function it calls and made it direct.
     fn fn_address(&mut self, path: &Path) -> Result<Val, Diagnostic> {
         let resolved = self.sh.krate.resolve_callee(path);
         let Some(&(f, _)) = self.sh.fns.get(&resolved) else {

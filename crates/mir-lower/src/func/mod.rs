@@ -396,20 +396,28 @@ impl<'a, 'm> FnLower<'a, 'm> {
             if self.doomed.contains(&bb) {
                 continue;
             }
-            let TerminatorKind::Call {
-                func: mir_import::model::Callee::Item(path),
-                args,
-                ..
-            } = &data.terminator.kind
-            else {
+            let TerminatorKind::Call { func, args, .. } = &data.terminator.kind else {
                 continue;
             };
-            let Some((_, abi)) = self
-                .sh
-                .fns
-                .get(&self.sh.krate.resolve_callee(path))
-                .cloned()
-            else {
+            let abi = match func {
+                mir_import::model::Callee::Item(path) => self
+                    .sh
+                    .fns
+                    .get(&self.sh.krate.resolve_callee(path))
+                    .map(|(_, abi)| abi.clone()),
+                // A call through a `fn` pointer: the convention of its type
+                // (a type without one is the call's error, reported when
+                // the call is lowered).
+                mir_import::model::Callee::Operand(callee) => match self.operand_ty(callee)? {
+                    mir_import::model::Ty::FnPtr(inputs, output) => {
+                        crate::abi::fn_ptr_abi(self.sh.layouts, self.b.module(), &inputs, &output)
+                            .ok()
+                            .map(|(abi, _)| abi)
+                    }
+                    _ => None,
+                },
+            };
+            let Some(abi) = abi else {
                 continue;
             };
             let mut sizes = Vec::new();

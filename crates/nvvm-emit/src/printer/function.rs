@@ -314,6 +314,25 @@ impl Printer<'_> {
                 let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
                 format!("call {ret} @{}({})", callee.name, args.join(", "))
             }
+            InstData::CallIndirect { callee, sig, args } => {
+                // LLVM calls through a pointer to the function type: the
+                // generic pointer is cast to it first.
+                let ret = sig.ret.map_or("void", |r| self.ty(r)).to_owned();
+                let params: Vec<&str> = sig.params.iter().map(|&p| self.ty(p)).collect();
+                let _ = writeln!(
+                    self.out,
+                    "  %{inst}.callee = bitcast {} to {ret} ({})*",
+                    self.typed(fx, *callee),
+                    params.join(", ")
+                );
+                let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
+                let convergent = if self.indirect_convergent {
+                    " convergent"
+                } else {
+                    ""
+                };
+                format!("call {ret} %{inst}.callee({}){convergent}", args.join(", "))
+            }
             InstData::Jump { dest } => format!("br label %{}", dest.block),
             InstData::Brif {
                 cond,

@@ -72,6 +72,9 @@ pub(crate) struct Printer<'m> {
     pub(crate) intrinsics: BTreeSet<String>,
     /// The functions that run a collective ([`Module::convergent_functions`]).
     pub(crate) convergent: cranelift_entity::EntitySet<device_ir::FuncId>,
+    /// Whether a function whose address is taken runs a collective: an
+    /// indirect call, which may reach it, is then `convergent` itself.
+    pub(crate) indirect_convergent: bool,
 }
 
 impl<'m> Printer<'m> {
@@ -84,12 +87,18 @@ impl<'m> Printer<'m> {
         for (ty, _) in m.types.iter() {
             ty_text[ty] = m.types.display(ty).to_string();
         }
+        let convergent = m.convergent_functions();
+        let indirect_convergent = m
+            .address_taken_functions()
+            .into_iter()
+            .any(|f| convergent.contains(f));
         Printer {
             m,
             out: String::with_capacity(1 << 16),
             global_ty,
             ty_text,
-            convergent: m.convergent_functions(),
+            convergent,
+            indirect_convergent,
             intrinsics: BTreeSet::new(),
         }
     }

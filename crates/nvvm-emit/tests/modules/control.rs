@@ -147,7 +147,9 @@ pub fn calls_and_recursion() -> Module {
 /// Function addresses as values (Rust's `fn` pointers): `inc`'s address
 /// taken twice and `dec`'s once, compared (`out[0]`: equal, `out[1]`:
 /// distinct), and `inc`'s stored (`out64[0]`), so that one survives
-/// libNVVM's folding as a `mov` of the function's symbol.
+/// libNVVM's folding as a `mov` of the function's symbol; then a call
+/// through `inc`'s or `dec`'s address, chosen by the thread's parity
+/// (`out[4]`), which stays an indirect call.
 pub fn function_addresses() -> Module {
     let mut m = Module::new();
     let (i8t, i32t, i64t) = (m.types.i8(), m.types.i32(), m.types.i64());
@@ -185,6 +187,16 @@ pub fn function_addresses() -> Module {
     store_at(&mut b, ps[0], 2, six);
     store_at(&mut b, ps[0], 3, four);
     b.store(a, ps[1]);
+    let tid = b.special_reg(SpecialReg::TidX);
+    let one = b.iconst(i32t, 1);
+    let odd = b.binary(BinaryOp::And, tid, one);
+    let zero = b.iconst(i32t, 0);
+    let odd = b.icmp(IntCC::Ne, odd, zero);
+    let (to_inc, to_dec) = (b.func_addr(inc, i8t), b.func_addr(dec, i8t));
+    let chosen = b.select(odd, to_dec, to_inc);
+    let sig = device_ir::Signature::new(&[i32t], Some(i32t));
+    let r = b.call_indirect(chosen, sig, &[tid]).unwrap();
+    store_at(&mut b, ps[0], 4, r);
     b.ret(None);
     m
 }

@@ -4,7 +4,7 @@ use super::{MAX_DEPTH, Parser, R, number_operand};
 use crate::error::{ErrorKind, ParseError};
 use crate::inst::{AddressBase, Guard, Instruction, Modifier, OPCODES, Operand};
 use crate::lexer::Tok;
-use crate::module::{RegDecl, Statement};
+use crate::module::{CallPrototype, RegDecl, Statement};
 
 impl Parser {
     /// `{ statements }`.
@@ -36,6 +36,9 @@ impl Parser {
         if let Tok::Word(w) = &tok {
             if !w.starts_with('.') && self.peek_at(1) == Some(&Tok::Punct(':')) {
                 self.at += 2;
+                if self.eat_word(".callprototype") {
+                    return self.call_prototype(w.clone());
+                }
                 return Ok(Statement::Label(w.clone()));
             }
             match w.as_str() {
@@ -98,6 +101,29 @@ impl Parser {
         let i = self.instruction()?;
         self.expect_punct(';', "`,` or `;` after an operand")?;
         Ok(Statement::Inst(i))
+    }
+
+    /// The rest of `name: .callprototype (RETURN)? _ (PARAMS);`.
+    fn call_prototype(&mut self, name: String) -> R<Statement> {
+        let returns = if self.is_punct('(') {
+            self.params()?
+        } else {
+            Vec::new()
+        };
+        if !self.eat_word("_") {
+            return self.err("`_` in a call prototype");
+        }
+        let params = if self.is_punct('(') {
+            self.params()?
+        } else {
+            Vec::new()
+        };
+        self.expect_punct(';', "`;` after a call prototype")?;
+        Ok(Statement::CallPrototype(CallPrototype {
+            name,
+            returns,
+            params,
+        }))
     }
 
     /// One instruction, without its `;`.

@@ -413,7 +413,7 @@ impl Parser {
         })
     }
 
-    fn params(&mut self) -> R<Vec<Param>> {
+    pub(super) fn params(&mut self) -> R<Vec<Param>> {
         self.expect_punct('(', "`(`")?;
         let mut out = Vec::new();
         if self.eat_punct(')') {

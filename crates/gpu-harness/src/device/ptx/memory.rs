@@ -140,6 +140,23 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
+    /// What `addr` points at, for a message: an allocation's owner and
+    /// offset, or that it names none.
+    pub fn describe_address(&self, addr: u64) -> String {
+        let id = (addr >> WINDOW) as usize;
+        match self.allocs.get(id).and_then(Option::as_ref) {
+            Some(a) if id != 0 => {
+                format!(
+                    "{} at offset {}",
+                    a.owner.describe(),
+                    addr & ((1 << WINDOW) - 1)
+                )
+            }
+            _ if addr == 0 => "null".to_owned(),
+            _ => format!("{addr:#x}, which names no allocation"),
+        }
+    }
+
     /// A new allocation of `size` unwritten bytes; its id.
     pub fn alloc(
         &mut self,

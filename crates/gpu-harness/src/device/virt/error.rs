@@ -45,6 +45,9 @@ pub enum FaultKind {
     UndefUse,
     /// An invalid `addrspacecast`.
     BadCast,
+    /// An indirect call through a pointer that is not a device function's
+    /// address, or of a function whose signature is not the call's.
+    BadCall,
     /// Something the virtual device does not run (arbitrary inline PTX, calls to
     /// declarations).
     Unsupported,

@@ -41,7 +41,7 @@ pub(crate) enum Owner {
 }
 
 impl Owner {
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Owner::Buffer(i) => format!("buffer {i}"),
             Owner::Global { symbol } => format!("global @{symbol}"),

@@ -204,7 +204,7 @@ fn check_shape(inst: &Inst, i: &Instruction) -> Result<(), DecodeError> {
         Op::Mad | Op::Fma | Op::Selp | Op::Shf | Op::Prmt | Op::Bfe => 4..=4,
         Op::Vote | Op::Redux | Op::Match => 3..=3,
         Op::Bfi | Op::Shfl => 5..=5,
-        Op::Call => 1..=3,
+        Op::Call => 1..=4,
     };
     if !want.contains(&n) {
         return err(format!("{n} operands"));

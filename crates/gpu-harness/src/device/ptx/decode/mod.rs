@@ -99,6 +99,12 @@ pub(crate) enum Opd {
     Slot(usize),
     Label(usize),
     Func(usize),
+    /// A call prototype (the last operand of an indirect `call`): the
+    /// sizes in bytes of its parameters and of its results.
+    Proto {
+        params: Vec<u32>,
+        returns: Vec<u32>,
+    },
     List(Vec<Opd>),
     Sink,
     NotPred(u32),
@@ -412,6 +418,9 @@ struct FuncScope<'a> {
     /// declares its own `param0`, so this map is per block.
     slots: HashMap<String, usize>,
     locals: HashMap<String, usize>,
+    /// Call prototypes by label: the sizes of their parameters and of
+    /// their results.
+    prototypes: HashMap<String, (Vec<u32>, Vec<u32>)>,
     shared: &'a HashMap<String, usize>,
     globals: &'a HashMap<String, usize>,
     funcs: &'a HashMap<String, usize>,
@@ -428,6 +437,7 @@ fn decode_func(
         labels: HashMap::new(),
         slots: HashMap::new(),
         locals: HashMap::new(),
+        prototypes: HashMap::new(),
         shared,
         globals,
         funcs,
@@ -476,6 +486,17 @@ fn decode_func(
             }
             Statement::Label(l) => {
                 scope.labels.insert(l.clone(), n_insts);
+            }
+            Statement::CallPrototype(p) => {
+                let sizes = |ps: &[ptx_reader::Param]| -> Vec<u32> {
+                    ps.iter()
+                        .map(|p| (p.ty.size() * p.array.unwrap_or(1)) as u32)
+                        .collect()
+                };
+                let sizes = (sizes(&p.params), sizes(&p.returns));
+                if scope.prototypes.insert(p.name.clone(), sizes).is_some() {
+                    return err(format!("call prototype {} is declared twice", p.name));
+                }
             }
             Statement::Inst(_) => n_insts += 1,
             _ => {}
@@ -586,6 +607,12 @@ impl FuncScope<'_> {
         }
         if let Some(&f) = self.funcs.get(name) {
             return Ok(Opd::Func(f));
+        }
+        if let Some((params, returns)) = self.prototypes.get(name) {
+            return Ok(Opd::Proto {
+                params: params.clone(),
+                returns: returns.clone(),
+            });
         }
         err(format!(
             "symbol {name} is not defined here (a call to a declaration without a body?)"

@@ -660,12 +660,17 @@ impl Exec<'_, '_> {
         }
     }
 
+    /// `call (RETS), f, (ARGS);`, or `call (RETS), %rd, (ARGS), proto;`
+    /// through a function's address: the address must be a function's
+    /// whose parameters and results are as many as the prototype's.
     fn call(&mut self, i: &Inst) -> Result<Step, Fault> {
-        let Some(at) = i.ops.iter().position(|o| matches!(o, Opd::Func(_))) else {
-            return Err(unsupported("an indirect call"));
-        };
-        let Opd::Func(callee) = i.ops[at] else {
-            return Err(unsupported("an indirect call"));
+        let direct = i.ops.iter().enumerate().find_map(|(k, o)| match o {
+            Opd::Func(f) => Some((k, *f)),
+            _ => None,
+        });
+        let (at, callee) = match direct {
+            Some(found) => found,
+            None => self.indirect_callee(i)?,
         };
         let slots_of = |o: Option<&Opd>| -> Result<Vec<usize>, Fault> {
             match o {
@@ -681,7 +686,10 @@ impl Exec<'_, '_> {
             }
         };
         let rets = slots_of(if at > 0 { i.ops.first() } else { None })?;
-        let args = slots_of(i.ops.get(at + 1))?;
+        let args = match i.ops.get(at + 1) {
+            Some(Opd::Proto { .. }) => Vec::new(),
+            list => slots_of(list)?,
+        };
         if self.t.stack.len() >= self.ctx.max_call_depth {
             return Err(Fault::new(
                 FaultKind::StackOverflow,
@@ -712,6 +720,42 @@ impl Exec<'_, '_> {
         frame.ret_to = rets;
         self.t.stack.push(frame);
         Ok(Step::Continue)
+    }
+
+    /// The operand index and the function of an indirect call: its operand
+    /// before the argument list holds the address, its last names the
+    /// prototype.
+    fn indirect_callee(&mut self, i: &Inst) -> Result<(usize, usize), Fault> {
+        let Some(Opd::Proto { params, returns }) = i.ops.last() else {
+            return Err(unsupported("a call of neither a function nor a prototype"));
+        };
+        let at = usize::from(matches!(i.ops.first(), Some(Opd::List(_))));
+        let target = self.val(&i.ops[at])?;
+        let program = self.ctx.program;
+        let Some(f) = self.ctx.code.iter().position(|&c| address(c, 0) == target) else {
+            return Err(Fault::new(
+                FaultKind::BadCall,
+                format!(
+                    "an indirect call through {}, not a function's address",
+                    self.ctx.mem.describe_address(target)
+                ),
+            ));
+        };
+        let func = &program.funcs[f];
+        let (own_params, own_returns) = func.slots.split_at(func.n_params.min(func.slots.len()));
+        let own_returns = &own_returns[..func.n_returns.min(own_returns.len())];
+        if own_params != params.as_slice() || own_returns != returns.as_slice() {
+            return Err(Fault::new(
+                FaultKind::BadCall,
+                format!(
+                    "an indirect call with a prototype of parameters {params:?} and results \
+                     {returns:?} (bytes), through the address of {}, which takes {own_params:?} \
+                     and gives {own_returns:?}",
+                    func.name
+                ),
+            ));
+        }
+        Ok((at, f))
     }
 
     fn ret(&mut self) -> Result<Step, Fault> {
