@@ -1,7 +1,8 @@
 //! The oracle over the project's fixtures: every fixture passes the whole
 //! pipeline on the virtual device, with expected values from the native host
-//! run; the compile-only lane passes; one failing, panicking or hanging
-//! fixture never hides the others.
+//! run, and every fixture not named `race_*` is race-free there (the IR
+//! device detects races on every launch); the compile-only lane passes; one
+//! failing, panicking or hanging fixture never hides the others.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -78,6 +79,11 @@ fn every_fixture_passes_on_the_virtual_device() {
                 device.map(|s| s.status),
                 Some(StageStatus::Ok),
                 "{}",
+                f.name
+            );
+            assert!(
+                !device.is_some_and(|s| s.detail.contains("data race")),
+                "{}: a race",
                 f.name
             );
             assert!(f.values.iter().all(|v| v.ok), "{}", f.name);

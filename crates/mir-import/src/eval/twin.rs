@@ -134,13 +134,20 @@ pub struct Twins {
     pub consts: Vec<String>,
 }
 
-/// Builds and imports the twin crate of `kernel`.
+/// Builds and imports the twin crate of `kernel`. A kernel without a
+/// top-level const has no twin to build, and rustc is not run for it.
 pub fn build_twins(kernel: &Path, opts: &RustcOptions) -> Result<Twins, TwinError> {
     let source = std::fs::read_to_string(kernel).map_err(|source| TwinError::Io {
         path: kernel.to_path_buf(),
         source,
     })?;
     let consts = const_items(&source)?;
+    if consts.is_empty() {
+        return Ok(Twins {
+            krate: Crate::default(),
+            consts: Vec::new(),
+        });
+    }
     let twin = twin_source(&source, &consts);
     let krate = import_twin_crate(&twin, opts)?;
     Ok(Twins {
