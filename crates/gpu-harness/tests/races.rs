@@ -1,7 +1,7 @@
 //! Data-race detection and the per-thread step budget of the virtual device:
 //! the race fixtures each give a `DeviceError::Race` naming both accesses, the
 //! same one every run (that every other fixture is race-free is the oracle's
-//! full run, `tests/oracle.rs`, whose virtual device detects races); release/acquire orders
+//! full run, `tests/suite.rs`, whose virtual device detects races); release/acquire orders
 //! and relaxed does not; atomics never race with each other; a big grid of
 //! short threads is not a timeout, and a thread that loops forever is one.
 

@@ -1,10 +1,7 @@
 //! The oracle as a service, driven by its real client over loopback:
 //!
-//! - every project fixture gives the same report remotely as locally
-//!   (timings and the run's own temporary paths aside);
-//! - a second remote run of the suite, with nothing changed, comes wholly
-//!   from the result cache (the figure, first run against second, is
-//!   printed: speed is for the note, not an assertion);
+//! - (the whole suite remotely against the same local run as the oracle's,
+//!   and from the cache the second time, is `suite.rs`);
 //! - changing one fixture's grid runs that fixture again, and only it,
 //!   reusing its host build;
 //! - `gpu-harness serve` killed with SIGKILL, jobs queued and running,
@@ -15,6 +12,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod service_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -22,141 +21,11 @@ use std::time::{Duration, Instant};
 
 use gpu_harness::cache::{ResultCache, Toolchain};
 use gpu_harness::pipeline::Options;
-use gpu_harness::remote::{OracleRunner, run_remote};
+use gpu_harness::remote::OracleRunner;
 use gpu_harness::report::{FixtureReport, Verdict};
 use oracle_service::client::Client;
-use oracle_service::server::{Config, Tokens, start};
-use sandbox::Sandbox;
-
-const TOKEN: &str = "ci-0123456789abcdef01234";
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("service-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn opts(sandbox: Sandbox) -> Options {
-    Options {
-        require_libnvvm: nvvm_emit::testing::libnvvm_required(),
-        sandbox: Ok(sandbox),
-        ..Options::default()
-    }
-}
-
-fn tokens() -> Tokens {
-    Tokens::parse(&format!("ci:{TOKEN}\n")).unwrap()
-}
-
-/// A fixture's report without what differs from run to run: stage times
-/// and details that name the run's own folders.
-fn essence(r: &FixtureReport) -> serde_json::Value {
-    let stages: Vec<_> = r
-        .stages
-        .iter()
-        .map(|s| serde_json::json!([s.name, s.status, s.kind]))
-        .collect();
-    serde_json::json!({
-        "name": r.name,
-        "verdict": r.verdict,
-        "stages": stages,
-        "values": serde_json::to_value(&r.values).unwrap(),
-    })
-}
-
-#[test]
-fn remote_reports_equal_local_ones_and_the_cache_answers_the_second_run() {
-    let Some(sb) = sandbox::testing::confined_or_not_run() else {
-        return;
-    };
-    if nvvm_emit::testing::libnvvm_or_skip("remote_reports_equal_local_ones").is_none() {
-        return;
-    }
-    let root = scratch("suite");
-    // The suite, but of the kernels on crates.io dependencies only
-    // `siphash_vectors` (the service's dependency builds, compared too):
-    // libm and sha2 take minutes of this test's two runs, and the oracle's
-    // own tests run them.
-    let (dirs, left_out): (Vec<PathBuf>, Vec<PathBuf>) =
-        gpu_harness::fixture::Fixture::discover(&fixtures())
-            .unwrap()
-            .into_iter()
-            .partition(|d| {
-                let f = gpu_harness::fixture::Fixture::load(d).unwrap();
-                f.manifest.dependencies.is_empty() || d.ends_with("siphash_vectors")
-            });
-    assert!(dirs.iter().any(|d| d.ends_with("siphash_vectors")));
-    eprintln!(
-        "service: left out (the oracle's tests run them): {:?}",
-        left_out
-            .iter()
-            .filter_map(|d| d.file_name())
-            .collect::<Vec<_>>()
-    );
-    let local = gpu_harness::run::run_all(&dirs, &opts(sb.clone()), 2, false);
-
-    let cache = ResultCache::open(root.join("cache"), Toolchain::detect().unwrap()).unwrap();
-    let runner = OracleRunner::new(Options {
-        cache: Some(Arc::new(cache)),
-        ..opts(sb)
-    });
-    let mut config = Config::new(root.join("state"), tokens());
-    config.workers = 2;
-    let svc = start("127.0.0.1:0".parse().unwrap(), config, Arc::new(runner)).unwrap();
-    let client = Client::new(&svc.url(), TOKEN);
-    let deadline = Duration::from_secs(1800);
-
-    let t0 = Instant::now();
-    let first = run_remote(&client, &dirs, deadline, &mut |_| {});
-    let first_time = t0.elapsed();
-    assert_eq!(first.fixtures.len(), local.fixtures.len());
-    for (l, r) in local.fixtures.iter().zip(&first.fixtures) {
-        assert!(!r.cached, "{}: cached on the first run", r.name);
-        assert_eq!(
-            essence(l),
-            essence(r),
-            "{}: remote differs from local",
-            l.name
-        );
-    }
-    assert_eq!(first.all_passed(), local.all_passed());
-
-    let t1 = Instant::now();
-    let second = run_remote(&client, &dirs, deadline, &mut |_| {});
-    let second_time = t1.elapsed();
-    for (a, b) in first.fixtures.iter().zip(&second.fixtures) {
-        assert_eq!(essence(a), essence(b), "{}", a.name);
-        // Every report that another run would repeat is served from the
-        // cache; the rest (none in the project's suite) run again.
-        assert_eq!(
-            b.cached,
-            gpu_harness::cache::cacheable(a),
-            "{}: cached {} on the second run",
-            a.name,
-            b.cached
-        );
-    }
-    let cached = second.fixtures.iter().filter(|f| f.cached).count();
-    assert_eq!(
-        cached,
-        second.fixtures.len(),
-        "the whole suite is cacheable"
-    );
-    eprintln!(
-        "service: {} fixtures; first run {:.1} s, second (cached) {:.3} s = {:.2}% of the first",
-        dirs.len(),
-        first_time.as_secs_f64(),
-        second_time.as_secs_f64(),
-        100.0 * second_time.as_secs_f64() / first_time.as_secs_f64()
-    );
-    svc.stop();
-    let _ = std::fs::remove_dir_all(&root);
-}
+use oracle_service::server::{Config, start};
+use service_support::*;
 
 /// Copies fixture `name` into `root`, with `edit` applied to its manifest.
 fn copy_fixture(root: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
