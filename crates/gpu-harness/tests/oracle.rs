@@ -27,8 +27,8 @@ fn opts() -> Options {
 fn the_compile_only_lane_passes() {
     // One fixture of each kind the lane judges differently: a plain one, a
     // refused one, one with crates.io dependencies, one that races and one
-    // that traps. Their compile stages are the ones the full run above
-    // takes for every fixture.
+    // that traps. Their compile stages are the ones the full run
+    // (`suite.rs`) takes for every fixture.
     let kinds = [
         "saxpy",
         "error_shared_pointer_constant",

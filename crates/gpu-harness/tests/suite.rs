@@ -56,6 +56,15 @@ fn every_fixture_passes_on_the_virtual_device() {
     let report = local_suite();
     eprintln!("{}", report.table());
     assert!(report.all_passed(), "{}", report.table());
+    // An unexpected race is a fixture's own verdict (`oracle.rs`), so
+    // passing is being race-free; the kernels the race detector was first
+    // checked on are among those that ran.
+    for must in ["atomic_flag", "shared_reduction", "saxpy"] {
+        assert!(
+            report.fixtures.iter().any(|f| f.name == must),
+            "{must} did not run"
+        );
+    }
     let values: usize = report.fixtures.iter().map(|f| f.values.len()).sum();
     assert!(values > 300, "only {values} values were compared");
     let trapping: Vec<String> = dirs
@@ -105,11 +114,6 @@ fn every_fixture_passes_on_the_virtual_device() {
                 device.map(|s| s.status),
                 Some(StageStatus::Ok),
                 "{}",
-                f.name
-            );
-            assert!(
-                !device.is_some_and(|s| s.detail.contains("data race")),
-                "{}: a race",
                 f.name
             );
             assert!(f.values.iter().all(|v| v.ok), "{}", f.name);
