@@ -547,11 +547,9 @@ fn call_to_a_kernel() {
     insta::assert_snapshot!(refuse(&m, Rule::Call));
 }
 
-/// A module whose kernel takes the address of device function `inc`
-/// (and of itself, when `of_kernel`) and compares the two, storing through
-/// `inc`'s address when `store`.
-fn function_address_module(of_kernel: bool, store: bool) -> Module {
-    let mut m = Module::new();
+/// Declares device function `inc(i32) -> i32` (returning its argument)
+/// and an empty-bodied kernel `k()` for the caller to fill.
+fn inc_and_kernel(m: &mut Module) -> (FuncId, FuncId) {
     let i32t = m.types.i32();
     let inc = m.declare_function(
         "inc",
@@ -559,7 +557,7 @@ fn function_address_module(of_kernel: bool, store: bool) -> Module {
         Linkage::Internal,
         Signature::new(&[i32t], Some(i32t)),
     );
-    let mut b = FunctionBuilder::new(&mut m, inc);
+    let mut b = FunctionBuilder::new(m, inc);
     let x = b.block_params(b.entry_block())[0];
     b.ret(Some(x));
     let k = m.declare_function(
@@ -568,6 +566,15 @@ fn function_address_module(of_kernel: bool, store: bool) -> Module {
         Linkage::External,
         Signature::default(),
     );
+    (inc, k)
+}
+
+/// A module whose kernel takes the address of device function `inc`
+/// (and of itself, when `of_kernel`) and compares the two, storing through
+/// `inc`'s address when `store`.
+fn function_address_module(of_kernel: bool, store: bool) -> Module {
+    let mut m = Module::new();
+    let (inc, k) = inc_and_kernel(&mut m);
     let mut b = FunctionBuilder::new(&mut m, k);
     let i8t = b.types().i8();
     let a = b.func_addr(inc, i8t);
@@ -618,23 +625,8 @@ enum Indirect {
 
 fn indirect_call_module(how: Indirect) -> Module {
     let mut m = Module::new();
-    let i32t = m.types.i32();
-    let i64t = m.types.i64();
-    let inc = m.declare_function(
-        "inc",
-        FunctionKind::Device,
-        Linkage::Internal,
-        Signature::new(&[i32t], Some(i32t)),
-    );
-    let mut b = FunctionBuilder::new(&mut m, inc);
-    let x = b.block_params(b.entry_block())[0];
-    b.ret(Some(x));
-    let k = m.declare_function(
-        "k",
-        FunctionKind::Kernel,
-        Linkage::External,
-        Signature::default(),
-    );
+    let (i32t, i64t) = (m.types.i32(), m.types.i64());
+    let (inc, k) = inc_and_kernel(&mut m);
     let mut b = FunctionBuilder::new(&mut m, k);
     let i8t = b.types().i8();
     let callee = match how {
