@@ -280,22 +280,12 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
                 .unwrap_or("?");
             write!(s, "call {func} @{name}({})", join(args.iter()))
         }
-        InstData::CallIndirect { callee, sig, args } => {
-            let params: Vec<String> = sig
-                .params
-                .iter()
-                .map(|&p| t.display(p).to_string())
-                .collect();
-            let ret = sig
-                .ret
-                .map_or_else(|| "void".to_owned(), |r| t.display(r).to_string());
-            write!(
-                s,
-                "call_indirect {callee}({}) as fn({}) -> {ret}",
-                join(args.iter()),
-                params.join(", ")
-            )
-        }
+        InstData::CallIndirect { callee, sig, args } => write!(
+            s,
+            "call_indirect {callee}({}) as {}",
+            join(args.iter()),
+            sig.display(t)
+        ),
         InstData::Jump { dest } => write!(s, "jump {}", call(dest)),
         InstData::Brif {
             cond,

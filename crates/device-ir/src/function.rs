@@ -67,6 +67,20 @@ impl Signature {
             ret,
         }
     }
+
+    /// `fn(i32, i8*) -> i32` (`-> void` without a result), for messages and
+    /// the IR text.
+    pub fn display(&self, types: &crate::types::Types) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|&p| types.display(p).to_string())
+            .collect();
+        let ret = self
+            .ret
+            .map_or_else(|| "void".to_owned(), |r| types.display(r).to_string());
+        format!("fn({}) -> {ret}", params.join(", "))
+    }
 }
 
 /// A function of a module.

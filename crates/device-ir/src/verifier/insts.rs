@@ -726,7 +726,22 @@ enum Root {
 
 /// The global or function `ptr` is derived from, through casts, GEPs and
 /// offsets.
-fn root_of(body: &Body, mut v: Value) -> Option<Root> {
+fn root_of(body: &Body, v: Value) -> Option<Root> {
+    trace(body, v, true)
+}
+
+/// The function whose address `v` is, through casts only (an offset from
+/// it is no function's address).
+fn func_of(body: &Body, v: Value) -> Option<FuncId> {
+    match trace(body, v, false)? {
+        Root::Func(f) => Some(f),
+        Root::Global(_) => None,
+    }
+}
+
+/// What `v` is derived from, through casts and, when `through_offsets`,
+/// GEPs and byte offsets.
+fn trace(body: &Body, mut v: Value, through_offsets: bool) -> Option<Root> {
     for _ in 0..body.insts.len() + 1 {
         match body.def_data(v)? {
             InstData::GlobalAddr { global, .. } => return Some(Root::Global(*global)),
@@ -736,24 +751,9 @@ fn root_of(body: &Body, mut v: Value) -> Option<Root> {
                 value,
                 ..
             } => v = *value,
-            InstData::Gep { base, .. } | InstData::ByteOffset { base, .. } => v = *base,
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// The function whose address `v` is, through casts only (an offset from
-/// it is no function's address).
-fn func_of(body: &Body, mut v: Value) -> Option<FuncId> {
-    for _ in 0..body.insts.len() + 1 {
-        match body.def_data(v)? {
-            InstData::FuncAddr { func, .. } => return Some(*func),
-            InstData::Cast {
-                op: CastOp::Bitcast | CastOp::AddrSpaceCast,
-                value,
-                ..
-            } => v = *value,
+            InstData::Gep { base, .. } | InstData::ByteOffset { base, .. } if through_offsets => {
+                v = *base
+            }
             _ => return None,
         }
     }

@@ -141,11 +141,9 @@ impl Printer<'_> {
                 }
                 InstData::FuncAddr { func, ty } => {
                     let f = &self.m.functions[*func];
-                    let ret = f.sig.ret.map_or("void", |r| self.ty(r));
-                    let params: Vec<&str> = f.sig.params.iter().map(|&p| self.ty(p)).collect();
                     format!(
-                        "bitcast ({ret} ({})* @{} to {})",
-                        params.join(", "),
+                        "bitcast ({}* @{} to {})",
+                        self.fn_ty(&f.sig),
                         f.name,
                         self.ty(*ty)
                     )
@@ -165,6 +163,13 @@ impl Printer<'_> {
     /// `type operand`.
     fn typed(&self, fx: &Fn<'_>, v: Value) -> String {
         format!("{} {}", self.ty(fx.body.values[v].ty), self.operand(fx, v))
+    }
+
+    /// The LLVM function type of `sig`: `i32 (i32, i8*)`.
+    fn fn_ty(&self, sig: &device_ir::Signature) -> String {
+        let ret = sig.ret.map_or("void", |r| self.ty(r));
+        let params: Vec<&str> = sig.params.iter().map(|&p| self.ty(p)).collect();
+        format!("{ret} ({})", params.join(", "))
     }
 
     fn bits(&self, ty: Ty) -> u32 {
@@ -318,12 +323,11 @@ impl Printer<'_> {
                 // LLVM calls through a pointer to the function type: the
                 // generic pointer is cast to it first.
                 let ret = sig.ret.map_or("void", |r| self.ty(r)).to_owned();
-                let params: Vec<&str> = sig.params.iter().map(|&p| self.ty(p)).collect();
                 let _ = writeln!(
                     self.out,
-                    "  %{inst}.callee = bitcast {} to {ret} ({})*",
+                    "  %{inst}.callee = bitcast {} to {}*",
                     self.typed(fx, *callee),
-                    params.join(", ")
+                    self.fn_ty(sig)
                 );
                 let args: Vec<String> = args.iter().map(|&a| self.typed(fx, a)).collect();
                 let convergent = if self.indirect_convergent {
