@@ -1,8 +1,8 @@
 //! Operators: integer and float binary operations, pointer comparison and
-//! offset, checked and saturating arithmetic (128-bit included), and unary
-//! operations.
+//! offset, checked and saturating arithmetic (128-bit included), unary
+//! operations, and bit functions on `i128` from their 64-bit halves.
 
-use device_ir::{BinaryOp, CastOp, FloatCC, IntCC, UnaryOp, Value};
+use device_ir::{BinaryOp, CastOp, FloatCC, IntCC, IntFn, UnaryOp, Value};
 use mir_import::model::{BinOp, Operand, Ty, UnOp};
 
 use super::FnLower;
@@ -11,6 +11,71 @@ use super::values::Val;
 use crate::diag::Diagnostic;
 
 impl FnLower<'_, '_> {
+    /// `f` on an `i128`, from its 64-bit halves: libNVVM's LLVM refuses
+    /// `llvm.bswap.i128` ("need i16, i32, or i64"; `sha2`'s SHA-512 writes
+    /// its `u128` length big-endian), and its other bit intrinsics at 128
+    /// bits are not relied on either. Bit counts come back as `i128`.
+    pub(super) fn int_fn_128(&mut self, f: IntFn, vals: &[Value]) -> Value {
+        let x = vals[0];
+        let t128 = self.b.value_ty(x);
+        let t64 = self.b.types().i64();
+        let c64 = self.b.iconst(t128, 64);
+        let lo = self.b.cast(CastOp::Trunc, x, t64);
+        let high = self.b.binary(BinaryOp::LShr, x, c64);
+        let hi = self.b.cast(CastOp::Trunc, high, t64);
+        let wide = |s: &mut Self, v: Value| s.b.cast(CastOp::ZExt, v, t128);
+        match f {
+            // The halves' bytes (bits) reversed, and the halves swapped.
+            IntFn::SwapBytes | IntFn::ReverseBits => {
+                let new_hi = self.b.int_fn(f, &[lo]);
+                let new_lo = self.b.int_fn(f, &[hi]);
+                let h = wide(self, new_hi);
+                let h = self.b.binary(BinaryOp::Shl, h, c64);
+                let l = wide(self, new_lo);
+                self.b.binary(BinaryOp::Or, h, l)
+            }
+            IntFn::CountOnes => {
+                let a = self.b.int_fn(f, &[lo]);
+                let b = self.b.int_fn(f, &[hi]);
+                let n = self.b.binary(BinaryOp::Add, a, b);
+                wide(self, n)
+            }
+            // From the half that decides, plus 64 when it is zero.
+            IntFn::LeadingZeros | IntFn::TrailingZeros => {
+                let (first, second) = if f == IntFn::LeadingZeros {
+                    (hi, lo)
+                } else {
+                    (lo, hi)
+                };
+                let zero = self.b.iconst(t64, 0);
+                let k64 = self.b.iconst(t64, 64);
+                let first_zero = self.b.icmp(IntCC::Eq, first, zero);
+                let in_first = self.b.int_fn(f, &[first]);
+                let in_second = self.b.int_fn(f, &[second]);
+                let past = self.b.binary(BinaryOp::Add, in_second, k64);
+                let n = self.b.select(first_zero, past, in_first);
+                wide(self, n)
+            }
+            // `x << n | x >> (128 - n)`, both counts modulo 128 (a count of
+            // zero gives `x | x`).
+            IntFn::RotateLeft | IntFn::RotateRight => {
+                let m127 = self.b.iconst(t128, 127);
+                let c128 = self.b.iconst(t128, 128);
+                let n = self.b.binary(BinaryOp::And, vals[1], m127);
+                let back = self.b.binary(BinaryOp::Sub, c128, n);
+                let back = self.b.binary(BinaryOp::And, back, m127);
+                let (toward, away) = if f == IntFn::RotateLeft {
+                    (BinaryOp::Shl, BinaryOp::LShr)
+                } else {
+                    (BinaryOp::LShr, BinaryOp::Shl)
+                };
+                let a = self.b.binary(toward, x, n);
+                let b = self.b.binary(away, x, back);
+                self.b.binary(BinaryOp::Or, a, b)
+            }
+        }
+    }
+
     pub(super) fn binary(
         &mut self,
         op: BinOp,

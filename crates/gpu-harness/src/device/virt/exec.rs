@@ -18,6 +18,7 @@ use device_ir::{
     layout,
 };
 
+use super::calls::{body_of, call_frame, check_depth, indirect_callee};
 use super::error::{Fault, FaultKind};
 use super::memory::{Memory, Owner, Who};
 use super::ops::{self, as_int, as_ptr};
@@ -160,68 +161,8 @@ fn internal(msg: impl Into<String>) -> Fault {
     Fault::new(FaultKind::Internal, msg)
 }
 
-fn body_of(module: &Module, func: FuncId) -> Result<&Body, Fault> {
-    let f = &module.functions[func];
-    f.body.as_ref().ok_or_else(|| {
-        Fault::new(
-            FaultKind::Unsupported,
-            format!("call to @{}, a declaration without a body", f.name),
-        )
-    })
-}
-
-/// The function an indirect call through `target` runs: the one whose code
-/// allocation `target` points at (its start), if its signature is `sig`.
-fn indirect_callee(
-    ctx: &Ctx<'_>,
-    module: &Module,
-    target: &Val,
-    sig: &device_ir::Signature,
-) -> Result<FuncId, Fault> {
-    let p = ops::as_ptr(target, "an indirect call")?;
-    let code = p
-        .target
-        .filter(|_| p.offset == 0)
-        .and_then(|a| ctx.code.iter().position(|&c| c == a));
-    let Some(index) = code else {
-        let what = match p.target.and_then(|a| ctx.mem.get(a)) {
-            Some(a) => format!("{} at offset {}", a.owner.describe(), p.offset),
-            None => "null or a wild address".to_owned(),
-        };
-        return Err(Fault::new(
-            FaultKind::BadCall,
-            format!("an indirect call through a pointer to {what}, not to a device function"),
-        ));
-    };
-    let callee = FuncId::new(index);
-    let f = &module.functions[callee];
-    if f.sig != *sig {
-        let show = |s: &device_ir::Signature| {
-            let params: Vec<String> = s
-                .params
-                .iter()
-                .map(|&t| module.types.display(t).to_string())
-                .collect();
-            let ret = s.ret.map_or_else(
-                || "void".to_owned(),
-                |t| module.types.display(t).to_string(),
-            );
-            format!("fn({}) -> {ret}", params.join(", "))
-        };
-        return Err(Fault::new(
-            FaultKind::BadCall,
-            format!(
-                "an indirect call as {} of @{}, which is {}",
-                show(sig),
-                f.name,
-                show(&f.sig)
-            ),
-        ));
-    }
-    Ok(callee)
-}
-
-fn new_frame(body: &Body, func: FuncId, args: Vec<Val>, ret_to: Option<Value>) -> Frame {
+/// The frame of `func` entered with `args`, its result going to `ret_to`.
+pub(super) fn new_frame(body: &Body, func: FuncId, args: Vec<Val>, ret_to: Option<Value>) -> Frame {
     let mut vals = vec![None; body.values.len()];
     for (&p, a) in body.blocks[body.entry()].params.iter().zip(args) {
         vals[p.index()] = Some(a);
@@ -237,7 +178,7 @@ fn new_frame(body: &Body, func: FuncId, args: Vec<Val>, ret_to: Option<Value>) -
 }
 
 impl Frame {
-    fn get(&self, v: Value) -> Result<Val, Fault> {
+    pub(super) fn get(&self, v: Value) -> Result<Val, Fault> {
         self.vals
             .get(v.index())
             .cloned()
@@ -560,18 +501,9 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             frame.get(if c != 0 { *if_true } else { *if_false })?
         }
         InstData::Call { func: callee, args } => {
-            if depth >= ctx.max_call_depth {
-                return Err(Fault::new(
-                    FaultKind::StackOverflow,
-                    format!("the call stack passed {} frames", ctx.max_call_depth),
-                ));
-            }
-            let args = args
-                .iter()
-                .map(|&a| frame.get(a))
-                .collect::<Result<Vec<_>, _>>()?;
-            let callee_body = body_of(module, *callee)?;
-            stack.push(new_frame(callee_body, *callee, args, result));
+            check_depth(ctx, depth)?;
+            let next = call_frame(module, frame, *callee, args, result)?;
+            stack.push(next);
             return Ok(Step::Continue);
         }
         InstData::CallIndirect {
@@ -579,19 +511,10 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             sig,
             args,
         } => {
-            if depth >= ctx.max_call_depth {
-                return Err(Fault::new(
-                    FaultKind::StackOverflow,
-                    format!("the call stack passed {} frames", ctx.max_call_depth),
-                ));
-            }
+            check_depth(ctx, depth)?;
             let callee = indirect_callee(ctx, module, &frame.get(*target)?, sig)?;
-            let args = args
-                .iter()
-                .map(|&a| frame.get(a))
-                .collect::<Result<Vec<_>, _>>()?;
-            let callee_body = body_of(module, callee)?;
-            stack.push(new_frame(callee_body, callee, args, result));
+            let next = call_frame(module, frame, callee, args, result)?;
+            stack.push(next);
             return Ok(Step::Continue);
         }
         InstData::Jump { dest } => {

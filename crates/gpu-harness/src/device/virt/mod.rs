@@ -37,6 +37,7 @@
 //! and at once, so values are those of a sequentially consistent execution;
 //! orderings and fences matter only to race detection.
 
+mod calls;
 mod clock;
 mod error;
 mod exec;
