@@ -46,6 +46,8 @@ pub enum SlotTarget {
     Global(GlobalId),
     /// A static that is not among the roots, by its symbol.
     Extern(String),
+    /// A function, by its symbol (the addend is the graph's, normally 0).
+    Function(String),
 }
 
 /// A pointer in a global's initializer: the target's address plus `addend`.

@@ -32,6 +32,9 @@ pub enum Target<Id> {
     /// A static named by its symbol. It need not be in the graph (an external
     /// static, or one whose allocation the caller does not have).
     Static(String),
+    /// A function's entry, named by its symbol: a `fn` pointer stored in a
+    /// constant. Two tables of the same functions have the same key.
+    Function(String),
 }
 
 /// A pointer stored inside an allocation.

@@ -29,6 +29,7 @@ use crate::globals::{Chunk, GlobalData, GlobalId, GlobalKind, Interned, RelocSlo
 use crate::graph::{AllocGraph, AllocRef, Mutability, Target};
 use crate::key::{KeyHasher, TargetKey, mutable_key};
 use crate::{InitMask, InternError, Key};
+use symbols::{cmp_symbols, push_symbol, symbol_prefix};
 
 /// The prefix of every symbol that the interner makes. Statics may not use it.
 pub const SYMBOL_PREFIX: &str = "__const_";
@@ -118,6 +119,8 @@ enum NodeTarget {
     Node(u32),
     /// A static that is not among the roots, by index into `Pass::externs`.
     Extern(u32),
+    /// A function, by index into `Pass::functions`.
+    Function(u32),
 }
 
 /// A piece of an initializer, before globals exist.
@@ -163,6 +166,8 @@ struct Pass<'g, G: AllocGraph> {
     relocs: Vec<NodeReloc>,
     chunks: Vec<RawChunk>,
     externs: Vec<String>,
+    /// The functions relocations point to, by symbol, in discovery order.
+    functions: Vec<String>,
     index: HashMap<G::Id, u32>,
     /// Static symbol to allocation.
     statics: BTreeMap<String, G::Id>,
@@ -187,6 +192,7 @@ impl<'g, G: AllocGraph> Pass<'g, G> {
             relocs: Vec::new(),
             chunks: Vec::new(),
             externs: Vec::new(),
+            functions: Vec::new(),
             index: HashMap::new(),
             statics: BTreeMap::new(),
             parent: Vec::new(),
@@ -238,6 +244,7 @@ impl<'g, G: AllocGraph> Pass<'g, G> {
             }
         }
         let mut externs: HashMap<String, u32> = HashMap::new();
+        let mut functions: HashMap<String, u32> = HashMap::new();
 
         // Breadth-first, from the statics (in symbol order) and then the
         // anonymous roots (in id order).
@@ -263,26 +270,35 @@ impl<'g, G: AllocGraph> Pass<'g, G> {
                 let k = order.as_ref().map_or(j, |order| order[j]);
                 let r = &self.nodes[n as usize].alloc.relocations[k];
                 let (offset, size, addend) = (r.offset, r.size, r.addend);
+                // A symbol outside the graph is a leaf: numbered once each.
+                let leaf = match &r.target {
+                    Target::Alloc(_) => None,
+                    Target::Static(symbol) if self.statics.contains_key(symbol) => None,
+                    Target::Static(symbol) => Some(NodeTarget::Extern(number(
+                        &mut self.externs,
+                        &mut externs,
+                        symbol,
+                    ))),
+                    Target::Function(symbol) => Some(NodeTarget::Function(number(
+                        &mut self.functions,
+                        &mut functions,
+                        symbol,
+                    ))),
+                };
+                if let Some(target) = leaf {
+                    self.relocs.push(NodeReloc {
+                        offset,
+                        size,
+                        addend,
+                        target,
+                    });
+                    continue;
+                }
                 let target_id = match &r.target {
                     Target::Alloc(t) => *t,
-                    Target::Static(symbol) => match self.statics.get(symbol) {
-                        Some(&t) => t,
-                        None => {
-                            let next = self.externs.len() as u32;
-                            let e = *externs.entry(symbol.clone()).or_insert(next);
-                            if e == next {
-                                self.externs.push(symbol.clone());
-                            }
-                            let target = NodeTarget::Extern(e);
-                            self.relocs.push(NodeReloc {
-                                offset,
-                                size,
-                                addend,
-                                target,
-                            });
-                            continue;
-                        }
-                    },
+                    // A root static (an external one is a leaf, above).
+                    Target::Static(symbol) => self.statics[symbol],
+                    Target::Function(_) => continue, // A leaf, above.
                 };
                 let t = match self.index.get(&target_id) {
                     Some(&t) => t,
@@ -542,6 +558,7 @@ impl<'g, G: AllocGraph> Pass<'g, G> {
     fn target_key(&self, target: NodeTarget) -> TargetKey<'_> {
         match target {
             NodeTarget::Extern(e) => TargetKey::Static(&self.externs[e as usize]),
+            NodeTarget::Function(f) => TargetKey::Function(&self.functions[f as usize]),
             NodeTarget::Node(t) => match self.group(t as usize) {
                 Group::Static(symbol) => TargetKey::Static(symbol),
                 Group::Constant(key) => TargetKey::Immutable(key),
@@ -657,6 +674,9 @@ impl<'g, G: AllocGraph> Pass<'g, G> {
                         NodeTarget::Extern(e) => {
                             SlotTarget::Extern(self.externs[e as usize].clone())
                         }
+                        NodeTarget::Function(f) => {
+                            SlotTarget::Function(self.functions[f as usize].clone())
+                        }
                     },
                 })
             }
@@ -683,66 +703,6 @@ impl<'g, G: AllocGraph> Pass<'g, G> {
             size: bytes.len() as u64,
             mutability: node.alloc.mutability,
         }
-    }
-}
-
-/// Appends a group's symbol to `out`.
-fn push_symbol(out: &mut String, group: Group<'_>) {
-    let (prefix, key) = match group {
-        Group::Static(symbol) => return out.push_str(symbol),
-        Group::Constant(key) => (SYMBOL_PREFIX, key),
-        Group::Mutable(key) => (MUTABLE_SYMBOL_PREFIX, key),
-    };
-    out.push_str(prefix);
-    key.write_hex(out);
-}
-
-/// The symbol of a group.
-fn symbol(group: Group<'_>) -> String {
-    let mut s = String::new();
-    push_symbol(&mut s, group);
-    s
-}
-
-/// The first 16 bytes of a group's symbol as a big-endian number, padded with
-/// zeros: comparing these orders symbols as comparing the strings would,
-/// except among symbols that share the 16 bytes.
-fn symbol_prefix(group: Group<'_>) -> u128 {
-    let mut buf = [0u8; 16];
-    match group {
-        Group::Static(symbol) => {
-            let len = symbol.len().min(16);
-            buf[..len].copy_from_slice(&symbol.as_bytes()[..len]);
-        }
-        Group::Constant(key) | Group::Mutable(key) => {
-            let prefix = match group {
-                Group::Mutable(_) => MUTABLE_SYMBOL_PREFIX,
-                _ => SYMBOL_PREFIX,
-            };
-            const DIGITS: &[u8; 16] = b"0123456789abcdef";
-            buf[..prefix.len()].copy_from_slice(prefix.as_bytes());
-            for (i, slot) in buf[prefix.len()..].iter_mut().enumerate() {
-                let byte = key.0[i / 2];
-                let nibble = if i % 2 == 0 { byte >> 4 } else { byte & 15 };
-                *slot = DIGITS[nibble as usize];
-            }
-        }
-    }
-    u128::from_be_bytes(buf)
-}
-
-/// Compares two groups' symbols without building them where it can.
-fn cmp_symbols(a: Group<'_>, b: Group<'_>) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    match (a, b) {
-        (Group::Constant(x), Group::Constant(y)) | (Group::Mutable(x), Group::Mutable(y)) => {
-            x.cmp(&y)
-        }
-        // After the shared prefix `__const_`, a hex digit sorts before `m`.
-        (Group::Constant(_), Group::Mutable(_)) => Ordering::Less,
-        (Group::Mutable(_), Group::Constant(_)) => Ordering::Greater,
-        (Group::Static(x), Group::Static(y)) => x.cmp(y),
-        _ => symbol(a).cmp(&symbol(b)),
     }
 }
 
@@ -774,5 +734,17 @@ fn push_chunks(
     gap(chunks, pos..len);
 }
 
+/// The number of `symbol` in `list` (indexed by `index`), adding it first
+/// if new.
+fn number(list: &mut Vec<String>, index: &mut HashMap<String, u32>, symbol: &str) -> u32 {
+    let next = list.len() as u32;
+    let n = *index.entry(symbol.to_owned()).or_insert(next);
+    if n == next {
+        list.push(symbol.to_owned());
+    }
+    n
+}
+
+mod symbols;
 #[cfg(test)]
 mod tests;

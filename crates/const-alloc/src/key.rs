@@ -17,6 +17,7 @@
 //! target = 0x00, symbol (length-prefixed)   a static, by its symbol
 //!        | 0x01, 32-byte key               an immutable anonymous allocation
 //!        | 0x02, 32-byte key               a mutable anonymous allocation
+//!        | 0x03, symbol (length-prefixed)   a function, by its symbol
 //!
 //! mutable key = SHA-256(
 //!     "const-alloc/mutable/v1", content key,
@@ -85,6 +86,8 @@ pub(crate) enum TargetKey<'a> {
     Immutable(Key),
     /// A mutable anonymous allocation, by its mutable key.
     Mutable(Key),
+    /// A function, by its symbol.
+    Function(&'a str),
 }
 
 /// A streaming writer of the encoding above.
@@ -131,6 +134,10 @@ impl KeyHasher {
             TargetKey::Mutable(key) => {
                 self.0.update([2u8]);
                 self.0.update(key.0);
+            }
+            TargetKey::Function(symbol) => {
+                self.0.update([3u8]);
+                self.bytes(symbol.as_bytes());
             }
         }
     }

@@ -12,7 +12,7 @@
 //!
 //! **The border.** One trait, [`AllocGraph`]: for an allocation id, its bytes,
 //! init mask, alignment, mutability and relocations (offset, target, addend),
-//! where a target is another allocation or a static's symbol. [`SimpleGraph`]
+//! where a target is another allocation, a static's symbol or a function's. [`SimpleGraph`]
 //! is an owned implementation. Typed views take a layout through the small
 //! [`Layout`] trait.
 //!

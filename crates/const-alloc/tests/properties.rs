@@ -169,6 +169,7 @@ fn describe(i: &Interned<'_, u32>, g: GlobalId) -> String {
                 let target = match &s.target {
                     SlotTarget::Global(t) => i.global(*t).symbol().to_string(),
                     SlotTarget::Extern(symbol) => symbol.clone(),
+                    SlotTarget::Function(symbol) => format!("fn {symbol}"),
                 };
                 out += &format!(" @{}=&{}+{}", s.offset, target, s.addend);
             }

@@ -17,7 +17,7 @@ use std::fmt::{self, Write as _};
 
 use crate::entities::{Block, FuncId, GlobalId, Inst};
 use crate::function::{Body, FunctionData, FunctionKind, ParamAttrs};
-use crate::global::{GlobalData, Linkage, Span};
+use crate::global::{GlobalData, Linkage, RelocTarget, Span};
 use crate::instructions::{BlockCall, GepIndex, InstData, MemFlags};
 use crate::module::Module;
 use crate::types::{TyKind, Types};
@@ -73,8 +73,12 @@ pub fn display_global(module: &Module, id: GlobalId, g: &GlobalData) -> String {
         for r in &init.relocations {
             sep(&mut s);
             let _ = write!(s, "reloc @{} {}+{}", r.offset, r.target, r.addend);
-            if let Some(t) = module.globals.get(r.target) {
-                let _ = write!(s, " (@{})", t.symbol);
+            let name = match r.target {
+                RelocTarget::Global(t) => module.globals.get(t).map(|t| &t.symbol),
+                RelocTarget::Func(f) => module.functions.get(f).map(|f| &f.name),
+            };
+            if let Some(name) = name {
+                let _ = write!(s, " (@{name})");
             }
         }
         s.push(']');

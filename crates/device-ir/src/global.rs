@@ -1,7 +1,7 @@
 //! Globals: module-level variables with an address space, a mutability flag, an
 //! alignment, a symbol and an optional byte-image initializer with relocations.
 
-use crate::entities::GlobalId;
+use crate::entities::{FuncId, GlobalId};
 use crate::layout::POINTER_SIZE;
 use crate::types::AddressSpace;
 
@@ -50,7 +50,7 @@ pub struct GlobalData {
 ///
 /// The `spans`, concatenated, form the image; its length must equal the global's
 /// `size`. Each [`Relocation`] overlays the 8 bytes at its `offset` with a generic
-/// pointer to its `target` global plus `addend` bytes. The bytes the spans give
+/// pointer to its `target` (a global plus `addend` bytes, or a function). The bytes the spans give
 /// under a slot are ignored (rustc keeps the addend there; the `addend` field is
 /// what counts). Slots do not overlap and lie inside the global.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -86,15 +86,57 @@ impl Span {
 }
 
 /// A pointer slot of an [`Initializer`]: the 8 bytes at `offset` hold a generic
-/// (address space 0) pointer to byte `addend` of global `target`.
+/// (address space 0) pointer to byte `addend` of `target`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Relocation {
     /// The slot's byte offset inside the global holding it.
     pub offset: u64,
-    /// The global pointed to. It must live in the global or constant space.
-    pub target: GlobalId,
-    /// The byte offset into `target`, from 0 to `target`'s size (one past the end).
+    /// What the slot points to.
+    pub target: RelocTarget,
+    /// The byte offset into `target`: from 0 to a global's size (one past
+    /// the end); 0 for a function.
     pub addend: i64,
+}
+
+/// What a pointer slot of an initializer points to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RelocTarget {
+    /// A global. It must live in the global or constant space.
+    Global(GlobalId),
+    /// A device function's entry: a `fn` pointer stored in a constant (a
+    /// table of functions). Never a kernel: kernels are launched, not called.
+    Func(FuncId),
+}
+
+impl RelocTarget {
+    /// The global pointed to, if the target is one.
+    pub fn global(self) -> Option<GlobalId> {
+        match self {
+            RelocTarget::Global(g) => Some(g),
+            RelocTarget::Func(_) => None,
+        }
+    }
+}
+
+impl From<GlobalId> for RelocTarget {
+    fn from(g: GlobalId) -> Self {
+        RelocTarget::Global(g)
+    }
+}
+
+impl From<FuncId> for RelocTarget {
+    fn from(f: FuncId) -> Self {
+        RelocTarget::Func(f)
+    }
+}
+
+impl std::fmt::Display for RelocTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RelocTarget::Global(g) => write!(f, "{g}"),
+            RelocTarget::Func(func) => write!(f, "{func}"),
+        }
+    }
 }
 
 impl Relocation {

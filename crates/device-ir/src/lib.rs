@@ -34,7 +34,7 @@ pub use function::{
     BlockData, Body, FuncAttrs, FunctionData, FunctionKind, ParamAttrs, Signature, ValueData,
     ValueDef,
 };
-pub use global::{GlobalData, Initializer, Linkage, Relocation, Span};
+pub use global::{GlobalData, Initializer, Linkage, RelocTarget, Relocation, Span};
 pub use instructions::{
     BinaryOp, BlockCall, CastOp, FloatCC, GepIndex, InstData, IntCC, IntFn, MatchMode, MathFn,
     MemFlags, Ordering, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg, UnaryOp, VoteMode,

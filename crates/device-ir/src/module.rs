@@ -4,7 +4,7 @@ use cranelift_entity::{EntitySet, PrimaryMap};
 
 use crate::entities::{FuncId, GlobalId};
 use crate::function::{FuncAttrs, FunctionData, FunctionKind, Signature};
-use crate::global::{GlobalData, Linkage};
+use crate::global::{GlobalData, Linkage, RelocTarget};
 use crate::instructions::InstData;
 use crate::types::Types;
 
@@ -65,7 +65,8 @@ impl Module {
     }
 
     /// The functions whose address some function takes
-    /// ([`InstData::FuncAddr`]), in module order: what an
+    /// ([`InstData::FuncAddr`]) or some global's initializer holds (a
+    /// constant table of functions), in module order: what an
     /// [`InstData::CallIndirect`] may call.
     pub fn address_taken_functions(&self) -> Vec<FuncId> {
         let mut taken = EntitySet::with_capacity(self.functions.len());
@@ -76,20 +77,36 @@ impl Module {
                 }
             }
         }
+        for f in self.functions_in_initializers() {
+            taken.insert(f);
+        }
         self.functions
             .keys()
             .filter(|f| taken.contains(*f))
             .collect()
     }
 
+    /// The functions some global's initializer points to, with repeats.
+    fn functions_in_initializers(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.globals
+            .values()
+            .filter_map(|g| g.init.as_ref())
+            .flat_map(|i| &i.relocations)
+            .filter_map(|r| match r.target {
+                RelocTarget::Func(f) => Some(f),
+                RelocTarget::Global(_) => None,
+            })
+    }
+
     /// The functions a launch of `kernel` may run: those it calls, directly
     /// or through other functions, and, once any of them makes an indirect
     /// call, every function whose address one of them takes (an address
-    /// taken only by another kernel's code cannot reach this launch).
+    /// taken only by another kernel's code cannot reach this launch) or
+    /// that a global's initializer holds (any code may load it).
     pub fn callable_from(&self, kernel: FuncId) -> EntitySet<FuncId> {
         let mut seen = EntitySet::with_capacity(self.functions.len());
         let mut todo = vec![kernel];
-        let mut taken = Vec::new();
+        let mut taken: Vec<FuncId> = self.functions_in_initializers().collect();
         let mut indirect = false;
         loop {
             while let Some(f) = todo.pop() {

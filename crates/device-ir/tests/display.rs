@@ -31,7 +31,7 @@ fn text_form() {
             ],
             relocations: vec![Relocation {
                 offset: 8,
-                target: leaf,
+                target: leaf.into(),
                 addend: 4,
             }],
         }),

@@ -220,7 +220,7 @@ fn relocation_outside_its_global() {
         spans: vec![Span::Bytes(vec![0; 12])],
         relocations: vec![Relocation {
             offset: 8,
-            target,
+            target: target.into(),
             addend: 0,
         }],
     };
@@ -359,12 +359,12 @@ fn overlapping_relocations() {
         relocations: vec![
             Relocation {
                 offset: 0,
-                target: t,
+                target: t.into(),
                 addend: 0,
             },
             Relocation {
                 offset: 4,
-                target: t,
+                target: t.into(),
                 addend: 0,
             },
         ],
@@ -390,12 +390,12 @@ fn relocation_to_shared_memory_or_out_of_range() {
         relocations: vec![
             Relocation {
                 offset: 0,
-                target: tile,
+                target: tile.into(),
                 addend: 0,
             },
             Relocation {
                 offset: 8,
-                target: t,
+                target: t.into(),
                 addend: 5,
             },
         ],
@@ -408,11 +408,11 @@ fn relocation_to_shared_memory_or_out_of_range() {
 fn relocation_cycle() {
     let mut m = Module::new();
     let (a, b) = (GlobalId::from_u32(0), GlobalId::from_u32(1));
-    let points_to = |target| Initializer {
+    let points_to = |target: GlobalId| Initializer {
         spans: vec![Span::Undef(8)],
         relocations: vec![Relocation {
             offset: 0,
-            target,
+            target: target.into(),
             addend: 0,
         }],
     };
@@ -858,4 +858,52 @@ fn warp_match_and_reduction_operand_widths() {
         },
     );
     insta::assert_snapshot!(refuse(&m, Rule::Type));
+}
+
+/// A module whose global `table` holds, at 0 and 8, pointers to what
+/// `targets` picks from (`inc`, `k`), each plus its addend.
+fn function_table_module(targets: impl Fn(FuncId, FuncId) -> [(RelocTarget, i64); 2]) -> Module {
+    let mut m = Module::new();
+    let (inc, k) = inc_and_kernel(&mut m);
+    FunctionBuilder::new(&mut m, k).ret(None);
+    let relocations = targets(inc, k)
+        .into_iter()
+        .zip([0, 8])
+        .map(|((target, addend), offset)| Relocation {
+            offset,
+            target,
+            addend,
+        })
+        .collect();
+    let init = Initializer {
+        spans: vec![Span::Undef(16)],
+        relocations,
+    };
+    m.add_global(global("table", AddressSpace::Global, 16, Some(init)));
+    m
+}
+
+#[test]
+fn a_table_of_device_functions_is_valid() {
+    let m = function_table_module(|inc, _| [(inc.into(), 0), (inc.into(), 0)]);
+    verify(&m).expect("a constant table of device functions is valid");
+    let inc = FuncId::from_u32(0);
+    // The table takes `inc`'s address: an indirect call may reach it.
+    assert_eq!(m.address_taken_functions(), [inc]);
+    let text = m.to_string();
+    assert!(
+        text.contains("reloc @0 fn0+0 (@inc)"),
+        "the table's slot names the function:\n{text}"
+    );
+}
+
+#[test]
+fn a_table_entry_that_is_a_kernel_or_inside_a_function() {
+    let kernel = function_table_module(|inc, k| [(inc.into(), 0), (k.into(), 0)]);
+    insta::assert_snapshot!(refuse(&kernel, Rule::RelocationTarget));
+    let inside = function_table_module(|inc, _| [(inc.into(), 4), (inc.into(), 0)]);
+    insta::assert_snapshot!(refuse(&inside, Rule::RelocationTarget));
+    let missing =
+        function_table_module(|inc, _| [(inc.into(), 0), (FuncId::from_u32(7).into(), 0)]);
+    insta::assert_snapshot!(refuse(&missing, Rule::Handle));
 }

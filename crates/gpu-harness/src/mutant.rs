@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use device_ir::{
     AddressSpace, CastOp, FuncId, FunctionBuilder, FunctionKind, GlobalId, Inst, InstData,
-    MemFlags, Module, Value,
+    MemFlags, Module, RelocTarget, Value,
 };
 use mir_lower::GlobalOrigin;
 
@@ -105,8 +105,13 @@ fn build_slot(b: &mut FunctionBuilder<'_>, g: GlobalId) -> Value {
         b.store_with(v, p, 1, MemFlags::empty());
     }
     for r in init.sorted_relocations() {
-        let target = b.global_addr(r.target, i8t);
-        let target = b.addrspacecast(target, AddressSpace::Generic);
+        let target = match r.target {
+            RelocTarget::Global(g) => {
+                let target = b.global_addr(g, i8t);
+                b.addrspacecast(target, AddressSpace::Generic)
+            }
+            RelocTarget::Func(f) => b.func_addr(f, i8t),
+        };
         let addend = b.iconst(i64t, i128::from(r.addend));
         let target = b.byte_offset(target, addend);
         let off = b.iconst(i64t, i128::from(r.offset));

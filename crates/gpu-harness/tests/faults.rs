@@ -99,7 +99,7 @@ fn store_through_a_relocated_pointer_into_an_immutable_global() {
             spans: vec![Span::Undef(8)],
             relocations: vec![Relocation {
                 offset: 0,
-                target: leaf,
+                target: leaf.into(),
                 addend: 0,
             }],
         }),

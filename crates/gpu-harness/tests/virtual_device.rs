@@ -182,7 +182,7 @@ fn read_only_global_with_a_relocation_read_through_two_loads() {
             spans: vec![Span::Bytes(vec![4, 0, 0, 0, 0, 0, 0, 0])],
             relocations: vec![Relocation {
                 offset: 0,
-                target: leaf,
+                target: leaf.into(),
                 addend: 4,
             }],
         }),

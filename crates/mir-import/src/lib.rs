@@ -401,6 +401,7 @@ pub fn import_text(
         layouts: layout::LayoutTable::parse(type_sizes)?,
         allocs: parsed.allocs,
         static_names: parsed.static_names,
+        fn_names: parsed.fn_names,
         ..Crate::default()
     };
     for mut body in parsed.bodies {

@@ -82,6 +82,47 @@ fn a_wrong_relocation_target_fails_the_comparison() {
     assert!(err.to_string().contains("addend"), "{err}");
 }
 
+/// A table of functions evaluates to pointers to the functions, equal to
+/// rustc's twin entry by entry; swapping two entries is caught.
+#[test]
+fn a_table_of_functions_matches_its_twin_and_a_swapped_entry_fails() {
+    use mir_import::eval::Target;
+    let file = fixture("fn_pointer_tables");
+    let opts = RustcOptions::default();
+    let mut imported = mir_import::import_and_evaluate(&file, &opts, false).expect("imports");
+    let twins = twin::build_twins(&file, &opts).expect("twins");
+    let ours = imported.eval.value("kernel::OPS").expect("evaluated");
+    assert_eq!(
+        imported.eval.items["kernel::OPS"].by,
+        EvaluatedBy::Evaluator
+    );
+    let theirs = twins.twin_alloc("kernel::OPS").expect("twin printed");
+    twin::compare(&imported.eval.memory, ours, &twins.krate, theirs).expect("equal before");
+    let entries: Vec<String> = imported.eval.memory.allocs[ours]
+        .relocs
+        .values()
+        .map(|r| match &r.target {
+            Target::Function(f) => f.to_string(),
+            t => panic!("a table entry that is no function: {t:?}"),
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "kernel::double",
+            "kernel::square",
+            "kernel::rotate",
+            "kernel::mix"
+        ]
+    );
+    let relocs = &mut imported.eval.memory.allocs[ours].relocs;
+    let second = relocs[&8].target.clone();
+    relocs.get_mut(&0).expect("entry 0").target = second;
+    let err = twin::compare(&imported.eval.memory, ours, &twins.krate, theirs)
+        .expect_err("a swapped entry must be caught");
+    assert!(err.to_string().contains("pointer at 0 targets"), "{err}");
+}
+
 /// A const whose promoted calls a `const fn`: the evaluator refuses it with a
 /// diagnostic naming the constant and the call, and the twin fallback has rustc
 /// evaluate it instead.

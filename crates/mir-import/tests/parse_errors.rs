@@ -71,6 +71,58 @@ fn bad_allocation_row() {
 }
 
 #[test]
+fn function_allocations_name_their_function() {
+    let text = format!("{GOOD}\nalloc3 (fn: kernel::scale::<3>)\n\nalloc2 (static: kernel::S)\n");
+    let parsed = parse_mir(&text).expect("parses");
+    let f = parsed
+        .fn_names
+        .get(&mir_import::model::AllocId(3))
+        .expect("alloc3 names a function");
+    assert_eq!(f.to_string(), "kernel::scale<3>");
+    assert_eq!(
+        parsed
+            .static_names
+            .get(&mir_import::model::AllocId(2))
+            .map(String::as_str),
+        Some("kernel::S")
+    );
+}
+
+#[test]
+fn unknown_allocation_kinds_and_bad_function_paths() {
+    let vtable = err(&format!(
+        "{GOOD}\nalloc9 (vtable: <kernel::S as kernel::T>)\n"
+    ));
+    assert_eq!(vtable.pos.line, 14, "{vtable}");
+    assert!(
+        vtable
+            .message
+            .contains("allocation alloc9 is a `vtable` allocation, which is not supported"),
+        "{vtable}"
+    );
+    let path = err(&format!("{GOOD}\nalloc9 (fn: kernel::f::<)\n"));
+    assert!(
+        path.message
+            .contains("the function of allocation alloc9 (`kernel::f::<`) is not a path"),
+        "{path}"
+    );
+    let shim = err(&format!("{GOOD}\nalloc9 (fn: kernel::f - shim(reify))\n"));
+    assert!(
+        shim.message
+            .contains("points to `kernel::f - shim(reify)`, a shim rustc generates"),
+        "{shim}"
+    );
+    let closure = "<{closure@/src/kernel.rs:3:38: 3:41} as FnOnce<(u32,)>>::call_once - shim";
+    let shim = err(&format!("{GOOD}\nalloc9 (fn: {closure})\n"));
+    assert!(shim.message.contains("a shim rustc generates"), "{shim}");
+    let shape = err(&format!("{GOOD}\nalloc9 fn kernel::f\n"));
+    assert!(
+        shape.message.contains("bad allocation name line"),
+        "{shape}"
+    );
+}
+
+#[test]
 fn allocation_with_missing_bytes() {
     let text = GOOD.replace("01 00 00 00 02 00 00 00", "01 00 00 00 02 00 00   ");
     let e = err(&text);

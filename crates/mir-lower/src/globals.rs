@@ -17,7 +17,8 @@ use const_alloc::{
 };
 use device_ir::layout::POINTER_SIZE;
 use device_ir::{
-    AddressSpace, GlobalData, GlobalId, Initializer, Linkage, Module, Relocation, Span,
+    AddressSpace, FunctionKind, GlobalData, GlobalId, Initializer, Linkage, Module, RelocTarget,
+    Relocation, Span,
 };
 use mir_import::eval::layout::Layouts;
 use mir_import::eval::{EvalAlloc, Evaluation, Memory, Target};
@@ -68,6 +69,9 @@ pub(crate) fn readable_symbol(path: &str) -> String {
 /// The evaluator's memory seen as a const-alloc graph.
 struct MemGraph<'a> {
     mem: &'a Memory,
+    /// Resolves a function's printed path to the name const-alloc keys it
+    /// by ([`function_symbol`]).
+    krate: &'a Crate,
 }
 
 impl AllocGraph for MemGraph<'_> {
@@ -82,6 +86,7 @@ impl AllocGraph for MemGraph<'_> {
                 let target = match &r.target {
                     Target::Alloc(t) => CTarget::Alloc(*t),
                     Target::Static(p) => CTarget::Static(static_symbol(p)),
+                    Target::Function(p) => CTarget::Function(function_symbol(self.krate, p)),
                 };
                 CRelocation::new(*o, POINTER_SIZE, target, r.addend as i64)
             })
@@ -98,6 +103,48 @@ impl AllocGraph for MemGraph<'_> {
             relocations: Cow::Owned(relocations),
         })
     }
+}
+
+/// The name a function pointer target is keyed by: the function's stable
+/// name (`kernel::Inc_as_Step::step`), which, unlike its def path
+/// (`kernel::<impl at kernel.rs:29:1: 29:19>::step`), does not move when
+/// code above it does, so neither does the content key of a table holding
+/// it.
+pub(crate) fn function_symbol(krate: &Crate, printed: &mir_import::model::Path) -> String {
+    krate.stable_name(&krate.resolve_callee(printed))
+}
+
+/// The device function a `fn` pointer stored in a constant points to, by
+/// [`function_symbol`]: one of the functions being lowered, no kernel, and
+/// its entry (`addend` 0).
+pub(crate) fn fn_pointer_target(
+    m: &Module,
+    cx: &Ctx,
+    symbol: &str,
+    addend: i64,
+    item: &str,
+) -> Result<device_ir::FuncId, Diagnostic> {
+    let refuse = |why: String| Err(Diagnostic::new(Rule::Unsupported, item, why));
+    let found = cx
+        .fns
+        .iter()
+        .find(|(def, _)| cx.krate.stable_name(def) == symbol);
+    let Some((_, &(f, _))) = found else {
+        return refuse(format!(
+            "a constant holds a pointer to `{symbol}`, which is not a device function of this kernel"
+        ));
+    };
+    if m.functions[f].kind == FunctionKind::Kernel {
+        return refuse(format!(
+            "a constant holds the address of kernel `{symbol}`: kernels are launched, never called"
+        ));
+    }
+    if addend != 0 {
+        return refuse(format!(
+            "a constant holds a pointer {addend} bytes into function `{symbol}`, not to its entry"
+        ));
+    }
+    Ok(f)
 }
 
 /// What the lowering knows about each global it made, for shape checks.
@@ -132,6 +179,9 @@ pub struct Ctx<'a> {
     pub krate: &'a Crate,
     /// Layouts.
     pub layouts: &'a Layouts<'a>,
+    /// The device function of every function being lowered, by def path:
+    /// the targets of `fn` pointers stored in constants.
+    pub fns: &'a BTreeMap<String, (device_ir::FuncId, crate::abi::FnAbi)>,
 }
 
 impl Globals {
@@ -148,7 +198,10 @@ impl Globals {
         item: &str,
         view: Option<(u64, &const_alloc::SimpleLayout)>,
     ) -> Result<GlobalId, Diagnostic> {
-        let graph = MemGraph { mem: &ev.memory };
+        let graph = MemGraph {
+            mem: &ev.memory,
+            krate: cx.krate,
+        };
         let interned = Interner::new(POINTER_SIZE)
             .intern(&graph, [Root::Anonymous(alloc)])
             .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;
@@ -246,7 +299,10 @@ impl Globals {
         refusals::check_initializer(cx.krate, body, &ev.memory, value, path)?;
         let mutable = matches!(body.kind, BodyKind::Static(MirMut::Mut))
             || refusals::interior_mutable(&body.return_ty);
-        let graph = MemGraph { mem: &ev.memory };
+        let graph = MemGraph {
+            mem: &ev.memory,
+            krate: cx.krate,
+        };
         let interned = Interner::new(POINTER_SIZE)
             .intern(
                 &graph,
@@ -310,15 +366,22 @@ impl Globals {
                     Chunk::Bytes { bytes, .. } => init.spans.push(Span::Bytes(bytes.to_vec())),
                     Chunk::Undef { len, .. } => init.spans.push(Span::Undef(*len)),
                     Chunk::Pointer(slot) => {
-                        let target = match &slot.target {
-                            SlotTarget::Global(t) => {
-                                let sym = interned.global(*t).symbol().to_string();
-                                *self.by_symbol.get(&sym).ok_or_else(|| {
-                                    Diagnostic::new(Rule::Interning, item, "missing target")
-                                })?
-                            }
-                            SlotTarget::Extern(sym) => self.extern_static(m, cx, ev, sym, item)?,
-                        };
+                        let target =
+                            match &slot.target {
+                                SlotTarget::Global(t) => {
+                                    let sym = interned.global(*t).symbol().to_string();
+                                    let g = *self.by_symbol.get(&sym).ok_or_else(|| {
+                                        Diagnostic::new(Rule::Interning, item, "missing target")
+                                    })?;
+                                    RelocTarget::Global(g)
+                                }
+                                SlotTarget::Extern(sym) => {
+                                    self.extern_static(m, cx, ev, sym, item)?.into()
+                                }
+                                SlotTarget::Function(symbol) => RelocTarget::Func(
+                                    fn_pointer_target(m, cx, symbol, slot.addend, item)?,
+                                ),
+                            };
                         init.spans.push(Span::Bytes(vec![0; slot.size as usize]));
                         init.relocations.push(Relocation {
                             offset: slot.offset,

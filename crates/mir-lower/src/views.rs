@@ -136,6 +136,8 @@ fn slots(
                 }
             }
         }
+        // A `fn` pointer is never null: it holds a function's address.
+        Ty::FnPtr(..) => out.slots.push(const_alloc::Slot::Pointer { offset: base }),
         // A raw pointer may be null, dangling or an integer: it is a pointer
         // slot only where the bytes hold a relocation.
         Ty::RawPtr(..) if relocs.contains(&base) => {

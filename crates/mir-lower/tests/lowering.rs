@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use device_ir::{InstData, Module};
+use device_ir::{InstData, Module, RelocTarget};
 use mir_import::eval::{TupleLayouts, evaluate};
 use mir_lower::{Diagnostics, Lowered, Rule};
 
@@ -704,4 +704,76 @@ fn calls_through_function_pointers() {
             "{tag}: {e}"
         );
     }
+}
+
+/// `fn` pointers held by constants: each table is one read-only global
+/// whose slots point to the functions (device functions though no body
+/// names them), two tables of the same functions share one global, and a
+/// table holding a kernel is refused by name.
+#[test]
+fn tables_of_functions_in_constants() {
+    let source = "use crate::gpu::*;\n\
+        fn inc(x: u32) -> u32 { x + 1 }\n\
+        fn dec(x: u32) -> u32 { x - 1 }\n\
+        const A: [fn(u32) -> u32; 2] = [inc, dec];\n\
+        const B: [fn(u32) -> u32; 2] = [inc, dec];\n\
+        static S: [fn(u32) -> u32; 2] = [dec, inc];\n\
+        #[unsafe(no_mangle)]\npub extern \"C\" fn k(out: DisjointSlice<u32>) {\n    \
+        let i = thread_idx_x() as usize;\n    \
+        out.set(i, A[i % 2](1) + B[(i + 1) % 2](2) + S[i % 2](3));\n}\n";
+    let l = lower_kernel_source("fn-tables", source).expect("tables of functions");
+    let m = &l.module;
+    let name = |t: RelocTarget| match t {
+        RelocTarget::Func(f) => m.functions[f].name.clone(),
+        RelocTarget::Global(g) => m.globals[g].symbol.clone(),
+    };
+    let tables: Vec<(String, bool, Vec<String>)> = m
+        .globals
+        .values()
+        .filter_map(|g| {
+            let init = g.init.as_ref()?;
+            let slots = init
+                .sorted_relocations()
+                .into_iter()
+                .map(|r| name(r.target));
+            Some((g.symbol.clone(), g.mutable, slots.collect()))
+        })
+        .collect();
+    let want = |fs: [&str; 2]| fs.map(String::from).to_vec();
+    assert_eq!(tables.len(), 2, "A and B share one global:\n{m}");
+    assert!(
+        tables
+            .iter()
+            .any(|(s, mutable, fs)| s.starts_with("__const_")
+                && !mutable
+                && *fs == want(["kernel__inc", "kernel__dec"])),
+        "{tables:?}"
+    );
+    assert!(
+        tables.contains(&(
+            "kernel__S".into(),
+            false,
+            want(["kernel__dec", "kernel__inc"])
+        )),
+        "{tables:?}"
+    );
+    let taken: Vec<String> = m
+        .address_taken_functions()
+        .into_iter()
+        .map(|f| m.functions[f].name.clone())
+        .collect();
+    assert_eq!(taken, want(["kernel__dec", "kernel__inc"]));
+
+    let kernel_in_table = "use crate::gpu::*;\n\
+        #[unsafe(no_mangle)]\npub extern \"C\" fn other(out: DisjointSlice<u32>) { out.set(0, 1); }\n\
+        const KS: [extern \"C\" fn(DisjointSlice<u32>); 2] = [other, other];\n\
+        #[unsafe(no_mangle)]\npub extern \"C\" fn k(out: DisjointSlice<u32>) {\n    \
+        let i = thread_idx_x() as usize;\n    \
+        out.set(i, (KS[i % 2] as usize != 0) as u32);\n}\n";
+    let e = lower_kernel_source("fn-table-kernel", kernel_in_table).expect_err("a kernel");
+    assert!(
+        e.to_string()
+            .contains("a constant holds the address of kernel `kernel::other`"),
+        "{e}"
+    );
 }

@@ -58,7 +58,7 @@ fn big_module() -> Module {
                     readable[rng.below(readable.len() as u64) as usize];
                 relocations.push(Relocation {
                     offset: off,
-                    target,
+                    target: target.into(),
                     addend: (rng.below(size / 4 + 1) * 4) as i64,
                 });
                 spans.push(Span::Undef(8));

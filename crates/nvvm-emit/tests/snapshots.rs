@@ -53,6 +53,7 @@ snapshot_tests!(
     byval_param,
     aggregates,
     nested_relocations,
+    function_table,
     typed_views,
     constant_space,
     mutable_statics,

@@ -65,7 +65,7 @@ fn gen_module(seed: u64) -> Module {
                 if target_ok && r.chance(30) {
                     relocations.push(Relocation {
                         offset: w * 8,
-                        target,
+                        target: target.into(),
                         addend: r.below(9) as i64,
                     });
                 }

@@ -182,6 +182,45 @@ fn extern_static_is_a_slot_target() {
     assert_eq!(slot.addend, 4);
 }
 
+/// A table of two function pointers.
+fn fn_table(first: &str, second: &str) -> Allocation<u32> {
+    Allocation::new([0; 16], 8)
+        .with_pointer(0, 8, Target::Function(first.into()), 0)
+        .with_pointer(8, 8, Target::Function(second.into()), 0)
+}
+
+#[test]
+fn function_pointers_are_slot_targets_keyed_by_symbol() {
+    let mut g = SimpleGraph::new();
+    g.insert(0, fn_table("square", "triple"));
+    g.insert(1, fn_table("square", "triple"));
+    g.insert(2, fn_table("triple", "square"));
+    // Same bytes, but a static's pointer to `square` is not a function's.
+    g.insert(
+        3,
+        Allocation::new([0; 16], 8)
+            .with_pointer(0, 8, Target::Static("square".into()), 0)
+            .with_pointer(8, 8, Target::Function("triple".into()), 0),
+    );
+    let i = intern(&g, anon(&[0, 1, 2, 3])).expect("interns");
+    // The same functions in the same order: one global.
+    assert_eq!(i.global_of(0), i.global_of(1));
+    assert_ne!(i.global_of(0), i.global_of(2));
+    assert_ne!(i.global_of(0), i.global_of(3));
+    let slots: Vec<SlotTarget> = i
+        .global(i.global_of(2).expect("interned"))
+        .relocations()
+        .map(|r| r.target.clone())
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            SlotTarget::Function("triple".into()),
+            SlotTarget::Function("square".into())
+        ]
+    );
+}
+
 #[test]
 fn cycle_through_a_static_is_fine() {
     // static S: &A, A: &S.

@@ -6,7 +6,8 @@ use cranelift_entity::EntityRef;
 
 use super::{Location, Rule, Sink};
 use crate::entities::GlobalId;
-use crate::global::{Linkage, Relocation};
+use crate::function::FunctionKind;
+use crate::global::{Linkage, RelocTarget, Relocation};
 use crate::layout::POINTER_SIZE;
 use crate::types::{AddressSpace, INT_WIDTHS, TyKind};
 
@@ -197,7 +198,11 @@ pub(super) fn check_relocation_cycles(sink: &mut Sink<'_>) {
                 .init
                 .iter()
                 .flat_map(|i| &i.relocations)
-                .map(|r| r.target.index())
+                .filter_map(|r| match r.target {
+                    RelocTarget::Global(t) => Some(t.index()),
+                    // A function's code is no global: no initialization order.
+                    RelocTarget::Func(_) => None,
+                })
                 .collect();
             targets.sort_unstable();
             targets.dedup();
@@ -254,8 +259,34 @@ pub(super) fn check_relocation_cycles(sink: &mut Sink<'_>) {
 
 fn check_target(sink: &mut Sink<'_>, id: GlobalId, r: &Relocation) {
     let m = sink.module;
-    let t = &m.globals[r.target];
     let loc = Location::Global(id);
+    let t = match r.target {
+        RelocTarget::Global(t) => &m.globals[t],
+        RelocTarget::Func(f) => {
+            let func = &m.functions[f];
+            if func.kind == FunctionKind::Kernel {
+                sink.report(
+                    loc,
+                    Rule::RelocationTarget,
+                    format!(
+                        "the relocation at offset {} points to kernel @{}; kernels are launched, never called through a pointer",
+                        r.offset, func.name
+                    ),
+                );
+            }
+            if r.addend != 0 {
+                sink.report(
+                    loc,
+                    Rule::RelocationTarget,
+                    format!(
+                        "the relocation at offset {} points {} bytes into function @{}; a function pointer is its entry",
+                        r.offset, r.addend, func.name
+                    ),
+                );
+            }
+            return;
+        }
+    };
     if !matches!(t.space, AddressSpace::Global | AddressSpace::Constant) {
         sink.report(
             loc,

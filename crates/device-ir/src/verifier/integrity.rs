@@ -43,7 +43,11 @@ pub(super) fn check_globals(sink: &mut Sink<'_>) -> bool {
     let mut ok = true;
     for (id, g) in m.globals.iter() {
         for r in g.init.iter().flat_map(|i| &i.relocations) {
-            if !m.globals.is_valid(r.target) {
+            let exists = match r.target {
+                crate::global::RelocTarget::Global(t) => m.globals.is_valid(t),
+                crate::global::RelocTarget::Func(f) => m.functions.is_valid(f),
+            };
+            if !exists {
                 ok = false;
                 sink.report(
                     Location::Global(id),

@@ -31,8 +31,8 @@
 //! - an initializer's image is exactly `size` bytes ([`Rule::InitializerSize`]);
 //! - each relocation slot lies inside its global ([`Rule::RelocationBounds`]) and
 //!   overlaps no other ([`Rule::RelocationOverlap`]); its target is a global- or
-//!   constant-space global, and its addend is within `0..=target.size`
-//!   ([`Rule::RelocationTarget`]);
+//!   constant-space global with an addend within `0..=target.size`, or a
+//!   device function (no kernel) with addend 0 ([`Rule::RelocationTarget`]);
 //! - relocations form no cycle, which PTX cannot initialize
 //!   ([`Rule::RelocationCycle`]).
 //!
@@ -110,7 +110,8 @@ pub enum Rule {
     RelocationBounds,
     /// Overlapping relocation slots.
     RelocationOverlap,
-    /// A relocation to a shared global or beyond its target.
+    /// A relocation to a shared global or beyond its target, to a kernel, or
+    /// into a function.
     RelocationTarget,
     /// Relocations that form a cycle.
     RelocationCycle,

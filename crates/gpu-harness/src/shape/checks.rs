@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use device_ir::{AddressSpace, FunctionKind, GlobalId, InstData, Module};
+use device_ir::{AddressSpace, FunctionKind, GlobalId, InstData, Module, RelocTarget};
 use mir_lower::GlobalOrigin;
 
 use super::{ShapeCheck, ShapeFailure, ShapeInput};
@@ -345,11 +345,15 @@ pub struct Content {
 /// The content of global `id`.
 pub fn content(module: &Module, id: GlobalId) -> Content {
     let g = &module.globals[id];
-    let symbol = |t: GlobalId| {
-        module
+    let symbol = |t: RelocTarget| match t {
+        RelocTarget::Global(t) => module
             .globals
             .get(t)
-            .map_or_else(|| format!("<missing {t}>"), |g| g.symbol.clone())
+            .map_or_else(|| format!("<missing {t}>"), |g| g.symbol.clone()),
+        RelocTarget::Func(f) => module
+            .functions
+            .get(f)
+            .map_or_else(|| format!("<missing {f}>"), |f| format!("fn {}", f.name)),
     };
     Content {
         size: g.size,

@@ -142,7 +142,7 @@ pub fn referenced_globals(module: &Module, func: device_ir::FuncId) -> BTreeSet<
             continue;
         }
         if let Some(init) = module.globals.get(g).and_then(|d| d.init.as_ref()) {
-            todo.extend(init.relocations.iter().map(|r| r.target));
+            todo.extend(init.relocations.iter().filter_map(|r| r.target.global()));
         }
     }
     seen

@@ -308,6 +308,7 @@ fn with_allocations(
         .allocs
         .keys()
         .chain(krate.static_names.keys())
+        .chain(krate.fn_names.keys())
         .map(|a| a.0 + 1)
         .chain(fresh_ids.values().map(|v| v + 1))
         .max()

@@ -125,11 +125,14 @@ impl Interp<'_> {
         self.write(dest, &fat)
     }
 
-    /// The target for rustc's `allocN`: a static by path, or the dumped bytes
-    /// imported as an evaluated allocation.
+    /// The target for rustc's `allocN`: a static by path, a function by
+    /// path, or the dumped bytes imported as an evaluated allocation.
     pub(super) fn alloc_target(&mut self, id: AllocId) -> R<Target> {
         if let Some(path) = self.krate.static_names.get(&id) {
             return Ok(Target::Static(path.clone()));
+        }
+        if let Some(path) = self.krate.fn_names.get(&id) {
+            return Ok(Target::Function(path.clone()));
         }
         let dump =
             self.krate.allocs.get(&id).ok_or_else(|| {

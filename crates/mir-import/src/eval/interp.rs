@@ -109,6 +109,7 @@ impl<'a> Interp<'a> {
         match place.base {
             Target::Alloc(a) => Ok(a),
             Target::Static(s) => Err(format!("constant placed in static `{s}`").into()),
+            Target::Function(f) => Err(format!("constant placed in function `{f}`").into()),
         }
     }
 
@@ -498,6 +499,7 @@ impl<'a> Interp<'a> {
         match &p.base {
             Target::Alloc(a) => Ok(self.mem.read(*a, p.offset, len)?),
             Target::Static(s) => Err(format!("reads static `{s}` during evaluation").into()),
+            Target::Function(f) => Err(format!("reads function `{f}` as memory").into()),
         }
     }
 
@@ -509,6 +511,7 @@ impl<'a> Interp<'a> {
         match &p.base {
             Target::Alloc(a) => Ok(self.mem.write(*a, p.offset, b)?),
             Target::Static(s) => Err(format!("writes static `{s}` during evaluation").into()),
+            Target::Function(f) => Err(format!("writes function `{f}` as memory").into()),
         }
     }
 

@@ -23,6 +23,9 @@ pub enum Target {
     Alloc(EvalAlloc),
     /// A named static, by def path.
     Static(String),
+    /// A function's entry, by its path as printed (`kernel::square`,
+    /// `kernel::id::<u32>`): a `fn` pointer stored in a constant.
+    Function(crate::model::Path),
 }
 
 /// A pointer stored at some offset: target plus addend.

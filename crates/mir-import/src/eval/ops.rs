@@ -12,7 +12,8 @@ use super::interp::{Interp, PlaceRef};
 use super::layout::{Encoding, Layout, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Target};
 use crate::model::{
-    AggregateKind, BinOp, Body, CastKind, Mutability, Operand, Path, Rvalue, Ty, UnOp, ValTree,
+    AggregateKind, BinOp, Body, CastKind, ConstOperand, Mutability, Operand, Path, Rvalue, Ty,
+    UnOp, ValTree,
 };
 
 type R<T> = Result<T, EvalError>;
@@ -99,6 +100,14 @@ impl Interp<'_> {
         op: &Operand,
         ty: &Ty,
     ) -> R<()> {
+        // `f as fn(..)`: a function item reified into a pointer to it, as
+        // rustc's interpreter makes it (a relocation to the function).
+        if let (CastKind::PointerCoercion(k), Operand::Const(ConstOperand::FnItem(path))) =
+            (kind, op)
+            && k.starts_with("ReifyFnPointer")
+        {
+            return self.write(dest, &Bytes::pointer(Target::Function(path.clone()), 0));
+        }
         let src_ty = self.operand_ty(body, op)?;
         let src_size = self.layout(&src_ty)?.size;
         let b = self.operand_bytes(body, locals, op, &src_ty, src_size)?;

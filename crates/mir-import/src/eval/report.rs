@@ -72,6 +72,7 @@ pub fn view(ev: &Evaluation, prefix: &str) -> Vec<ItemView> {
                                 let t = match &r.target {
                                     Target::Alloc(t) => t.to_string(),
                                     Target::Static(s) => format!("static {s}"),
+                                    Target::Function(f) => format!("fn {f}"),
                                 };
                                 (*o, t, r.addend)
                             })

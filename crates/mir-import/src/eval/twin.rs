@@ -216,11 +216,15 @@ impl Twins {
 enum TheirTarget {
     Anon(AllocId),
     Static(String),
+    Function(crate::model::Path),
 }
 
 fn their_target(k: &Crate, id: AllocId) -> TheirTarget {
     if let Some(p) = k.static_names.get(&id) {
         return TheirTarget::Static(p.clone());
+    }
+    if let Some(p) = k.fn_names.get(&id) {
+        return TheirTarget::Function(p.clone());
     }
     match k.allocs.get(&id).and_then(|a| a.static_path.clone()) {
         // A static's nested memory (`M::{nested#0}`) is anonymous memory owned by it.
@@ -301,6 +305,7 @@ fn compare_rec(
         }
         match (&o.target, their_target(k, r.target)) {
             (Target::Static(s), TheirTarget::Static(t)) if *s == t => {}
+            (Target::Function(f), TheirTarget::Function(g)) if *f == g => {}
             (Target::Alloc(x), TheirTarget::Anon(y)) => {
                 let ours_mutable = mem.allocs[*x].mutable;
                 if ours_mutable == r.immutable {
@@ -360,6 +365,7 @@ fn import_rec(
     for r in &d.relocations {
         let target = match their_target(k, r.target) {
             TheirTarget::Static(s) => Target::Static(s),
+            TheirTarget::Function(f) => Target::Function(f),
             TheirTarget::Anon(t) => {
                 let t = import_rec(mem, k, t, map)?;
                 mem.allocs[t].mutable = !r.immutable;

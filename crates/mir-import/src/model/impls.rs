@@ -133,31 +133,42 @@ impl Crate {
                 aliases.insert(call, m.body.clone());
             }
         }
+        // The trait paths some body calls, some body (a function's, a
+        // constant's) reifies to a `fn` pointer, or a constant's bytes
+        // point to (`allocN (fn: <T as Tr>::m)`).
+        let mut named: Vec<&super::Path> = Vec::new();
         for b in self.bodies.values() {
             for bb in b.blocks.values() {
-                let TerminatorKind::Call {
+                if let TerminatorKind::Call {
                     func: super::Callee::Item(c),
                     ..
                 } = &bb.terminator.kind
-                else {
-                    continue;
-                };
-                let def = c.def_path();
-                let Some((self_ty, trait_name, method)) = trait_call(&def) else {
-                    continue;
-                };
-                // The trait's generic arguments are not recorded: two
-                // blocks of one trait on one type (`Mul<Foo>` and
-                // `Mul<&Foo>` for `&Foo`) are told apart by nothing here,
-                // so such a call links to neither, and stays refused.
-                let mut found = methods.iter().filter(|m| {
-                    m.trait_name.as_deref() == Some(trait_name)
-                        && m.name == method
-                        && self_ty == m.self_ty
-                });
-                if let (Some(m), None) = (found.next(), found.next()) {
-                    aliases.insert(def, m.body.clone());
+                {
+                    named.push(c);
                 }
+                named.extend(bb.statements.iter().filter_map(|st| match &st.kind {
+                    super::StatementKind::Assign(_, rv) => super::reified(rv),
+                    _ => None,
+                }));
+            }
+        }
+        named.extend(self.fn_names.values());
+        for c in named {
+            let def = c.def_path();
+            let Some((self_ty, trait_name, method)) = trait_call(&def) else {
+                continue;
+            };
+            // The trait's generic arguments are not recorded: two
+            // blocks of one trait on one type (`Mul<Foo>` and
+            // `Mul<&Foo>` for `&Foo`) are told apart by nothing here,
+            // so such a call links to neither, and stays refused.
+            let mut found = methods.iter().filter(|m| {
+                m.trait_name.as_deref() == Some(trait_name)
+                    && m.name == method
+                    && self_ty == m.self_ty
+            });
+            if let (Some(m), None) = (found.next(), found.next()) {
+                aliases.insert(def, m.body.clone());
             }
         }
         self.call_aliases = aliases;

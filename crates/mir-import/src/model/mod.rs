@@ -4,6 +4,7 @@ mod alloc;
 mod attrs;
 mod body;
 mod const_display;
+mod const_fns;
 mod drops;
 mod fn_pointers;
 pub(crate) mod impls;
@@ -15,6 +16,8 @@ mod trait_calls;
 mod ty;
 mod visit;
 
+pub(crate) use const_fns::ConstWalk;
+pub(crate) use fn_pointers::reified;
 pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
 pub use trait_calls::{closure_trait_call, spread_tuple};
@@ -46,6 +49,9 @@ pub struct Crate {
     pub allocs: BTreeMap<AllocId, AllocDump>,
     /// Allocation ids that name a static without dumping its bytes there.
     pub static_names: BTreeMap<AllocId, String>,
+    /// Allocation ids that stand for a function (`allocN (fn: PATH)`): what
+    /// a `fn` pointer stored in a constant points to.
+    pub fn_names: BTreeMap<AllocId, Path>,
     /// rustc's layouts, from `-Zprint-type-sizes`.
     pub layouts: LayoutTable,
     /// Attributes the MIR text drops, by the item's def path (`kernel::helper`).

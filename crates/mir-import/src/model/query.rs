@@ -363,6 +363,7 @@ impl Crate {
             .map(|(p, _)| p.clone())
             .collect();
         let mut seen: BTreeMap<String, BodyId> = BTreeMap::new();
+        let mut constants = super::const_fns::ConstWalk::new(self);
         while let Some(p) = todo.pop() {
             let Some(&id) = by_path.get(&p) else { continue };
             if seen.contains_key(&p) {
@@ -388,6 +389,13 @@ impl Crate {
                     if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
                         todo.push(d);
                     }
+                }
+            }
+            // A function whose address a constant holds (a table of them).
+            for c in constants.held_by_constants_of(&self.bodies[id]) {
+                let d = self.resolve_callee(c);
+                if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
+                    todo.push(d);
                 }
             }
         }

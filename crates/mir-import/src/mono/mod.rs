@@ -60,7 +60,7 @@ pub use generic::generic_fns;
 
 use std::collections::BTreeMap;
 
-use crate::model::{Callee, Crate, GenericArg, Path, TerminatorKind, Ty};
+use crate::model::{Callee, Crate, GenericArg, Path, StatementKind, TerminatorKind, Ty};
 use crate::prelude::KERNEL_MODULE;
 
 /// One instance written as source: a generic function and its type
@@ -200,26 +200,43 @@ pub fn instance_of(path: &Path, generics: &BTreeMap<String, GenericFn>) -> Optio
     })
 }
 
-/// Every instance that the function bodies reachable from the kernels call,
-/// keyed by the call path as printed (what [`Crate::call_aliases`] maps).
-/// The generic bodies themselves are skipped: their calls name type
-/// parameters, not instances.
+/// Every instance that the function bodies reachable from the kernels call
+/// or take the address of (`scale::<3> as fn(u32) -> u32`, in the body or
+/// in a constant it uses), keyed by the path as printed (what
+/// [`Crate::call_aliases`] maps). The generic bodies themselves are
+/// skipped: their calls name type parameters, not instances.
 pub fn instances(
     krate: &Crate,
     generics: &BTreeMap<String, GenericFn>,
 ) -> BTreeMap<String, Instance> {
     let mut out = BTreeMap::new();
+    let mut constants = crate::model::ConstWalk::new(krate);
     for (path, &id) in &krate.reachable_function_bodies() {
         if generics.contains_key(path) {
             continue;
         }
-        for bb in krate.bodies[id].blocks.values() {
-            if let TerminatorKind::Call {
-                func: Callee::Item(c),
-                ..
-            } = &bb.terminator.kind
-                && let Some(i) = instance_of(c, generics)
-            {
+        let body = &krate.bodies[id];
+        let called = body
+            .blocks
+            .values()
+            .filter_map(|bb| match &bb.terminator.kind {
+                TerminatorKind::Call {
+                    func: Callee::Item(c),
+                    ..
+                } => Some(c),
+                _ => None,
+            });
+        let reified = body
+            .blocks
+            .values()
+            .flat_map(|bb| &bb.statements)
+            .filter_map(|st| match &st.kind {
+                StatementKind::Assign(_, rv) => crate::model::reified(rv),
+                _ => None,
+            });
+        let held = constants.held_by_constants_of(body);
+        for c in called.chain(reified).chain(held) {
+            if let Some(i) = instance_of(c, generics) {
                 out.insert(c.to_string(), i);
             }
         }

@@ -59,13 +59,48 @@ pub fn parse_alloc_header(line: &str, pos: Pos) -> Result<AllocDump, ParseError>
     Ok(dump)
 }
 
-/// Parses `allocN (static: PATH)`: a static's allocation named without its bytes.
-pub fn parse_static_name(line: &str, pos: Pos) -> Result<(AllocId, String), ParseError> {
-    let err = || ParseError::new(pos, "bad allocation name line", line);
-    let rest = line.trim_end().strip_prefix("alloc").ok_or_else(err)?;
-    let (num, rest) = rest.split_once(" (static: ").ok_or_else(err)?;
-    let path = rest.strip_suffix(')').ok_or_else(err)?;
-    Ok((AllocId(num.parse().map_err(|_| err())?), path.to_string()))
+/// What an allocation printed only by name stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AllocName {
+    /// `allocN (static: PATH)`: a static whose bytes are not dumped there.
+    Static(String),
+    /// `allocN (fn: PATH)`: a function, the target of a `fn` pointer stored
+    /// in a constant.
+    Function(crate::model::Path),
+}
+
+/// Parses `allocN (static: PATH)` or `allocN (fn: PATH)`: an allocation
+/// named without its bytes.
+pub fn parse_alloc_name(line: &str, pos: Pos) -> Result<(AllocId, AllocName), ParseError> {
+    let err = |m: String| ParseError::new(pos, m, line);
+    let bad = || err("bad allocation name line".into());
+    let rest = line.trim_end().strip_prefix("alloc").ok_or_else(bad)?;
+    let (num, rest) = rest.split_once(" (").ok_or_else(bad)?;
+    let id = AllocId(num.parse().map_err(|_| bad())?);
+    let inner = rest.strip_suffix(')').ok_or_else(bad)?;
+    let (kind, path) = inner.split_once(": ").ok_or_else(bad)?;
+    let name = match kind {
+        "static" => AllocName::Static(path.to_string()),
+        // `kernel::f - shim(reify)`: code rustc makes (a `#[track_caller]`
+        // function's or a closure's shim), which has no body in the MIR.
+        "fn" if path.contains(" - shim") => {
+            return Err(err(format!(
+                "allocation {id} points to `{path}`, a shim rustc generates: a `fn` pointer to it in a constant is not supported"
+            )));
+        }
+        "fn" => AllocName::Function(super::parse_value_path(path).map_err(|e| {
+            err(format!(
+                "the function of allocation {id} (`{path}`) is not a path: {}",
+                e.message
+            ))
+        })?),
+        other => {
+            return Err(err(format!(
+                "allocation {id} is a `{other}` allocation, which is not supported (only statics and functions are)"
+            )));
+        }
+    };
+    Ok((id, name))
 }
 
 /// Parses one row of bytes into `dump`. `first_line` is the row's position.

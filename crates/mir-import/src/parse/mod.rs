@@ -28,6 +28,9 @@ pub struct ParsedMir {
     /// Allocations printed only as a name (`allocN (static: S)`): ids that stand
     /// for a static whose bytes are not dumped at that point.
     pub static_names: BTreeMap<crate::model::AllocId, String>,
+    /// Allocations that stand for a function (`allocN (fn: PATH)`): the
+    /// targets of `fn` pointers stored in constants.
+    pub fn_names: BTreeMap<crate::model::AllocId, crate::model::Path>,
 }
 
 /// Parses the whole text that `rustc --emit=mir` printed.
@@ -250,8 +253,14 @@ fn parse_inner(text: &str, skip: &HashSet<usize>) -> Result<ParsedMir, ParseErro
         // align: 1) {}` (the empty byte string `b""`).
         let one_line_dump = line.trim_end().ends_with(") {}");
         if line.starts_with("alloc") && !line.trim_end().ends_with('{') && !one_line_dump {
-            let (id, path) = alloc::parse_static_name(line, pos)?;
-            out.static_names.insert(id, path);
+            match alloc::parse_alloc_name(line, pos)? {
+                (id, alloc::AllocName::Static(path)) => {
+                    out.static_names.insert(id, path);
+                }
+                (id, alloc::AllocName::Function(path)) => {
+                    out.fn_names.insert(id, path);
+                }
+            }
             i += 1;
             continue;
         }

@@ -378,8 +378,11 @@ fn parse_rvalue_or_call(c: &mut Cursor) -> Result<RhsOrCall, ParseError> {
     if let Some(Tok::Opaque(s)) = c.peek() {
         let s = s.clone();
         c.bump()?;
-        c.expect_punct("{")?;
         let mut ops = Vec::new();
+        // A closure that captures nothing prints no braces.
+        if !c.eat_punct("{") {
+            return Ok(R(Rvalue::Aggregate(AggregateKind::Opaque(s), ops)));
+        }
         while !c.eat_punct("}") {
             c.bump()?;
             c.expect_punct(":")?;

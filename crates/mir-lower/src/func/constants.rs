@@ -83,6 +83,7 @@ impl FnLower<'_, '_> {
                 let cx = crate::globals::Ctx {
                     krate: sh.krate,
                     layouts: sh.layouts,
+                    fns: sh.fns,
                 };
                 let g = self
                     .globals
@@ -202,8 +203,22 @@ impl FnLower<'_, '_> {
         let cx = crate::globals::Ctx {
             krate: sh.krate,
             layouts: sh.layouts,
+            fns: sh.fns,
         };
         let g = match target {
+            // A `fn` pointer read out of a constant: the function's address.
+            Target::Function(p) => {
+                let symbol = crate::globals::function_symbol(sh.krate, p);
+                let f = crate::globals::fn_pointer_target(
+                    self.b.module(),
+                    &cx,
+                    &symbol,
+                    addend as i64,
+                    &item,
+                )?;
+                let i8 = self.b.types().i8();
+                return Ok(self.b.func_addr(f, i8));
+            }
             Target::Alloc(a) => {
                 let view = views::view_layout(&cx, &self.ev.memory, *a, addend, ty, &item)?;
                 let view = view.as_ref().map(|l| (addend, l));

@@ -166,7 +166,7 @@ impl Printer<'_> {
     }
 
     /// The LLVM function type of `sig`: `i32 (i32, i8*)`.
-    fn fn_ty(&self, sig: &device_ir::Signature) -> String {
+    pub(super) fn fn_ty(&self, sig: &device_ir::Signature) -> String {
         let ret = sig.ret.map_or("void", |r| self.ty(r));
         let params: Vec<&str> = sig.params.iter().map(|&p| self.ty(p)).collect();
         format!("{ret} ({})", params.join(", "))

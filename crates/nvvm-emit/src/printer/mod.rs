@@ -29,7 +29,9 @@ use std::fmt::Write as _;
 
 use cranelift_entity::SecondaryMap;
 use device_ir::layout::DATALAYOUT;
-use device_ir::{DYNAMIC_SHARED_SYMBOL, FunctionKind, GlobalData, GlobalId, Linkage, Module};
+use device_ir::{
+    DYNAMIC_SHARED_SYMBOL, FunctionKind, GlobalData, GlobalId, Linkage, Module, RelocTarget,
+};
 
 /// The target triple libNVVM expects for 64-bit code.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
@@ -183,7 +185,22 @@ impl<'m> Printer<'m> {
                 s
             }
             Field::Undef(n) => format!("[{n} x i8] undef"),
-            Field::Pointer { target, addend } => {
+            Field::Pointer {
+                target: RelocTarget::Func(f),
+                ..
+            } => {
+                // The verifier holds a function's addend at 0: its entry.
+                let func = &self.m.functions[f];
+                format!(
+                    "i8* bitcast ({}* @{} to i8*)",
+                    self.fn_ty(&func.sig),
+                    func.name
+                )
+            }
+            Field::Pointer {
+                target: RelocTarget::Global(target),
+                addend,
+            } => {
                 let t = &self.m.globals[target];
                 let sp = t.space.number();
                 format!(
@@ -231,7 +248,7 @@ impl<'m> Printer<'m> {
 enum Field {
     Bytes(Vec<u8>),
     Undef(u64),
-    Pointer { target: GlobalId, addend: i64 },
+    Pointer { target: RelocTarget, addend: i64 },
 }
 
 /// The LLVM type of a global and, if it has an initializer, its fields: what

@@ -8,7 +8,7 @@ use super::*;
 fn reloc(offset: u64, target: GlobalId, addend: i64) -> Relocation {
     Relocation {
         offset,
-        target,
+        target: target.into(),
         addend,
     }
 }
@@ -377,6 +377,62 @@ pub fn host_written_constant() -> Module {
     let second = b.gep(g, &[GepIndex::Const(1)]);
     let second = b.load(i32t, second);
     store_at(&mut b, p, 1, second);
+    b.ret(None);
+    m
+}
+
+/// A read-only table of two function pointers (`[fn(i32) -> i32; 2]`, a
+/// Rust `const` of functions): each thread loads entry `tid & 1` and calls
+/// through it (`out[tid]`), so the table stays a global of function
+/// addresses and the call an indirect one.
+pub fn function_table() -> Module {
+    let mut m = Module::new();
+    let (i8t, i32t, i64t) = (m.types.i8(), m.types.i32(), m.types.i64());
+    let helper = |m: &mut Module, name: &str, op: BinaryOp| {
+        let f = device(m, name, Linkage::Internal, &[i32t], Some(i32t));
+        let mut b = FunctionBuilder::new(m, f);
+        let x = params(&b)[0];
+        let seven = b.iconst(i32t, 7);
+        let r = b.binary(op, x, seven);
+        b.ret(Some(r));
+        f
+    };
+    let add = helper(&mut m, "add7", BinaryOp::Add);
+    let mul = helper(&mut m, "mul7", BinaryOp::Mul);
+    let slot = |offset: u64, f: FuncId| Relocation {
+        offset,
+        target: f.into(),
+        addend: 0,
+    };
+    let table = const_global(
+        &mut m,
+        "table",
+        AddressSpace::Global,
+        8,
+        vec![Span::Undef(16)],
+        vec![slot(0, add), slot(8, mul)],
+    );
+    let out = out_i32(&mut m);
+    let k = kernel(&mut m, "call_from_table", &[out]);
+    let mut b = FunctionBuilder::new(&mut m, k);
+    let p = params(&b)[0];
+    let tid = b.special_reg(SpecialReg::TidX);
+    let one = b.iconst(i32t, 1);
+    let entry = b.binary(BinaryOp::And, tid, one);
+    let entry = b.cast(CastOp::ZExt, entry, i64t);
+    let eight = b.iconst(i64t, 8);
+    let offset = b.binary(BinaryOp::Mul, entry, eight);
+    let base = b.global_addr(table, i8t);
+    let at = b.byte_offset(base, offset);
+    let fn_ptr = b.types().ptr(i8t, AddressSpace::Generic);
+    let at = b.ptr_bitcast(at, fn_ptr);
+    let f = b.load(fn_ptr, at);
+    let sig = Signature::new(&[i32t], Some(i32t));
+    let r = b
+        .call_indirect(f, sig, &[tid])
+        .expect("the call returns a value");
+    let at = b.gep(p, &[GepIndex::Value(tid)]);
+    b.store(r, at);
     b.ret(None);
     m
 }

@@ -48,7 +48,7 @@ mod memory;
 
 use std::collections::HashMap;
 
-use self::decode::{Program, decode};
+use self::decode::{Program, RelocTarget, decode};
 use self::exec::{Ctx, Thread};
 use self::memory::{Memory, Owner, Space, address};
 use super::virt::{ExecError, Executor, Fault, Limits, Step, Val, for_each_thread, schedule};
@@ -171,15 +171,27 @@ impl Device for PtxDevice {
             }
             globals[k] = Some(id);
         }
-        // Relocations, once every variable has its address.
+        let mut code = Vec::with_capacity(program.funcs.len());
+        for f in &program.funcs {
+            let id = self
+                .mem
+                .alloc(Owner::Code(f.name.clone()), Space::Global, 0, false)
+                .map_err(setup)?;
+            self.mem.seal(id);
+            code.push(id);
+        }
+        // Relocations, once every variable and function has its address.
         for (k, g) in program.globals.iter().enumerate() {
             let Some(id) = globals[k] else { continue };
             for r in &g.relocs {
-                let Some(target) = globals[r.target] else {
-                    return Err(DeviceError::Unsupported(format!(
-                        "the initializer of {} takes the address of shared {}",
-                        g.name, program.globals[r.target].name
-                    )));
+                let target = match r.target {
+                    RelocTarget::Func(f) => code[f],
+                    RelocTarget::Global(t) => globals[t].ok_or_else(|| {
+                        DeviceError::Unsupported(format!(
+                            "the initializer of {} takes the address of shared {}",
+                            g.name, program.globals[t].name
+                        ))
+                    })?,
                 };
                 let a = address(target, 0).wrapping_add(r.addend as u64);
                 match r.byte_shift {
@@ -194,15 +206,6 @@ impl Device for PtxDevice {
             if read_only[k] {
                 self.mem.seal(id);
             }
-        }
-        let mut code = Vec::with_capacity(program.funcs.len());
-        for f in &program.funcs {
-            let id = self
-                .mem
-                .alloc(Owner::Code(f.name.clone()), Space::Global, 0, false)
-                .map_err(setup)?;
-            self.mem.seal(id);
-            code.push(id);
         }
         self.modules.push(Loaded {
             program,

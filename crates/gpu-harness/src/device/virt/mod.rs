@@ -55,7 +55,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
-use device_ir::{AddressSpace, Module, verify};
+use device_ir::{AddressSpace, Module, RelocTarget, verify};
 
 pub use error::{ExecError, FaultKind};
 // Shared with the PTX device: faults, the schedule, warp collectives.
@@ -224,21 +224,6 @@ impl Device for VirtualDevice {
             }
             globals[id.index()] = Some(alloc);
         }
-        // Relocations, once every global has its allocation.
-        for (id, g) in module.globals.iter() {
-            let (Some(init), Some(alloc)) = (&g.init, globals[id.index()]) else {
-                continue;
-            };
-            for r in &init.relocations {
-                let target = globals.get(r.target.index()).copied().flatten();
-                let p = Ptr {
-                    space: AddressSpace::Generic,
-                    target,
-                    offset: r.addend as u64,
-                };
-                self.mem.host_write_ptr(alloc, r.offset, p);
-            }
-        }
         let func_names: Vec<Arc<str>> = module
             .functions
             .values()
@@ -253,6 +238,24 @@ impl Device for VirtualDevice {
                     .map_err(exec_setup)
             })
             .collect::<Result<Vec<AllocId>, _>>()?;
+        // Relocations, once every global and function has its allocation.
+        for (id, g) in module.globals.iter() {
+            let (Some(init), Some(alloc)) = (&g.init, globals[id.index()]) else {
+                continue;
+            };
+            for r in &init.relocations {
+                let target = match r.target {
+                    RelocTarget::Global(t) => globals.get(t.index()).copied().flatten(),
+                    RelocTarget::Func(f) => code.get(f.index()).copied(),
+                };
+                let p = Ptr {
+                    space: AddressSpace::Generic,
+                    target,
+                    offset: r.addend as u64,
+                };
+                self.mem.host_write_ptr(alloc, r.offset, p);
+            }
+        }
         self.modules.push(Loaded {
             module: module.clone(),
             globals,

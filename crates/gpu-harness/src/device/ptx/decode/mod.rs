@@ -46,12 +46,21 @@ pub(crate) struct GlobalVar {
 /// One address (or one byte of it, `.b8` arrays) in an initializer.
 pub(crate) struct Reloc {
     pub offset: u64,
-    pub target: usize,
+    pub target: RelocTarget,
     pub addend: i64,
     /// `Some(shift)`: this byte is byte `shift / 8` of the address.
     pub byte_shift: Option<u32>,
     /// Whole addresses are written with this many bytes.
     pub width: u32,
+}
+
+/// What an address in an initializer names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RelocTarget {
+    /// A module variable, by index.
+    Global(usize),
+    /// A defined function (a `fn` pointer in a constant table), by index.
+    Func(usize),
 }
 
 /// A function (an `.entry` or a `.func` with a body).
@@ -286,6 +295,12 @@ pub(crate) fn decode(
             dynamic,
         });
     }
+    let defined: Vec<&Function> = module.functions.iter().filter(|f| f.defined()).collect();
+    let func_index: HashMap<String, usize> = defined
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.clone(), i))
+        .collect();
     // Initializers, once every global has its index (relocations name others).
     for (i, v) in module.globals.iter().enumerate() {
         // A variable without an initializer is zero (PTX ISA: `.global` and
@@ -294,13 +309,13 @@ pub(crate) fn decode(
             globals[i].init = Some(vec![0; globals[i].size as usize]);
         }
         if let Some(init) = &v.init {
-            let (bytes, relocs) = initializer(v.ty, globals[i].size, init, &global_index)
-                .map_err(|e| DecodeError(format!("the initializer of {}: {}", v.name, e.0)))?;
+            let (bytes, relocs) =
+                initializer(v.ty, globals[i].size, init, &global_index, &func_index)
+                    .map_err(|e| DecodeError(format!("the initializer of {}: {}", v.name, e.0)))?;
             globals[i].init = Some(bytes);
             globals[i].relocs = relocs;
         }
     }
-    let defined: Vec<&Function> = module.functions.iter().filter(|f| f.defined()).collect();
     // A function's `.shared` variables are per block, like module ones: each
     // becomes a module variable under its function's name.
     let mut fn_shared: Vec<HashMap<String, usize>> = Vec::with_capacity(defined.len());
@@ -329,11 +344,6 @@ pub(crate) fn decode(
         }
         fn_shared.push(here);
     }
-    let func_index: HashMap<String, usize> = defined
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.clone(), i))
-        .collect();
     let mut funcs = Vec::with_capacity(defined.len());
     for (f, shared) in defined.iter().zip(&fn_shared) {
         funcs.push(
@@ -356,6 +366,7 @@ fn initializer(
     size: u64,
     init: &Initializer,
     globals: &HashMap<String, usize>,
+    funcs: &HashMap<String, usize>,
 ) -> Result<(Vec<u8>, Vec<Reloc>), DecodeError> {
     let mut flat = Vec::new();
     fn walk<'a>(i: &'a Initializer, out: &mut Vec<&'a InitValue>) {
@@ -383,10 +394,14 @@ fn initializer(
                 mask,
                 ..
             } => {
-                let Some(&target) = globals.get(symbol) else {
-                    return err(format!(
-                        "an address of {symbol}, which is not a module variable"
-                    ));
+                let target = match (globals.get(symbol), funcs.get(symbol)) {
+                    (Some(&g), _) => RelocTarget::Global(g),
+                    (None, Some(&f)) => RelocTarget::Func(f),
+                    (None, None) => {
+                        return err(format!(
+                            "an address of {symbol}, which is neither a module variable nor a defined function"
+                        ));
+                    }
                 };
                 let byte_shift = match mask {
                     None => None,
