@@ -259,6 +259,37 @@ fn literal_value(expr: &syn::Expr) -> Option<i128> {
     }
 }
 
+/// Whether a type as the source writes it holds a `fn` pointer anywhere
+/// (`fn(u32) -> u32`, `Option<fn()>`, `[fn(f32) -> f32; 2]`): what a
+/// struct's field types say that rustc's layout report does not.
+/// `PhantomData<fn() -> T>` holds no pointer (it marks variance), and an
+/// array's length expression (`[u8; size_of::<fn()>()]`) holds nothing.
+pub fn source_type_holds_fn_pointer(src: &str) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_bare_fn(&mut self, _: &'ast syn::TypeBareFn) {
+            self.0 = true;
+        }
+        fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "PhantomData")
+            {
+                return;
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+        fn visit_expr(&mut self, _: &'ast syn::Expr) {}
+    }
+    let Ok(ty) = syn::parse_str::<syn::Type>(src) else {
+        return false;
+    };
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, &ty);
+    finder.0
+}
+
 /// A field type as written in the kernel source, as the MIR type rustc would
 /// print, when that is certain: primitives, references, raw pointers, arrays
 /// with literal lengths, slices, tuples, and paths naming a type whose layout

@@ -22,7 +22,7 @@
 
 use device_ir::{Module, ParamAttrs, Ty as DTy};
 use mir_import::eval::layout::Layouts;
-use mir_import::model::{Body, Ty};
+use mir_import::model::{Body, Crate, Ty};
 use mir_import::prelude;
 
 use crate::repr::{Repr, ReprError, Scalar, generic_i8_ptr, repr_of};
@@ -135,6 +135,20 @@ pub enum AbiError {
         /// Its type.
         ty: Ty,
     },
+    /// A kernel parameter with a struct field (at any depth) that holds a
+    /// function pointer, as the kernel's source declares the struct.
+    #[error(
+        "kernel parameter {index} of type `{ty}` holds a function pointer in field `{field}`, \
+         which is not supported: a launch passes host addresses, which device code cannot call"
+    )]
+    FnPointerKernelParamField {
+        /// The parameter, from 1.
+        index: usize,
+        /// Its type.
+        ty: Ty,
+        /// The field, as a path from the parameter (`step.f`).
+        field: String,
+    },
     /// A kernel's aggregate parameter whose alignment no `.param` of an
     /// integer array can carry.
     #[error(
@@ -165,6 +179,69 @@ fn holds_fn_pointer(ty: &Ty) -> bool {
         }),
         _ => false,
     }
+}
+
+/// The first struct field of `ty`, at any depth, that holds a function
+/// pointer, as a path (`step.f`): what [`holds_fn_pointer`] cannot see,
+/// since a struct's type does not show its fields. The kernel's source
+/// says them (`ItemAttrs::field_types`); a field of a type it does not
+/// declare is not looked into.
+pub fn fn_pointer_field(krate: &Crate, ty: &Ty) -> Option<String> {
+    fn walk(krate: &Crate, ty: &Ty, depth: u32) -> Option<String> {
+        let p = match ty {
+            Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) | Ty::Slice(t) => {
+                return walk(krate, t, depth);
+            }
+            Ty::Tuple(items) => return items.iter().find_map(|t| walk(krate, t, depth)),
+            Ty::Adt(p) => p,
+            _ => return None,
+        };
+        // `DisjointSlice<Step>`, `Option<&Step>`: the arguments' fields.
+        let in_args = p.generic_args().iter().find_map(|a| match a {
+            mir_import::model::GenericArg::Type(t) => walk(krate, t, depth),
+            _ => None,
+        });
+        if in_args.is_some() {
+            return in_args;
+        }
+        let attrs = krate.attrs.get(&p.def_path())?;
+        let types = attrs.field_types.as_ref()?;
+        for (i, src) in types.iter().enumerate() {
+            let name = attrs
+                .field_names
+                .as_ref()
+                .and_then(|n| n.get(i).cloned())
+                .unwrap_or_else(|| i.to_string());
+            if mir_import::attrs::source_type_holds_fn_pointer(src) {
+                return Some(name);
+            }
+            let inner = mir_import::attrs::resolve_source_type(src, krate);
+            if depth > 0
+                && let Some(deeper) = inner.and_then(|t| walk(krate, &t, depth - 1))
+            {
+                return Some(format!("{name}.{deeper}"));
+            }
+        }
+        None
+    }
+    walk(krate, ty, 8)
+}
+
+/// The refusal of a kernel whose parameter holds a function pointer in a
+/// struct field ([`fn_pointer_field`]), if one does.
+pub fn kernel_param_fn_pointer_field(krate: &Crate, body: &Body) -> Option<AbiError> {
+    (1..=body.arg_count as usize).find_map(|index| {
+        let ty = &body
+            .locals
+            .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(index))?
+            .ty;
+        let field = fn_pointer_field(krate, ty)?;
+        Some(AbiError::FnPointerKernelParamField {
+            index,
+            ty: ty.clone(),
+            field,
+        })
+    })
 }
 
 /// The largest alignment of a kernel's by-value aggregate: that of `i128`,

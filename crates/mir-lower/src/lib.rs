@@ -124,6 +124,16 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
     for (path, &id) in &reachable {
         let body = &krate.bodies[id];
         let attrs = krate.attrs.get(path).cloned().unwrap_or_default();
+        if attrs.kernel
+            && let Some(e) = abi::kernel_param_fn_pointer_field(krate, body)
+        {
+            diags.push(Diagnostic::new(
+                Rule::Unsupported,
+                path.clone(),
+                e.to_string(),
+            ));
+            continue;
+        }
         match abi::fn_abi(&layouts, &mut m, body, attrs.kernel) {
             Ok((abi, sig)) => {
                 let kind = if attrs.kernel {

@@ -688,13 +688,20 @@ fn calls_through_function_pointers() {
         text.contains("call_indirect") && text.contains("as fn(i32) -> i32"),
         "{text}"
     );
-    for (tag, param) in [
-        ("fn-param", "f: fn(u32) -> u32"),
-        ("fn-param-slice", "f: &[fn(u32) -> u32]"),
-        ("fn-param-option", "f: Option<fn(u32) -> u32>"),
+    for (tag, param, field) in [
+        ("fn-param", "f: fn(u32) -> u32", None),
+        ("fn-param-slice", "f: &[fn(u32) -> u32]", None),
+        ("fn-param-option", "f: Option<fn(u32) -> u32>", None),
+        ("fn-param-field", "s: Stage", Some("`f`")),
+        ("fn-param-nested-field", "p: &Pipeline", Some("`first.f`")),
+        ("fn-param-option-field", "s: &[Hook]", Some("`f`")),
     ] {
         let source = format!(
-            "use crate::gpu::*;\n#[unsafe(no_mangle)]\n\
+            "use crate::gpu::*;\n\
+             #[derive(Clone, Copy)]\npub struct Stage {{ pub k: u32, pub f: fn(u32) -> u32 }}\n\
+             pub struct Pipeline {{ pub first: Stage, pub n: u32 }}\n\
+             pub struct Hook {{ pub f: Option<fn(u32) -> u32> }}\n\
+             #[unsafe(no_mangle)]\n\
              pub extern \"C\" fn k({param}, out: DisjointSlice<u32>) {{ out.set(0, 1); }}\n"
         );
         let e = lower_kernel_source(tag, &source).expect_err("a function pointer parameter");
@@ -703,7 +710,17 @@ fn calls_through_function_pointers() {
             e.contains("kernel parameter 1 of type `") && e.contains("holds a function pointer"),
             "{tag}: {e}"
         );
+        if let Some(field) = field {
+            assert!(e.contains(&format!("in field {field}")), "{tag}: {e}");
+        }
     }
+    // A `PhantomData<fn() -> T>` field marks variance and holds nothing.
+    let marker = "use crate::gpu::*;\n\
+        #[derive(Clone, Copy)]\n\
+        pub struct Marker { pub k: u32, pub m: core::marker::PhantomData<fn() -> u32> }\n\
+        #[unsafe(no_mangle)]\n\
+        pub extern \"C\" fn k(s: Marker, out: DisjointSlice<u32>) { out.set(0, s.k); }\n";
+    lower_kernel_source("fn-phantom", marker).expect("a PhantomData<fn()> field holds nothing");
 }
 
 /// `fn` pointers held by constants: each table is one read-only global

@@ -31,7 +31,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::calls;
-use crate::model::{Callee, Crate, GenericArg, Path, TerminatorKind, Ty};
+use crate::model::{
+    BodyKind, Callee, Crate, GenericArg, Path, Rvalue, StatementKind, TerminatorKind, Ty,
+};
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// One shim: the callee as an expression, and the call's argument and
@@ -44,8 +46,8 @@ pub struct DepCall {
     pub params: Vec<Ty>,
     /// The result's type.
     pub ret: Ty,
-    /// The call, as printed, that the shim's body must call or inline to
-    /// serve it: an inherent method is written through its self type
+    /// The call, as printed, that the shim's body must inline to serve it
+    /// (one that still calls it would call itself once aliased): an inherent method is written through its self type
     /// (`<dep::T>::m`), which rustc resolves to a trait's method of that
     /// name when the inherent one is not visible here.
     pub must_reach: Option<String>,
@@ -200,8 +202,10 @@ pub fn refused_shims(
 }
 
 /// The calls of the reachable function bodies that go into one of the
-/// dependency crates `deps`, have no body, and can be written in source:
-/// keyed by the call's path as printed.
+/// dependency crates `deps`, have no body, and can be written in source,
+/// and the functions of such crates whose address those bodies or the
+/// constants they use take ([`reified_dep_fns`]): keyed by the path as
+/// printed.
 pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, DepCall> {
     let mut out = BTreeMap::new();
     for &id in krate.reachable_function_bodies().values() {
@@ -243,6 +247,63 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             );
         }
     }
+    out.extend(reified_dep_fns(krate, deps));
+    out
+}
+
+/// The dependency functions without a body whose address the kernel takes
+/// (`libm::sinf as fn(f32) -> f32`), in a function it reaches or in a
+/// constant's or static's body (a table of them): each gets a shim as a
+/// call does, whose address stands for the function's (Rust promises no
+/// unique address for a function), typed by the `fn` pointer.
+fn reified_dep_fns(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, DepCall> {
+    let reachable: BTreeSet<_> = krate.reachable_function_bodies().into_values().collect();
+    // The functions the constants of reachable bodies hold: a constant no
+    // kernel uses gets no shim (nor a rustc round for one).
+    let mut constants = crate::model::ConstWalk::new(krate);
+    let held: BTreeSet<String> = reachable
+        .iter()
+        .flat_map(|&id| constants.held_by_constants_of(&krate.bodies[id]))
+        .map(|p| p.to_string())
+        .collect();
+    let mut out = BTreeMap::new();
+    for (id, body) in krate.bodies.iter() {
+        let in_code = matches!(body.kind, BodyKind::Fn { ctfe: false });
+        if in_code && !reachable.contains(&id) {
+            continue;
+        }
+        for st in body.blocks.values().flat_map(|bb| &bb.statements) {
+            let StatementKind::Assign(_, rv @ Rvalue::Cast(_, _, Ty::FnPtr(params, ret))) =
+                &st.kind
+            else {
+                continue;
+            };
+            let Some(path) = crate::model::reified(rv) else {
+                continue;
+            };
+            if !in_code && !held.contains(&path.to_string()) {
+                continue;
+            }
+            if !is_bodiless_dep_call(krate, path, deps)
+                || !params.iter().chain([&**ret]).all(super::nameable)
+            {
+                continue;
+            }
+            let Some(callee) = callee_source(path) else {
+                continue;
+            };
+            let printed = path.to_string();
+            out.insert(
+                printed.clone(),
+                DepCall {
+                    callee,
+                    params: params.clone(),
+                    ret: (**ret).clone(),
+                    must_reach: is_inherent(path).then_some(printed),
+                },
+            );
+        }
+    }
     out
 }
 
@@ -260,6 +321,12 @@ pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
             tracing::debug!("the shim of `{call}` calls another function; refused");
             continue;
         }
+        // rustc left the call in the shim (an `#[inline(never)]` callee):
+        // aliased, the shim would call itself forever.
+        if calls(&krate.bodies[id], call) {
+            tracing::debug!("the shim of `{call}` still calls it; refused");
+            continue;
+        }
         krate.call_aliases.insert(call.clone(), path);
     }
 }
@@ -271,6 +338,14 @@ fn is_inherent(path: &Path) -> bool {
         .any(|s| s.name.starts_with("<impl ") && !s.name.starts_with("<impl at "))
 }
 
+/// Whether `body` calls `callee` (as printed).
+fn calls(body: &crate::model::Body, callee: &str) -> bool {
+    body.blocks.values().any(|bb| {
+        matches!(&bb.terminator.kind,
+            TerminatorKind::Call { func: Callee::Item(p), .. } if p.to_string() == callee)
+    })
+}
+
 /// Whether `body` calls `callee` (as printed) or inlined it.
 fn reaches(body: &crate::model::Body, callee: &str) -> bool {
     fn inlined(scopes: &[crate::model::Scope], callee: &str) -> bool {
@@ -278,10 +353,7 @@ fn reaches(body: &crate::model::Body, callee: &str) -> bool {
             .iter()
             .any(|s| s.inlined.as_deref() == Some(callee) || inlined(&s.children, callee))
     }
-    body.blocks.values().any(|bb| {
-        matches!(&bb.terminator.kind,
-            TerminatorKind::Call { func: Callee::Item(p), .. } if p.to_string() == callee)
-    }) || inlined(&body.scopes, callee)
+    calls(body, callee) || inlined(&body.scopes, callee)
 }
 
 /// Whether printed path `p` names an item of one of `deps` (at a path
@@ -602,7 +674,7 @@ mod tests {
     }
 
     #[test]
-    fn a_shim_serves_an_inherent_call_only_if_it_reaches_it() {
+    fn a_shim_serves_an_inherent_call_only_if_it_inlined_it() {
         // The shim of `dep::m::<impl dep::T>::len`, written `<dep::T>::len`,
         // whose body rustc resolved to a trait's `len` instead.
         let d = DepCall {
@@ -634,8 +706,28 @@ mod tests {
             .expect("the MIR imports");
         link_dep_calls(&mut wrong, &shims);
         assert!(wrong.call_aliases.is_empty(), "{:?}", wrong.call_aliases);
-        let mut right = crate::import_text(&shim("dep::m::<impl dep::T>::len"), "", None)
+        // A shim that still calls the method would, once aliased, call
+        // itself: refused too.
+        let mut itself = crate::import_text(&shim("dep::m::<impl dep::T>::len"), "", None)
             .expect("the MIR imports");
+        link_dep_calls(&mut itself, &shims);
+        assert!(itself.call_aliases.is_empty(), "{:?}", itself.call_aliases);
+        // The method inlined into the shim: it serves the call.
+        let inlined = format!(
+            "fn {}() -> u32 {{
+    let mut _0: u32;
+    scope 1 (inlined dep::m::<impl dep::T>::len) {{
+    }}
+
+    bb0: {{
+        _0 = const 7_u32;
+        return;
+    }}
+}}
+",
+            d.body_path()
+        );
+        let mut right = crate::import_text(&inlined, "", None).expect("the MIR imports");
         link_dep_calls(&mut right, &shims);
         assert_eq!(right.call_aliases.len(), 1);
     }
