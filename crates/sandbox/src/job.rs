@@ -177,7 +177,10 @@ impl Finished {
     }
 
     /// "exit status 1", "killed by signal 9", "timed out after 2s", with a
-    /// hint when the signal is one that a limit sends.
+    /// hint when the signal is one that a limit sends. A confined job's
+    /// signal reaches us as bubblewrap's exit status 128 + N, so such a
+    /// status also names the signal it stands for ("exit status 139, as a
+    /// sandbox reports SIGSEGV").
     pub fn describe(&self, job: &Job) -> String {
         use std::os::unix::process::ExitStatusExt;
         if self.timed_out {
@@ -187,19 +190,38 @@ impl Finished {
             );
         }
         match (self.status.code(), self.status.signal()) {
-            (Some(c), _) => format!("exit status {c}"),
-            (None, Some(9)) => "killed by SIGKILL (a limit, or out of memory)".into(),
-            (None, Some(24)) => format!(
-                "killed by SIGXCPU: over its CPU limit of {} s",
-                job.limits.cpu_seconds
-            ),
-            (None, Some(25)) => format!(
-                "killed by SIGXFSZ: a file over the limit of {} bytes",
-                job.limits.file_size
-            ),
-            (None, Some(s)) => format!("killed by signal {s}"),
+            (Some(c), _) => match c.checked_sub(128).filter(|s| (1..32).contains(s)) {
+                Some(s) => format!(
+                    "exit status {c}, as a sandbox reports {}",
+                    signal_death(s, job)
+                ),
+                None => format!("exit status {c}"),
+            },
+            (None, Some(s)) => format!("killed by {}", signal_death(s, job)),
             (None, None) => self.status.to_string(),
         }
+    }
+}
+
+/// Signal `s` by name, with the limit that sends it where one does.
+fn signal_death(s: i32, job: &Job) -> String {
+    match s {
+        9 => "SIGKILL (a limit, or out of memory)".into(),
+        24 => format!(
+            "SIGXCPU: over its CPU limit of {} s",
+            job.limits.cpu_seconds
+        ),
+        25 => format!(
+            "SIGXFSZ: a file over the limit of {} bytes",
+            job.limits.file_size
+        ),
+        4 => "SIGILL".into(),
+        6 => "SIGABRT".into(),
+        7 => "SIGBUS".into(),
+        8 => "SIGFPE".into(),
+        11 => "SIGSEGV".into(),
+        15 => "SIGTERM".into(),
+        s => format!("signal {s}"),
     }
 }
 
@@ -298,4 +320,46 @@ pub(crate) fn execute(
         truncated: t1 || t2,
         elapsed: start.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+    use std::time::Duration;
+
+    use super::*;
+
+    fn finished(raw: i32) -> Finished {
+        Finished {
+            status: ExitStatus::from_raw(raw),
+            timed_out: false,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            truncated: false,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn statuses_and_signals_are_named() {
+        let job = Job::new("/bin/true");
+        // Raw wait statuses: an exit code sits in the second byte.
+        assert_eq!(finished(1 << 8).describe(&job), "exit status 1");
+        assert_eq!(
+            finished(139 << 8).describe(&job),
+            "exit status 139, as a sandbox reports SIGSEGV"
+        );
+        assert!(
+            finished(152 << 8)
+                .describe(&job)
+                .contains("SIGXCPU: over its CPU limit of 600 s"),
+        );
+        assert_eq!(finished(11).describe(&job), "killed by SIGSEGV");
+        assert_eq!(
+            finished(9).describe(&job),
+            "killed by SIGKILL (a limit, or out of memory)"
+        );
+        assert_eq!(finished(200 << 8).describe(&job), "exit status 200");
+    }
 }
