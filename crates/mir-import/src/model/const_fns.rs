@@ -6,11 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::fn_pointers::reified;
-use super::{
-    AllocId, Body, BodyId, BodyKind, Callee, ConstOperand, Crate, Operand, Path, TerminatorKind,
-    ValTree,
-};
+use super::{AllocId, Body, BodyId, BodyKind, ConstOperand, Crate, Operand, Path, ValTree};
 
 /// What the walk visits: a const, static or promoted body, a function
 /// body one of them calls (a `const fn`, run at compile time), or an
@@ -85,23 +81,11 @@ impl<'k> ConstWalk<'k> {
             match node {
                 Node::Body(b) => {
                     let b = &self.krate.bodies[b];
-                    for bb in b.blocks.values() {
-                        if let TerminatorKind::Call {
-                            func: Callee::Item(f),
-                            ..
-                        } = &bb.terminator.kind
-                            && let Some(&called) = self.const_fns.get(&self.krate.resolve_callee(f))
-                        {
-                            todo.push(Node::Body(called));
-                        }
-                        for st in &bb.statements {
-                            if let super::StatementKind::Assign(_, rv) = &st.kind
-                                && let Some(f) = reified(rv)
-                            {
-                                found.push(f);
-                            }
-                        }
-                    }
+                    todo.extend(b.called_items().filter_map(|f| {
+                        let called = self.const_fns.get(&self.krate.resolve_callee(f))?;
+                        Some(Node::Body(*called))
+                    }));
+                    found.extend(b.reified_fns());
                     b.for_each_operand(|o| {
                         if let Operand::Const(c) = o {
                             self.const_nodes(c, &mut todo);

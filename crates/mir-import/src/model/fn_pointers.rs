@@ -32,6 +32,32 @@ use super::{
 type Holds = BTreeMap<Local, Option<Vec<Path>>>;
 
 impl Body {
+    /// The functions this body calls by name (`kernel::f(..)`), one per
+    /// call, in block order.
+    pub(crate) fn called_items(&self) -> impl Iterator<Item = &Path> {
+        self.blocks
+            .values()
+            .filter_map(|bb| match &bb.terminator.kind {
+                TerminatorKind::Call {
+                    func: Callee::Item(c),
+                    ..
+                } => Some(c),
+                _ => None,
+            })
+    }
+
+    /// The functions this body takes the address of (`f as fn(..)`), one
+    /// per reification, in block order.
+    pub(crate) fn reified_fns(&self) -> impl Iterator<Item = &Path> {
+        self.blocks
+            .values()
+            .flat_map(|bb| &bb.statements)
+            .filter_map(|st| match &st.kind {
+                StatementKind::Assign(_, rv) => reified(rv),
+                _ => None,
+            })
+    }
+
     /// Turns each call through a local that holds only known functions
     /// into direct calls of them; returns how many calls it turned.
     pub fn devirtualize_fn_pointers(&mut self) -> usize {

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{BodyKind, Crate, TerminatorKind};
+use super::{BodyKind, Crate};
 
 /// `<impl at FILE:L:C: L2:C2>` as `<impl@L:C>`, the key [`crate::attrs`]
 /// records a block's methods under; `None` for any other segment. The file is
@@ -136,23 +136,11 @@ impl Crate {
         // The trait paths some body calls, some body (a function's, a
         // constant's) reifies to a `fn` pointer, or a constant's bytes
         // point to (`allocN (fn: <T as Tr>::m)`).
-        let mut named: Vec<&super::Path> = Vec::new();
-        for b in self.bodies.values() {
-            for bb in b.blocks.values() {
-                if let TerminatorKind::Call {
-                    func: super::Callee::Item(c),
-                    ..
-                } = &bb.terminator.kind
-                {
-                    named.push(c);
-                }
-                named.extend(bb.statements.iter().filter_map(|st| match &st.kind {
-                    super::StatementKind::Assign(_, rv) => super::reified(rv),
-                    _ => None,
-                }));
-            }
-        }
-        named.extend(self.fn_names.values());
+        let named = self
+            .bodies
+            .values()
+            .flat_map(|b| b.called_items().chain(b.reified_fns()))
+            .chain(self.fn_names.values());
         for c in named {
             let def = c.def_path();
             let Some((self_ty, trait_name, method)) = trait_call(&def) else {

@@ -370,29 +370,15 @@ impl Crate {
                 continue;
             }
             seen.insert(p, id);
-            for bb in self.bodies[id].blocks.values() {
-                // A function called, or one whose address is taken (a
-                // function pointer used as a value).
-                let called = match &bb.terminator.kind {
-                    TerminatorKind::Call {
-                        func: Callee::Item(c),
-                        ..
-                    } => Some(c),
-                    _ => None,
-                };
-                let reified = bb.statements.iter().filter_map(|st| match &st.kind {
-                    StatementKind::Assign(_, rv) => super::fn_pointers::reified(rv),
-                    _ => None,
-                });
-                for c in called.into_iter().chain(reified) {
-                    let d = self.resolve_callee(c);
-                    if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
-                        todo.push(d);
-                    }
-                }
-            }
-            // A function whose address a constant holds (a table of them).
-            for c in constants.held_by_constants_of(&self.bodies[id]) {
+            // A function called, one whose address is taken (a function
+            // pointer used as a value), or one whose address a constant
+            // the body uses holds (a table of them).
+            let body = &self.bodies[id];
+            let named = body
+                .called_items()
+                .chain(body.reified_fns())
+                .chain(constants.held_by_constants_of(body));
+            for c in named {
                 let d = self.resolve_callee(c);
                 if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
                     todo.push(d);

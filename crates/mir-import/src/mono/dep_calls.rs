@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::calls;
 use crate::model::{
-    BodyKind, Callee, Crate, GenericArg, Path, Rvalue, StatementKind, TerminatorKind, Ty,
+    BodyId, BodyKind, Callee, Crate, GenericArg, Path, Rvalue, StatementKind, TerminatorKind, Ty,
 };
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
@@ -207,8 +207,9 @@ pub fn refused_shims(
 /// constants they use take ([`reified_dep_fns`]): keyed by the path as
 /// printed.
 pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, DepCall> {
+    let reachable = krate.reachable_function_bodies();
     let mut out = BTreeMap::new();
-    for &id in krate.reachable_function_bodies().values() {
+    for &id in reachable.values() {
         let body = &krate.bodies[id];
         for bb in body.blocks.values() {
             let TerminatorKind::Call {
@@ -247,7 +248,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             );
         }
     }
-    out.extend(reified_dep_fns(krate, deps));
+    out.extend(reified_dep_fns(krate, deps, &reachable));
     out
 }
 
@@ -256,8 +257,14 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
 /// constant's or static's body (a table of them): each gets a shim as a
 /// call does, whose address stands for the function's (Rust promises no
 /// unique address for a function), typed by the `fn` pointer.
-fn reified_dep_fns(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, DepCall> {
-    let reachable: BTreeSet<_> = krate.reachable_function_bodies().into_values().collect();
+///
+/// `reachable`: the functions the kernels reach, with their bodies.
+fn reified_dep_fns(
+    krate: &Crate,
+    deps: &BTreeSet<String>,
+    reachable: &BTreeMap<String, BodyId>,
+) -> BTreeMap<String, DepCall> {
+    let reachable: BTreeSet<BodyId> = reachable.values().copied().collect();
     // The functions the constants of reachable bodies hold: a constant no
     // kernel uses gets no shim (nor a rustc round for one).
     let mut constants = crate::model::ConstWalk::new(krate);
@@ -340,10 +347,7 @@ fn is_inherent(path: &Path) -> bool {
 
 /// Whether `body` calls `callee` (as printed).
 fn calls(body: &crate::model::Body, callee: &str) -> bool {
-    body.blocks.values().any(|bb| {
-        matches!(&bb.terminator.kind,
-            TerminatorKind::Call { func: Callee::Item(p), .. } if p.to_string() == callee)
-    })
+    body.called_items().any(|p| p.to_string() == callee)
 }
 
 /// Whether `body` calls `callee` (as printed) or inlined it.

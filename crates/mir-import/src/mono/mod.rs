@@ -60,7 +60,7 @@ pub use generic::generic_fns;
 
 use std::collections::BTreeMap;
 
-use crate::model::{Callee, Crate, GenericArg, Path, StatementKind, TerminatorKind, Ty};
+use crate::model::{Crate, GenericArg, Path, Ty};
 use crate::prelude::KERNEL_MODULE;
 
 /// One instance written as source: a generic function and its type
@@ -216,26 +216,8 @@ pub fn instances(
             continue;
         }
         let body = &krate.bodies[id];
-        let called = body
-            .blocks
-            .values()
-            .filter_map(|bb| match &bb.terminator.kind {
-                TerminatorKind::Call {
-                    func: Callee::Item(c),
-                    ..
-                } => Some(c),
-                _ => None,
-            });
-        let reified = body
-            .blocks
-            .values()
-            .flat_map(|bb| &bb.statements)
-            .filter_map(|st| match &st.kind {
-                StatementKind::Assign(_, rv) => crate::model::reified(rv),
-                _ => None,
-            });
         let held = constants.held_by_constants_of(body);
-        for c in called.chain(reified).chain(held) {
+        for c in body.called_items().chain(body.reified_fns()).chain(held) {
             if let Some(i) = instance_of(c, generics) {
                 out.insert(c.to_string(), i);
             }
