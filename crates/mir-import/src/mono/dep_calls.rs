@@ -329,8 +329,12 @@ pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
             continue;
         }
         // rustc left the call in the shim (an `#[inline(never)]` callee):
-        // aliased, the shim would call itself forever.
-        if calls(&krate.bodies[id], call) {
+        // aliased, the shim would call itself forever. A call left inside
+        // the callee's inlined body is the callee's own recursion
+        // (rand_xoshiro's `from_seed` calls `seed_from_u64(0)` for an
+        // all-zero seed), which the shim, being that function, serves.
+        let body = &krate.bodies[id];
+        if calls(body, call) && !inlined(body, call) {
             tracing::debug!("the shim of `{call}` still calls it; refused");
             continue;
         }
@@ -352,12 +356,17 @@ fn calls(body: &crate::model::Body, callee: &str) -> bool {
 
 /// Whether `body` calls `callee` (as printed) or inlined it.
 fn reaches(body: &crate::model::Body, callee: &str) -> bool {
-    fn inlined(scopes: &[crate::model::Scope], callee: &str) -> bool {
+    calls(body, callee) || inlined(body, callee)
+}
+
+/// Whether rustc inlined `callee` (as printed) into `body`.
+fn inlined(body: &crate::model::Body, callee: &str) -> bool {
+    fn in_scopes(scopes: &[crate::model::Scope], callee: &str) -> bool {
         scopes
             .iter()
-            .any(|s| s.inlined.as_deref() == Some(callee) || inlined(&s.children, callee))
+            .any(|s| s.inlined.as_deref() == Some(callee) || in_scopes(&s.children, callee))
     }
-    calls(body, callee) || inlined(&body.scopes, callee)
+    in_scopes(&body.scopes, callee)
 }
 
 /// Whether printed path `p` names an item of one of `deps` (at a path
@@ -734,6 +743,28 @@ mod tests {
         let mut right = crate::import_text(&inlined, "", None).expect("the MIR imports");
         link_dep_calls(&mut right, &shims);
         assert_eq!(right.call_aliases.len(), 1);
+        // Inlined, and calling itself inside: the method's own recursion,
+        // which the shim (the method) serves.
+        let recursive = format!(
+            "fn {}() -> u32 {{
+    let mut _0: u32;
+    scope 1 (inlined dep::m::<impl dep::T>::len) {{
+    }}
+
+    bb0: {{
+        _0 = dep::m::<impl dep::T>::len() -> [return: bb1, unwind unreachable];
+    }}
+
+    bb1: {{
+        return;
+    }}
+}}
+",
+            d.body_path()
+        );
+        let mut recursion = crate::import_text(&recursive, "", None).expect("the MIR imports");
+        link_dep_calls(&mut recursion, &shims);
+        assert_eq!(recursion.call_aliases.len(), 1);
     }
 
     #[test]

@@ -93,8 +93,14 @@ fn drops_needing_glue(krate: &Crate, id: BodyId) -> Vec<(crate::model::BasicBloc
 
 /// Replaces each `drop` whose type's glue has a body with a call of it:
 /// the place's address in a new local, the call's unit result in another.
+/// Only the glue shims (keyed under [`GLUE_SEGMENT`]) are aliased here:
+/// the other shims are [`super::dep_calls::link_dep_calls`]'s, which
+/// refuses one whose body still calls what it stands for.
 pub fn link_drop_glue(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
     for (key, shim) in shims {
+        if !key.starts_with(GLUE_SEGMENT) {
+            continue;
+        }
         let path = shim.body_path();
         if krate.fn_body(&path).is_some() {
             krate.call_aliases.insert(key.clone(), path);
