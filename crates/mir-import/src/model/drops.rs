@@ -21,6 +21,10 @@ const DROPS_ONLY_ELEMENTS: &[(&str, usize)] = &[
     // which `ArrayVec::new` calls, maps `[(); N]` with one).
     ("std::array::drain::Drain", 1),
     ("core::array::drain::Drain", 1),
+    // `for x in [a, b, c]`: the array's by-value iterator, whose `Drop`
+    // drops the elements not yet taken.
+    ("std::array::IntoIter", 1),
+    ("core::array::IntoIter", 1),
     // No `Drop` impl: a closure and a `PhantomData` (`[T; N]::map`'s wrapper).
     ("std::ops::try_trait::Wrapped", usize::MAX),
     ("core::ops::try_trait::Wrapped", usize::MAX),
