@@ -152,6 +152,36 @@ pub fn implements_drop(source: &str) -> bool {
     syn::parse_file(source).map_or(true, |f| walk(&f.items))
 }
 
+/// The traits (by last segment) that `source` implements for a trait
+/// object type (`impl Describe for dyn Shape`), anywhere in it: a call
+/// `<dyn Shape as Describe>::d` is then that impl's method, not a call
+/// through the object. A source syn cannot read gives
+/// [`ANY_TRAIT`]: any trait may be so implemented.
+pub fn traits_implemented_for_trait_objects(source: &str) -> std::collections::BTreeSet<String> {
+    struct Finder(std::collections::BTreeSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
+            if let (Some((_, path, _)), syn::Type::TraitObject(_)) = (&imp.trait_, &*imp.self_ty)
+                && let Some(last) = path.segments.last()
+            {
+                self.0.insert(last.ident.to_string());
+            }
+            syn::visit::visit_item_impl(self, imp);
+        }
+    }
+    match syn::parse_file(source) {
+        Ok(file) => {
+            let mut finder = Finder(Default::default());
+            syn::visit::Visit::visit_file(&mut finder, &file);
+            finder.0
+        }
+        Err(_) => [ANY_TRAIT.to_string()].into(),
+    }
+}
+
+/// In [`traits_implemented_for_trait_objects`]: every trait.
+pub const ANY_TRAIT: &str = "*";
+
 /// The key an impl block's methods are recorded under, from where its
 /// `impl` keyword starts: `<impl@17:1>` (line, 1-based column), the part of
 /// rustc's `<impl at kernel.rs:17:1: 17:35>` that names the block (see
@@ -265,10 +295,36 @@ fn literal_value(expr: &syn::Expr) -> Option<i128> {
 /// `PhantomData<fn() -> T>` holds no pointer (it marks variance), and an
 /// array's length expression (`[u8; size_of::<fn()>()]`) holds nothing.
 pub fn source_type_holds_fn_pointer(src: &str) -> bool {
-    struct Finder(bool);
+    source_type_holds(src, Held::FnPointer)
+}
+
+/// Whether a type as the source writes it holds a trait object anywhere
+/// (`&'a dyn Shape`, `Option<&dyn Fn(u32) -> u32>`), read as
+/// [`source_type_holds_fn_pointer`] reads types.
+pub fn source_type_holds_trait_object(src: &str) -> bool {
+    source_type_holds(src, Held::TraitObject)
+}
+
+/// What [`source_type_holds`] looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+    FnPointer,
+    TraitObject,
+}
+
+fn source_type_holds(src: &str, wanted: Held) -> bool {
+    struct Finder {
+        wanted: Held,
+        found: bool,
+    }
     impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_type_bare_fn(&mut self, _: &'ast syn::TypeBareFn) {
-            self.0 = true;
+        fn visit_type_bare_fn(&mut self, f: &'ast syn::TypeBareFn) {
+            self.found |= self.wanted == Held::FnPointer;
+            syn::visit::visit_type_bare_fn(self, f);
+        }
+        fn visit_type_trait_object(&mut self, t: &'ast syn::TypeTraitObject) {
+            self.found |= self.wanted == Held::TraitObject;
+            syn::visit::visit_type_trait_object(self, t);
         }
         fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
             if p.path
@@ -285,9 +341,12 @@ pub fn source_type_holds_fn_pointer(src: &str) -> bool {
     let Ok(ty) = syn::parse_str::<syn::Type>(src) else {
         return false;
     };
-    let mut finder = Finder(false);
+    let mut finder = Finder {
+        wanted,
+        found: false,
+    };
     syn::visit::Visit::visit_type(&mut finder, &ty);
-    finder.0
+    finder.found
 }
 
 /// A field type as written in the kernel source, as the MIR type rustc would

@@ -289,6 +289,7 @@ pub fn print_kernel(
     if generics.is_empty()
         && dep_crates.is_empty()
         && mono::drop_glue::glue_calls(&krate).is_empty()
+        && mono::vtable_shims::vtable_shims(&krate).is_empty()
     {
         return Ok((printed, krate));
     }
@@ -304,6 +305,7 @@ pub fn print_kernel(
             mono::dep_calls::dep_calls(&krate, &dep_crates)
                 .into_iter()
                 .chain(mono::drop_glue::glue_calls(&krate))
+                .chain(mono::vtable_shims::vtable_shims(&krate))
                 .filter(|(k, _)| !refused.contains(k)),
         );
         if (known.len(), shims.len()) == before {
@@ -369,6 +371,7 @@ pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     let Some((appended, known)) = &p.instances else {
         let mut krate = import_text(&out.mir, &out.type_sizes, Some((&out.source, file)))?;
         mono::closures::instantiate(&mut krate, &generics, &Default::default());
+        mono::closures::link_dyn_closures(&mut krate);
         return Ok(krate);
     };
     let text = format!("{}\n{}", out.source, appended.text);
@@ -378,6 +381,7 @@ pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     mono::link_instances(&mut krate, known, &generics);
     mono::dep_calls::link_dep_calls(&mut krate, &p.dep_calls);
     mono::closures::instantiate(&mut krate, &generics, known);
+    mono::closures::link_dyn_closures(&mut krate);
     mono::drop_glue::link_drop_glue(&mut krate, &p.dep_calls);
     Ok(krate)
 }
@@ -420,6 +424,7 @@ pub fn import_text(
         krate.source_file = Some(file.to_string());
         krate.attrs = attrs::recover_attrs(text, file, prelude::KERNEL_MODULE)?;
         krate.kernel_implements_drop = attrs::implements_drop(text);
+        krate.trait_object_impls = attrs::traits_implemented_for_trait_objects(text);
         // The prelude's own structs (field names of `DisjointSlice`, ...).
         krate.attrs.extend(prelude_attrs()?);
         krate.link_impl_methods(&attrs::resolve_source_type);

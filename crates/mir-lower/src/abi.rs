@@ -123,10 +123,11 @@ pub enum AbiError {
     /// The body declares fewer locals than its argument count.
     #[error("missing argument")]
     MissingArgument,
-    /// A kernel parameter that holds a function pointer: the launch would
-    /// pass a host address, which a device call through it would jump to.
+    /// A kernel parameter that holds a function pointer or a trait
+    /// object's vtable: the launch would pass a host address, which a
+    /// device call through it would jump to.
     #[error(
-        "kernel parameter {index} of type `{ty}` holds a function pointer, which is not \
+        "kernel parameter {index} of type `{ty}` holds {what}, which is not \
          supported: a launch passes host addresses, which device code cannot call"
     )]
     FnPointerKernelParam {
@@ -134,11 +135,14 @@ pub enum AbiError {
         index: usize,
         /// Its type.
         ty: Ty,
+        /// What it holds.
+        what: CodeAddress,
     },
     /// A kernel parameter with a struct field (at any depth) that holds a
-    /// function pointer, as the kernel's source declares the struct.
+    /// function pointer or a trait object, as the kernel's source declares
+    /// the struct.
     #[error(
-        "kernel parameter {index} of type `{ty}` holds a function pointer in field `{field}`, \
+        "kernel parameter {index} of type `{ty}` holds {what} in field `{field}`, \
          which is not supported: a launch passes host addresses, which device code cannot call"
     )]
     FnPointerKernelParamField {
@@ -148,6 +152,8 @@ pub enum AbiError {
         ty: Ty,
         /// The field, as a path from the parameter (`step.f`).
         field: String,
+        /// What it holds.
+        what: CodeAddress,
     },
     /// A kernel's aggregate parameter whose alignment no `.param` of an
     /// integer array can carry.
@@ -165,29 +171,56 @@ pub enum AbiError {
     },
 }
 
-/// Whether `ty` holds a function pointer where its type shows it: itself,
-/// or behind a reference, raw pointer, array, slice or tuple, or as a
-/// generic argument (`Option<fn()>`). A struct's own fields are not seen.
-fn holds_fn_pointer(ty: &Ty) -> bool {
+/// A code address a value may hold, which a launch cannot pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeAddress {
+    /// A `fn` pointer.
+    FnPointer,
+    /// A pointer to a trait object, whose vtable holds function addresses.
+    TraitObject,
+}
+
+impl std::fmt::Display for CodeAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CodeAddress::FnPointer => "a function pointer",
+            CodeAddress::TraitObject => {
+                "a trait object pointer (its vtable holds function addresses)"
+            }
+        })
+    }
+}
+
+/// The code address `ty` holds where its type shows it: itself, or behind
+/// a reference, raw pointer, array, slice or tuple, or as a generic
+/// argument (`Option<fn()>`). A struct's own fields are not seen.
+fn holds_code_address(ty: &Ty) -> Option<CodeAddress> {
     match ty {
-        Ty::FnPtr(..) => true,
-        Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) | Ty::Slice(t) => holds_fn_pointer(t),
-        Ty::Tuple(items) => items.iter().any(holds_fn_pointer),
-        Ty::Adt(p) => p.generic_args().iter().any(|a| match a {
-            mir_import::model::GenericArg::Type(t) => holds_fn_pointer(t),
-            _ => false,
+        Ty::FnPtr(..) => Some(CodeAddress::FnPointer),
+        // A trait object as a type argument (`NonNull<dyn Shape>`): a
+        // pointer to it is fat with a vtable address.
+        Ty::Opaque(s) if s.starts_with("dyn ") => Some(CodeAddress::TraitObject),
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) if matches!(&**t, Ty::Opaque(s) if s.starts_with("dyn ")) => {
+            Some(CodeAddress::TraitObject)
+        }
+        Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) | Ty::Slice(t) => holds_code_address(t),
+        Ty::Tuple(items) => items.iter().find_map(holds_code_address),
+        Ty::Adt(p) => p.generic_args().iter().find_map(|a| match a {
+            mir_import::model::GenericArg::Type(t) => holds_code_address(t),
+            _ => None,
         }),
-        _ => false,
+        _ => None,
     }
 }
 
 /// The first struct field of `ty`, at any depth, that holds a function
-/// pointer, as a path (`step.f`): what [`holds_fn_pointer`] cannot see,
+/// pointer or a trait object, as a path (`step.f`), and which: what
+/// [`holds_code_address`] cannot see,
 /// since a struct's type does not show its fields. The kernel's source
 /// says them (`ItemAttrs::field_types`); a field of a type it does not
 /// declare is not looked into.
-pub fn fn_pointer_field(krate: &Crate, ty: &Ty) -> Option<String> {
-    fn walk(krate: &Crate, ty: &Ty, depth: u32) -> Option<String> {
+pub fn fn_pointer_field(krate: &Crate, ty: &Ty) -> Option<(String, CodeAddress)> {
+    fn walk(krate: &Crate, ty: &Ty, depth: u32) -> Option<(String, CodeAddress)> {
         let p = match ty {
             Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) | Ty::Slice(t) => {
                 return walk(krate, t, depth);
@@ -213,13 +246,16 @@ pub fn fn_pointer_field(krate: &Crate, ty: &Ty) -> Option<String> {
                 .and_then(|n| n.get(i).cloned())
                 .unwrap_or_else(|| i.to_string());
             if mir_import::attrs::source_type_holds_fn_pointer(src) {
-                return Some(name);
+                return Some((name, CodeAddress::FnPointer));
+            }
+            if mir_import::attrs::source_type_holds_trait_object(src) {
+                return Some((name, CodeAddress::TraitObject));
             }
             let inner = mir_import::attrs::resolve_source_type(src, krate);
             if depth > 0
-                && let Some(deeper) = inner.and_then(|t| walk(krate, &t, depth - 1))
+                && let Some((deeper, what)) = inner.and_then(|t| walk(krate, &t, depth - 1))
             {
-                return Some(format!("{name}.{deeper}"));
+                return Some((format!("{name}.{deeper}"), what));
             }
         }
         None
@@ -235,11 +271,12 @@ pub fn kernel_param_fn_pointer_field(krate: &Crate, body: &Body) -> Option<AbiEr
             .locals
             .get(<mir_import::model::Local as cranelift_entity::EntityRef>::new(index))?
             .ty;
-        let field = fn_pointer_field(krate, ty)?;
+        let (field, what) = fn_pointer_field(krate, ty)?;
         Some(AbiError::FnPointerKernelParamField {
             index,
             ty: ty.clone(),
             field,
+            what,
         })
     })
 }
@@ -338,10 +375,11 @@ fn convention(
     };
     let mut args = Vec::new();
     for (i, ty) in (1..).zip(inputs) {
-        if kernel && holds_fn_pointer(ty) {
+        if kernel && let Some(what) = holds_code_address(ty) {
             return Err(AbiError::FnPointerKernelParam {
                 index: i,
                 ty: ty.clone(),
+                what,
             });
         }
         let repr = repr_of(layouts, ty)?;

@@ -12,8 +12,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use const_alloc::{
-    AllocGraph, AllocRef, Chunk, GlobalKind, InitMask, Interned, Interner, Mutability,
-    Relocation as CRelocation, Root, SlotTarget, Target as CTarget,
+    AllocGraph, AllocRef, Allocation, Chunk, GlobalKind, InitMask, Interned, Interner, Mutability,
+    Relocation as CRelocation, Root, SimpleGraph, SlotTarget, Target as CTarget,
 };
 use device_ir::layout::POINTER_SIZE;
 use device_ir::{
@@ -145,6 +145,21 @@ pub(crate) fn fn_pointer_target(
         ));
     }
     Ok(f)
+}
+
+/// The bytes of a vtable before its methods: the drop function, the size
+/// and the alignment, a pointer-sized field each (rustc's order).
+pub const VTABLE_HEADER: u64 = 3 * POINTER_SIZE;
+
+/// Where a vtable holds the concrete type's size.
+pub const VTABLE_SIZE: u64 = POINTER_SIZE;
+
+/// Where a vtable holds the concrete type's alignment.
+pub const VTABLE_ALIGN: u64 = 2 * POINTER_SIZE;
+
+/// Where a vtable holds the address of its `k`th method.
+pub fn vtable_slot_offset(k: usize) -> u64 {
+    VTABLE_HEADER + k as u64 * POINTER_SIZE
 }
 
 /// What the lowering knows about each global it made, for shape checks.
@@ -326,14 +341,58 @@ impl Globals {
         Ok(g)
     }
 
-    /// Creates the device globals of an interning result (those not made yet)
-    /// and fills their initializers.
-    fn materialize(
+    /// The vtable of a trait object: rustc's header (the drop function,
+    /// the size and the alignment of the concrete type), then the address
+    /// of each function in `methods` (by [`function_symbol`]), in slot
+    /// order. The drop slot is null: the device has no owned trait objects
+    /// (`Box<dyn Trait>`), so nothing drops through a vtable. A read-only
+    /// global interned by content like any constant, so two identical
+    /// vtables are one global.
+    pub fn vtable_global(
         &mut self,
         m: &mut Module,
         cx: &Ctx,
         ev: &Evaluation,
-        interned: &Interned<'_, EvalAlloc>,
+        (size, align): (u64, u64),
+        methods: &[String],
+        item: &str,
+    ) -> Result<GlobalId, Diagnostic> {
+        let mut bytes = vec![0u8; (VTABLE_HEADER + methods.len() as u64 * POINTER_SIZE) as usize];
+        let at = |field: u64| field as usize..(field + POINTER_SIZE) as usize;
+        bytes[at(VTABLE_SIZE)].copy_from_slice(&size.to_le_bytes());
+        bytes[at(VTABLE_ALIGN)].copy_from_slice(&align.to_le_bytes());
+        let mut vtable = Allocation::new(bytes, POINTER_SIZE);
+        for (k, symbol) in methods.iter().enumerate() {
+            vtable = vtable.with_pointer(
+                vtable_slot_offset(k),
+                POINTER_SIZE,
+                CTarget::Function(symbol.clone()),
+                0,
+            );
+        }
+        let mut graph = SimpleGraph::new();
+        graph.insert(0u32, vtable);
+        let interned = Interner::new(POINTER_SIZE)
+            .intern(&graph, [Root::Anonymous(0u32)])
+            .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;
+        let g = interned
+            .global_of(0)
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "vtable not interned"))?;
+        self.materialize(m, cx, ev, &interned, item)?;
+        self.by_symbol
+            .get(interned.global(g).symbol())
+            .copied()
+            .ok_or_else(|| Diagnostic::new(Rule::Interning, item, "vtable not materialized"))
+    }
+
+    /// Creates the device globals of an interning result (those not made yet)
+    /// and fills their initializers.
+    fn materialize<Id: Copy + Ord + std::hash::Hash + std::fmt::Debug>(
+        &mut self,
+        m: &mut Module,
+        cx: &Ctx,
+        ev: &Evaluation,
+        interned: &Interned<'_, Id>,
         item: &str,
     ) -> Result<(), Diagnostic> {
         let mut fresh = Vec::new();

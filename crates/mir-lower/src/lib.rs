@@ -120,7 +120,7 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
     let mut diags = Vec::new();
     let mut m = Module::new();
     let mut fns = BTreeMap::new();
-    let reachable = krate.reachable_function_bodies();
+    let (reachable, vtables) = krate.reachable_and_vtables();
     for (path, &id) in &reachable {
         let body = &krate.bodies[id];
         let attrs = krate.attrs.get(path).cloned().unwrap_or_default();
@@ -172,6 +172,7 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
         layouts: &layouts,
         fns: &fns,
         options,
+        vtables: &vtables,
     };
     let mut globals = globals::Globals::default();
     for (path, (f, abi)) in &fns {

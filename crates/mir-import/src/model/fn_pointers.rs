@@ -46,6 +46,22 @@ impl Body {
             })
     }
 
+    /// The calls of functions by name, each with its operands and
+    /// destination, in block order.
+    pub(crate) fn item_calls(&self) -> impl Iterator<Item = (&Path, &[Operand], &Place)> {
+        self.blocks
+            .values()
+            .filter_map(|bb| match &bb.terminator.kind {
+                TerminatorKind::Call {
+                    func: Callee::Item(c),
+                    args,
+                    destination,
+                    ..
+                } => Some((c, args.as_slice(), destination)),
+                _ => None,
+            })
+    }
+
     /// The functions this body takes the address of (`f as fn(..)`), one
     /// per reification, in block order.
     pub(crate) fn reified_fns(&self) -> impl Iterator<Item = &Path> {

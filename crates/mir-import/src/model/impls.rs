@@ -135,12 +135,15 @@ impl Crate {
         }
         // The trait paths some body calls, some body (a function's, a
         // constant's) reifies to a `fn` pointer, or a constant's bytes
-        // point to (`allocN (fn: <T as Tr>::m)`).
+        // point to (`allocN (fn: <T as Tr>::m)`), and the methods a call
+        // through a trait object may run.
+        let dispatched = self.dispatched_methods();
         let named = self
             .bodies
             .values()
             .flat_map(|b| b.called_items().chain(b.reified_fns()))
-            .chain(self.fn_names.values());
+            .chain(self.fn_names.values())
+            .chain(&dispatched);
         for c in named {
             let def = c.def_path();
             let Some((self_ty, trait_name, method)) = trait_call(&def) else {

@@ -6,6 +6,7 @@ mod body;
 mod const_display;
 mod const_fns;
 mod drops;
+mod dyn_dispatch;
 mod fn_pointers;
 pub(crate) mod impls;
 mod integrity;
@@ -26,6 +27,9 @@ pub use visit::{Substitution, VisitMut};
 pub use alloc::{AllocDump, AllocId, Relocation};
 pub use attrs::{ImplOf, InlineHint, ItemAttrs};
 pub use body::*;
+pub use dyn_dispatch::{
+    VirtualCall, VirtualMethod, VtableLayouts, object_pointee, principal, virtual_call,
+};
 pub use impls::normalize_impl_segment;
 pub use ty::{ArrayLen, FloatTy, GenericArg, IntTy, Mutability, Path, PathSegment, Ty};
 
@@ -76,6 +80,10 @@ pub struct Crate {
     /// Whether the kernel's source implements `Drop` for some type, which
     /// gives its own types drop glue (see [`Crate::trivially_dropped`]).
     pub kernel_implements_drop: bool,
+    /// The traits the kernel's source implements for a trait object type
+    /// (`impl Describe for dyn Shape`), by last segment
+    /// (`attrs::traits_implemented_for_trait_objects`).
+    pub trait_object_impls: std::collections::BTreeSet<String>,
 }
 
 impl Crate {

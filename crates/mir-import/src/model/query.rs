@@ -349,6 +349,20 @@ impl Crate {
     /// [`Crate::fn_body`] finds it). Each body's path is spelled once; a
     /// lookup by `fn_body` per call would spell every body's path per call.
     pub fn reachable_function_bodies(&self) -> BTreeMap<String, BodyId> {
+        self.reachable_and_vtables().0
+    }
+
+    /// The vtable layouts of the trait objects the kernels use: the
+    /// methods reachable bodies call through each principal trait, and the
+    /// concrete types they make objects of.
+    pub fn vtable_layouts(&self) -> super::VtableLayouts {
+        self.reachable_and_vtables().1
+    }
+
+    /// [`Crate::reachable_function_bodies`] and [`Crate::vtable_layouts`]
+    /// from one walk: a call through a trait object reaches the methods of
+    /// every concrete type some reachable body makes such an object of.
+    pub fn reachable_and_vtables(&self) -> (BTreeMap<String, BodyId>, super::VtableLayouts) {
         let mut by_path: HashMap<String, BodyId> = HashMap::new();
         for (id, b) in self.bodies.iter() {
             if matches!(b.kind, BodyKind::Fn { ctfe: false }) {
@@ -364,6 +378,7 @@ impl Crate {
             .collect();
         let mut seen: BTreeMap<String, BodyId> = BTreeMap::new();
         let mut constants = super::const_fns::ConstWalk::new(self);
+        let mut dispatch = super::dyn_dispatch::DispatchJoin::default();
         while let Some(p) = todo.pop() {
             let Some(&id) = by_path.get(&p) else { continue };
             if seen.contains_key(&p) {
@@ -371,13 +386,16 @@ impl Crate {
             }
             seen.insert(p, id);
             // A function called, one whose address is taken (a function
-            // pointer used as a value), or one whose address a constant
-            // the body uses holds (a table of them).
+            // pointer used as a value), one whose address a constant
+            // the body uses holds (a table of them), or a concrete type's
+            // method that a call through a trait object may run.
             let body = &self.bodies[id];
+            let dispatched = dispatch.visit(self, body);
             let named = body
                 .called_items()
                 .chain(body.reified_fns())
-                .chain(constants.held_by_constants_of(body));
+                .chain(constants.held_by_constants_of(body))
+                .chain(&dispatched);
             for c in named {
                 let d = self.resolve_callee(c);
                 if by_path.contains_key(&d) && crate::prelude::intrinsic(&d).is_none() {
@@ -385,7 +403,7 @@ impl Crate {
                 }
             }
         }
-        seen
+        (seen, dispatch.finish())
     }
 
     /// The capture types of each closure type, by its printed name: from

@@ -39,6 +39,12 @@ pub fn closure_trait_call(path: &Path) -> Option<(&str, &str)> {
 /// path may hold one of its own (`fn(&u32, &u32) -> bool {<u32 as
 /// PartialOrd>::lt}`), as may a std closure's name.
 fn split_as(text: &str) -> Option<(&str, &str)> {
+    split_top_level(text, " as ")
+}
+
+/// `text` split at the first `sep` (which starts with a space) outside any
+/// brackets (`<>`, `()`, `[]`, `{}`; the `>` of `->` closes nothing).
+pub(crate) fn split_top_level<'t>(text: &'t str, sep: &str) -> Option<(&'t str, &'t str)> {
     let bytes = text.as_bytes();
     let mut depth = 0i32;
     for (i, &b) in bytes.iter().enumerate() {
@@ -47,8 +53,8 @@ fn split_as(text: &str) -> Option<(&str, &str)> {
             // `->` closes nothing.
             b'>' if i > 0 && bytes[i - 1] == b'-' => {}
             b'>' | b')' | b']' | b'}' => depth -= 1,
-            b' ' if depth == 0 && text[i..].starts_with(" as ") => {
-                return Some((&text[..i], &text[i + 4..]));
+            b' ' if depth == 0 && text[i..].starts_with(sep) => {
+                return Some((&text[..i], &text[i + sep.len()..]));
             }
             _ => {}
         }

@@ -92,6 +92,35 @@ fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
     out.into_parts().0
 }
 
+/// Links closures made trait objects (`&|x| x * k as &dyn Fn(u32) ->
+/// u32`): the vtable's slot for the closure trait's method
+/// (`<{closure@..} as std::ops::Fn<(u32,)>>::call`) is the closure's body,
+/// which takes the closure behind a pointer as the call through the object
+/// passes it, and the argument tuple spread, as the lowering spreads it at
+/// that call. `call_mut` may run an `Fn` closure's body (a `&C` where the
+/// call passes a `&mut C`); `call_once` takes the closure by value, which
+/// no object behind a reference can give, and stays unlinked.
+pub fn link_dyn_closures(krate: &mut Crate) {
+    let bodies = closure_bodies(krate);
+    for path in krate.dispatched_methods() {
+        let Some((self_ty, method)) = closure_trait_call(&path) else {
+            continue;
+        };
+        let Some(body) = bodies.get(self_ty) else {
+            continue;
+        };
+        let fits = matches!(
+            (method, body.receiver),
+            ("call", Receiver::Shared) | ("call_mut", Receiver::Shared | Receiver::Unique)
+        );
+        if fits {
+            krate
+                .call_aliases
+                .insert(path.to_string(), body.path.def_path());
+        }
+    }
+}
+
 /// What a closure instance is made from.
 struct Template {
     /// The body printed generic over the closure parameters.

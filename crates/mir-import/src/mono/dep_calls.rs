@@ -31,9 +31,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::calls;
-use crate::model::{
-    BodyId, BodyKind, Callee, Crate, GenericArg, Path, Rvalue, StatementKind, TerminatorKind, Ty,
-};
+use crate::model::{BodyId, BodyKind, Crate, GenericArg, Path, Rvalue, StatementKind, Ty};
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// One shim: the callee as an expression, and the call's argument and
@@ -146,7 +144,7 @@ pub fn dep_call_source(shims: &BTreeMap<String, DepCall>) -> String {
     let mut s = String::new();
     for (module, d) in by_module {
         s.push_str(&format!(
-            "// Shim of a dependency's call that rustc did not inline (mir-import's dep_calls).\n\
+            "// Shim of a call rustc left without a body (mir-import's mono shims).\n\
              #[doc(hidden)]\npub mod {module} {{\n#[allow(unused_imports)]\nuse super::*;\n{}}}\n",
             d.source_fn()
         ));
@@ -211,16 +209,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
     let mut out = BTreeMap::new();
     for &id in reachable.values() {
         let body = &krate.bodies[id];
-        for bb in body.blocks.values() {
-            let TerminatorKind::Call {
-                func: Callee::Item(path),
-                args,
-                destination,
-                ..
-            } = &bb.terminator.kind
-            else {
-                continue;
-            };
+        for (path, args, destination) in body.item_calls() {
             if !is_bodiless_dep_call(krate, path, deps) && !is_bodiless_core_trait_call(krate, path)
             {
                 continue;
@@ -410,7 +399,7 @@ fn names_a_dependency(p: &str, deps: &BTreeSet<String>) -> bool {
 /// (`<A as Tr>`) kept as printed with the kernel's own paths made
 /// crate-relative. `None` when source cannot name it: a closure, an
 /// `<impl at ..>` block, an anonymous constant or a type parameter.
-fn callee_source(path: &crate::model::Path) -> Option<String> {
+pub(super) fn callee_source(path: &crate::model::Path) -> Option<String> {
     let printed = path.to_string();
     let first = path.segments.first().map_or("", |s| s.name.as_str());
     if [

@@ -44,6 +44,10 @@
 //! item of the instance's value (`pub(super) const N: usize = 4;`), when
 //! the call prints the value as a literal.
 //!
+//! A method a trait object's vtable needs that rustc printed only
+//! generically (a trait's default method, a generic impl block's) gets a
+//! shim of a dependency call's form ([`vtable_shims`]).
+//!
 //! Not instantiated (the call stays refused, with its diagnostic): other type
 //! arguments that source cannot name (`impl Trait`, anything opaque), const
 //! arguments that are not literals, const parameters of methods and impl
@@ -54,6 +58,7 @@ pub mod closures;
 pub mod dep_calls;
 pub mod drop_glue;
 mod generic;
+pub mod vtable_shims;
 
 pub use generic::GenericFn;
 pub use generic::generic_fns;

@@ -22,7 +22,7 @@ fn int_info(ty: &mir_import::model::Ty) -> Option<(u16, bool)> {
 }
 
 /// What a device call calls: a function, or the function at an address.
-enum CallTarget {
+pub(super) enum CallTarget {
     Direct(device_ir::FuncId),
     Indirect(Value, device_ir::Signature),
 }
@@ -60,6 +60,13 @@ impl FnLower<'_, '_> {
                 return self.finish_call(result, dest, target);
             }
         };
+        if let Some((object, method)) = self.sh.krate.virtual_call(path) {
+            let Some(principal) = mir_import::model::principal(object) else {
+                return Err(self.internal("a trait object without a principal trait"));
+            };
+            let result = self.virtual_call(&principal, &method, args, dest)?;
+            return self.finish_call(result, dest, target);
+        }
         let known = calls::classify(path);
         // A panic, or a validity assertion about `!`, which always fails.
         let asserted = match path.generic_args() {
@@ -90,7 +97,7 @@ impl FnLower<'_, '_> {
             .get(&self.sh.krate.resolve_callee(path))
             .cloned()
         {
-            self.device_call(CallTarget::Direct(f), &abi, args, dest)?
+            self.device_call(CallTarget::Direct(f), &abi, args, dest, None)?
         } else {
             // A call that stayed generic (`f::<T>`, `<O as Trait>::m`) is
             // an instance of generic code nobody monomorphised.
@@ -151,7 +158,7 @@ impl FnLower<'_, '_> {
             .map_err(|e| self.unsupported(format!("a call through `{ty}`: {e}")))?;
         let address = self.scalar_operand(callee)?;
         let sig = device_ir::Signature::new(&sig.params, sig.ret);
-        self.device_call(CallTarget::Indirect(address, sig), &abi, args, dest)
+        self.device_call(CallTarget::Indirect(address, sig), &abi, args, dest, None)
     }
 
     /// A call whose meaning is fixed although rustc prints no body for it
@@ -336,6 +343,10 @@ impl FnLower<'_, '_> {
                     // rounded up to its alignment.
                     dst if let Some(tail) = self.sh.layouts.slice_tail(dst) => {
                         return self.size_of_struct_with_slice_tail(&args[0], &tail, align);
+                    }
+                    // A trait object's: its vtable's.
+                    Ty::Opaque(s) if s.starts_with("dyn ") => {
+                        return self.object_size_or_align(&args[0], align).map(Some);
                     }
                     // A `dyn` tail's size and alignment are dynamic.
                     dst if self.sh.layouts.table.sizedness(dst) != Some(true) => {
@@ -611,12 +622,16 @@ impl FnLower<'_, '_> {
         }
     }
 
-    fn device_call(
+    /// A call of `callee` with `args` under `abi`; `receiver`, when given,
+    /// is passed for the first argument instead of its operand's value (a
+    /// trait object's data pointer for the object).
+    pub(super) fn device_call(
         &mut self,
         callee: CallTarget,
         abi: &crate::abi::FnAbi,
         args: &[Operand],
         dest: &Place,
+        receiver: Option<Value>,
     ) -> Result<Option<Val>, Diagnostic> {
         let mut params: Vec<Value> = Vec::new();
         let sret_slot = match &abi.ret {
@@ -632,8 +647,11 @@ impl FnLower<'_, '_> {
             }
             _ => None,
         };
-        for (op, a) in args.iter().zip(&abi.args) {
-            let v = self.read_operand(op)?;
+        for (k, (op, a)) in args.iter().zip(&abi.args).enumerate() {
+            let v = match receiver {
+                Some(data) if k == 0 => Val::Immediate(data),
+                _ => self.read_operand(op)?,
+            };
             match (a, v) {
                 (ArgAbi::Zst, _) => {}
                 (ArgAbi::Direct(1), Val::Immediate(x)) => params.push(x),

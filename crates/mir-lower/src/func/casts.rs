@@ -3,7 +3,7 @@
 //! `transmute`.
 
 use device_ir::{CastOp, FloatCC, FunctionKind, Value};
-use mir_import::model::{CastKind, ConstOperand, Operand, Path, Ty};
+use mir_import::model::{CastKind, ConstOperand, Operand, Path, Ty, object_pointee};
 
 use super::FnLower;
 use super::rvalue::int_bits;
@@ -111,6 +111,11 @@ impl FnLower<'_, '_> {
                 }
                 (v, _) => v,
             }),
+            CastKind::PointerCoercion(k)
+                if k.starts_with("Unsize") && object_pointee(to).is_some() =>
+            {
+                self.unsize_to_object(v, &from, to)
+            }
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
                 let Val::Immediate(p) = v else {
                     return Err(self.unsupported("unsize of a fat pointer"));

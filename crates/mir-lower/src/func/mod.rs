@@ -17,6 +17,7 @@ mod call;
 mod casts;
 mod constants;
 mod doomed;
+mod dyn_dispatch;
 mod intrinsics;
 mod liveness;
 mod memory;
@@ -50,6 +51,8 @@ pub struct Shared<'a> {
     pub fns: &'a BTreeMap<String, (FuncId, FnAbi)>,
     /// How to lower.
     pub options: crate::LowerOptions,
+    /// The methods of each trait object's vtable, in slot order.
+    pub vtables: &'a mir_import::model::VtableLayouts,
 }
 
 /// Where a local lives.
@@ -399,7 +402,26 @@ impl<'a, 'm> FnLower<'a, 'm> {
             let TerminatorKind::Call { func, args, .. } = &data.terminator.kind else {
                 continue;
             };
+            // What the call passes: a call through a trait object spreads
+            // a closure trait's argument tuple.
+            let mut virtual_args = None;
             let abi = match func {
+                // A call through a trait object: the convention of its
+                // operands' types.
+                mir_import::model::Callee::Item(path)
+                    if let Some((_, method)) = self.sh.krate.virtual_call(path) =>
+                {
+                    let destination = match &data.terminator.kind {
+                        TerminatorKind::Call { destination, .. } => destination,
+                        _ => continue,
+                    };
+                    let Ok(passed) = self.virtual_call_args(&method, args) else {
+                        continue;
+                    };
+                    let abi = self.virtual_call_abi(&passed, destination).ok();
+                    virtual_args = Some(passed);
+                    abi.map(|(abi, _)| abi)
+                }
                 mir_import::model::Callee::Item(path) => self
                     .sh
                     .fns
@@ -427,7 +449,8 @@ impl<'a, 'm> FnLower<'a, 'm> {
             {
                 sizes.push(repr.size_align());
             }
-            for (op, a) in args.iter().zip(&abi.args) {
+            let passed = virtual_args.as_deref().unwrap_or(args);
+            for (op, a) in passed.iter().zip(&abi.args) {
                 if *a == ArgAbi::ByRef {
                     let ty = self.operand_ty(op)?;
                     let l = self.layout_of(&ty)?;

@@ -402,7 +402,12 @@ impl FnLower<'_, '_> {
                     .ok_or_else(|| self.unsupported("deref"))?;
                 let a = self.load_scalar_at(addr, 0, Scalar::Ptr);
                 let m = if self.sh.layouts.is_unsized(&pointee) {
-                    Some(self.load_scalar_at(addr, POINTER_SIZE, Scalar::Int(64)))
+                    // A length, or a trait object's vtable address.
+                    let meta = match self.repr(&ty)? {
+                        Repr::Pair(_, _, s, _) => s,
+                        _ => Scalar::Int(64),
+                    };
+                    Some(self.load_scalar_at(addr, POINTER_SIZE, meta))
                 } else {
                     None
                 };

@@ -1,0 +1,244 @@
+//! Trait objects: each concrete type made an object gets one read-only
+//! vtable global holding the methods called through objects of its trait,
+//! a method reached only through a vtable is lowered, and what cannot work
+//! on a device is refused by name.
+
+mod common;
+
+use device_ir::{InstData, RelocTarget};
+use mir_lower::{GlobalOrigin, Lowered};
+
+const SHAPES: &str = r#"use crate::gpu::*;
+
+pub trait Shape {
+    fn area(&self) -> f32;
+    fn corners(&self) -> u32 {
+        4
+    }
+    fn perimeter(&self) -> f32;
+}
+
+pub struct Sq(pub f32);
+pub struct Tri(pub f32);
+
+impl Shape for Sq {
+    fn area(&self) -> f32 {
+        self.0 * self.0
+    }
+    fn perimeter(&self) -> f32 {
+        4.0 * self.0
+    }
+}
+
+impl Shape for Tri {
+    fn area(&self) -> f32 {
+        self.0 * 0.5
+    }
+    fn corners(&self) -> u32 {
+        3
+    }
+    fn perimeter(&self) -> f32 {
+        3.0 * self.0
+    }
+}
+
+#[inline(never)]
+fn score(s: &dyn Shape) -> f32 {
+    s.area() + s.corners() as f32
+}
+
+#[inline(never)]
+fn again(s: &dyn Shape) -> f32 {
+    s.area()
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn k(xs: &[f32], out: DisjointSlice<f32>) {
+    let i = global_idx_x() as usize;
+    if i < xs.len() && i < out.len() {
+        let sq = Sq(xs[i]);
+        let tri = Tri(xs[i]);
+        let s: &dyn Shape = if i % 2 == 0 { &sq } else { &tri };
+        out.set(i, score(s) + again(&sq));
+    }
+}
+"#;
+
+/// A vtable: its symbol, its size, and the functions it holds by offset.
+type Vtable = (String, u64, Vec<(u64, String)>);
+
+/// Each vtable of the module, ordered by the functions it holds.
+fn vtables(l: &Lowered) -> Vec<Vtable> {
+    let m = &l.module;
+    let mut out = Vec::new();
+    for (id, g) in m.globals.iter() {
+        let Some(init) = &g.init else { continue };
+        let mut fns: Vec<(u64, String)> = init
+            .relocations
+            .iter()
+            .filter_map(|r| match r.target {
+                RelocTarget::Func(f) => Some((r.offset, m.functions[f].name.clone())),
+                RelocTarget::Global(_) => None,
+            })
+            .collect();
+        if fns.is_empty() {
+            continue;
+        }
+        assert_eq!(l.origins.get(&id), Some(&GlobalOrigin::Constant));
+        assert!(!g.mutable, "{} is writable", g.symbol);
+        fns.sort();
+        out.push((g.symbol.clone(), g.size, fns));
+    }
+    out.sort_by(|a, b| a.2.cmp(&b.2));
+    out
+}
+
+#[test]
+fn each_concrete_type_gets_one_vtable_of_the_methods_called_through_objects() {
+    let l = common::lower_source("trait-objects", SHAPES).unwrap_or_else(|d| panic!("{d}"));
+    let tables = vtables(&l);
+    // `Sq` is made an object twice (in `k`, for `score` and for `again`):
+    // one global. `perimeter` is called through no object: in no vtable,
+    // and not lowered at all. The header is three pointers; `area` and
+    // `corners` follow, sorted.
+    let held: Vec<Vec<(u64, String)>> = tables.iter().map(|t| t.2.clone()).collect();
+    assert_eq!(held.len(), 2, "{tables:?}");
+    assert_eq!(tables.iter().map(|t| t.1).collect::<Vec<_>>(), [40, 40]);
+    assert_eq!(held[0][0], (24, "kernel__Sq_as_Shape__area".to_string()));
+    // `Sq` takes the default `corners`: a shim rustc inlined it into.
+    assert!(held[0][1].1.contains("__dep_call_corners_"), "{held:?}");
+    assert_eq!(
+        held[1],
+        [
+            (24, "kernel__Tri_as_Shape__area".to_string()),
+            (32, "kernel__Tri_as_Shape__corners".to_string())
+        ]
+    );
+    let names: Vec<&str> = l
+        .module
+        .functions
+        .values()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("perimeter")), "{names:?}");
+    // The call through the object loads the slot and calls it.
+    let f = l.module.function_by_name("kernel__score").expect("score");
+    let body = l.module.functions[f].body.as_ref().expect("body");
+    let indirect = body
+        .insts
+        .values()
+        .filter(|i| matches!(i, InstData::CallIndirect { .. }))
+        .count();
+    assert_eq!(indirect, 2);
+}
+
+/// Kernel source with `body` in a kernel over `out`, after the `Shape`
+/// trait of [`SHAPES`] with `decls` added.
+fn refused(tag: &str, decls: &str, params: &str, body: &str) -> String {
+    let source = format!(
+        "use crate::gpu::*;\n\
+         pub trait Shape {{ fn area(&self) -> f32; }}\n\
+         pub struct Sq(pub f32);\n\
+         impl Shape for Sq {{ fn area(&self) -> f32 {{ self.0 }} }}\n\
+         {decls}\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k({params}out: DisjointSlice<f32>) {{\n\
+             let i = global_idx_x() as usize;\n\
+             if i < out.len() {{ {body} }}\n\
+         }}\n"
+    );
+    match common::lower_source(tag, &source) {
+        Ok(l) => panic!("{tag} accepted:\n{}", l.module),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn what_a_device_cannot_do_with_trait_objects_is_refused_by_name() {
+    let e = refused(
+        "trait-objects-upcast",
+        "pub trait Named: Shape { fn id(&self) -> u32; }\n\
+         impl Named for Sq { fn id(&self) -> u32 { 1 } }\n\
+         #[inline(never)] fn up(n: &dyn Named) -> f32 { let s: &dyn Shape = n; s.area() }",
+        "",
+        "out.set(i, up(&Sq(1.0)));",
+    );
+    assert!(
+        e.contains("`&dyn kernel::Named` to `&dyn kernel::Shape`") && e.contains("upcasting"),
+        "{e}"
+    );
+    let e = refused(
+        "trait-objects-param",
+        "",
+        "s: &dyn Shape, ",
+        "out.set(i, s.area());",
+    );
+    assert!(
+        e.contains("kernel parameter 1 of type `&dyn kernel::Shape` holds a trait object pointer"),
+        "{e}"
+    );
+    let e = refused(
+        "trait-objects-field",
+        "pub struct Holder<'a> { pub s: &'a dyn Shape }",
+        "h: &Holder, ",
+        "out.set(i, h.s.area());",
+    );
+    assert!(
+        e.contains(
+            "holds a trait object pointer (its vtable holds function addresses) in field `s`"
+        ),
+        "{e}"
+    );
+    let e = refused(
+        "trait-objects-nonnull-param",
+        "",
+        "s: core::ptr::NonNull<dyn Shape>, ",
+        "out.set(i, unsafe { s.as_ref() }.area());",
+    );
+    assert!(
+        e.contains("of type `std::ptr::NonNull<dyn kernel::Shape>` holds a trait object pointer"),
+        "{e}"
+    );
+    // `<dyn Shape as Describe>::d` is the impl's method, not a call
+    // through the object: never sent to a vtable.
+    let e = refused(
+        "trait-objects-impl-for-dyn",
+        "pub trait Describe { fn d(&self) -> u32; }\n\
+         impl Describe for Sq { fn d(&self) -> u32 { 1 } }\n\
+         impl Describe for dyn Shape + '_ { #[inline(never)] fn d(&self) -> u32 { 2 } }\n\
+         #[inline(never)] fn d_of(s: &dyn Shape) -> u32 { s.d() }",
+        "",
+        "out.set(i, d_of(&Sq(1.0)) as f32);",
+    );
+    assert!(
+        e.contains("rustc printed no MIR body for `<dyn kernel::Shape as kernel::Describe>::d`"),
+        "{e}"
+    );
+    // A function item has no receiver to take the object's data pointer.
+    let e = refused(
+        "trait-objects-fn-item",
+        "fn double(x: u32) -> u32 { x * 2 }\n\
+         #[inline(never)] fn call(f: &dyn Fn(u32) -> u32) -> u32 { f(3) }",
+        "",
+        "out.set(i, call(&double) as f32);",
+    );
+    assert!(
+        e.contains("a `dyn std::ops::Fn(u32) -> u32` needs `<fn(u32) -> u32 {kernel::double} as std::ops::Fn<(u32,)>>::call`"),
+        "{e}"
+    );
+    // A default method rustc keeps a call: the shim still calls it.
+    let e = refused(
+        "trait-objects-noinline-default",
+        "pub trait Tagged { #[inline(never)] fn tag(&self) -> u32 { 5 } }\n\
+         impl Tagged for Sq {}\n\
+         #[inline(never)] fn tag_of(t: &dyn Tagged) -> u32 { t.tag() }",
+        "",
+        "out.set(i, tag_of(&Sq(1.0)) as f32);",
+    );
+    assert!(
+        e.contains(
+            "making `kernel::Sq` a `dyn kernel::Tagged` needs `<kernel::Sq as kernel::Tagged>::tag`"
+        ),
+        "{e}"
+    );
+}
