@@ -162,6 +162,58 @@ pub fn vtable_slot_offset(k: usize) -> u64 {
     VTABLE_HEADER + k as u64 * POINTER_SIZE
 }
 
+/// What a vtable holds: rustc's header (the drop function, the size and
+/// the alignment of the concrete type), then the address of each function
+/// in `methods` (by [`function_symbol`]), then the address of the same
+/// concrete type's vtable for each trait its objects are upcast to, in
+/// slot order. The drop slot is null: the device has no owned trait
+/// objects (`Box<dyn Trait>`), so nothing drops through a vtable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VtableSpec {
+    /// The concrete type's size.
+    pub size: u64,
+    /// The concrete type's alignment.
+    pub align: u64,
+    /// The methods' functions, by symbol.
+    pub methods: Vec<String>,
+    /// The vtables of the upcasts.
+    pub upcasts: Vec<VtableSpec>,
+}
+
+impl VtableSpec {
+    /// Adds this vtable as allocation `*next` of `graph`, and the vtables
+    /// it points to after it.
+    fn add_to(&self, graph: &mut SimpleGraph<u32>, next: &mut u32) {
+        let id = *next;
+        *next += 1;
+        let slots = self.methods.len() + self.upcasts.len();
+        let mut bytes = vec![0u8; (VTABLE_HEADER + slots as u64 * POINTER_SIZE) as usize];
+        let at = |field: u64| field as usize..(field + POINTER_SIZE) as usize;
+        bytes[at(VTABLE_SIZE)].copy_from_slice(&self.size.to_le_bytes());
+        bytes[at(VTABLE_ALIGN)].copy_from_slice(&self.align.to_le_bytes());
+        let mut vtable = Allocation::new(bytes, POINTER_SIZE);
+        for (k, symbol) in self.methods.iter().enumerate() {
+            vtable = vtable.with_pointer(
+                vtable_slot_offset(k),
+                POINTER_SIZE,
+                CTarget::Function(symbol.clone()),
+                0,
+            );
+        }
+        for (k, up) in self.upcasts.iter().enumerate() {
+            let target = *next;
+            up.add_to(graph, next);
+            vtable = vtable.with_pointer(
+                vtable_slot_offset(self.methods.len() + k),
+                POINTER_SIZE,
+                CTarget::Alloc(target),
+                0,
+            );
+        }
+        graph.insert(id, vtable);
+    }
+}
+
 /// What the lowering knows about each global it made, for shape checks.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum GlobalOrigin {
@@ -341,37 +393,20 @@ impl Globals {
         Ok(g)
     }
 
-    /// The vtable of a trait object: rustc's header (the drop function,
-    /// the size and the alignment of the concrete type), then the address
-    /// of each function in `methods` (by [`function_symbol`]), in slot
-    /// order. The drop slot is null: the device has no owned trait objects
-    /// (`Box<dyn Trait>`), so nothing drops through a vtable. A read-only
-    /// global interned by content like any constant, so two identical
-    /// vtables are one global.
+    /// The vtable of a trait object ([`VtableSpec`]): a read-only global
+    /// interned by content like any constant, so two identical vtables
+    /// are one global; the vtables it points to (for upcasts) are globals
+    /// of their own, interned with it.
     pub fn vtable_global(
         &mut self,
         m: &mut Module,
         cx: &Ctx,
         ev: &Evaluation,
-        (size, align): (u64, u64),
-        methods: &[String],
+        spec: &VtableSpec,
         item: &str,
     ) -> Result<GlobalId, Diagnostic> {
-        let mut bytes = vec![0u8; (VTABLE_HEADER + methods.len() as u64 * POINTER_SIZE) as usize];
-        let at = |field: u64| field as usize..(field + POINTER_SIZE) as usize;
-        bytes[at(VTABLE_SIZE)].copy_from_slice(&size.to_le_bytes());
-        bytes[at(VTABLE_ALIGN)].copy_from_slice(&align.to_le_bytes());
-        let mut vtable = Allocation::new(bytes, POINTER_SIZE);
-        for (k, symbol) in methods.iter().enumerate() {
-            vtable = vtable.with_pointer(
-                vtable_slot_offset(k),
-                POINTER_SIZE,
-                CTarget::Function(symbol.clone()),
-                0,
-            );
-        }
         let mut graph = SimpleGraph::new();
-        graph.insert(0u32, vtable);
+        spec.add_to(&mut graph, &mut 0);
         let interned = Interner::new(POINTER_SIZE)
             .intern(&graph, [Root::Anonymous(0u32)])
             .map_err(|e| Diagnostic::new(Rule::Interning, item, e.to_string()))?;

@@ -187,6 +187,31 @@ impl Body {
     /// trait object, as (the concrete type, the object's principal trait),
     /// in statement order. A coercion between two objects is not one.
     pub fn dyn_coercions(&self, krate: &Crate) -> Vec<(Ty, String)> {
+        self.unsizings_to_objects(krate)
+            .into_iter()
+            .filter_map(|(from, to)| match from {
+                Unsized::Concrete(t) => Some((t, to)),
+                Unsized::Object(_) => None,
+            })
+            .collect()
+    }
+
+    /// Every upcast of a trait object to another principal trait (a
+    /// supertrait: `&dyn Named` to `&dyn Shape`), as (from, to), in
+    /// statement order.
+    pub fn dyn_upcasts(&self, krate: &Crate) -> Vec<(String, String)> {
+        self.unsizings_to_objects(krate)
+            .into_iter()
+            .filter_map(|(from, to)| match from {
+                Unsized::Object(p) if p != to => Some((p, to)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every unsizing coercion to a trait object pointer: what it comes
+    /// from, and the object's principal trait.
+    fn unsizings_to_objects(&self, krate: &Crate) -> Vec<(Unsized, String)> {
         let mut out = Vec::new();
         for st in self.blocks.values().flat_map(|bb| &bb.statements) {
             let StatementKind::Assign(_, Rvalue::Cast(CastKind::PointerCoercion(k), op, to)) =
@@ -201,18 +226,30 @@ impl Body {
                 continue;
             };
             let from = krate.operand_ty(self, op);
-            let Some(concrete) = from.as_ref().and_then(Ty::pointee) else {
+            let Some(pointee) = from.as_ref().and_then(Ty::pointee) else {
                 continue;
             };
-            if matches!(concrete, Ty::Opaque(s) if s.starts_with("dyn ")) {
-                continue;
-            }
+            let from = match pointee {
+                Ty::Opaque(s) if s.starts_with("dyn ") => match principal(s) {
+                    Some(p) => Unsized::Object(p),
+                    None => continue,
+                },
+                t => Unsized::Concrete(t.clone()),
+            };
             if let Some(p) = principal(object) {
-                out.push((concrete.clone(), p));
+                out.push((from, p));
             }
         }
         out
     }
+}
+
+/// What an unsizing to a trait object starts from.
+enum Unsized {
+    /// A concrete type.
+    Concrete(Ty),
+    /// Another trait object, by principal trait.
+    Object(String),
 }
 
 /// What a call through an object passes besides the receiver (a closure
@@ -233,8 +270,14 @@ pub struct VtableLayouts {
     /// The methods by principal trait, each with the types its calls pass
     /// (`None` where a call's types are not known).
     pub slots: BTreeMap<String, Vec<(VirtualMethod, Option<SlotTypes>)>>,
-    /// The concrete types made into objects of each principal trait.
+    /// The concrete types made into objects of each principal trait
+    /// (directly, or by upcasting an object of another).
     pub concrete: BTreeMap<String, BTreeSet<Ty>>,
+    /// The principal traits each principal trait's objects are upcast to:
+    /// its vtables hold, after the methods, the address of the same
+    /// concrete type's vtable for each (sorted), as rustc's hold their
+    /// supertraits'.
+    pub upcasts: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl VtableLayouts {
@@ -250,6 +293,22 @@ impl VtableLayouts {
     /// calls' types.
     pub fn methods(&self, principal: &str) -> &[(VirtualMethod, Option<SlotTypes>)] {
         self.slots.get(principal).map_or(&[], Vec::as_slice)
+    }
+
+    /// The principal traits `principal`'s objects are upcast to, in slot
+    /// order (after the methods).
+    pub fn upcasts(&self, principal: &str) -> impl Iterator<Item = &str> {
+        self.upcasts
+            .get(principal)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// The slot of the vtable for `to` in the vtables of `from`'s objects.
+    pub fn upcast_slot(&self, from: &str, to: &str) -> Option<usize> {
+        let k = self.upcasts(from).position(|t| t == to)?;
+        Some(self.methods(from).len() + k)
     }
 }
 
@@ -298,21 +357,59 @@ impl DispatchJoin {
                 out.push(call.method.on(t));
             }
         }
-        for (t, p) in body.dyn_coercions(krate) {
+        for (from, to) in body.dyn_upcasts(krate) {
             if !self
                 .layouts
-                .concrete
-                .entry(p.clone())
+                .upcasts
+                .entry(from.clone())
                 .or_default()
-                .insert(t.clone())
+                .insert(to.clone())
             {
                 continue;
             }
-            for m in self.called.get(&p).into_iter().flat_map(BTreeMap::keys) {
-                out.push(m.on(&t));
+            let made: Vec<Ty> = self
+                .layouts
+                .concrete
+                .get(&from)
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect();
+            for t in made {
+                self.make_object(t, &to, &mut out);
             }
         }
+        for (t, p) in body.dyn_coercions(krate) {
+            self.make_object(t, &p, &mut out);
+        }
         out
+    }
+
+    /// Records `t` made an object of `principal`, and so of every
+    /// principal that one is upcast to; pushes the methods that makes
+    /// reachable onto `out`.
+    fn make_object(&mut self, t: Ty, principal: &str, out: &mut Vec<Path>) {
+        if !self
+            .layouts
+            .concrete
+            .entry(principal.to_string())
+            .or_default()
+            .insert(t.clone())
+        {
+            return;
+        }
+        for m in self
+            .called
+            .get(principal)
+            .into_iter()
+            .flat_map(BTreeMap::keys)
+        {
+            out.push(m.on(&t));
+        }
+        let upcasts: Vec<String> = self.layouts.upcasts(principal).map(String::from).collect();
+        for to in upcasts {
+            self.make_object(t.clone(), &to, out);
+        }
     }
 
     /// The layouts of everything visited.
@@ -419,6 +516,63 @@ fn kernel::make(_1: &kernel::Sq) -> &dyn kernel::Shape + std::marker::Send {
                 .collect::<Vec<_>>(),
             expected
         );
+    }
+
+    /// `kernel::Sq` made a `dyn Named`, and a `dyn Named` upcast to a `dyn
+    /// Shape`.
+    const UPCAST: &str = "fn kernel::make(_1: &kernel::Sq) -> &dyn kernel::Named {
+    let mut _0: &dyn kernel::Named;
+
+    bb0: {
+        _0 = copy _1 as &dyn kernel::Named (PointerCoercion(Unsize, Implicit));
+        return;
+    }
+}
+
+fn kernel::up(_1: &dyn kernel::Named) -> &dyn kernel::Shape {
+    let mut _0: &dyn kernel::Shape;
+
+    bb0: {
+        _0 = copy _1 as &dyn kernel::Shape (PointerCoercion(Unsize, Implicit));
+        return;
+    }
+}
+";
+
+    #[test]
+    fn an_upcast_makes_the_concrete_types_objects_of_the_supertrait() {
+        // The upcast, and `total`'s call of `area` through a `dyn Shape`.
+        let call = CALL_AND_COERCION
+            .split("\nfn kernel::make")
+            .next()
+            .expect("the call");
+        let mir = format!("{UPCAST}\n{call}");
+        let k = crate::import_text(&mir, "", None).expect("the MIR imports");
+        let up = &k.bodies[crate::model::BodyId::from_u32(1)];
+        assert_eq!(
+            up.dyn_upcasts(&k),
+            vec![("kernel::Named".to_string(), "kernel::Shape".to_string())]
+        );
+        assert!(up.dyn_coercions(&k).is_empty());
+        // Whatever the order, `Sq` (made a `Named`, upcast to `Shape`)
+        // meets `Shape::area`'s call.
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1]] {
+            let mut join = DispatchJoin::default();
+            let found: Vec<String> = order
+                .iter()
+                .flat_map(|&i| join.visit(&k, &k.bodies[crate::model::BodyId::from_u32(i)]))
+                .map(|p| p.to_string())
+                .collect();
+            assert_eq!(found, ["<kernel::Sq as kernel::Shape>::area"], "{order:?}");
+            let layouts = join.finish();
+            assert_eq!(
+                layouts.upcast_slot("kernel::Named", "kernel::Shape"),
+                Some(0)
+            );
+            assert!(
+                layouts.concrete["kernel::Shape"].contains(&Ty::Adt(Path::plain("kernel::Sq")))
+            );
+        }
     }
 
     #[test]

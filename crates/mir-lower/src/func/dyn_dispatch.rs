@@ -2,7 +2,8 @@
 //! the address of a vtable (`globals::Globals::vtable_global`), and a call
 //! through the object loads the method's address from the vtable's slot
 //! (mir-import's `VtableLayouts`) and calls it with the data pointer as
-//! its receiver.
+//! its receiver. An upcast to a supertrait's object loads that trait's
+//! vtable from a slot after the methods, as rustc's vtables hold it.
 
 use device_ir::Value;
 use mir_import::model::{Mutability, Operand, Place, Ty, VirtualMethod, object_pointee, principal};
@@ -11,16 +12,51 @@ use super::FnLower;
 use super::values::Val;
 use crate::abi::FnAbi;
 use crate::diag::Diagnostic;
-use crate::globals::{Ctx, VTABLE_ALIGN, VTABLE_SIZE, function_symbol, vtable_slot_offset};
+use crate::globals::{
+    Ctx, VTABLE_ALIGN, VTABLE_SIZE, VtableSpec, function_symbol, vtable_slot_offset,
+};
 use crate::repr::{Repr, Scalar};
+
+/// How many upcasts deep a vtable's vtables go at most.
+const MAX_UPCAST_DEPTH: u32 = 16;
 
 impl FnLower<'_, '_> {
     /// The address of the vtable that makes `concrete` an object of
-    /// `principal`: one slot for each method some reachable body calls
-    /// through such an object, holding `concrete`'s own.
+    /// `principal` ([`Self::vtable_spec`]).
     pub(super) fn vtable(&mut self, concrete: &Ty, principal: &str) -> Result<Value, Diagnostic> {
+        let spec = self.vtable_spec(concrete, principal, 0)?;
         let sh = self.sh;
-        let mut symbols = Vec::new();
+        let cx = Ctx {
+            krate: sh.krate,
+            layouts: sh.layouts,
+            fns: sh.fns,
+        };
+        let item = self.item.clone();
+        let g = self
+            .globals
+            .vtable_global(self.b.module(), &cx, self.ev, &spec, &item)?;
+        Ok(self.global_ptr(g, 0))
+    }
+
+    /// What the vtable making `concrete` an object of `principal` holds:
+    /// one slot for each method some reachable body calls through such an
+    /// object, holding `concrete`'s own, then one for each trait such
+    /// objects are upcast to, holding `concrete`'s vtable for it. `depth`
+    /// counts the upcasts followed (supertraits form no cycle; the bound
+    /// only keeps a wrong layout from recursing forever).
+    fn vtable_spec(
+        &mut self,
+        concrete: &Ty,
+        principal: &str,
+        depth: u32,
+    ) -> Result<VtableSpec, Diagnostic> {
+        if depth > MAX_UPCAST_DEPTH {
+            return Err(self.unsupported(format!(
+                "`dyn {principal}` is upcast more than {MAX_UPCAST_DEPTH} times over"
+            )));
+        }
+        let sh = self.sh;
+        let mut methods = Vec::new();
         for (method, types) in sh.vtables.methods(principal) {
             let path = method.on(concrete);
             let Some((f, _)) = sh.fns.get(&sh.krate.resolve_callee(&path)) else {
@@ -43,31 +79,26 @@ impl FnLower<'_, '_> {
                     )));
                 }
             }
-            symbols.push(function_symbol(sh.krate, &path));
+            methods.push(function_symbol(sh.krate, &path));
+        }
+        let mut upcasts = Vec::new();
+        for to in sh.vtables.upcasts(principal) {
+            upcasts.push(self.vtable_spec(concrete, to, depth + 1)?);
         }
         let layout = self.layout_of(concrete)?;
-        let cx = Ctx {
-            krate: sh.krate,
-            layouts: sh.layouts,
-            fns: sh.fns,
-        };
-        let item = self.item.clone();
-        let g = self.globals.vtable_global(
-            self.b.module(),
-            &cx,
-            self.ev,
-            (layout.size, layout.align),
-            &symbols,
-            &item,
-        )?;
-        Ok(self.global_ptr(g, 0))
+        Ok(VtableSpec {
+            size: layout.size,
+            align: layout.align,
+            methods,
+            upcasts,
+        })
     }
 
     /// `v`, a pointer of type `from`, unsized to the trait object pointer
     /// `to`: its data pointer and the concrete type's vtable. An object
     /// that loses only auto traits keeps its vtable (the layout is the
-    /// principal trait's); one made an object of another trait (upcasting
-    /// to a supertrait) would need the concrete type, which is gone.
+    /// principal trait's); one made an object of a supertrait takes the
+    /// vtable its own vtable holds for it.
     pub(super) fn unsize_to_object(
         &mut self,
         v: Val,
@@ -81,12 +112,24 @@ impl FnLower<'_, '_> {
             return Err(self.internal("a trait object without a principal trait"));
         };
         if let Some(source) = object_pointee(from) {
-            return match (mir_import::model::principal(source), v) {
-                (Some(p), v @ Val::Pair(..)) if p == principal => Ok(v),
-                _ => Err(self.unsupported(format!(
-                    "`{from}` to `{to}`: a trait object made an object of another trait (upcasting) is not supported"
-                ))),
+            let (Some(p), Val::Pair(data, vtable)) = (mir_import::model::principal(source), v)
+            else {
+                return Err(self.internal("a trait object pointer is no pair"));
             };
+            if p == principal {
+                return Ok(Val::Pair(data, vtable));
+            }
+            // Upcasting: the object's vtable holds the one for `to`.
+            let Some(slot) = self.sh.vtables.upcast_slot(&p, &principal) else {
+                return Err(self.internal(&format!(
+                    "no vtable slot for the upcast of `{from}` to `{to}`"
+                )));
+            };
+            let at = self.offset(vtable, vtable_slot_offset(slot));
+            let Val::Immediate(upcast) = self.load_repr(at, &Repr::Scalar(Scalar::Ptr)) else {
+                return Err(self.internal("a vtable slot is no pointer"));
+            };
+            return Ok(Val::Pair(data, upcast));
         }
         let Val::Immediate(data) = v else {
             return Err(self.unsupported(format!(
