@@ -406,6 +406,7 @@ pub fn import_text(
         allocs: parsed.allocs,
         static_names: parsed.static_names,
         fn_names: parsed.fn_names,
+        vtable_names: parsed.vtable_names,
         ..Crate::default()
     };
     for mut body in parsed.bodies {

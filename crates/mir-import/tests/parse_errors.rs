@@ -89,6 +89,20 @@ fn function_allocations_name_their_function() {
 }
 
 #[test]
+fn vtable_allocations_name_their_type_and_principal_trait() {
+    let text = format!(
+        "{GOOD}\nalloc4 (vtable: impl kernel::Shape + std::marker::Sync for kernel::Wrap<u32>)\n"
+    );
+    let parsed = parse_mir(&text).expect("parses");
+    let (concrete, principal) = parsed
+        .vtable_names
+        .get(&mir_import::model::AllocId(4))
+        .expect("alloc4 names a vtable");
+    assert_eq!(concrete.to_string(), "kernel::Wrap<u32>");
+    assert_eq!(principal, "kernel::Shape");
+}
+
+#[test]
 fn unknown_allocation_kinds_and_bad_function_paths() {
     let vtable = err(&format!(
         "{GOOD}\nalloc9 (vtable: <kernel::S as kernel::T>)\n"
@@ -97,8 +111,15 @@ fn unknown_allocation_kinds_and_bad_function_paths() {
     assert!(
         vtable
             .message
-            .contains("allocation alloc9 is a `vtable` allocation, which is not supported"),
+            .contains("the vtable of allocation alloc9 (`<kernel::S as kernel::T>`) is not `impl TRAIT for TYPE`"),
         "{vtable}"
+    );
+    let other = err(&format!("{GOOD}\nalloc9 (type_id: kernel::S)\n"));
+    assert!(
+        other
+            .message
+            .contains("allocation alloc9 is a `type_id` allocation, which is not supported"),
+        "{other}"
     );
     let path = err(&format!("{GOOD}\nalloc9 (fn: kernel::f::<)\n"));
     assert!(

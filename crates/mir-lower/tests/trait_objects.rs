@@ -208,6 +208,69 @@ pub extern "C" fn k(out: DisjointSlice<f32>) {
     assert_eq!(held, ["kernel__Sq_as_Shape__area"]);
 }
 
+#[test]
+fn a_constant_trait_object_shares_the_vtable_the_code_makes() {
+    let source = r#"use crate::gpu::*;
+
+pub trait Shape {
+    fn area(&self) -> f32;
+}
+pub struct Sq(pub f32);
+impl Shape for Sq {
+    fn area(&self) -> f32 {
+        self.0 * self.0
+    }
+}
+
+const FIXED: &[&dyn Shape] = &[&Sq(2.0), &Sq(3.0)];
+
+#[inline(never)]
+fn area(s: &dyn Shape) -> f32 {
+    s.area()
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn k(out: DisjointSlice<f32>) {
+    let i = global_idx_x() as usize;
+    if i < out.len() {
+        let here = Sq(i as f32);
+        out.set(i, area(&here) + area(FIXED[i % 2]));
+    }
+}
+"#;
+    let l =
+        common::lower_source("trait-objects-constant", source).unwrap_or_else(|d| panic!("{d}"));
+    // One vtable for `Sq`, which the constant's pointers and the code's
+    // coercion share.
+    let tables = vtables(&l);
+    assert_eq!(tables.len(), 1, "{tables:?}");
+    assert_eq!(tables[0].2, [(24, "kernel__Sq_as_Shape__area".to_string())]);
+    let vtable = &tables[0].0;
+    let m = &l.module;
+    let pointing: Vec<&str> = m
+        .globals
+        .values()
+        .filter(|g| {
+            g.init.as_ref().is_some_and(|i| {
+                i.relocations.iter().any(|r| match r.target {
+                    RelocTarget::Global(t) => m.globals[t].symbol == *vtable,
+                    RelocTarget::Func(_) => false,
+                })
+            })
+        })
+        .map(|g| g.symbol.as_str())
+        .collect();
+    assert_eq!(pointing.len(), 1, "the constant's table: {pointing:?}\n{m}");
+    // Made an object only in the constant: its method is reached through
+    // the constant's vtable.
+    let only = source.replace("area(&here) + ", "");
+    let l = common::lower_source("trait-objects-constant-only", &only)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let tables = vtables(&l);
+    assert_eq!(tables.len(), 1, "{tables:?}");
+    assert_eq!(tables[0].2, [(24, "kernel__Sq_as_Shape__area".to_string())]);
+}
+
 /// Kernel source with `body` in a kernel over `out`, after the `Shape`
 /// trait of [`SHAPES`] with `decls` added.
 fn refused(tag: &str, decls: &str, params: &str, body: &str) -> String {

@@ -134,6 +134,9 @@ impl Interp<'_> {
         if let Some(path) = self.krate.fn_names.get(&id) {
             return Ok(Target::Function(path.clone()));
         }
+        if let Some((concrete, principal)) = self.krate.vtable_names.get(&id) {
+            return Ok(Target::Alloc(self.vtable_alloc(concrete, principal)?));
+        }
         let dump =
             self.krate.allocs.get(&id).ok_or_else(|| {
                 EvalError::NotPrinted(format!("{id} was referenced but not printed"))

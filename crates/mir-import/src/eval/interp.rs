@@ -59,6 +59,8 @@ pub struct Interp<'a> {
     /// How deep calls nest now, across the constants they evaluate on the
     /// way (a `const fn` naming a constant whose value calls one again).
     depth: usize,
+    /// The vtable layouts, once a constant makes a trait object.
+    pub(super) vtable_layouts: Option<crate::model::VtableLayouts>,
 }
 
 type R<T> = Result<T, EvalError>;
@@ -74,6 +76,7 @@ impl<'a> Interp<'a> {
             imported: BTreeMap::new(),
             active: Vec::new(),
             depth: 0,
+            vtable_layouts: None,
         }
     }
 

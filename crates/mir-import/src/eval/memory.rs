@@ -119,6 +119,10 @@ pub type MemResult<T> = Result<T, MemError>;
 pub struct Memory {
     /// The allocations.
     pub allocs: PrimaryMap<EvalAlloc, Alloc>,
+    /// The vtables made (`eval::vtables`), by concrete type and principal
+    /// trait.
+    #[serde(skip)]
+    pub vtables: BTreeMap<(crate::model::Ty, String), EvalAlloc>,
 }
 
 /// A value read from memory: bytes, init mask and relocations (offsets relative

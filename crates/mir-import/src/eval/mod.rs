@@ -26,6 +26,7 @@ pub mod report;
 pub mod sizedness;
 pub mod twin;
 pub mod unprinted;
+mod vtables;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

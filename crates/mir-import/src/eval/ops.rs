@@ -124,6 +124,36 @@ impl Interp<'_> {
                 b.relocs.retain(|o, _| *o < dst_size);
                 self.write(dest, &b)
             }
+            // A trait object: the data pointer and the concrete type's
+            // vtable (`eval::vtables`).
+            CastKind::PointerCoercion(k)
+                if k.starts_with("Unsize")
+                    && let Some(object) = crate::model::object_pointee(ty) =>
+            {
+                let principal = crate::model::principal(object)
+                    .ok_or_else(|| format!("`{ty}` has no principal trait"))?;
+                let concrete = src_ty
+                    .pointee()
+                    .ok_or_else(|| format!("unsizing `{src_ty}`, which is no pointer"))?;
+                if crate::model::object_pointee(&src_ty).is_some() {
+                    return Err(format!(
+                        "`{src_ty}` to `{ty}` in a constant: a trait object made an object of another trait is not supported there"
+                    )
+                    .into());
+                }
+                let vtable = self.vtable_alloc(concrete, &principal)?;
+                let mut b = b;
+                b.bytes.truncate(PTR_SIZE as usize);
+                b.init.truncate(PTR_SIZE as usize);
+                b.relocs.retain(|o, _| *o < PTR_SIZE);
+                let meta = Bytes::pointer(Target::Alloc(vtable), 0);
+                b.bytes.extend(meta.bytes);
+                b.init.extend(meta.init);
+                for (o, r) in meta.relocs {
+                    b.relocs.insert(PTR_SIZE + o, r);
+                }
+                self.write(dest, &b)
+            }
             CastKind::PointerCoercion(k) if k.starts_with("Unsize") => {
                 // `&[T; N]` to `&[T]`, or `&S<[T; N]>` to `&S<[T]>`: the
                 // metadata is the array's length.

@@ -65,6 +65,10 @@ pub enum TwinMismatch {
         /// The other one.
         second: AllocId,
     },
+    /// rustc's graph holds a vtable, which the fallback cannot copy: its
+    /// layout is rustc's, not the lowering's.
+    #[error("rustc's {0} is a vtable, which is not copied")]
+    Vtable(AllocId),
     /// The allocations differ: where, and how.
     #[error("{ours} vs rustc's {theirs}: {what}")]
     Differs {
@@ -217,6 +221,8 @@ enum TheirTarget {
     Anon(AllocId),
     Static(String),
     Function(crate::model::Path),
+    /// A vtable, by the concrete type and the principal trait.
+    Vtable(AllocId, crate::model::Ty, String),
 }
 
 fn their_target(k: &Crate, id: AllocId) -> TheirTarget {
@@ -225,6 +231,9 @@ fn their_target(k: &Crate, id: AllocId) -> TheirTarget {
     }
     if let Some(p) = k.fn_names.get(&id) {
         return TheirTarget::Function(p.clone());
+    }
+    if let Some((t, p)) = k.vtable_names.get(&id) {
+        return TheirTarget::Vtable(id, t.clone(), p.clone());
     }
     match k.allocs.get(&id).and_then(|a| a.static_path.clone()) {
         // A static's nested memory (`M::{nested#0}`) is anonymous memory owned by it.
@@ -306,6 +315,10 @@ fn compare_rec(
         match (&o.target, their_target(k, r.target)) {
             (Target::Static(s), TheirTarget::Static(t)) if *s == t => {}
             (Target::Function(f), TheirTarget::Function(g)) if *f == g => {}
+            // Ours holds the methods called through objects, rustc's every
+            // method: the same vtable when made for the same type and trait.
+            (Target::Alloc(x), TheirTarget::Vtable(_, t, p))
+                if mem.vtables.get(&(t.clone(), p.clone())) == Some(x) => {}
             (Target::Alloc(x), TheirTarget::Anon(y)) => {
                 let ours_mutable = mem.allocs[*x].mutable;
                 if ours_mutable == r.immutable {
@@ -366,6 +379,7 @@ fn import_rec(
         let target = match their_target(k, r.target) {
             TheirTarget::Static(s) => Target::Static(s),
             TheirTarget::Function(f) => Target::Function(f),
+            TheirTarget::Vtable(id, ..) => return Err(TwinMismatch::Vtable(id)),
             TheirTarget::Anon(t) => {
                 let t = import_rec(mem, k, t, map)?;
                 mem.allocs[t].mutable = !r.immutable;

@@ -29,6 +29,8 @@ pub(crate) struct ConstWalk<'k> {
     /// time (`// MIR FOR CTFE`) where it printed one, else the other.
     const_fns: HashMap<String, BodyId>,
     seen: HashSet<Node>,
+    /// What [`ConstWalk::take_objects`] hands out next.
+    objects: Vec<(super::Ty, String)>,
 }
 
 impl<'k> ConstWalk<'k> {
@@ -58,7 +60,16 @@ impl<'k> ConstWalk<'k> {
             promoteds,
             const_fns,
             seen: HashSet::new(),
+            objects: Vec::new(),
         }
+    }
+
+    /// The trait objects the constants walked so far make, as (concrete
+    /// type, principal trait), since the last call: unsizing coercions in
+    /// their bodies and rustc's vtables in their allocations. Each makes
+    /// the concrete type's methods reachable as a coercion in code does.
+    pub(crate) fn take_objects(&mut self) -> Vec<(super::Ty, String)> {
+        std::mem::take(&mut self.objects)
     }
 
     /// The functions (as printed: `kernel::square`) whose address is held
@@ -86,6 +97,7 @@ impl<'k> ConstWalk<'k> {
                         Some(Node::Body(*called))
                     }));
                     found.extend(b.reified_fns());
+                    self.objects.extend(b.dyn_coercions(self.krate));
                     b.for_each_operand(|o| {
                         if let Operand::Const(c) = o {
                             self.const_nodes(c, &mut todo);
@@ -95,6 +107,9 @@ impl<'k> ConstWalk<'k> {
                 Node::Alloc(a) => {
                     if let Some(f) = self.krate.fn_names.get(&a) {
                         found.push(f);
+                    }
+                    if let Some(object) = self.krate.vtable_names.get(&a) {
+                        self.objects.push(object.clone());
                     }
                     if let Some(s) = self.krate.static_names.get(&a)
                         && let Some(&b) = self.items.get(s)

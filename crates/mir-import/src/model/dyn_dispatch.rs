@@ -385,6 +385,14 @@ impl DispatchJoin {
         out
     }
 
+    /// Records `t` made an object of `principal` by a constant; returns
+    /// the methods that makes reachable.
+    pub(crate) fn made_object(&mut self, t: Ty, principal: &str) -> Vec<Path> {
+        let mut out = Vec::new();
+        self.make_object(t, principal, &mut out);
+        out
+    }
+
     /// Records `t` made an object of `principal`, and so of every
     /// principal that one is upcast to; pushes the methods that makes
     /// reachable onto `out`.

@@ -21,6 +21,7 @@ pub(crate) use const_fns::ConstWalk;
 pub(crate) use fn_pointers::reified;
 pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
+pub(crate) use trait_calls::split_top_level;
 pub use trait_calls::{closure_trait_call, spread_tuple};
 pub use visit::{Substitution, VisitMut};
 
@@ -56,6 +57,9 @@ pub struct Crate {
     /// Allocation ids that stand for a function (`allocN (fn: PATH)`): what
     /// a `fn` pointer stored in a constant points to.
     pub fn_names: BTreeMap<AllocId, Path>,
+    /// Allocation ids that stand for a vtable (`allocN (vtable: impl Tr
+    /// for T)`): the concrete type and the principal trait.
+    pub vtable_names: BTreeMap<AllocId, (Ty, String)>,
     /// rustc's layouts, from `-Zprint-type-sizes`.
     pub layouts: LayoutTable,
     /// Attributes the MIR text drops, by the item's def path (`kernel::helper`).

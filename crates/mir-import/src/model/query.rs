@@ -390,11 +390,15 @@ impl Crate {
             // the body uses holds (a table of them), or a concrete type's
             // method that a call through a trait object may run.
             let body = &self.bodies[id];
-            let dispatched = dispatch.visit(self, body);
+            let mut dispatched = dispatch.visit(self, body);
+            let held = constants.held_by_constants_of(body);
+            for (t, p) in constants.take_objects() {
+                dispatched.extend(dispatch.made_object(t, &p));
+            }
             let named = body
                 .called_items()
                 .chain(body.reified_fns())
-                .chain(constants.held_by_constants_of(body))
+                .chain(held)
                 .chain(&dispatched);
             for c in named {
                 let d = self.resolve_callee(c);

@@ -67,6 +67,16 @@ pub enum AllocName {
     /// `allocN (fn: PATH)`: a function, the target of a `fn` pointer stored
     /// in a constant.
     Function(crate::model::Path),
+    /// `allocN (vtable: impl kernel::Shape + std::marker::Sync for
+    /// kernel::Sq)`: the vtable making a concrete type an object of a
+    /// principal trait, the metadata of a trait object pointer in a
+    /// constant.
+    Vtable {
+        /// The concrete type.
+        concrete: crate::model::Ty,
+        /// The principal trait.
+        principal: String,
+    },
 }
 
 /// Parses `allocN (static: PATH)` or `allocN (fn: PATH)`: an allocation
@@ -94,9 +104,31 @@ pub fn parse_alloc_name(line: &str, pos: Pos) -> Result<(AllocId, AllocName), Pa
                 e.message
             ))
         })?),
+        "vtable" => {
+            let bad_vtable = || {
+                err(format!(
+                    "the vtable of allocation {id} (`{path}`) is not `impl TRAIT for TYPE` with a principal trait"
+                ))
+            };
+            let implemented = path.strip_prefix("impl ").ok_or_else(bad_vtable)?;
+            let (bounds, concrete) =
+                crate::model::split_top_level(implemented, " for ").ok_or_else(bad_vtable)?;
+            let principal =
+                crate::model::principal(&format!("dyn {bounds}")).ok_or_else(bad_vtable)?;
+            let concrete = super::parse_type(concrete).map_err(|e| {
+                err(format!(
+                    "the type of vtable allocation {id} (`{concrete}`) is not a type: {}",
+                    e.message
+                ))
+            })?;
+            AllocName::Vtable {
+                concrete,
+                principal,
+            }
+        }
         other => {
             return Err(err(format!(
-                "allocation {id} is a `{other}` allocation, which is not supported (only statics and functions are)"
+                "allocation {id} is a `{other}` allocation, which is not supported (only statics, functions and vtables are)"
             )));
         }
     };

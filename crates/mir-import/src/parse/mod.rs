@@ -31,6 +31,9 @@ pub struct ParsedMir {
     /// Allocations that stand for a function (`allocN (fn: PATH)`): the
     /// targets of `fn` pointers stored in constants.
     pub fn_names: BTreeMap<crate::model::AllocId, crate::model::Path>,
+    /// Allocations that stand for a vtable (`allocN (vtable: impl Tr for
+    /// T)`): the concrete type and the principal trait.
+    pub vtable_names: BTreeMap<crate::model::AllocId, (crate::model::Ty, String)>,
 }
 
 /// Parses the whole text that `rustc --emit=mir` printed.
@@ -259,6 +262,15 @@ fn parse_inner(text: &str, skip: &HashSet<usize>) -> Result<ParsedMir, ParseErro
                 }
                 (id, alloc::AllocName::Function(path)) => {
                     out.fn_names.insert(id, path);
+                }
+                (
+                    id,
+                    alloc::AllocName::Vtable {
+                        concrete,
+                        principal,
+                    },
+                ) => {
+                    out.vtable_names.insert(id, (concrete, principal));
                 }
             }
             i += 1;
