@@ -192,6 +192,14 @@ pub fn lower_with(imp: &Imported, options: LowerOptions) -> Result<Lowered, Diag
             diags.push(d);
         }
     }
+    diags.extend(func::check_constant_vtables(
+        krate,
+        &layouts,
+        &mut m,
+        &fns,
+        &vtables,
+        &imp.eval.memory,
+    ));
     let host_constants = globals::host_constants(krate, &layouts).unwrap_or_else(|d| {
         diags.extend(d);
         BTreeMap::new()

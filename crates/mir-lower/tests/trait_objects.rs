@@ -353,6 +353,19 @@ fn what_a_device_cannot_do_with_trait_objects_is_refused_by_name() {
         e.contains("a `dyn std::ops::Fn(u32) -> u32` needs `<fn(u32) -> u32 {kernel::double} as std::ops::Fn<(u32,)>>::call`"),
         "{e}"
     );
+    // A constant reborrowing another's object: the evaluator's places
+    // carry a length, not a vtable.
+    let e = refused(
+        "trait-objects-constant-reborrow",
+        "const SYNCED: &(dyn Shape + Sync) = &Sq(4.0);\n\
+         const PLAIN: &dyn Shape = SYNCED;",
+        "",
+        "out.set(i, PLAIN.area());",
+    );
+    assert!(
+        e.contains("a place behind the trait object pointer `&dyn kernel::Shape + std::marker::Sync` (`&*object`) is not supported in a constant"),
+        "{e}"
+    );
     // A default method rustc keeps a call: the shim still calls it.
     let e = refused(
         "trait-objects-noinline-default",

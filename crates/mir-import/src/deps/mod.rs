@@ -309,6 +309,7 @@ fn with_allocations(
         .keys()
         .chain(krate.static_names.keys())
         .chain(krate.fn_names.keys())
+        .chain(krate.vtable_names.keys())
         .map(|a| a.0 + 1)
         .chain(fresh_ids.values().map(|v| v + 1))
         .max()

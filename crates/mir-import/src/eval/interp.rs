@@ -479,6 +479,15 @@ impl<'a> Interp<'a> {
         let Target::Alloc(a) = &p.base else {
             return Err("reads a static's memory during evaluation".into());
         };
+        // The place would carry the vtable, which `PlaceRef::meta` (a
+        // length) cannot.
+        if matches!(&pointee, Ty::Opaque(s) if s.starts_with("dyn ")) {
+            return Err(format!(
+                "a place behind the trait object pointer `{}` (`&*object`) is not supported in a constant",
+                p.ty
+            )
+            .into());
+        }
         let r = self.mem.read_pointer(*a, p.offset)?;
         let meta = if self.layouts.is_unsized(&pointee) {
             Some(

@@ -135,9 +135,13 @@ impl Interp<'_> {
                 let concrete = src_ty
                     .pointee()
                     .ok_or_else(|| format!("unsizing `{src_ty}`, which is no pointer"))?;
-                if crate::model::object_pointee(&src_ty).is_some() {
+                if let Some(source) = crate::model::object_pointee(&src_ty) {
+                    // Dropping auto traits keeps the vtable.
+                    if crate::model::principal(source).as_deref() == Some(principal.as_str()) {
+                        return self.write(dest, &b);
+                    }
                     return Err(format!(
-                        "`{src_ty}` to `{ty}` in a constant: a trait object made an object of another trait is not supported there"
+                        "`{src_ty}` to `{ty}` in a constant: an upcast to another trait's object is not supported there"
                     )
                     .into());
                 }

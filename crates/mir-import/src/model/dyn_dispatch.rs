@@ -314,15 +314,22 @@ impl VtableLayouts {
 
 impl Crate {
     /// Every concrete method that a call through a trait object in any
-    /// body may run (every coercion of the crate joined with every such
-    /// call): the paths [`Crate::link_impl_methods`] must link, whether or
-    /// not a kernel reaches them.
+    /// body may run (every coercion of the crate, and every vtable rustc
+    /// dumped, joined with every such call): the paths
+    /// [`Crate::link_impl_methods`] must link, whether or not a kernel
+    /// reaches them.
     pub(crate) fn dispatched_methods(&self) -> Vec<Path> {
         let mut join = DispatchJoin::default();
-        self.bodies
+        let mut out: Vec<Path> = self
+            .bodies
             .values()
             .flat_map(|b| join.visit(self, b))
-            .collect()
+            .collect();
+        // Objects rustc evaluated into a dumped allocation (a static's).
+        for (t, p) in self.vtable_names.values() {
+            out.extend(join.made_object(t.clone(), p));
+        }
+        out
     }
 }
 

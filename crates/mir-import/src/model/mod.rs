@@ -29,7 +29,7 @@ pub use alloc::{AllocDump, AllocId, Relocation};
 pub use attrs::{ImplOf, InlineHint, ItemAttrs};
 pub use body::*;
 pub use dyn_dispatch::{
-    VirtualCall, VirtualMethod, VtableLayouts, object_pointee, principal, virtual_call,
+    SlotTypes, VirtualCall, VirtualMethod, VtableLayouts, object_pointee, principal, virtual_call,
 };
 pub use impls::normalize_impl_segment;
 pub use ty::{ArrayLen, FloatTy, GenericArg, IntTy, Mutability, Path, PathSegment, Ty};

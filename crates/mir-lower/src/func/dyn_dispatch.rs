@@ -5,7 +5,12 @@
 //! its receiver. An upcast to a supertrait's object loads that trait's
 //! vtable from a slot after the methods, as rustc's vtables hold it.
 
-use device_ir::Value;
+use std::collections::BTreeMap;
+
+use device_ir::{FuncId, Module, Value};
+use mir_import::eval::layout::Layouts;
+use mir_import::eval::memory::Memory;
+use mir_import::model::{Crate, Path, SlotTypes, VtableLayouts};
 use mir_import::model::{Mutability, Operand, Place, Ty, VirtualMethod, object_pointee, principal};
 
 use super::FnLower;
@@ -66,18 +71,10 @@ impl FnLower<'_, '_> {
             };
             // The calls through the object pass what their types say: a
             // function taking anything else is refused, never called.
-            if let Some(types) = types {
-                let mut inputs = vec![Self::receiver_ty()];
-                inputs.extend(types.args.iter().cloned());
-                let expected =
-                    crate::abi::fn_ptr_abi(sh.layouts, self.b.module(), &inputs, &types.ret)
-                        .map(|(_, sig)| device_ir::Signature::new(&sig.params, sig.ret));
-                let actual = self.b.module().functions[*f].sig.clone();
-                if expected.as_ref().ok() != Some(&actual) {
-                    return Err(self.unsupported(format!(
-                        "making `{concrete}` a `dyn {principal}` puts `{path}` in its vtable, whose device signature `{actual:?}` is not the one calls through the object use"
-                    )));
-                }
+            if let Some(types) = types
+                && !slot_signature_fits(sh.layouts, self.b.module(), *f, types)
+            {
+                return Err(self.unsupported(misfit(concrete, principal, &path)));
             }
             methods.push(function_symbol(sh.krate, &path));
         }
@@ -140,12 +137,6 @@ impl FnLower<'_, '_> {
         Ok(Val::Pair(data, vtable))
     }
 
-    /// The receiver's type at a call through an object: a thin pointer to
-    /// the object's data.
-    fn receiver_ty() -> Ty {
-        Ty::RawPtr(Mutability::Not, Box::new(Ty::unit()))
-    }
-
     /// `size_of_val` (or with `align`, `align_of_val`) of the trait object
     /// `object` points to: the concrete type's, which its vtable holds.
     pub(super) fn object_size_or_align(
@@ -195,7 +186,7 @@ impl FnLower<'_, '_> {
         args: &[Operand],
         dest: &Place,
     ) -> Result<(FnAbi, device_ir::Signature), Diagnostic> {
-        let mut inputs = vec![Self::receiver_ty()];
+        let mut inputs = vec![receiver_ty()];
         for a in args.iter().skip(1) {
             inputs.push(self.operand_ty(a)?);
         }
@@ -243,4 +234,59 @@ impl FnLower<'_, '_> {
             Some(data),
         )
     }
+}
+
+/// The receiver's type at a call through an object: a thin pointer to the
+/// object's data.
+fn receiver_ty() -> Ty {
+    Ty::RawPtr(Mutability::Not, Box::new(Ty::unit()))
+}
+
+/// Whether device function `f` takes and returns what the calls through
+/// an object pass and expect for a slot whose calls have `types`.
+fn slot_signature_fits(layouts: &Layouts, m: &mut Module, f: FuncId, types: &SlotTypes) -> bool {
+    let mut inputs = vec![receiver_ty()];
+    inputs.extend(types.args.iter().cloned());
+    let expected = crate::abi::fn_ptr_abi(layouts, m, &inputs, &types.ret)
+        .map(|(_, sig)| device_ir::Signature::new(&sig.params, sig.ret));
+    expected.ok().as_ref() == Some(&m.functions[f].sig)
+}
+
+/// The refusal of a vtable slot whose function does not fit its calls.
+fn misfit(concrete: &Ty, principal: &str, path: &Path) -> String {
+    format!(
+        "making `{concrete}` a `dyn {principal}` puts `{path}` in its vtable, whose device signature is not the one calls through the object use"
+    )
+}
+
+/// The vtables the evaluator built for constants ([`Memory::vtables`]),
+/// checked as [`FnLower::vtable`] checks the code's: each slot's function
+/// must take what the calls through the object pass. A constant's vtable
+/// is lowered as any constant, by content, which checks only that the
+/// functions exist.
+pub fn check_constant_vtables(
+    krate: &Crate,
+    layouts: &Layouts,
+    m: &mut Module,
+    fns: &BTreeMap<String, (FuncId, FnAbi)>,
+    vtables: &VtableLayouts,
+    memory: &Memory,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (concrete, principal) in memory.vtables.keys() {
+        for (method, types) in vtables.methods(principal) {
+            let path = method.on(concrete);
+            let (Some((f, _)), Some(types)) = (fns.get(&krate.resolve_callee(&path)), types) else {
+                continue;
+            };
+            if !slot_signature_fits(layouts, m, *f, types) {
+                out.push(Diagnostic::new(
+                    crate::Rule::Unsupported,
+                    format!("{concrete} as dyn {principal}"),
+                    misfit(concrete, principal, &path),
+                ));
+            }
+        }
+    }
+    out
 }

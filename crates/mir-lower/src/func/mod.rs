@@ -18,6 +18,8 @@ mod casts;
 mod constants;
 mod doomed;
 mod dyn_dispatch;
+
+pub use dyn_dispatch::check_constant_vtables;
 mod intrinsics;
 mod liveness;
 mod memory;
