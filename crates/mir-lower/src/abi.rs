@@ -197,12 +197,10 @@ impl std::fmt::Display for CodeAddress {
 fn holds_code_address(ty: &Ty) -> Option<CodeAddress> {
     match ty {
         Ty::FnPtr(..) => Some(CodeAddress::FnPointer),
-        // A trait object as a type argument (`NonNull<dyn Shape>`): a
-        // pointer to it is fat with a vtable address.
-        Ty::Opaque(s) if s.starts_with("dyn ") => Some(CodeAddress::TraitObject),
-        Ty::Ref(_, t) | Ty::RawPtr(_, t) if matches!(&**t, Ty::Opaque(s) if s.starts_with("dyn ")) => {
-            Some(CodeAddress::TraitObject)
-        }
+        // A trait object, behind a pointer or as a type argument
+        // (`NonNull<dyn Shape>`): a pointer to it is fat with a vtable
+        // address.
+        t if t.trait_object().is_some() => Some(CodeAddress::TraitObject),
         Ty::Ref(_, t) | Ty::RawPtr(_, t) | Ty::Array(t, _) | Ty::Slice(t) => holds_code_address(t),
         Ty::Tuple(items) => items.iter().find_map(holds_code_address),
         Ty::Adt(p) => p.generic_args().iter().find_map(|a| match a {

@@ -22,7 +22,9 @@ use device_ir::{
 };
 use mir_import::eval::layout::Layouts;
 use mir_import::eval::{EvalAlloc, Evaluation, Memory, Target};
-use mir_import::model::{BodyKind, Crate, Mutability as MirMut, Ty};
+use mir_import::model::{
+    BodyKind, Crate, Mutability as MirMut, Ty, vtable_bytes, vtable_slot_offset,
+};
 
 use crate::diag::{Diagnostic, Rule};
 use crate::refusals;
@@ -147,21 +149,6 @@ pub(crate) fn fn_pointer_target(
     Ok(f)
 }
 
-/// The bytes of a vtable before its methods: the drop function, the size
-/// and the alignment, a pointer-sized field each (rustc's order).
-pub const VTABLE_HEADER: u64 = 3 * POINTER_SIZE;
-
-/// Where a vtable holds the concrete type's size.
-pub const VTABLE_SIZE: u64 = POINTER_SIZE;
-
-/// Where a vtable holds the concrete type's alignment.
-pub const VTABLE_ALIGN: u64 = 2 * POINTER_SIZE;
-
-/// Where a vtable holds the address of its `k`th method.
-pub fn vtable_slot_offset(k: usize) -> u64 {
-    VTABLE_HEADER + k as u64 * POINTER_SIZE
-}
-
 /// What a vtable holds: rustc's header (the drop function, the size and
 /// the alignment of the concrete type), then the address of each function
 /// in `methods` (by [`function_symbol`]), then the address of the same
@@ -187,10 +174,7 @@ impl VtableSpec {
         let id = *next;
         *next += 1;
         let slots = self.methods.len() + self.upcasts.len();
-        let mut bytes = vec![0u8; (VTABLE_HEADER + slots as u64 * POINTER_SIZE) as usize];
-        let at = |field: u64| field as usize..(field + POINTER_SIZE) as usize;
-        bytes[at(VTABLE_SIZE)].copy_from_slice(&self.size.to_le_bytes());
-        bytes[at(VTABLE_ALIGN)].copy_from_slice(&self.align.to_le_bytes());
+        let bytes = vtable_bytes(self.size, self.align, slots);
         let mut vtable = Allocation::new(bytes, POINTER_SIZE);
         for (k, symbol) in self.methods.iter().enumerate() {
             vtable = vtable.with_pointer(

@@ -147,7 +147,7 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
         Ty::Float(FloatTy::F64) => Repr::Scalar(Scalar::F64),
         Ty::Float(f) => return Err(ReprError::Float(*f)),
         // A trait object's metadata is its vtable's address.
-        Ty::Ref(_, p) | Ty::RawPtr(_, p) if matches!(&**p, Ty::Opaque(s) if s.starts_with("dyn ")) => {
+        Ty::Ref(_, p) | Ty::RawPtr(_, p) if p.trait_object().is_some() => {
             Repr::Pair(Scalar::Ptr, 0, Scalar::Ptr, POINTER_SIZE)
         }
         Ty::Ref(_, p) | Ty::RawPtr(_, p) if layouts.is_unsized(p) => {

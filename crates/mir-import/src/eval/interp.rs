@@ -481,7 +481,7 @@ impl<'a> Interp<'a> {
         };
         // The place would carry the vtable, which `PlaceRef::meta` (a
         // length) cannot.
-        if matches!(&pointee, Ty::Opaque(s) if s.starts_with("dyn ")) {
+        if pointee.trait_object().is_some() {
             return Err(format!(
                 "a place behind the trait object pointer `{}` (`&*object`) is not supported in a constant",
                 p.ty

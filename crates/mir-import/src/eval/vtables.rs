@@ -9,15 +9,12 @@
 //! matches it with rustc's `allocN (vtable: impl Tr for T)` by name only:
 //! rustc's vtables hold every method of the trait, ours the ones called.
 
-use crate::model::{Ty, VtableLayouts};
+use crate::model::{MAX_UPCAST_DEPTH, Ty, VtableLayouts, vtable_bytes, vtable_slot_offset};
 
 use super::EvalError;
 use super::interp::Interp;
-use super::layout::PTR_SIZE as POINTER;
+use super::layout::PTR_SIZE;
 use super::memory::{Alloc, EvalAlloc, Reloc, Target};
-
-/// How many upcasts deep a vtable's vtables go at most (as the lowering).
-const MAX_UPCAST_DEPTH: u32 = 16;
 
 impl Interp<'_> {
     /// The vtable making `concrete` an object of `principal`, made once
@@ -56,31 +53,22 @@ impl Interp<'_> {
             .collect();
         let upcasts: Vec<String> = layouts.upcasts(principal).map(String::from).collect();
         let layout = self.layout(concrete)?;
-        let slots = (methods.len() + upcasts.len()) as u64;
-        let size = 3 * POINTER + slots * POINTER;
-        let mut vtable = Alloc::uninit(size, POINTER);
-        vtable.init = vec![true; size as usize];
-        vtable.bytes[8..16].copy_from_slice(&layout.size.to_le_bytes());
-        vtable.bytes[16..24].copy_from_slice(&layout.align.to_le_bytes());
-        for (k, path) in methods.into_iter().enumerate() {
-            vtable.relocs.insert(
-                3 * POINTER + k as u64 * POINTER,
-                Reloc {
-                    target: Target::Function(path),
-                    addend: 0,
-                },
-            );
+        let bytes = vtable_bytes(layout.size, layout.align, methods.len() + upcasts.len());
+        let mut vtable = Alloc::uninit(bytes.len() as u64, PTR_SIZE);
+        vtable.init = vec![true; bytes.len()];
+        vtable.bytes = bytes;
+        let mut slots: Vec<Target> = methods.into_iter().map(Target::Function).collect();
+        for to in &upcasts {
+            slots.push(Target::Alloc(self.vtable_alloc_at(
+                concrete,
+                to,
+                depth + 1,
+            )?));
         }
-        let first_upcast = vtable.relocs.len() as u64;
-        for (k, to) in upcasts.iter().enumerate() {
-            let target = self.vtable_alloc_at(concrete, to, depth + 1)?;
-            vtable.relocs.insert(
-                3 * POINTER + (first_upcast + k as u64) * POINTER,
-                Reloc {
-                    target: Target::Alloc(target),
-                    addend: 0,
-                },
-            );
+        for (k, target) in slots.into_iter().enumerate() {
+            vtable
+                .relocs
+                .insert(vtable_slot_offset(k), Reloc { target, addend: 0 });
         }
         let a = self.mem.allocs.push(vtable);
         self.mem.vtables.insert(key, a);

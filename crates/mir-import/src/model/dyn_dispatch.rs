@@ -17,10 +17,45 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use device_ir::layout::POINTER_SIZE;
 use serde::Serialize;
 
 use super::trait_calls::split_top_level;
 use super::{Body, CastKind, Crate, Operand, Path, PathSegment, Place, Rvalue, StatementKind, Ty};
+
+/// The bytes of a vtable before its slots: the drop function, the size
+/// and the alignment of the concrete type, a pointer-sized field each
+/// (rustc's order). The evaluator's vtables (for constants) and the
+/// lowering's (for coercions in code) share this layout, so interning
+/// makes one global of the two.
+pub const VTABLE_HEADER: u64 = 3 * POINTER_SIZE;
+
+/// Where a vtable holds the concrete type's size.
+pub const VTABLE_SIZE: u64 = POINTER_SIZE;
+
+/// Where a vtable holds the concrete type's alignment.
+pub const VTABLE_ALIGN: u64 = 2 * POINTER_SIZE;
+
+/// How many upcasts deep a vtable's vtables go at most (supertraits form
+/// no cycle; the bound only keeps a wrong layout from recursing forever).
+pub const MAX_UPCAST_DEPTH: u32 = 16;
+
+/// Where a vtable holds its `k`th slot (a method's address, then the
+/// upcasts' vtables).
+pub fn vtable_slot_offset(k: usize) -> u64 {
+    VTABLE_HEADER + k as u64 * POINTER_SIZE
+}
+
+/// The bytes of a vtable for a concrete type of `size` and `align` with
+/// `slots` slots: the header with a null drop slot, then zeros where the
+/// slots' pointers go (their relocations hold the targets).
+pub fn vtable_bytes(size: u64, align: u64, slots: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; vtable_slot_offset(slots) as usize];
+    let at = |field: u64| field as usize..(field + POINTER_SIZE) as usize;
+    bytes[at(VTABLE_SIZE)].copy_from_slice(&size.to_le_bytes());
+    bytes[at(VTABLE_ALIGN)].copy_from_slice(&align.to_le_bytes());
+    bytes
+}
 
 /// A method called through a trait object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -49,18 +84,14 @@ impl VirtualMethod {
             ],
         }
     }
-}
 
-impl VirtualMethod {
     /// Whether this is a closure trait's method (`std::ops::Fn<(u32,)>::
     /// call`), whose arguments come in one tuple (the `rust-call` ABI) that
     /// the concrete method, a closure's body, takes spread.
     pub fn takes_argument_tuple(&self) -> bool {
         super::closure_trait_call(&self.on(&Ty::unit())).is_some()
     }
-}
 
-impl VirtualMethod {
     /// The trait's last segment without its arguments (`Scale` for
     /// `kernel::Scale<u32>`, `Fn` for `std::ops::Fn<(u32,)>`).
     pub fn trait_name(&self) -> &str {
@@ -124,10 +155,7 @@ pub fn principal(object: &str) -> Option<String> {
 /// The trait object type a pointer type points to (`&dyn kernel::Shape`
 /// gives `dyn kernel::Shape`).
 pub fn object_pointee(ty: &Ty) -> Option<&str> {
-    match ty.pointee()? {
-        Ty::Opaque(s) if s.starts_with("dyn ") => Some(s),
-        _ => None,
-    }
+    ty.pointee()?.trait_object()
 }
 
 /// The object type and method of a call through a trait object
@@ -196,22 +224,9 @@ impl Body {
             .collect()
     }
 
-    /// Every upcast of a trait object to another principal trait (a
-    /// supertrait: `&dyn Named` to `&dyn Shape`), as (from, to), in
-    /// statement order.
-    pub fn dyn_upcasts(&self, krate: &Crate) -> Vec<(String, String)> {
-        self.unsizings_to_objects(krate)
-            .into_iter()
-            .filter_map(|(from, to)| match from {
-                Unsized::Object(p) if p != to => Some((p, to)),
-                _ => None,
-            })
-            .collect()
-    }
-
     /// Every unsizing coercion to a trait object pointer: what it comes
     /// from, and the object's principal trait.
-    fn unsizings_to_objects(&self, krate: &Crate) -> Vec<(Unsized, String)> {
+    pub(crate) fn unsizings_to_objects(&self, krate: &Crate) -> Vec<(Unsized, String)> {
         let mut out = Vec::new();
         for st in self.blocks.values().flat_map(|bb| &bb.statements) {
             let StatementKind::Assign(_, Rvalue::Cast(CastKind::PointerCoercion(k), op, to)) =
@@ -229,12 +244,12 @@ impl Body {
             let Some(pointee) = from.as_ref().and_then(Ty::pointee) else {
                 continue;
             };
-            let from = match pointee {
-                Ty::Opaque(s) if s.starts_with("dyn ") => match principal(s) {
+            let from = match pointee.trait_object() {
+                Some(source) => match principal(source) {
                     Some(p) => Unsized::Object(p),
                     None => continue,
                 },
-                t => Unsized::Concrete(t.clone()),
+                None => Unsized::Concrete(pointee.clone()),
             };
             if let Some(p) = principal(object) {
                 out.push((from, p));
@@ -245,7 +260,8 @@ impl Body {
 }
 
 /// What an unsizing to a trait object starts from.
-enum Unsized {
+#[derive(Debug, PartialEq)]
+pub(crate) enum Unsized {
     /// A concrete type.
     Concrete(Ty),
     /// Another trait object, by principal trait.
@@ -364,32 +380,40 @@ impl DispatchJoin {
                 out.push(call.method.on(t));
             }
         }
-        for (from, to) in body.dyn_upcasts(krate) {
-            if !self
-                .layouts
-                .upcasts
-                .entry(from.clone())
-                .or_default()
-                .insert(to.clone())
-            {
-                continue;
+        for (from, to) in body.unsizings_to_objects(krate) {
+            match from {
+                Unsized::Concrete(t) => self.make_object(t, &to, &mut out),
+                Unsized::Object(from) if from != to => self.upcast(from, to, &mut out),
+                // An auto trait dropped: the same vtable.
+                Unsized::Object(_) => {}
             }
-            let made: Vec<Ty> = self
-                .layouts
-                .concrete
-                .get(&from)
-                .into_iter()
-                .flatten()
-                .cloned()
-                .collect();
-            for t in made {
-                self.make_object(t, &to, &mut out);
-            }
-        }
-        for (t, p) in body.dyn_coercions(krate) {
-            self.make_object(t, &p, &mut out);
         }
         out
+    }
+
+    /// Records objects of `from` upcast to objects of `to`: every concrete
+    /// type made an object of `from`, now or later, is one of `to` too.
+    fn upcast(&mut self, from: String, to: String, out: &mut Vec<Path>) {
+        let made: Vec<Ty> = self
+            .layouts
+            .concrete
+            .get(&from)
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        if !self
+            .layouts
+            .upcasts
+            .entry(from)
+            .or_default()
+            .insert(to.clone())
+        {
+            return;
+        }
+        for t in made {
+            self.make_object(t, &to, out);
+        }
     }
 
     /// Records `t` made an object of `principal` by a constant; returns
@@ -565,8 +589,11 @@ fn kernel::up(_1: &dyn kernel::Named) -> &dyn kernel::Shape {
         let k = crate::import_text(&mir, "", None).expect("the MIR imports");
         let up = &k.bodies[crate::model::BodyId::from_u32(1)];
         assert_eq!(
-            up.dyn_upcasts(&k),
-            vec![("kernel::Named".to_string(), "kernel::Shape".to_string())]
+            up.unsizings_to_objects(&k),
+            vec![(
+                Unsized::Object("kernel::Named".to_string()),
+                "kernel::Shape".to_string()
+            )]
         );
         assert!(up.dyn_coercions(&k).is_empty());
         // Whatever the order, `Sq` (made a `Named`, upcast to `Shape`)

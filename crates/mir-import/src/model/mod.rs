@@ -29,7 +29,8 @@ pub use alloc::{AllocDump, AllocId, Relocation};
 pub use attrs::{ImplOf, InlineHint, ItemAttrs};
 pub use body::*;
 pub use dyn_dispatch::{
-    SlotTypes, VirtualCall, VirtualMethod, VtableLayouts, object_pointee, principal, virtual_call,
+    MAX_UPCAST_DEPTH, SlotTypes, VTABLE_ALIGN, VTABLE_SIZE, VirtualCall, VirtualMethod,
+    VtableLayouts, object_pointee, principal, virtual_call, vtable_bytes, vtable_slot_offset,
 };
 pub use impls::normalize_impl_segment;
 pub use ty::{ArrayLen, FloatTy, GenericArg, IntTy, Mutability, Path, PathSegment, Ty};

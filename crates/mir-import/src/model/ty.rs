@@ -406,8 +406,16 @@ impl Ty {
 
     /// Whether a pointer to this type is a fat pointer (slice, `str`, `dyn`).
     pub fn is_unsized(&self) -> bool {
-        matches!(self, Ty::Slice(_) | Ty::Str)
-            || matches!(self, Ty::Opaque(s) if s.starts_with("dyn "))
+        matches!(self, Ty::Slice(_) | Ty::Str) || self.trait_object().is_some()
+    }
+
+    /// This type as the trait object type it is (`dyn kernel::Shape +
+    /// std::marker::Sync`), if it is one.
+    pub fn trait_object(&self) -> Option<&str> {
+        match self {
+            Ty::Opaque(s) if s.starts_with("dyn ") => Some(s),
+            _ => None,
+        }
     }
 
     /// The length `N` of the array `[T; N]` that an unsizing coercion from

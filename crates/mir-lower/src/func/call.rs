@@ -345,7 +345,7 @@ impl FnLower<'_, '_> {
                         return self.size_of_struct_with_slice_tail(&args[0], &tail, align);
                     }
                     // A trait object's: its vtable's.
-                    Ty::Opaque(s) if s.starts_with("dyn ") => {
+                    t if t.trait_object().is_some() => {
                         return self.object_size_or_align(&args[0], align).map(Some);
                     }
                     // A `dyn` tail's size and alignment are dynamic.

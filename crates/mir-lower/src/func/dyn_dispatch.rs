@@ -10,20 +10,17 @@ use std::collections::BTreeMap;
 use device_ir::{FuncId, Module, Value};
 use mir_import::eval::layout::Layouts;
 use mir_import::eval::memory::Memory;
-use mir_import::model::{Crate, Path, SlotTypes, VtableLayouts};
-use mir_import::model::{Mutability, Operand, Place, Ty, VirtualMethod, object_pointee, principal};
+use mir_import::model::{
+    Crate, MAX_UPCAST_DEPTH, Mutability, Operand, Path, Place, SlotTypes, Ty, VTABLE_ALIGN,
+    VTABLE_SIZE, VirtualMethod, VtableLayouts, object_pointee, principal, vtable_slot_offset,
+};
 
 use super::FnLower;
 use super::values::Val;
 use crate::abi::FnAbi;
 use crate::diag::Diagnostic;
-use crate::globals::{
-    Ctx, VTABLE_ALIGN, VTABLE_SIZE, VtableSpec, function_symbol, vtable_slot_offset,
-};
-use crate::repr::{Repr, Scalar};
-
-/// How many upcasts deep a vtable's vtables go at most.
-const MAX_UPCAST_DEPTH: u32 = 16;
+use crate::globals::{Ctx, VtableSpec, function_symbol};
+use crate::repr::Scalar;
 
 impl FnLower<'_, '_> {
     /// The address of the vtable that makes `concrete` an object of
@@ -47,8 +44,7 @@ impl FnLower<'_, '_> {
     /// one slot for each method some reachable body calls through such an
     /// object, holding `concrete`'s own, then one for each trait such
     /// objects are upcast to, holding `concrete`'s vtable for it. `depth`
-    /// counts the upcasts followed (supertraits form no cycle; the bound
-    /// only keeps a wrong layout from recursing forever).
+    /// counts the upcasts followed ([`MAX_UPCAST_DEPTH`]).
     fn vtable_spec(
         &mut self,
         concrete: &Ty,
@@ -122,10 +118,7 @@ impl FnLower<'_, '_> {
                     "no vtable slot for the upcast of `{from}` to `{to}`"
                 )));
             };
-            let at = self.offset(vtable, vtable_slot_offset(slot));
-            let Val::Immediate(upcast) = self.load_repr(at, &Repr::Scalar(Scalar::Ptr)) else {
-                return Err(self.internal("a vtable slot is no pointer"));
-            };
+            let upcast = self.load_scalar_at(vtable, vtable_slot_offset(slot), Scalar::Ptr);
             return Ok(Val::Pair(data, upcast));
         }
         let Val::Immediate(data) = v else {
@@ -147,8 +140,12 @@ impl FnLower<'_, '_> {
         let Val::Pair(_, vtable) = self.read_operand(object)? else {
             return Err(self.internal("a trait object pointer is no pair"));
         };
-        let at = self.offset(vtable, if align { VTABLE_ALIGN } else { VTABLE_SIZE });
-        Ok(self.load_repr(at, &Repr::Scalar(Scalar::Int(64))))
+        let field = if align { VTABLE_ALIGN } else { VTABLE_SIZE };
+        Ok(Val::Immediate(self.load_scalar_at(
+            vtable,
+            field,
+            Scalar::Int(64),
+        )))
     }
 
     /// The operands a call through an object passes on: its own, with a
@@ -221,10 +218,7 @@ impl FnLower<'_, '_> {
                 "a call of `{method}` through a trait object whose receiver is not a pointer to the object (`self` by value or in a smart pointer)"
             )));
         };
-        let at = self.offset(vtable, vtable_slot_offset(slot));
-        let Val::Immediate(address) = self.load_repr(at, &Repr::Scalar(Scalar::Ptr)) else {
-            return Err(self.internal("a vtable slot is no pointer"));
-        };
+        let address = self.load_scalar_at(vtable, vtable_slot_offset(slot), Scalar::Ptr);
         let (abi, sig) = self.virtual_call_abi(args, dest)?;
         self.device_call(
             super::call::CallTarget::Indirect(address, sig),
