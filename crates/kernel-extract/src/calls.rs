@@ -398,6 +398,11 @@ impl Extractor<'_, '_> {
                 self.assign(frame, dest, Sym::Unit, out);
                 return;
             }
+            // A hint answered `false`, as the lowering answers it.
+            Some(KnownCall::StaticallyKnown) => {
+                self.assign(frame, dest, Sym::Val(Expr::Const(0)), out);
+                return;
+            }
             _ => {}
         }
         let s = self.opaque(

@@ -21,6 +21,11 @@ pub enum KnownCall {
     Panic,
     /// `intrinsics::cold_path()`: a hint with no effect on values.
     ColdPath,
+    /// `intrinsics::is_val_statically_known(v)` (`u32::pow`, `i32::abs`
+    /// and other integer methods pick a fast path with it): a hint whose
+    /// answer Rust leaves to the compiler; `false` is always correct, and
+    /// takes the general path the host build may take too.
+    StaticallyKnown,
     /// `<T as Ord>::min` or `max`; only integers have a fixed meaning, so the
     /// caller checks the operand type.
     MinMax(MinMax),
@@ -360,6 +365,11 @@ fn is_panic(def: &str) -> bool {
     rest.starts_with("panicking::")
         || rest.starts_with("rt::panic")
         || rest.starts_with("slice::index::slice_")
+        // The integer methods' out-of-line panics, each `-> !`
+        // (`num::int_log10::panic_for_nonpositive_argument` behind `ilog2`
+        // and `ilog10`, `num::overflow_panic::add` behind `strict_add`).
+        || rest.starts_with("num::overflow_panic::")
+        || rest.starts_with("num::") && rest.rsplit("::").next().is_some_and(|f| f.starts_with("panic_"))
         // The slice and string methods' out-of-line panics
         // (`slice::index::slice_end_index_len_fail`,
         // `slice::copy_from_slice_impl::len_mismatch_fail`,
@@ -426,6 +436,7 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
     if let Some(name) = rest.strip_prefix("intrinsics::") {
         match name {
             "cold_path" => return Some(KnownCall::ColdPath),
+            "is_val_statically_known" => return Some(KnownCall::StaticallyKnown),
             "arith_offset" => return Some(KnownCall::ArithOffset),
             "ptr_offset_from" => return Some(KnownCall::OffsetFrom { unsigned: false }),
             "ptr_offset_from_unsigned" => {
@@ -601,6 +612,16 @@ mod tests {
     fn hints_offsets_panics_and_the_prelude() {
         let c = |s: &str| classify(&path(s, Vec::new()));
         assert_eq!(c("std::intrinsics::cold_path"), Some(KnownCall::ColdPath));
+        assert_eq!(
+            c("core::num::int_log10::panic_for_nonpositive_argument"),
+            Some(KnownCall::Panic)
+        );
+        assert_eq!(c("core::num::overflow_panic::mul"), Some(KnownCall::Panic));
+        assert_eq!(c("core::num::int_log10::u32"), None);
+        assert_eq!(
+            c("core::intrinsics::is_val_statically_known"),
+            Some(KnownCall::StaticallyKnown)
+        );
         assert_eq!(
             c("core::intrinsics::arith_offset"),
             Some(KnownCall::ArithOffset)

@@ -68,6 +68,21 @@ impl Interp<'_> {
                 }
                 // Not a const item: a unit enum variant or unit struct (`Option::<u32>::None`).
                 self.write_valtree(dest, &ValTree::Path(path.clone()))
+                    .map_err(|e| match e {
+                        // A const item of another crate that rustc left
+                        // unevaluated (an aggregate, such as the table
+                        // behind `u32::isqrt`): its MIR is that crate's.
+                        EvalError::Construct(_) if def.contains("::") => {
+                            let krate = def.split("::").next().unwrap_or_default();
+                            EvalError::NotPrinted(format!(
+                                "rustc left this constant of type `{}` unevaluated, and it \
+                                 belongs to `{krate}`, whose MIR is not printed (only a \
+                                 dependency's constants have a host twin)",
+                                dest.ty
+                            ))
+                        }
+                        e => e,
+                    })
             }
             ConstOperand::Alloc { alloc, .. } => {
                 let target = self.alloc_target(*alloc)?;

@@ -1,0 +1,48 @@
+//! Items of the standard library that rustc prints no body for: the
+//! compiler hints and panics the lowering knows by name, and the
+//! constants of `core` that it cannot evaluate, refused naming the crate.
+
+mod common;
+
+/// `u32::pow` asks `intrinsics::is_val_statically_known` whether the base
+/// is a constant power of two; `ilog10` panics out of line through
+/// `num::int_log10::panic_for_nonpositive_argument`. Both have no body
+/// here and both must lower.
+#[test]
+fn integer_methods_with_bodiless_hints_and_panics_lower() {
+    let source = "use crate::gpu::*;\n\
+        #[unsafe(no_mangle)]\n\
+        pub extern \"C\" fn k(xs: &[u32], out: DisjointSlice<u32>) {\n\
+            let i = global_idx_x() as usize;\n\
+            if i < xs.len() && i < out.len() {\n\
+                out.set(i, xs[i].pow(3) + xs[i].ilog10());\n\
+            }\n\
+        }\n";
+    let lowered = common::lower_source("std-hints", source).unwrap_or_else(|d| panic!("{d}"));
+    let ir = lowered.module.to_string();
+    assert!(
+        !ir.contains("is_val_statically_known") && !ir.contains("panic_for_nonpositive"),
+        "a hint or a panic helper reached the device IR:\n{ir}"
+    );
+}
+
+/// `u32::isqrt` reads `core::num::int_sqrt::U8_ISQRT_WITH_REMAINDER`, an
+/// aggregate constant rustc leaves unevaluated and whose body is `core`'s.
+#[test]
+fn an_unevaluated_core_constant_is_refused_naming_its_crate() {
+    let source = "use crate::gpu::*;\n\
+        #[unsafe(no_mangle)]\n\
+        pub extern \"C\" fn k(xs: &[u32], out: DisjointSlice<u32>) {\n\
+            let i = global_idx_x() as usize;\n\
+            if i < xs.len() && i < out.len() {\n\
+                out.set(i, xs[i].isqrt());\n\
+            }\n\
+        }\n";
+    let d = common::lower_source("std-const", source).expect_err("isqrt's table has no value here");
+    let text = d.to_string();
+    assert!(
+        text.contains("core::num::int_sqrt::U8_ISQRT_WITH_REMAINDER")
+            && text.contains("belongs to `core`, whose MIR is not printed"),
+        "{text}"
+    );
+}
