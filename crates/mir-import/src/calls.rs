@@ -21,10 +21,10 @@ pub enum KnownCall {
     Panic,
     /// `intrinsics::cold_path()`: a hint with no effect on values.
     ColdPath,
-    /// `intrinsics::is_val_statically_known(v)` (`u32::pow`, `i32::abs`
-    /// and other integer methods pick a fast path with it): a hint whose
-    /// answer Rust leaves to the compiler; `false` is always correct, and
-    /// takes the general path the host build may take too.
+    /// `intrinsics::is_val_statically_known(v)` (`pow` and `wrapping_pow`
+    /// ask it of the exponent to pick an unrolled loop, `checked_ilog` of
+    /// the base): a hint whose answer Rust leaves to the compiler; `false`
+    /// is always correct and takes the general path.
     StaticallyKnown,
     /// `<T as Ord>::min` or `max`; only integers have a fixed meaning, so the
     /// caller checks the operand type.
@@ -67,6 +67,16 @@ pub enum KnownCall {
     /// `mem::swap` leaves after inlining (and `mem::swap(a, b)` itself, when
     /// rustc keeps the call): exchange the two pointees.
     Swap,
+    /// `ptr::swap_nonoverlapping_bytes(x, y, n)` and its
+    /// `swap_nonoverlapping_short` (`n` bytes), or its
+    /// `swap_nonoverlapping_chunks::<N>(x, y, n)` (`n` chunks of `N`
+    /// bytes), or `ptr::swap_chunk::<N>(x, y)` (one chunk): libcore's untyped swap of two disjoint ranges, behind
+    /// `[T]::rotate_left` and `ptr::swap_nonoverlapping`; private to `core`,
+    /// so rustc prints no body once its inliner stops.
+    SwapBytes {
+        /// The bytes each unit of the count stands for.
+        chunk: u64,
+    },
     /// `intrinsics::carrying_mul_add(a, b, c, d)` (`u32::carrying_mul_add`
     /// and `carrying_mul`): `a * b + c + d` in twice the width, as the pair
     /// (low half, high half).
@@ -484,6 +494,27 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
     if rest == "mem::swap" {
         return Some(KnownCall::Swap);
     }
+    if matches!(
+        rest,
+        "ptr::swap_nonoverlapping_bytes"
+            | "ptr::swap_nonoverlapping_bytes::swap_nonoverlapping_short"
+    ) {
+        return Some(KnownCall::SwapBytes { chunk: 1 });
+    }
+    if matches!(
+        rest,
+        "ptr::swap_nonoverlapping_bytes::swap_nonoverlapping_chunks" | "ptr::swap_chunk"
+    ) {
+        let chunk = path.generic_args().iter().find_map(|a| match a {
+            GenericArg::Const(c) => c
+                .trim_end_matches("_usize")
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0),
+            _ => None,
+        })?;
+        return Some(KnownCall::SwapBytes { chunk });
+    }
     let name = rest
         .strip_prefix("intrinsics::")
         .or_else(|| rest.strip_prefix("sync::atomic::"))?;
@@ -617,6 +648,33 @@ mod tests {
             Some(KnownCall::Panic)
         );
         assert_eq!(c("core::num::overflow_panic::mul"), Some(KnownCall::Panic));
+        assert_eq!(
+            c("core::num::int_sqrt::panic_for_negative_argument"),
+            Some(KnownCall::Panic)
+        );
+        assert_eq!(
+            c("std::ptr::swap_nonoverlapping_bytes"),
+            Some(KnownCall::SwapBytes { chunk: 1 })
+        );
+        assert_eq!(
+            classify(&path(
+                "core::ptr::swap_nonoverlapping_bytes::swap_nonoverlapping_chunks",
+                vec![GenericArg::Const("8".into())]
+            )),
+            Some(KnownCall::SwapBytes { chunk: 8 })
+        );
+        assert_eq!(
+            classify(&path(
+                "std::ptr::swap_chunk",
+                vec![GenericArg::Const("4".into())]
+            )),
+            Some(KnownCall::SwapBytes { chunk: 4 })
+        );
+        assert_eq!(
+            c("core::ptr::swap_nonoverlapping_bytes::swap_nonoverlapping_chunks"),
+            None,
+            "a chunk size is needed"
+        );
         assert_eq!(c("core::num::int_log10::u32"), None);
         assert_eq!(
             c("core::intrinsics::is_val_statically_known"),

@@ -66,23 +66,27 @@ impl Interp<'_> {
                     let v = if size { l.size } else { l.align };
                     return self.write(dest, &Bytes::plain(v.to_le_bytes().to_vec()));
                 }
+                // A const item of the standard library that rustc left
+                // unevaluated (an aggregate, such as the table behind
+                // `u32::isqrt`): its body is that crate's, never printed.
+                let std_crate = def
+                    .split("::")
+                    .next()
+                    .filter(|c| ["core", "std", "alloc"].contains(c));
+                let unit_value = matches!(
+                    self.layout(&dest.ty).map(|l| l.shape),
+                    Ok(Shape::Enum { .. } | Shape::Zst)
+                );
+                if let (Some(krate), false) = (std_crate, unit_value) {
+                    return Err(EvalError::NotPrinted(format!(
+                        "rustc left constant `{def}` of type `{}` unevaluated, and it belongs \
+                         to `{krate}`, whose MIR is not printed (only a dependency's constants \
+                         have a host twin)",
+                        dest.ty
+                    )));
+                }
                 // Not a const item: a unit enum variant or unit struct (`Option::<u32>::None`).
                 self.write_valtree(dest, &ValTree::Path(path.clone()))
-                    .map_err(|e| match e {
-                        // A const item of another crate that rustc left
-                        // unevaluated (an aggregate, such as the table
-                        // behind `u32::isqrt`): its MIR is that crate's.
-                        EvalError::Construct(_) if def.contains("::") => {
-                            let krate = def.split("::").next().unwrap_or_default();
-                            EvalError::NotPrinted(format!(
-                                "rustc left this constant of type `{}` unevaluated, and it \
-                                 belongs to `{krate}`, whose MIR is not printed (only a \
-                                 dependency's constants have a host twin)",
-                                dest.ty
-                            ))
-                        }
-                        e => e,
-                    })
             }
             ConstOperand::Alloc { alloc, .. } => {
                 let target = self.alloc_target(*alloc)?;

@@ -183,6 +183,10 @@ impl FnLower<'_, '_> {
                 self.swap(args)?;
                 Some(Val::Zst)
             }
+            KnownCall::SwapBytes { chunk } => {
+                self.swap_bytes(args, chunk)?;
+                Some(Val::Zst)
+            }
             KnownCall::AssertValid => Some(Val::Zst),
             KnownCall::CopyOverlapping => {
                 let [src, dst, count] = args else {
@@ -464,6 +468,7 @@ impl FnLower<'_, '_> {
             | KnownCall::NullPtr
             | KnownCall::Uninit
             | KnownCall::Swap
+            | KnownCall::SwapBytes { .. }
             | KnownCall::CopyOverlapping
             | KnownCall::AssertValid
             | KnownCall::Panic => Ok(None),

@@ -168,6 +168,51 @@ impl FnLower<'_, '_> {
         Ok(self.b.icmp(IntCC::Eq, diff, zero))
     }
 
+    /// `swap_nonoverlapping_bytes(x, y, n)` with `n` units of `chunk`
+    /// bytes, or `swap_chunk(x, y)` with one: the two ranges exchanged byte
+    /// by byte (the ranges may have any alignment; Rust promises they do
+    /// not overlap).
+    pub(super) fn swap_bytes(&mut self, args: &[Operand], chunk: u64) -> Result<(), Diagnostic> {
+        let i64t = self.b.types().i64();
+        let (x, y, n) = match args {
+            [x, y, n] => {
+                let n = self.scalar_operand(n)?;
+                (x, y, self.zext_or_trunc(n, i64t))
+            }
+            [x, y] => (x, y, self.iconst(64, 1)),
+            _ => {
+                return Err(
+                    self.unsupported("libcore's byte swap without two pointers (and a count)")
+                );
+            }
+        };
+        let (px, py) = (self.scalar_operand(x)?, self.scalar_operand(y)?);
+        let unit = self.iconst(64, chunk as i128);
+        let bytes = self.b.binary(BinaryOp::Mul, n, unit);
+        // header(i): i < bytes ? body : exit; body: exchange byte i, then
+        // header(i + 1).
+        let header = self.b.create_block();
+        let i = self.b.append_block_param(header, i64t);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        let zero = self.iconst(64, 0);
+        self.b.jump(header, &[zero]);
+        self.b.switch_to_block(header);
+        let more = self.b.icmp(IntCC::Ult, i, bytes);
+        self.b.brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let (at_x, at_y) = (self.b.byte_offset(px, i), self.b.byte_offset(py, i));
+        let a = self.load_scalar_at(at_x, 0, Scalar::Int(8));
+        let b = self.load_scalar_at(at_y, 0, Scalar::Int(8));
+        self.store_scalar_at(at_x, 0, Scalar::Int(8), b);
+        self.store_scalar_at(at_y, 0, Scalar::Int(8), a);
+        let one = self.iconst(64, 1);
+        let next = self.b.iadd(i, one);
+        self.b.jump(header, &[next]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
     /// The loop both comparisons share: `a[i] - b[i]` (zero-extended to
     /// `i32`) at the first `i < n` where the bytes differ, else 0.
     fn first_byte_difference(&mut self, a: Value, b: Value, n: Value) -> Value {
