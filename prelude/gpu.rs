@@ -1029,22 +1029,59 @@ pub mod host {
 
     /// `__shfl_sync` over the simulated warp.
     pub fn shfl_sync(mask: u32, value: u32, src_lane: u32) -> u32 {
-        shuffle("shfl_sync", mask, value, |_| Some(src_lane & 31))
+        shfl_sync_width(mask, value, src_lane, 32)
     }
     /// `__shfl_up_sync` over the simulated warp.
     pub fn shfl_up_sync(mask: u32, value: u32, delta: u32) -> u32 {
-        shuffle("shfl_up_sync", mask, value, |l| l.checked_sub(delta))
+        shfl_up_sync_width(mask, value, delta, 32)
     }
     /// `__shfl_down_sync` over the simulated warp.
     pub fn shfl_down_sync(mask: u32, value: u32, delta: u32) -> u32 {
-        shuffle("shfl_down_sync", mask, value, |l| {
-            l.checked_add(delta).filter(|&j| j <= 31)
-        })
+        shfl_down_sync_width(mask, value, delta, 32)
     }
     /// `__shfl_xor_sync` over the simulated warp.
     pub fn shfl_xor_sync(mask: u32, value: u32, lane_mask: u32) -> u32 {
+        shfl_xor_sync_width(mask, value, lane_mask, 32)
+    }
+    /// The first lane of this lane's group of `width` (a power of two up to
+    /// 32, as CUDA requires); the lane operands keep their low five bits,
+    /// as the hardware does.
+    fn group_of(what: &str, lane: u32, width: u32) -> u32 {
+        assert!(
+            width.is_power_of_two() && width <= 32,
+            "{UNDEFINED_ON_GPU}{what} with width {width}, which is not a power of two up to 32"
+        );
+        lane & !(width - 1)
+    }
+    /// `__shfl_sync(mask, value, src_lane, width)`: lane `src_lane % width`
+    /// of this lane's group.
+    pub fn shfl_sync_width(mask: u32, value: u32, src_lane: u32, width: u32) -> u32 {
+        shuffle("shfl_sync", mask, value, |l| {
+            Some(group_of("shfl_sync", l, width) + (src_lane & 31) % width)
+        })
+    }
+    /// `__shfl_up_sync(.., width)`: `delta` lanes lower in this lane's group,
+    /// or its own value below the group's first lane.
+    pub fn shfl_up_sync_width(mask: u32, value: u32, delta: u32, width: u32) -> u32 {
+        shuffle("shfl_up_sync", mask, value, |l| {
+            let first = group_of("shfl_up_sync", l, width);
+            l.checked_sub(delta & 31).filter(|&j| j >= first)
+        })
+    }
+    /// `__shfl_down_sync(.., width)`: `delta` lanes higher in this lane's
+    /// group, or its own value past the group's last lane.
+    pub fn shfl_down_sync_width(mask: u32, value: u32, delta: u32, width: u32) -> u32 {
+        shuffle("shfl_down_sync", mask, value, |l| {
+            let last = group_of("shfl_down_sync", l, width) + width - 1;
+            Some(l + (delta & 31)).filter(|&j| j <= last)
+        })
+    }
+    /// `__shfl_xor_sync(.., width)`: lane `lane ^ lane_mask`, or its own
+    /// value when that lane is in a later group (an earlier one is read).
+    pub fn shfl_xor_sync_width(mask: u32, value: u32, lane_mask: u32, width: u32) -> u32 {
         shuffle("shfl_xor_sync", mask, value, |l| {
-            Some(l ^ lane_mask).filter(|&j| j <= 31)
+            let last = group_of("shfl_xor_sync", l, width) + width - 1;
+            Some(l ^ (lane_mask & 31)).filter(|&j| j <= last)
         })
     }
     /// The lanes of `mask` whose `pred` holds, from the vote `what`.
@@ -1378,4 +1415,51 @@ pub mod host {
             }
         }
     }
+}
+
+// Shuffles within groups of lanes (CUDA's `width` argument). Kept below
+// everything else, so that adding them moved no line of the items above
+// (rustc's spans into this file are part of the lowering's snapshots).
+
+#[cfg(gpu_device)]
+unsafe extern "C" {
+    /// `__shfl_sync(mask, value, src, width)`: `value` of lane `src % width`
+    /// of this lane's group of `width` (a power of two up to 32).
+    pub safe fn shfl_sync_width(mask: u32, value: u32, src_lane: u32, width: u32) -> u32;
+    /// `__shfl_up_sync(.., width)`: from `delta` lanes lower in the group, or
+    /// its own value below the group's first lane.
+    pub safe fn shfl_up_sync_width(mask: u32, value: u32, delta: u32, width: u32) -> u32;
+    /// `__shfl_down_sync(.., width)`: from `delta` lanes higher in the
+    /// group, or its own value past the group's last lane.
+    pub safe fn shfl_down_sync_width(mask: u32, value: u32, delta: u32, width: u32) -> u32;
+    /// `__shfl_xor_sync(.., width)`: from lane `lane ^ lane_mask`, or its
+    /// own value when that lane is in a later group.
+    pub safe fn shfl_xor_sync_width(mask: u32, value: u32, lane_mask: u32, width: u32) -> u32;
+}
+
+#[cfg(not(gpu_device))]
+pub use host::{shfl_down_sync_width, shfl_sync_width, shfl_up_sync_width, shfl_xor_sync_width};
+
+/// [`shfl`] within groups of `width` lanes, for any [`WarpValue`].
+#[inline(always)]
+pub fn shfl_width<T: WarpValue>(mask: u32, value: T, src_lane: u32, width: u32) -> T {
+    value.shuffle_with(|v| shfl_sync_width(mask, v, src_lane, width))
+}
+
+/// [`shfl_up`] within groups of `width` lanes.
+#[inline(always)]
+pub fn shfl_up_width<T: WarpValue>(mask: u32, value: T, delta: u32, width: u32) -> T {
+    value.shuffle_with(|v| shfl_up_sync_width(mask, v, delta, width))
+}
+
+/// [`shfl_down`] within groups of `width` lanes.
+#[inline(always)]
+pub fn shfl_down_width<T: WarpValue>(mask: u32, value: T, delta: u32, width: u32) -> T {
+    value.shuffle_with(|v| shfl_down_sync_width(mask, v, delta, width))
+}
+
+/// [`shfl_xor`] within groups of `width` lanes.
+#[inline(always)]
+pub fn shfl_xor_width<T: WarpValue>(mask: u32, value: T, lane_mask: u32, width: u32) -> T {
+    value.shuffle_with(|v| shfl_xor_sync_width(mask, v, lane_mask, width))
 }

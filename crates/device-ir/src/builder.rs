@@ -535,8 +535,22 @@ impl<'m> FunctionBuilder<'m> {
         )
     }
 
-    /// A warp shuffle of the `i32` `value`; yields an `i32`.
+    /// A warp shuffle of the `i32` `value` over the full warp; yields an
+    /// `i32`.
     pub fn shuffle(&mut self, mode: ShuffleMode, mask: Value, value: Value, lane: Value) -> Value {
+        self.shuffle_with_clamp(mode, mask, value, lane, None)
+    }
+
+    /// A warp shuffle with PTX's `c` operand `clamp` (segments and clamp;
+    /// `None` for the full warp); yields an `i32`.
+    pub fn shuffle_with_clamp(
+        &mut self,
+        mode: ShuffleMode,
+        mask: Value,
+        value: Value,
+        lane: Value,
+        clamp: Option<Value>,
+    ) -> Value {
         let ty = self.module.types.i32();
         self.ins_value(
             InstData::Shuffle {
@@ -544,6 +558,7 @@ impl<'m> FunctionBuilder<'m> {
                 mask,
                 value,
                 lane,
+                clamp,
             },
             ty,
         )

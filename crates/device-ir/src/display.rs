@@ -342,7 +342,11 @@ pub fn display_inst(module: &Module, body: &Body, inst: Inst) -> String {
             mask,
             value,
             lane,
-        } => write!(s, "shuffle {} {mask}, {value}, {lane}", mode.name()),
+            clamp,
+        } => {
+            let clamp = clamp.map(|c| format!(", {c}")).unwrap_or_default();
+            write!(s, "shuffle {} {mask}, {value}, {lane}{clamp}", mode.name())
+        }
         InstData::Vote { mode, mask, pred } => write!(s, "vote {} {mask}, {pred}", mode.name()),
         InstData::WarpReduce { op, mask, value } => {
             write!(s, "warp_reduce {} {mask}, {value}", op.name())

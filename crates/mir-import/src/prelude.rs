@@ -141,6 +141,20 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("gpu::shfl_up_sync", Intrinsic::Shuffle(ShuffleKind::Up)),
     ("gpu::shfl_down_sync", Intrinsic::Shuffle(ShuffleKind::Down)),
     ("gpu::shfl_xor_sync", Intrinsic::Shuffle(ShuffleKind::Xor)),
+    // The same with CUDA's `width` as a fourth operand.
+    ("gpu::shfl_sync_width", Intrinsic::Shuffle(ShuffleKind::Idx)),
+    (
+        "gpu::shfl_up_sync_width",
+        Intrinsic::Shuffle(ShuffleKind::Up),
+    ),
+    (
+        "gpu::shfl_down_sync_width",
+        Intrinsic::Shuffle(ShuffleKind::Down),
+    ),
+    (
+        "gpu::shfl_xor_sync_width",
+        Intrinsic::Shuffle(ShuffleKind::Xor),
+    ),
     ("gpu::ballot_sync", Intrinsic::Vote(VoteKind::Ballot)),
     ("gpu::all_sync", Intrinsic::Vote(VoteKind::All)),
     ("gpu::any_sync", Intrinsic::Vote(VoteKind::Any)),

@@ -337,6 +337,10 @@ pub enum InstData {
         value: Value,
         /// The lane operand: index, delta or xor mask (`i32`).
         lane: Value,
+        /// PTX's `c` operand (`i32`): segments of the warp and the clamp
+        /// ([`ShuffleMode::clamp_for_width`]); `None` for the full warp
+        /// ([`ShuffleMode::full_warp_clamp`]).
+        clamp: Option<Value>,
     },
     /// A warp vote over an `i1` predicate, taken together by the lanes of `mask`.
     Vote {
@@ -479,11 +483,18 @@ impl InstData {
             | InstData::DynamicShared { .. }
             | InstData::Fence { .. } => {}
             InstData::Shuffle {
-                mask, value, lane, ..
+                mask,
+                value,
+                lane,
+                clamp,
+                ..
             } => {
                 f(*mask);
                 f(*value);
                 f(*lane);
+                if let Some(c) = clamp {
+                    f(*c);
+                }
             }
             InstData::Vote { mask, pred, .. } => {
                 f(*mask);

@@ -602,16 +602,34 @@ impl ShuffleMode {
         }
     }
 
-    /// The source lane for `lane` with operand `b`, or `None` when it is out
-    /// of the warp and the thread keeps its own value. The clamp is PTX's
-    /// `c = 0` for `up` and `c = 31` otherwise, as CUDA's `__shfl_*_sync`
-    /// with the full warp width.
-    pub fn source(self, lane: u32, b: u32) -> Option<u32> {
+    /// PTX's `c` operand for CUDA's `__shfl_*_sync` over the full warp
+    /// (`width` 32): no segments, and the clamp 0 for `up`, 31 otherwise.
+    pub fn full_warp_clamp(self) -> u32 {
+        self.clamp_for_width(32)
+    }
+
+    /// PTX's `c` for CUDA's `width` argument (a power of two up to 32): the
+    /// segment mask `32 - width` in bits 8..13, the clamp in bits 0..5.
+    pub fn clamp_for_width(self, width: u32) -> u32 {
+        let clamp = if self == ShuffleMode::Up { 0 } else { 0x1f };
+        (32u32.wrapping_sub(width) << 8) | clamp
+    }
+
+    /// The source lane for `lane` with operands `b` and `c`
+    /// (`shfl.sync.<mode> d, a, b, c` as the PTX ISA defines it: `c & 0x1f`
+    /// clamps, `(c >> 8) & 0x1f` splits the warp into segments), or `None`
+    /// when it is out of range and the thread keeps its own value.
+    pub fn source(self, lane: u32, b: u32, c: u32) -> Option<u32> {
+        let b = b & 0x1f;
+        let clamp = c & 0x1f;
+        let seg = (c >> 8) & 0x1f;
+        let max_lane = (lane & seg) | (clamp & !seg);
+        let min_lane = lane & seg;
         match self {
-            ShuffleMode::Idx => Some(b & 31),
-            ShuffleMode::Up => lane.checked_sub(b),
-            ShuffleMode::Down => lane.checked_add(b).filter(|&j| j <= 31),
-            ShuffleMode::Bfly => Some(lane ^ b).filter(|&j| j <= 31),
+            ShuffleMode::Up => lane.checked_sub(b).filter(|&j| j >= max_lane),
+            ShuffleMode::Down => Some(lane + b).filter(|&j| j <= max_lane),
+            ShuffleMode::Bfly => Some(lane ^ b).filter(|&j| j <= max_lane),
+            ShuffleMode::Idx => Some(min_lane | (b & !seg)).filter(|&j| j <= max_lane),
         }
     }
 }
@@ -740,5 +758,43 @@ impl VoteMode {
             VoteMode::Any => "any",
             VoteMode::Ballot => "ballot",
         }
+    }
+}
+
+#[cfg(test)]
+mod shuffle_tests {
+    use super::ShuffleMode;
+
+    /// CUDA's `__shfl_*_sync(mask, v, b, width)` as the programming guide
+    /// states it, lane by lane: the source lane, or `None` for its own.
+    fn cuda(mode: ShuffleMode, lane: u32, b: u32, width: u32) -> Option<u32> {
+        let (group, pos) = (lane / width, lane % width);
+        match mode {
+            ShuffleMode::Idx => Some(group * width + b % width),
+            ShuffleMode::Up => (pos >= b).then(|| lane - b),
+            ShuffleMode::Down => (pos + b < width).then(|| lane + b),
+            ShuffleMode::Bfly => Some(lane ^ b).filter(|j| j / width <= group),
+        }
+    }
+
+    #[test]
+    fn ptx_clamps_for_each_width_give_cudas_source_lanes() {
+        for mode in ShuffleMode::ALL {
+            for width in [1, 2, 4, 8, 16, 32] {
+                let c = mode.clamp_for_width(width);
+                for lane in 0..32 {
+                    for b in 0..32 {
+                        assert_eq!(
+                            mode.source(lane, b, c),
+                            cuda(mode, lane, b, width),
+                            "{} lane {lane} b {b} width {width} (c = {c:#x})",
+                            mode.name()
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(ShuffleMode::Up.full_warp_clamp(), 0);
+        assert_eq!(ShuffleMode::Down.full_warp_clamp(), 0x1f);
     }
 }

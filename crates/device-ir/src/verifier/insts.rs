@@ -535,11 +535,18 @@ pub(super) fn check_inst(sink: &mut Sink<'_>, fid: FuncId, body: &Body, _block: 
             }
         }
         InstData::Shuffle {
-            mask, value, lane, ..
+            mask,
+            value,
+            lane,
+            clamp,
+            ..
         } => {
             c.expect_i32("the shuffle mask", *mask);
             c.expect_i32("the shuffled value", *value);
             c.expect_i32("the shuffle lane", *lane);
+            if let Some(clamp) = clamp {
+                c.expect_i32("the shuffle clamp", *clamp);
+            }
             result_bits(&mut c, result_ty, 32, "a shuffle");
         }
         InstData::Vote { mode, mask, pred } => {

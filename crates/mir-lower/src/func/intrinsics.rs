@@ -2,8 +2,8 @@
 //! registers, barriers and warp collectives, each its device instruction.
 
 use device_ir::{
-    AddressSpace, MatchMode, Ordering as DOrd, ReduceOp, RmwOp, Scope, ShuffleMode, SpecialReg,
-    VoteMode,
+    AddressSpace, BinaryOp, MatchMode, Ordering as DOrd, ReduceOp, RmwOp, Scope, ShuffleMode,
+    SpecialReg, Value, VoteMode,
 };
 use mir_import::model::{ConstOperand, Operand, Scalar};
 use mir_import::prelude::{Intrinsic, LaneMaskKind, MatchKind, ReduceKind, ShuffleKind, VoteKind};
@@ -42,8 +42,10 @@ impl FnLower<'_, '_> {
                 return Ok(Some(Val::Zst));
             }
             Intrinsic::Shuffle(kind) => {
-                let [mask, value, lane] = args else {
-                    return Err(self.unsupported("a warp shuffle takes (mask, value, lane)"));
+                let ([mask, value, lane] | [mask, value, lane, _]) = args else {
+                    return Err(self.unsupported(
+                        "a warp shuffle takes (mask, value, lane) or (mask, value, lane, width)",
+                    ));
                 };
                 let mode = match kind {
                     ShuffleKind::Idx => ShuffleMode::Idx,
@@ -56,7 +58,16 @@ impl FnLower<'_, '_> {
                     self.scalar_operand(value)?,
                     self.scalar_operand(lane)?,
                 );
-                return Ok(Some(Val::Immediate(self.b.shuffle(mode, m, v, l))));
+                let clamp = match args.get(3) {
+                    Some(width) => {
+                        let w = self.scalar_operand(width)?;
+                        Some(self.shuffle_clamp(mode, w))
+                    }
+                    None => None,
+                };
+                return Ok(Some(Val::Immediate(
+                    self.b.shuffle_with_clamp(mode, m, v, l, clamp),
+                )));
             }
             Intrinsic::Vote(kind) => {
                 let [mask, pred] = args else {
@@ -131,6 +142,22 @@ impl FnLower<'_, '_> {
             }
         };
         Ok(Some(Val::Immediate(self.b.special_reg(r))))
+    }
+
+    /// PTX's `c` for CUDA's `width` (`ShuffleMode::clamp_for_width`,
+    /// computed here since the width may be a run-time value): `(32 -
+    /// width) << 8`, with the clamp 31 except for `up`.
+    fn shuffle_clamp(&mut self, mode: ShuffleMode, width: Value) -> Value {
+        let thirty_two = self.iconst(32, 32);
+        let segments = self.b.binary(BinaryOp::Sub, thirty_two, width);
+        let eight = self.iconst(32, 8);
+        let segments = self.b.binary(BinaryOp::Shl, segments, eight);
+        let clamp = mode.clamp_for_width(32);
+        if clamp == 0 {
+            return segments;
+        }
+        let clamp = self.iconst(32, i128::from(clamp));
+        self.b.binary(BinaryOp::Or, segments, clamp)
     }
 
     /// `dynamic_shared_memory(ALIGN)`: a generic pointer to the block's

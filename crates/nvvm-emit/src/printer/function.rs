@@ -6,7 +6,7 @@ use cranelift_entity::SecondaryMap;
 use device_ir::display::signed_imm;
 use device_ir::{
     Block, Body, DYNAMIC_SHARED_SYMBOL, FuncAttrs, FuncId, FunctionKind, GepIndex, InstData, IntFn,
-    Linkage, MemFlags, ParamAttrs, ShuffleMode, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
+    Linkage, MemFlags, ParamAttrs, Ty, TyKind, UnaryOp, Value, ValueDef, VoteMode,
 };
 
 use super::{Printer, atomics, text};
@@ -419,14 +419,18 @@ impl Printer<'_> {
                 mask,
                 value,
                 lane,
+                clamp,
             } => {
-                // CUDA's `__shfl_*_sync` at the full warp width: clamp 0 for
-                // `up`, 31 otherwise (`ShuffleMode::source` is the same rule).
-                let clamp = if *mode == ShuffleMode::Up { 0 } else { 31 };
+                // PTX's `c`: CUDA's full warp width unless the shuffle has
+                // its own (`ShuffleMode::source` reads it the same way).
+                let clamp = match clamp {
+                    Some(c) => self.typed(fx, *c),
+                    None => format!("i32 {}", mode.full_warp_clamp()),
+                };
                 let name = format!("llvm.nvvm.shfl.sync.{}.i32", mode.name());
                 self.intrinsic(format!("declare i32 @{name}(i32, i32, i32, i32)"));
                 format!(
-                    "call i32 @{name}({}, {}, {}, i32 {clamp})",
+                    "call i32 @{name}({}, {}, {}, {clamp})",
                     self.typed(fx, *mask),
                     self.typed(fx, *value),
                     self.typed(fx, *lane)

@@ -121,8 +121,8 @@ pub(crate) struct WarpCall {
 /// Which warp collective.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum WarpKind {
-    /// A shuffle with its lane operand.
-    Shuffle(ShuffleMode, u32),
+    /// A shuffle with its lane operand and PTX's `c` (segments, clamp).
+    Shuffle(ShuffleMode, u32, u32),
     Vote(VoteMode),
     /// A reduction of 32-bit values.
     Reduce(ReduceOp),
@@ -137,7 +137,7 @@ impl WarpKind {
     /// lane operand of a shuffle may differ between lanes).
     pub fn same_as(self, other: WarpKind) -> bool {
         match (self, other) {
-            (WarpKind::Shuffle(a, _), WarpKind::Shuffle(b, _)) => a == b,
+            (WarpKind::Shuffle(a, ..), WarpKind::Shuffle(b, ..)) => a == b,
             (a, b) => a == b,
         }
     }
@@ -145,7 +145,7 @@ impl WarpKind {
     /// A name for messages.
     pub fn describe(self) -> String {
         match self {
-            WarpKind::Shuffle(m, _) => format!("shuffle {}", m.name()),
+            WarpKind::Shuffle(m, ..) => format!("shuffle {}", m.name()),
             WarpKind::Vote(m) => format!("vote {}", m.name()),
             WarpKind::Reduce(op) => format!("reduce {}", op.name()),
             WarpKind::Match(m, wide) => {
@@ -588,12 +588,17 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
             mask,
             value,
             lane,
+            clamp,
         } => {
             let word = |v: Value| -> Result<u32, Fault> {
                 Ok(as_int(&frame.get(v)?, "shuffle")?.1 as u32)
             };
+            let c = match clamp {
+                Some(c) => word(*c)?,
+                None => mode.full_warp_clamp(),
+            };
             return Ok(Step::Warp(WarpCall {
-                kind: WarpKind::Shuffle(*mode, word(*lane)?),
+                kind: WarpKind::Shuffle(*mode, word(*lane)?, c),
                 mask: word(*mask)?,
                 value: u64::from(word(*value)?),
             }));

@@ -196,8 +196,8 @@ impl Warps {
         for &l in &lanes {
             let c = call(l)?;
             let val = match c.kind {
-                WarpKind::Shuffle(mode, operand) => {
-                    let v = match mode.source(l, operand) {
+                WarpKind::Shuffle(mode, operand, clamp) => {
+                    let v = match mode.source(l, operand, clamp) {
                         None => c.value as u32,
                         Some(j) if j < 32 && live & (1 << j) != 0 => call(j)?.value as u32,
                         Some(j) => {

@@ -34,7 +34,11 @@ impl Exec<'_, '_> {
                 };
                 self.pend(&dst)?;
                 Ok(Step::Warp(WarpCall {
-                    kind: WarpKind::Shuffle(ShuffleMode::Idx, src),
+                    kind: WarpKind::Shuffle(
+                        ShuffleMode::Idx,
+                        src,
+                        ShuffleMode::Idx.full_warp_clamp(),
+                    ),
                     mask: member,
                     value: u64::from(a),
                 }))
@@ -125,33 +129,19 @@ impl Exec<'_, '_> {
     }
 }
 
-/// The lane `lane` reads in `shfl.sync.<mode> d, a, b, c` (PTX ISA: the
-/// clamp `c & 0x1f` and the segment mask `c >> 8`), and whether that source
-/// is in range; its own lane where it is not.
+/// The lane `lane` reads in `shfl.sync.<mode> d, a, b, c`
+/// ([`ShuffleMode::source`], the IR device's rule too), and whether that
+/// source is in range; its own lane where it is not.
 fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<(u32, bool), Fault> {
-    let bval = b & 0x1f;
-    let cval = c & 0x1f;
-    let seg = (c >> 8) & 0x1f;
-    let max_lane = (lane & seg) | (cval & !seg);
-    let min_lane = lane & seg;
-    let (j, ok) = match mode {
-        "up" => {
-            let j = lane as i32 - bval as i32;
-            (j, j >= max_lane as i32)
-        }
-        "down" => {
-            let j = (lane + bval) as i32;
-            (j, j <= max_lane as i32)
-        }
-        "bfly" => {
-            let j = (lane ^ bval) as i32;
-            (j, j <= max_lane as i32)
-        }
-        "idx" => {
-            let j = (min_lane | (bval & !seg)) as i32;
-            (j, j <= max_lane as i32)
-        }
+    let mode = match mode {
+        "up" => ShuffleMode::Up,
+        "down" => ShuffleMode::Down,
+        "bfly" => ShuffleMode::Bfly,
+        "idx" => ShuffleMode::Idx,
         other => return Err(unsupported(format!("shfl mode {other}"))),
     };
-    Ok(if ok { (j as u32, true) } else { (lane, false) })
+    Ok(match mode.source(lane, b, c) {
+        Some(j) => (j, true),
+        None => (lane, false),
+    })
 }
