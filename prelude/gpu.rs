@@ -49,11 +49,11 @@ unsafe extern "C" {
     pub safe fn lane_id() -> u32;
     /// `__shfl_sync(mask, value, src)`: `value` of lane `src % 32`.
     pub safe fn shfl_sync(mask: u32, value: u32, src_lane: u32) -> u32;
-    /// `__shfl_up_sync`: `value` of lane `lane - delta`, or its own below 0.
+    /// `__shfl_up_sync`: lane `lane - delta % 32`, or its own below 0.
     pub safe fn shfl_up_sync(mask: u32, value: u32, delta: u32) -> u32;
-    /// `__shfl_down_sync`: `value` of lane `lane + delta`, or its own past 31.
+    /// `__shfl_down_sync`: lane `lane + delta % 32`, or its own past 31.
     pub safe fn shfl_down_sync(mask: u32, value: u32, delta: u32) -> u32;
-    /// `__shfl_xor_sync`: `value` of lane `lane ^ lane_mask`.
+    /// `__shfl_xor_sync`: `value` of lane `lane ^ lane_mask % 32`.
     pub safe fn shfl_xor_sync(mask: u32, value: u32, lane_mask: u32) -> u32;
     /// `__ballot_sync`: the lanes of `mask` whose `pred` holds.
     pub safe fn ballot_sync(mask: u32, pred: bool) -> u32;
@@ -1043,9 +1043,9 @@ pub mod host {
     pub fn shfl_xor_sync(mask: u32, value: u32, lane_mask: u32) -> u32 {
         shfl_xor_sync_width(mask, value, lane_mask, 32)
     }
-    /// The first lane of this lane's group of `width` (a power of two up to
-    /// 32, as CUDA requires); the lane operands keep their low five bits,
-    /// as the hardware does.
+    /// The first lane of this lane's group of `width`, which must be a power
+    /// of two up to 32 (CUDA leaves any other undefined). The shuffles keep
+    /// their lane operands' low five bits, as the hardware does.
     fn group_of(what: &str, lane: u32, width: u32) -> u32 {
         assert!(
             width.is_power_of_two() && width <= 32,

@@ -22,6 +22,17 @@ enum Mask {
 /// `out[gid] = shuffle(mode, mask, value = gid * 10, operand)`; lanes at or
 /// past `exit_from` return first when it is set.
 fn shuffle_module(mode: ShuffleMode, mask: Mask, operand: u32, exit_from: Option<u32>) -> Module {
+    shuffle_module_with_clamp(mode, mask, operand, exit_from, None)
+}
+
+/// [`shuffle_module`] with PTX's `c` operand `clamp` (CUDA's `width`).
+fn shuffle_module_with_clamp(
+    mode: ShuffleMode,
+    mask: Mask,
+    operand: u32,
+    exit_from: Option<u32>,
+    clamp: Option<u32>,
+) -> Module {
     let mut m = Module::new();
     let (i32t, i64t) = (m.types.i32(), m.types.i64());
     let out = m.types.ptr(i32t, AddressSpace::Global);
@@ -54,7 +65,8 @@ fn shuffle_module(mode: ShuffleMode, mask: Mask, operand: u32, exit_from: Option
     let ten = b.iconst(i32t, 10);
     let value = b.imul(gid, ten);
     let operand = b.iconst(i32t, i128::from(operand));
-    let got = b.shuffle(mode, mask, value, operand);
+    let clamp = clamp.map(|c| b.iconst(i32t, i128::from(c)));
+    let got = b.shuffle_with_clamp(mode, mask, value, operand, clamp);
     let gid64 = b.cast(CastOp::ZExt, gid, i64t);
     let dst = b.gep(out, &[GepIndex::Value(gid64)]);
     b.store(got, dst);
@@ -469,4 +481,36 @@ fn lanes_at_different_reductions_are_a_warp_fault() {
     let err = warp_fault(&m, 32);
     let text = err.to_string();
     assert!(text.contains("reduce"), "{text}");
+}
+
+#[test]
+fn shuffles_with_a_width_stay_in_their_group() {
+    let full = Mask::All(u32::MAX);
+    // Groups of 8: `down 1` keeps its own value on each group's last lane.
+    let c = ShuffleMode::Down.clamp_for_width(8);
+    let got = run_shuffle(
+        &shuffle_module_with_clamp(ShuffleMode::Down, full, 1, None, Some(c)),
+        32,
+    );
+    let want: Vec<u32> = (0..32)
+        .map(|l| if l % 8 == 7 { l * 10 } else { (l + 1) * 10 })
+        .collect();
+    assert_eq!(got, want);
+    // Groups of 4: `idx 6` reads lane 6 % 4 = 2 of its own group.
+    let c = ShuffleMode::Idx.clamp_for_width(4);
+    let got = run_shuffle(
+        &shuffle_module_with_clamp(ShuffleMode::Idx, full, 6, None, Some(c)),
+        32,
+    );
+    let want: Vec<u32> = (0..32).map(|l| (l / 4 * 4 + 2) * 10).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_width_that_is_not_a_power_of_two_is_a_warp_fault() {
+    // What CUDA's `width = 3` makes: PTX defines a result, CUDA does not.
+    let c = ShuffleMode::Down.clamp_for_width(3);
+    let m = shuffle_module_with_clamp(ShuffleMode::Down, Mask::All(u32::MAX), 1, None, Some(c));
+    let e = warp_fault(&m, 32);
+    assert!(e.to_string().contains("not a power of two"), "{e}");
 }

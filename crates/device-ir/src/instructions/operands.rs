@@ -570,16 +570,18 @@ impl RmwOp {
     }
 }
 
-/// How a warp shuffle picks its source lane (PTX `shfl.sync` modes).
+/// How a warp shuffle picks its source lane (PTX `shfl.sync` modes), from
+/// the low five bits of its lane operand `b`, within the segment and clamp
+/// of its `c` operand ([`ShuffleMode::source`]); the full warp by default.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ShuffleMode {
-    /// Lane `lane % 32`.
+    /// Lane `b` of the segment.
     Idx,
-    /// Lane `self - lane`; below lane 0, the thread's own value.
+    /// Lane `self - b`; below the segment, the thread's own value.
     Up,
-    /// Lane `self + lane`; past lane 31, the thread's own value.
+    /// Lane `self + b`; past the clamp, the thread's own value.
     Down,
-    /// Lane `self ^ lane`; past lane 31, the thread's own value.
+    /// Lane `self ^ b`; past the clamp, the thread's own value.
     Bfly,
 }
 
@@ -616,9 +618,10 @@ impl ShuffleMode {
     }
 
     /// The source lane for `lane` with operands `b` and `c`
-    /// (`shfl.sync.<mode> d, a, b, c` as the PTX ISA defines it: `c & 0x1f`
-    /// clamps, `(c >> 8) & 0x1f` splits the warp into segments), or `None`
-    /// when it is out of range and the thread keeps its own value.
+    /// (`shfl.sync.<mode> d, a, b, c` as the PTX ISA defines it: `b & 0x1f`
+    /// is the lane operand, `c & 0x1f` clamps, `(c >> 8) & 0x1f` splits the
+    /// warp into segments), or `None` when it is out of range and the
+    /// thread keeps its own value.
     pub fn source(self, lane: u32, b: u32, c: u32) -> Option<u32> {
         let b = b & 0x1f;
         let clamp = c & 0x1f;
@@ -783,10 +786,11 @@ mod shuffle_tests {
             for width in [1, 2, 4, 8, 16, 32] {
                 let c = mode.clamp_for_width(width);
                 for lane in 0..32 {
-                    for b in 0..32 {
+                    // The hardware reads the operand's low five bits.
+                    for b in 0..64 {
                         assert_eq!(
                             mode.source(lane, b, c),
-                            cuda(mode, lane, b, width),
+                            cuda(mode, lane, b & 31, width),
                             "{} lane {lane} b {b} width {width} (c = {c:#x})",
                             mode.name()
                         );

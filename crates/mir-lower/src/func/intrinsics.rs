@@ -59,6 +59,11 @@ impl FnLower<'_, '_> {
                     self.scalar_operand(lane)?,
                 );
                 let clamp = match args.get(3) {
+                    // A constant width (the usual case) is an immediate `c`.
+                    Some(Operand::Const(ConstOperand::Scalar(Scalar::Int { bits, .. }))) => {
+                        let c = mode.clamp_for_width(*bits as u32);
+                        Some(self.iconst(32, i128::from(c)))
+                    }
                     Some(width) => {
                         let w = self.scalar_operand(width)?;
                         Some(self.shuffle_clamp(mode, w))
@@ -144,9 +149,9 @@ impl FnLower<'_, '_> {
         Ok(Some(Val::Immediate(self.b.special_reg(r))))
     }
 
-    /// PTX's `c` for CUDA's `width` (`ShuffleMode::clamp_for_width`,
-    /// computed here since the width may be a run-time value): `(32 -
-    /// width) << 8`, with the clamp 31 except for `up`.
+    /// PTX's `c` for a run-time `width` (`ShuffleMode::clamp_for_width`
+    /// in device code): `(32 - width) << 8`, with the clamp 31 except for
+    /// `up`.
     fn shuffle_clamp(&mut self, mode: ShuffleMode, width: Value) -> Value {
         let thirty_two = self.iconst(32, 32);
         let segments = self.b.binary(BinaryOp::Sub, thirty_two, width);

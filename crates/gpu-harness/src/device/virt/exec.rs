@@ -594,7 +594,23 @@ pub(crate) fn step(ctx: &mut Ctx<'_>, thread: &mut Thread) -> Result<Step, Fault
                 Ok(as_int(&frame.get(v)?, "shuffle")?.1 as u32)
             };
             let c = match clamp {
-                Some(c) => word(*c)?,
+                Some(c) => {
+                    let c = word(*c)?;
+                    // Only CUDA's `width` makes a clamp here: PTX defines
+                    // every `c`, CUDA only those of a power of two up to 32.
+                    let segments = c >> 8;
+                    if segments >= 32 || !(32 - segments).is_power_of_two() {
+                        return Err(Fault::new(
+                            FaultKind::Warp,
+                            format!(
+                                "a shuffle ({}) with a width that is not a power of two up to 32 \
+                                 (PTX operand c = {c:#x}): CUDA leaves it undefined",
+                                mode.name()
+                            ),
+                        ));
+                    }
+                    c
+                }
                 None => mode.full_warp_clamp(),
             };
             return Ok(Step::Warp(WarpCall {
