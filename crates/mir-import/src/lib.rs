@@ -254,7 +254,7 @@ pub struct Printed {
     )>,
     /// The shims of dependency calls rustc left (appended after the
     /// instances), keyed by the call they serve.
-    pub dep_calls: std::collections::BTreeMap<String, mono::dep_calls::DepCall>,
+    pub dep_calls: std::collections::BTreeMap<String, mono::shims::DepCall>,
 }
 
 impl Printed {
@@ -315,7 +315,7 @@ pub fn print_kernel(
             let mut appended = mono::instance_source(&known, &generics);
             appended
                 .text
-                .push_str(&mono::dep_calls::dep_call_source(&shims));
+                .push_str(&mono::shims::dep_call_source(&shims));
             match rustc::run_rustc_appended(kernel, opts, &appended.text) {
                 Ok(out) => break (appended, out),
                 // The new shims rustc names in its errors are dropped and
@@ -325,13 +325,8 @@ pub fn print_kernel(
                 Err(rustc::RustcError::Failed { stderr, .. }) if shims.len() > before.1 => {
                     let first = rustc::appended_first_line(&printed.out.source);
                     let file = kernel.file_name().and_then(|f| f.to_str()).unwrap_or("");
-                    let bad = mono::dep_calls::refused_shims(
-                        &shims,
-                        &appended.text,
-                        first,
-                        file,
-                        &stderr,
-                    );
+                    let bad =
+                        mono::shims::refused_shims(&shims, &appended.text, first, file, &stderr);
                     tracing::debug!("dependency call shims refused by rustc: {bad:?}");
                     tracing::trace!("rustc's errors on the shims:\n{stderr}");
                     if bad.is_empty() {

@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use super::dep_calls::DepCall;
+use super::shims::DepCall;
 use crate::model::{
     BodyId, Callee, Crate, GenericArg, LocalDecl, Mutability, Operand, Path, PathSegment, Place,
     Rvalue, Statement, StatementKind, TerminatorKind, Ty,
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn a_drop_with_glue_becomes_a_call_of_its_shim() {
         let (mut k, shims) = krate(true);
-        let src = super::super::dep_calls::dep_call_source(&shims);
+        let src = super::super::shims::dep_call_source(&shims);
         assert!(
             src.contains("pub fn call<'a>(a0: *mut dep::W) -> () {\n    unsafe { core::ptr::drop_in_place::<dep::W>(a0) }\n}"),
             "{src}"

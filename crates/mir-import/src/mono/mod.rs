@@ -58,6 +58,7 @@ pub mod closures;
 pub mod dep_calls;
 pub mod drop_glue;
 mod generic;
+pub mod shims;
 pub mod vtable_shims;
 
 pub use generic::GenericFn;

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use super::dep_calls::{DepCall, callee_source};
+use super::shims::{DepCall, callee_source};
 use crate::model::{Crate, Ty, object_pointee};
 
 /// The shims of the vtable methods that kernels may run and that have no
