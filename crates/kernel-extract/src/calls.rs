@@ -403,6 +403,12 @@ impl Extractor<'_, '_> {
                 self.assign(frame, dest, Sym::Val(Expr::Const(0)), out);
                 return;
             }
+            // `black_box(v)` is `v`.
+            Some(KnownCall::BlackBox) if args.len() == 1 => {
+                let v = self.operand(frame, &args[0], out);
+                self.assign(frame, dest, v, out);
+                return;
+            }
             _ => {}
         }
         let s = self.opaque(

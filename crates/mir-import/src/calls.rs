@@ -13,6 +13,18 @@ use device_ir::{IntFn, MathFn};
 
 use crate::prelude::{self, Intrinsic};
 
+/// `RangeInclusive`'s fields in declaration order (`core::ops::range`):
+/// what [`KnownCall::RangeInclusiveNew`] writes, and the names MIR's field
+/// indices stand for when no printed aggregate of the type says so.
+pub const RANGE_INCLUSIVE_FIELDS: [&str; 3] = ["start", "end", "exhausted"];
+
+/// `RangeInclusive`'s def path in each spelling rustc prints.
+pub const RANGE_INCLUSIVE_PATHS: [&str; 3] = [
+    "std::ops::RangeInclusive",
+    "core::ops::RangeInclusive",
+    "core::ops::range::RangeInclusive",
+];
+
 /// A call with a known meaning.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KnownCall {
@@ -21,6 +33,18 @@ pub enum KnownCall {
     Panic,
     /// `intrinsics::cold_path()`: a hint with no effect on values.
     ColdPath,
+    /// `intrinsics::write_bytes(dst, byte, count)` (`ptr::write_bytes`,
+    /// `[T]::fill`): `count` elements at `dst` set to `byte` (a `memset`).
+    WriteBytes,
+    /// `RangeInclusive::new(start, end)`, a `const fn` of std whose body
+    /// rustc does not print: a constant `'a'..='f'` (promoted, for
+    /// `contains`) calls it. Its fields are `start`, `end` and `exhausted`
+    /// (false).
+    RangeInclusiveNew,
+    /// `intrinsics::black_box(v)` (`hint::black_box`): `v` itself; the
+    /// hint asks the compiler not to see through it, which nothing here
+    /// does across a call's result anyway.
+    BlackBox,
     /// `intrinsics::is_val_statically_known(v)` (`pow` and `wrapping_pow`
     /// ask it of the exponent to pick an unrolled loop, `checked_ilog` of
     /// the base): a hint whose answer Rust leaves to the compiler; `false`
@@ -447,6 +471,8 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
         match name {
             "cold_path" => return Some(KnownCall::ColdPath),
             "is_val_statically_known" => return Some(KnownCall::StaticallyKnown),
+            "black_box" => return Some(KnownCall::BlackBox),
+            "write_bytes" => return Some(KnownCall::WriteBytes),
             "arith_offset" => return Some(KnownCall::ArithOffset),
             "ptr_offset_from" => return Some(KnownCall::OffsetFrom { unsigned: false }),
             "ptr_offset_from_unsigned" => {
@@ -493,6 +519,12 @@ pub fn classify(path: &Path) -> Option<KnownCall> {
     }
     if rest == "mem::swap" {
         return Some(KnownCall::Swap);
+    }
+    if RANGE_INCLUSIVE_PATHS
+        .iter()
+        .any(|p| def.strip_suffix("::new") == Some(p))
+    {
+        return Some(KnownCall::RangeInclusiveNew);
     }
     if matches!(
         rest,
@@ -676,6 +708,15 @@ mod tests {
             "a chunk size is needed"
         );
         assert_eq!(c("core::num::int_log10::u32"), None);
+        assert_eq!(c("std::intrinsics::black_box"), Some(KnownCall::BlackBox));
+        assert_eq!(
+            c("std::ops::RangeInclusive::new"),
+            Some(KnownCall::RangeInclusiveNew)
+        );
+        assert_eq!(
+            c("core::intrinsics::write_bytes"),
+            Some(KnownCall::WriteBytes)
+        );
         assert_eq!(
             c("core::intrinsics::is_val_statically_known"),
             Some(KnownCall::StaticallyKnown)

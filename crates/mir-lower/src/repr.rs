@@ -434,7 +434,54 @@ fn scalar_enum(
                 .map(|(s, off)| Repr::Pair(tag, *offset, s, off))
                 .filter(|r| r.size_align() == (l.size, l.align)))
         }
-        _ => Ok(None),
+        // One inhabited variant (`ControlFlow<&u32, Infallible>`, the
+        // residual of `try_fold`'s `?`): a wrapper of its one field, when
+        // that field is the whole enum.
+        Encoding::Single { variant } => {
+            let Some(v) = variants.iter().find(|v| v.name == *variant) else {
+                return Ok(None);
+            };
+            let (1, Some(0)) = (v.fields.len(), v.fields.get("0").copied()) else {
+                return Ok(None);
+            };
+            let Some(field) = single_variant_field_ty(ty, variant) else {
+                return Ok(None);
+            };
+            Ok(repr_of(layouts, &field)
+                .ok()
+                .filter(|r| matches!(r, Repr::Scalar(_) | Repr::Pair(..)))
+                .filter(|r| r.size_align() == (l.size, l.align)))
+        }
+    }
+}
+
+/// The type of the one field of `variant` of `ty`, where the type names it:
+/// `Option`'s and `Result`'s variants ([`variant_field_tys`]) and
+/// `ControlFlow<B, C>`'s (`C` is `()` when rustc prints no second argument).
+fn single_variant_field_ty(ty: &Ty, variant: &str) -> Option<Ty> {
+    if let Some(tys) = variant_field_tys(ty) {
+        return tys
+            .into_iter()
+            .find(|(n, _)| *n == variant)
+            .map(|(_, t)| t.clone());
+    }
+    let Ty::Adt(p) = ty else { return None };
+    if !p.def_path().ends_with("ops::ControlFlow") {
+        return None;
+    }
+    let types: Vec<&Ty> = p
+        .generic_args()
+        .iter()
+        .filter_map(|a| match a {
+            mir_import::model::GenericArg::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    match (variant, types.as_slice()) {
+        ("Break", [b, ..]) => Some((*b).clone()),
+        ("Continue", [_, c]) => Some((*c).clone()),
+        ("Continue", [_]) => Some(Ty::unit()),
+        _ => None,
     }
 }
 
@@ -521,5 +568,25 @@ mod tests {
         let fat = Repr::Pair(Scalar::Ptr, 0, Scalar::Int(64), 8);
         assert_eq!(fat.size_align(), (16, 8));
         assert_eq!(Repr::Scalar(Scalar::Bool).size_align(), (1, 1));
+    }
+
+    #[test]
+    fn a_single_variants_field_type_comes_from_the_enums_arguments() {
+        let ty = |s: &str| mir_import::parse::parse_type(s).expect("a type");
+        let residual = ty("std::ops::ControlFlow<&u32, std::convert::Infallible>");
+        assert_eq!(
+            single_variant_field_ty(&residual, "Break"),
+            Some(ty("&u32"))
+        );
+        assert_eq!(
+            single_variant_field_ty(&residual, "Continue"),
+            Some(ty("std::convert::Infallible"))
+        );
+        // `C` defaults to `()`, which rustc leaves unprinted.
+        let flow = ty("std::ops::ControlFlow<u64>");
+        assert_eq!(single_variant_field_ty(&flow, "Continue"), Some(Ty::unit()));
+        let ok = ty("std::result::Result<u8, std::convert::Infallible>");
+        assert_eq!(single_variant_field_ty(&ok, "Ok"), Some(ty("u8")));
+        assert_eq!(single_variant_field_ty(&ty("kernel::E<u8>"), "A"), None);
     }
 }

@@ -329,6 +329,22 @@ impl<'a> Interp<'a> {
                     bb = *next;
                 }
                 TerminatorKind::Call {
+                    func: crate::model::Callee::Item(p),
+                    args,
+                    destination,
+                    target: Some(next),
+                    ..
+                } if crate::calls::classify(p)
+                    == Some(crate::calls::KnownCall::RangeInclusiveNew) =>
+                {
+                    let dest = self
+                        .place(body, locals, destination)
+                        .map_err(at(loc.clone()))?;
+                    self.range_inclusive(body, locals, &dest, args)
+                        .map_err(at(loc))?;
+                    bb = *next;
+                }
+                TerminatorKind::Call {
                     func,
                     args,
                     destination,
@@ -571,6 +587,31 @@ impl<'a> Interp<'a> {
         let ty = self.operand_ty(body, op)?;
         let size = self.layout(&ty)?.size;
         Ok(self.operand_bytes(body, locals, op, &ty, size)?.to_uint()?)
+    }
+
+    /// `RangeInclusive::new(start, end)` written to `dest`: its fields by
+    /// the names rustc's report gives them, `exhausted` false.
+    fn range_inclusive(
+        &mut self,
+        body: &Body,
+        locals: &[EvalAlloc],
+        dest: &PlaceRef,
+        args: &[Operand],
+    ) -> R<()> {
+        let [start, end] = args else {
+            return Err("`RangeInclusive::new` without two operands".into());
+        };
+        let l = self.layout(&dest.ty)?;
+        let [start_name, end_name, exhausted] = crate::calls::RANGE_INCLUSIVE_FIELDS;
+        for (name, arg) in [(start_name, start), (end_name, end)] {
+            let ty = self.operand_ty(body, arg)?;
+            let size = self.layout(&ty)?.size;
+            let bytes = self.operand_bytes(body, locals, arg, &ty, size)?;
+            let off = super::consts::field_offset(&l, None, name)?;
+            self.write(&self.at(dest, off, ty), &bytes)?;
+        }
+        let off = super::consts::field_offset(&l, None, exhausted)?;
+        self.write(&self.at(dest, off, Ty::Bool), &Bytes::plain(vec![0]))
     }
 
     /// The first `len` bytes of operand `op` (of type `ty`), written to a

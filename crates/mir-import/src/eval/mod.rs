@@ -213,6 +213,15 @@ pub fn field_name_map(krate: &Crate) -> BTreeMap<String, Vec<String>> {
             }
         });
     }
+    // Built by a known call rather than a printed aggregate (a promoted
+    // `'a'..='f'`).
+    for path in crate::calls::RANGE_INCLUSIVE_PATHS {
+        map.entry(path.to_string()).or_insert_with(|| {
+            crate::calls::RANGE_INCLUSIVE_FIELDS
+                .map(String::from)
+                .to_vec()
+        });
+    }
     map
 }
 

@@ -183,6 +183,10 @@ impl FnLower<'_, '_> {
                 self.swap(args)?;
                 Some(Val::Zst)
             }
+            KnownCall::WriteBytes => {
+                self.write_bytes(args)?;
+                Some(Val::Zst)
+            }
             KnownCall::SwapBytes { chunk } => {
                 self.swap_bytes(args, chunk)?;
                 Some(Val::Zst)
@@ -235,6 +239,10 @@ impl FnLower<'_, '_> {
         match k {
             KnownCall::ColdPath => Ok(Some(Val::Zst)),
             KnownCall::StaticallyKnown => Ok(Some(Val::Immediate(self.iconst(1, 0)))),
+            KnownCall::BlackBox => match args {
+                [v] => Ok(Some(self.read_operand(v)?)),
+                _ => Ok(None),
+            },
             KnownCall::CompareBytes => Ok(Some(Val::Immediate(self.compare_bytes(args)?))),
             KnownCall::RawEq => Ok(Some(Val::Immediate(self.raw_eq(args)?))),
             KnownCall::Device(i) => self.intrinsic(i, args),
@@ -469,6 +477,8 @@ impl FnLower<'_, '_> {
             | KnownCall::Uninit
             | KnownCall::Swap
             | KnownCall::SwapBytes { .. }
+            | KnownCall::WriteBytes
+            | KnownCall::RangeInclusiveNew
             | KnownCall::CopyOverlapping
             | KnownCall::AssertValid
             | KnownCall::Panic => Ok(None),

@@ -95,36 +95,74 @@ impl FnLower<'_, '_> {
             let si = self.b.cast(device_ir::CastOp::PtrToInt, s, i64t);
             self.b.icmp(IntCC::Ugt, di, si)
         });
-        // header(i): i < bytes ? body : exit; body: copy byte i (or, going
-        // backwards, byte bytes - 1 - i), i + 1.
+        // Byte i, or, going backwards, byte bytes - 1 - i.
+        self.for_each_byte(bytes, |this, i| {
+            let at = match backward {
+                Some(back) => {
+                    let one = this.iconst(64, 1);
+                    let last = this.b.binary(device_ir::BinaryOp::Sub, bytes, one);
+                    let down = this.b.binary(device_ir::BinaryOp::Sub, last, i);
+                    this.b.select(back, down, i)
+                }
+                None => i,
+            };
+            let (from, to) = (this.b.byte_offset(s, at), this.b.byte_offset(d, at));
+            let byte = Scalar::Int(8);
+            let v = this.load_scalar_at(from, 0, byte);
+            this.store_scalar_at(to, 0, byte, v);
+        });
+        Ok(())
+    }
+
+    /// `intrinsics::write_bytes(dst, byte, count)` (`ptr::write_bytes`,
+    /// `[T]::fill` of a value whose bytes are all one): `count` elements of
+    /// `*dst`'s type set to `byte`, byte by byte (a `memset`).
+    pub(super) fn write_bytes(&mut self, args: &[Operand]) -> Result<(), Diagnostic> {
+        let [dst, byte, count] = args else {
+            return Err(self.unsupported("`write_bytes` without three operands"));
+        };
+        let elem = self
+            .operand_ty(dst)?
+            .pointee()
+            .cloned()
+            .ok_or_else(|| self.unsupported("`write_bytes` to a non-pointer"))?;
+        let size = self.layout_of(&elem)?.size;
+        let (d, v, n) = (
+            self.scalar_operand(dst)?,
+            self.scalar_operand(byte)?,
+            self.scalar_operand(count)?,
+        );
+        let i64t = self.b.types().i64();
+        let n = self.zext_or_trunc(n, i64t);
+        let size = self.iconst(64, size as i128);
+        let bytes = self.b.imul(n, size);
+        self.for_each_byte(bytes, |this, i| {
+            let to = this.b.byte_offset(d, i);
+            this.store_scalar_at(to, 0, Scalar::Int(8), v);
+        });
+        Ok(())
+    }
+
+    /// Emits a loop running `body` for each byte index `i` (an `i64`) in
+    /// `0..bytes`: header(i): i < bytes ? body : exit; body, header(i + 1).
+    /// `body` emits straight-line code; the builder is left at the exit.
+    fn for_each_byte(&mut self, bytes: Value, mut body: impl FnMut(&mut Self, Value)) {
+        let i64t = self.b.types().i64();
         let header = self.b.create_block();
         let i = self.b.append_block_param(header, i64t);
-        let body = self.b.create_block();
+        let body_block = self.b.create_block();
         let exit = self.b.create_block();
         let zero = self.iconst(64, 0);
         self.b.jump(header, &[zero]);
         self.b.switch_to_block(header);
         let more = self.b.icmp(IntCC::Ult, i, bytes);
-        self.b.brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let at = match backward {
-            Some(back) => {
-                let one = self.iconst(64, 1);
-                let last = self.b.binary(device_ir::BinaryOp::Sub, bytes, one);
-                let down = self.b.binary(device_ir::BinaryOp::Sub, last, i);
-                self.b.select(back, down, i)
-            }
-            None => i,
-        };
-        let (from, to) = (self.b.byte_offset(s, at), self.b.byte_offset(d, at));
-        let byte = Scalar::Int(8);
-        let v = self.load_scalar_at(from, 0, byte);
-        self.store_scalar_at(to, 0, byte, v);
+        self.b.brif(more, body_block, &[], exit, &[]);
+        self.b.switch_to_block(body_block);
+        body(self, i);
         let one = self.iconst(64, 1);
         let next = self.b.iadd(i, one);
         self.b.jump(header, &[next]);
         self.b.switch_to_block(exit);
-        Ok(())
     }
 
     /// `compare_bytes(a, b, n)` (`<[u8]>::cmp` and `==` on byte slices):
@@ -189,27 +227,13 @@ impl FnLower<'_, '_> {
         let (px, py) = (self.scalar_operand(x)?, self.scalar_operand(y)?);
         let unit = self.iconst(64, chunk as i128);
         let bytes = self.b.binary(BinaryOp::Mul, n, unit);
-        // header(i): i < bytes ? body : exit; body: exchange byte i, then
-        // header(i + 1).
-        let header = self.b.create_block();
-        let i = self.b.append_block_param(header, i64t);
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        let zero = self.iconst(64, 0);
-        self.b.jump(header, &[zero]);
-        self.b.switch_to_block(header);
-        let more = self.b.icmp(IntCC::Ult, i, bytes);
-        self.b.brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let (at_x, at_y) = (self.b.byte_offset(px, i), self.b.byte_offset(py, i));
-        let a = self.load_scalar_at(at_x, 0, Scalar::Int(8));
-        let b = self.load_scalar_at(at_y, 0, Scalar::Int(8));
-        self.store_scalar_at(at_x, 0, Scalar::Int(8), b);
-        self.store_scalar_at(at_y, 0, Scalar::Int(8), a);
-        let one = self.iconst(64, 1);
-        let next = self.b.iadd(i, one);
-        self.b.jump(header, &[next]);
-        self.b.switch_to_block(exit);
+        self.for_each_byte(bytes, |this, i| {
+            let (at_x, at_y) = (this.b.byte_offset(px, i), this.b.byte_offset(py, i));
+            let a = this.load_scalar_at(at_x, 0, Scalar::Int(8));
+            let b = this.load_scalar_at(at_y, 0, Scalar::Int(8));
+            this.store_scalar_at(at_x, 0, Scalar::Int(8), b);
+            this.store_scalar_at(at_y, 0, Scalar::Int(8), a);
+        });
         Ok(())
     }
 
