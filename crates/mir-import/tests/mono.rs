@@ -317,3 +317,55 @@ fn calls_differing_only_in_a_const_argument_get_two_bodies() {
         assert!(k.fn_body(b).is_some(), "{b} has no body");
     }
 }
+
+/// A generic block with const parameters (`impl<const R: usize, const C:
+/// usize> Mat<R, C>`): its generic body prints a repeat of a const
+/// parameter's length (`[const 0f32; C]`), which the import parses (it was
+/// a parse error that lost the whole kernel), and an `#[inline(never)]`
+/// method's call gets an instance whose copy names `R` and `C` by const
+/// items (it was refused: only type parameters were copied).
+#[test]
+fn a_const_generic_blocks_method_is_parsed_and_instantiated() {
+    let k = import_source(
+        "use crate::gpu::*;\n\
+         #[derive(Clone, Copy)]\n\
+         pub struct Mat<const R: usize, const C: usize> { m: [[f32; C]; R] }\n\
+         impl<const R: usize, const C: usize> Mat<R, C> {\n\
+             #[inline(never)]\n\
+             fn zero() -> Self { Mat { m: [[0.0; C]; R] } }\n\
+         }\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(out: DisjointSlice<f32>) {\n\
+             let a = Mat::<2, 3>::zero();\n\
+             out.set(0, a.m[1][2]);\n\
+         }\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut counts = Vec::new();
+    for (_, body) in k.bodies.iter() {
+        for bb in body.blocks.values() {
+            for st in &bb.statements {
+                if let mir_import::model::StatementKind::Assign(
+                    _,
+                    mir_import::model::Rvalue::Repeat(_, n),
+                ) = &st.kind
+                {
+                    counts.push(format!("{}: {n:?}", body.path));
+                }
+            }
+        }
+    }
+    assert!(
+        counts.iter().any(|c| c.contains("Unknown(\"C\")")),
+        "the generic body's repeat: {counts:?}"
+    );
+    let instance = k
+        .call_aliases
+        .iter()
+        .find(|(call, _)| call.contains("Mat<2, 3>::zero"));
+    assert!(
+        instance.is_some(),
+        "no instance of `zero`: {:?}",
+        k.call_aliases
+    );
+}

@@ -30,6 +30,14 @@ impl Interp<'_> {
         match rv {
             Rvalue::Use(op) => self.write_operand(body, locals, dest, op),
             Rvalue::Repeat(op, n) => {
+                let n = match n {
+                    crate::model::ArrayLen::Known(n) => n,
+                    crate::model::ArrayLen::Unknown(s) => {
+                        return Err(
+                            format!("a repeat `[x; {s}]` whose count is not a number").into()
+                        );
+                    }
+                };
                 let Shape::Array { elem, stride, .. } = self.layout(&dest.ty)?.shape else {
                     return Err(format!("repeat into `{}`", dest.ty).into());
                 };

@@ -397,7 +397,7 @@ pub enum Rvalue {
     /// An operand.
     Use(Operand),
     /// `[op; N]`
-    Repeat(Operand, u64),
+    Repeat(Operand, super::ArrayLen),
     /// `&p`, `&mut p`.
     Ref(Mutability, Place),
     /// `&raw const p`, `&raw mut p`.

@@ -16,8 +16,8 @@ use crate::prelude::KERNEL_MODULE;
 pub struct GenericFn {
     /// Its type parameters, in order (a method's: its block's).
     pub params: Vec<String>,
-    /// A free function's const parameters, in order: each is named in
-    /// every copy, by a const item of the instance's value.
+    /// Its const parameters, in order (a method's: its block's): each is
+    /// named in every copy, by a const item of the instance's value.
     pub consts: Vec<ConstParam>,
     /// The parameters' declarations and where the item's text holds them.
     generics: Generics,
@@ -222,12 +222,17 @@ impl GenericFn {
             .collect()
     }
 
-    /// The const arguments a free function's call gives its const
-    /// parameters (`kernel::fill::<4>`), as printed; `None` unless there is
-    /// one per parameter and each is a literal that source can write as it
-    /// is printed (an integer, `true`, `false`, a character).
+    /// The const arguments a call gives the const parameters, as printed: a
+    /// free function's on its last segment (`kernel::fill::<4>`), a
+    /// method's on its type's (`kernel::Mat::<2, 3>::zero`); `None` unless
+    /// there is one per parameter and each is a literal that source can
+    /// write as it is printed (an integer, `true`, `false`, a character).
     pub fn const_args_of(&self, call: &Path) -> Option<Vec<String>> {
-        let seg = call.segments.last()?;
+        let n = call.segments.len();
+        let seg = match self.method {
+            Some(_) if n >= 2 => &call.segments[n - 2],
+            _ => call.segments.last()?,
+        };
         let args: Vec<String> = seg
             .args
             .iter()
@@ -396,19 +401,6 @@ fn fn_params(
     (!types.is_empty() || !consts.is_empty()).then_some((types, consts))
 }
 
-/// The type parameters of `g`, when it has some and no const ones.
-fn type_params(g: &syn::Generics) -> Option<Vec<String>> {
-    let mut params = Vec::new();
-    for p in &g.params {
-        match p {
-            syn::GenericParam::Type(t) => params.push(t.ident.to_string()),
-            syn::GenericParam::Const(_) => return None,
-            syn::GenericParam::Lifetime(_) => {}
-        }
-    }
-    (!params.is_empty()).then_some(params)
-}
-
 /// Where the text from `from` places a span: a byte range in it.
 fn placer<'a>(
     offsets: &'a Offsets<'a>,
@@ -514,12 +506,29 @@ fn free_fn(source: &str, offsets: &Offsets, f: &syn::ItemFn) -> Option<GenericFn
 fn impl_methods(source: &str, offsets: &Offsets, imp: &syn::ItemImpl) -> Vec<(String, GenericFn)> {
     use syn::spanned::Spanned;
     let mut out = Vec::new();
-    let Some(params) = type_params(&imp.generics) else {
-        return out;
-    };
     if imp.trait_.is_some() || !imp.attrs.is_empty() {
         return out;
     }
+    // Type and const parameters (`impl<const R: usize, const C: usize>
+    // Mat<R, C>`): each copy names a const by a const item of its value.
+    let whole = |sp: proc_macro2::Span| {
+        let (a, b) = (offsets.at(sp.start())?, offsets.at(sp.end())?);
+        source.get(a..b).map(str::to_string)
+    };
+    let Some((params, consts)) = fn_params(&imp.generics, &whole) else {
+        return out;
+    };
+    // The block's parameters in declaration order, as its type applies them.
+    let declared: Vec<String> = imp
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
     // `Vec3<T>`: one segment, applied to exactly the block's parameters.
     let syn::Type::Path(tp) = &*imp.self_ty else {
         return out;
@@ -541,7 +550,7 @@ fn impl_methods(source: &str, offsets: &Offsets, imp: &syn::ItemImpl) -> Vec<(St
             .collect(),
         _ => None,
     };
-    if tp.qself.is_some() || args.as_ref() != Some(&params) {
+    if tp.qself.is_some() || args.as_ref() != Some(&declared) {
         return out;
     }
     let start = imp.impl_token.span.start();
@@ -588,7 +597,7 @@ fn impl_methods(source: &str, offsets: &Offsets, imp: &syn::ItemImpl) -> Vec<(St
         }
         let g = GenericFn {
             params: params.clone(),
-            consts: Vec::new(),
+            consts: consts.clone(),
             generics,
             text,
             line: start.line as u32,

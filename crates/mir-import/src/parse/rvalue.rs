@@ -6,8 +6,8 @@ use super::lexer::Tok;
 use super::operand::{at_operand, parse_const, parse_local, parse_operand, parse_place};
 use super::ty::{PathStyle, parse_path, parse_ty};
 use crate::model::{
-    AggregateKind, BasicBlock, BinOp, Callee, CastKind, ConstOperand, Mutability, Operand, Place,
-    Rvalue, StatementKind, TerminatorKind, UnOp, UnwindAction,
+    AggregateKind, ArrayLen, BasicBlock, BinOp, Callee, CastKind, ConstOperand, Mutability,
+    Operand, Place, Rvalue, StatementKind, TerminatorKind, UnOp, UnwindAction,
 };
 use cranelift_entity::EntityRef;
 
@@ -345,7 +345,12 @@ fn parse_rvalue_or_call(c: &mut Cursor) -> Result<RhsOrCall, ParseError> {
         }
         let first = parse_operand(c)?;
         if c.eat_punct(";") {
-            let n = c.expect_u64()?;
+            // A count, or in a generic body a const parameter (`[x; C]`),
+            // which only the body's instances know.
+            let n = match c.peek() {
+                Some(Tok::Int { .. }) => ArrayLen::Known(c.expect_u64()?),
+                _ => ArrayLen::Unknown(c.raw_until_close("]")?),
+            };
             c.expect_punct("]")?;
             return Ok(R(Rvalue::Repeat(first, n)));
         }

@@ -4,7 +4,9 @@
 use device_ir::layout::POINTER_SIZE;
 use device_ir::{CastOp, IntCC, Value};
 use mir_import::eval::layout::{Encoding, Shape};
-use mir_import::model::{AggregateKind, CastKind, ConstOperand, Operand, Place, Rvalue, Ty};
+use mir_import::model::{
+    AggregateKind, ArrayLen, CastKind, ConstOperand, Operand, Place, Rvalue, Ty,
+};
 
 use super::FnLower;
 use super::values::{PlaceRef, SsaPart, Val};
@@ -73,6 +75,14 @@ impl FnLower<'_, '_> {
             return self.write_place(&dest, v);
         }
         if let Rvalue::Repeat(op, n) = rv {
+            let n = match n {
+                ArrayLen::Known(n) => n,
+                ArrayLen::Unknown(s) => {
+                    return Err(self.unsupported(format!(
+                        "a repeat `[x; {s}]` whose count is not a number (a generic body's)"
+                    )));
+                }
+            };
             let dest = self.place(place)?;
             let PlaceRef::Mem { addr, .. } = dest else {
                 return Err(self.unsupported("repeat into an SSA value"));
