@@ -34,7 +34,8 @@ pub enum KnownCall {
     /// `intrinsics::cold_path()`: a hint with no effect on values.
     ColdPath,
     /// `intrinsics::write_bytes(dst, byte, count)` (`ptr::write_bytes`,
-    /// `[T]::fill`): `count` elements at `dst` set to `byte` (a `memset`).
+    /// `[T]::fill` of a one-byte type): `count` elements at `dst` set to
+    /// `byte` (a `memset`).
     WriteBytes,
     /// `RangeInclusive::new(start, end)`, a `const fn` of std whose body
     /// rustc does not print: a constant `'a'..='f'` (promoted, for

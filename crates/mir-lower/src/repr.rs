@@ -466,7 +466,12 @@ fn single_variant_field_ty(ty: &Ty, variant: &str) -> Option<Ty> {
             .map(|(_, t)| t.clone());
     }
     let Ty::Adt(p) = ty else { return None };
-    if !p.def_path().ends_with("ops::ControlFlow") {
+    let flow = [
+        "std::ops::ControlFlow",
+        "core::ops::ControlFlow",
+        "core::ops::control_flow::ControlFlow",
+    ];
+    if !flow.contains(&p.def_path().as_str()) {
         return None;
     }
     let types: Vec<&Ty> = p

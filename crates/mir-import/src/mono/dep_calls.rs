@@ -12,7 +12,7 @@
 //! Such a call, once every type in it can be named in source, becomes a
 //! *shim*: a function appended to the kernel's text whose body is the call
 //! alone, `#[inline(never)]` so that it stays a device function of its own,
-//! in which rustc's inliner starts again at depth zero:
+//! in which rustc's inliner starts afresh:
 //!
 //! ```text
 //! pub mod __dep_call_finalize_fixed_5e0c17aa {
@@ -29,8 +29,8 @@
 //! to the shim's body ([`Crate::call_aliases`]). A call that source cannot
 //! write (a closure's or an `impl Trait` type, a type parameter, an
 //! `<impl at ..>` path) gets no shim, and the lowering refuses it by name.
-//! The shim's form, and finding the shims rustc refused, are
-//! [`super::shims`]'; this module picks the calls and links them.
+//! The shim's form, and the search for the shims rustc refused, live in
+//! [`super::shims`]; this module picks the calls and links them.
 
 use std::collections::{BTreeMap, BTreeSet};
 

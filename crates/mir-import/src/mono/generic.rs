@@ -361,6 +361,23 @@ pub fn generic_fns(source: &str) -> BTreeMap<String, GenericFn> {
             _ => {}
         }
     }
+    // A copy names a const parameter by a const item, which a type of the
+    // same name would shadow where the copy writes `Mat<R, C>` (a path
+    // argument resolves as a type first): such a function is not copied,
+    // and its calls stay refused by name.
+    let types: BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            syn::Item::Union(u) => Some(u.ident.to_string()),
+            syn::Item::Type(t) => Some(t.ident.to_string()),
+            syn::Item::Trait(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    out.retain(|_, g| g.consts.iter().all(|c| !types.contains(&c.name)));
     out
 }
 
@@ -777,5 +794,21 @@ pub(super) mod tests {
                 .collect(),
         };
         assert_eq!(get.args_of(&call), [Ty::Int(crate::model::IntTy::U32)]);
+    }
+
+    #[test]
+    fn a_const_parameter_named_like_a_kernel_type_is_not_copied() {
+        let src = "pub struct Buf<const N: usize> { b: [u32; N] }\n\
+            impl<const N: usize> Buf<N> { pub fn len(&self) -> usize { N } }\n\
+            pub struct Wide { x: u32 }\n\
+            pub struct Grid<const Wide: usize> { g: [u32; Wide] }\n\
+            impl<const Wide: usize> Grid<Wide> { pub fn cells(&self) -> usize { Wide } }\n\
+            fn fill<const N: usize>() -> [u32; N] { [0; N] }\n";
+        let g = generic_fns(src);
+        assert!(g.contains_key("kernel::Buf::len"), "{:?}", g.keys());
+        assert!(g.contains_key("kernel::fill"), "{:?}", g.keys());
+        // A copy's `Grid<Wide>` would name the struct `Wide`.
+        assert!(!g.contains_key("kernel::Grid::cells"), "{:?}", g.keys());
+        assert_eq!(g["kernel::Buf::len"].consts[0].name, "N");
     }
 }

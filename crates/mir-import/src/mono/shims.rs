@@ -1,6 +1,7 @@
 //! The shim: a function appended to the kernel's text whose body is one
 //! call, `#[inline(never)]` so that it stays a device function of its own,
-//! in which rustc's MIR inliner starts again at depth zero. Three kinds of
+//! in which rustc's MIR inliner starts afresh (its budget is per top-level
+//! call). Three kinds of
 //! call rustc leaves without a body get one: a call into a dependency or a
 //! `core` trait ([`super::dep_calls`]), drop glue ([`super::drop_glue`]),
 //! and a method reached through a vtable ([`super::vtable_shims`]). This

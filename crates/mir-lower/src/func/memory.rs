@@ -115,8 +115,8 @@ impl FnLower<'_, '_> {
     }
 
     /// `intrinsics::write_bytes(dst, byte, count)` (`ptr::write_bytes`,
-    /// `[T]::fill` of a value whose bytes are all one): `count` elements of
-    /// `*dst`'s type set to `byte`, byte by byte (a `memset`).
+    /// `[T]::fill` of a one-byte type): `count` elements of `*dst`'s type
+    /// set to `byte`, byte by byte (a `memset`).
     pub(super) fn write_bytes(&mut self, args: &[Operand]) -> Result<(), Diagnostic> {
         let [dst, byte, count] = args else {
             return Err(self.unsupported("`write_bytes` without three operands"));
