@@ -13,6 +13,17 @@ use quote::ToTokens;
 
 pub use crate::model::{ImplOf, InlineHint, ItemAttrs};
 
+/// The name of the struct, enum, union or type alias `item` declares.
+pub(crate) fn declared_type_name(item: &syn::Item) -> Option<String> {
+    match item {
+        syn::Item::Struct(s) => Some(s.ident.to_string()),
+        syn::Item::Enum(e) => Some(e.ident.to_string()),
+        syn::Item::Union(u) => Some(u.ident.to_string()),
+        syn::Item::Type(t) => Some(t.ident.to_string()),
+        _ => None,
+    }
+}
+
 /// Why the source could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read attributes of {file}: {source}")]

@@ -4,21 +4,28 @@
 
 mod common;
 
+/// A kernel writing `value` (an expression of `xs[i]`) to `out[i]`.
+fn kernel_writing(value: &str) -> String {
+    format!(
+        "use crate::gpu::*;\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(xs: &[u32], out: DisjointSlice<u32>) {{\n\
+             let i = global_idx_x() as usize;\n\
+             if i < xs.len() && i < out.len() {{\n\
+                 out.set(i, {value});\n\
+             }}\n\
+         }}\n"
+    )
+}
+
 /// `u32::pow` asks `intrinsics::is_val_statically_known` whether the
 /// exponent is a constant; `ilog10` panics out of line through
 /// `num::int_log10::panic_for_nonpositive_argument`. Both have no body
 /// here, and the kernel must lower (it was refused, naming them).
 #[test]
 fn integer_methods_with_bodiless_hints_and_panics_lower() {
-    let source = "use crate::gpu::*;\n\
-        #[unsafe(no_mangle)]\n\
-        pub extern \"C\" fn k(xs: &[u32], out: DisjointSlice<u32>) {\n\
-            let i = global_idx_x() as usize;\n\
-            if i < xs.len() && i < out.len() {\n\
-                out.set(i, xs[i].pow(3) + xs[i].ilog10());\n\
-            }\n\
-        }\n";
-    let lowered = common::lower_source("std-hints", source).unwrap_or_else(|d| panic!("{d}"));
+    let source = kernel_writing("xs[i].pow(3) + xs[i].ilog10()");
+    let lowered = common::lower_source("std-hints", &source).unwrap_or_else(|d| panic!("{d}"));
     assert_eq!(lowered.kernels.len(), 1, "{:?}", lowered.kernels);
 }
 
@@ -26,15 +33,9 @@ fn integer_methods_with_bodiless_hints_and_panics_lower() {
 /// aggregate constant rustc leaves unevaluated and whose body is `core`'s.
 #[test]
 fn an_unevaluated_core_constant_is_refused_naming_its_crate() {
-    let source = "use crate::gpu::*;\n\
-        #[unsafe(no_mangle)]\n\
-        pub extern \"C\" fn k(xs: &[u32], out: DisjointSlice<u32>) {\n\
-            let i = global_idx_x() as usize;\n\
-            if i < xs.len() && i < out.len() {\n\
-                out.set(i, xs[i].isqrt());\n\
-            }\n\
-        }\n";
-    let d = common::lower_source("std-const", source).expect_err("isqrt's table has no value here");
+    let source = kernel_writing("xs[i].isqrt()");
+    let d =
+        common::lower_source("std-const", &source).expect_err("isqrt's table has no value here");
     let text = d.to_string();
     assert!(
         text.contains("core::num::int_sqrt::U8_ISQRT_WITH_REMAINDER")

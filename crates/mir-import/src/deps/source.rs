@@ -410,13 +410,7 @@ pub(super) fn root_type_decls(src: &FsPath) -> BTreeSet<String> {
     };
     file.items
         .iter()
-        .filter_map(|item| match item {
-            syn::Item::Struct(s) => Some(s.ident.to_string()),
-            syn::Item::Enum(e) => Some(e.ident.to_string()),
-            syn::Item::Union(u) => Some(u.ident.to_string()),
-            syn::Item::Type(t) => Some(t.ident.to_string()),
-            _ => None,
-        })
+        .filter_map(crate::attrs::declared_type_name)
         .collect()
 }
 

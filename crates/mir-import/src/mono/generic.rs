@@ -369,12 +369,8 @@ pub fn generic_fns(source: &str) -> BTreeMap<String, GenericFn> {
         .items
         .iter()
         .filter_map(|item| match item {
-            syn::Item::Struct(s) => Some(s.ident.to_string()),
-            syn::Item::Enum(e) => Some(e.ident.to_string()),
-            syn::Item::Union(u) => Some(u.ident.to_string()),
-            syn::Item::Type(t) => Some(t.ident.to_string()),
             syn::Item::Trait(t) => Some(t.ident.to_string()),
-            _ => None,
+            item => crate::attrs::declared_type_name(item),
         })
         .collect();
     out.retain(|_, g| g.consts.iter().all(|c| !types.contains(&c.name)));

@@ -542,7 +542,7 @@ impl FnLower<'_, '_> {
 
     /// The size of what the pointer operand `op` points to; `what` names the
     /// call for the diagnostic.
-    fn pointee_size(&self, op: &Operand, what: &str) -> Result<u64, Diagnostic> {
+    pub(super) fn pointee_size(&self, op: &Operand, what: &str) -> Result<u64, Diagnostic> {
         let ty = self.operand_ty(op)?;
         let elem = ty
             .pointee()

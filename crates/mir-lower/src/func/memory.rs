@@ -75,21 +75,14 @@ impl FnLower<'_, '_> {
         count: &Operand,
         overlap: bool,
     ) -> Result<(), Diagnostic> {
-        let elem = self
-            .operand_ty(dst)?
-            .pointee()
-            .cloned()
-            .ok_or_else(|| self.unsupported("`copy_nonoverlapping` to a non-pointer"))?;
-        let size = self.layout_of(&elem)?.size;
+        let size = self.pointee_size(dst, "`copy_nonoverlapping` to a non-pointer")?;
         let (d, s, n) = (
             self.scalar_operand(dst)?,
             self.scalar_operand(src)?,
             self.scalar_operand(count)?,
         );
         let i64t = self.b.types().i64();
-        let n = self.zext_or_trunc(n, i64t);
-        let size = self.iconst(64, size as i128);
-        let bytes = self.b.imul(n, size);
+        let bytes = self.byte_count(n, size);
         let backward = overlap.then(|| {
             let di = self.b.cast(device_ir::CastOp::PtrToInt, d, i64t);
             let si = self.b.cast(device_ir::CastOp::PtrToInt, s, i64t);
@@ -121,26 +114,26 @@ impl FnLower<'_, '_> {
         let [dst, byte, count] = args else {
             return Err(self.unsupported("`write_bytes` without three operands"));
         };
-        let elem = self
-            .operand_ty(dst)?
-            .pointee()
-            .cloned()
-            .ok_or_else(|| self.unsupported("`write_bytes` to a non-pointer"))?;
-        let size = self.layout_of(&elem)?.size;
+        let size = self.pointee_size(dst, "`write_bytes` to a non-pointer")?;
         let (d, v, n) = (
             self.scalar_operand(dst)?,
             self.scalar_operand(byte)?,
             self.scalar_operand(count)?,
         );
-        let i64t = self.b.types().i64();
-        let n = self.zext_or_trunc(n, i64t);
-        let size = self.iconst(64, size as i128);
-        let bytes = self.b.imul(n, size);
+        let bytes = self.byte_count(n, size);
         self.for_each_byte(bytes, |this, i| {
             let to = this.b.byte_offset(d, i);
             this.store_scalar_at(to, 0, Scalar::Int(8), v);
         });
         Ok(())
+    }
+
+    /// `count` units of `unit` bytes, as an `i64` byte count.
+    fn byte_count(&mut self, count: Value, unit: u64) -> Value {
+        let i64t = self.b.types().i64();
+        let count = self.zext_or_trunc(count, i64t);
+        let unit = self.iconst(64, unit as i128);
+        self.b.imul(count, unit)
     }
 
     /// Emits a loop running `body` for each byte index `i` (an `i64`) in
@@ -211,13 +204,9 @@ impl FnLower<'_, '_> {
     /// by byte (the ranges may have any alignment; Rust promises they do
     /// not overlap).
     pub(super) fn swap_bytes(&mut self, args: &[Operand], chunk: u64) -> Result<(), Diagnostic> {
-        let i64t = self.b.types().i64();
         let (x, y, n) = match args {
-            [x, y, n] => {
-                let n = self.scalar_operand(n)?;
-                (x, y, self.zext_or_trunc(n, i64t))
-            }
-            [x, y] => (x, y, self.iconst(64, 1)),
+            [x, y, n] => (x, y, Some(n)),
+            [x, y] => (x, y, None),
             _ => {
                 return Err(
                     self.unsupported("libcore's byte swap without two pointers (and a count)")
@@ -225,8 +214,11 @@ impl FnLower<'_, '_> {
             }
         };
         let (px, py) = (self.scalar_operand(x)?, self.scalar_operand(y)?);
-        let unit = self.iconst(64, chunk as i128);
-        let bytes = self.b.binary(BinaryOp::Mul, n, unit);
+        let n = match n {
+            Some(n) => self.scalar_operand(n)?,
+            None => self.iconst(64, 1),
+        };
+        let bytes = self.byte_count(n, chunk);
         self.for_each_byte(bytes, |this, i| {
             let (at_x, at_y) = (this.b.byte_offset(px, i), this.b.byte_offset(py, i));
             let a = this.load_scalar_at(at_x, 0, Scalar::Int(8));
