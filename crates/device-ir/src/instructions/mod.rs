@@ -12,10 +12,12 @@ use crate::entities::{FuncId, GlobalId, Ty, Value};
 mod int_fn;
 mod math_fn;
 mod operands;
+mod warp_ops;
 
 pub use int_fn::IntFn;
 pub use math_fn::MathFn;
 pub use operands::*;
+pub use warp_ops::*;
 
 /// An instruction. Instructions that produce a value have exactly one result,
 /// whose type is recorded in the function's value table.
