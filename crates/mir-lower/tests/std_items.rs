@@ -30,16 +30,33 @@ fn integer_methods_with_bodiless_hints_and_panics_lower() {
 }
 
 /// `u32::isqrt` reads `core::num::int_sqrt::U8_ISQRT_WITH_REMAINDER`, an
-/// aggregate constant rustc leaves unevaluated and whose body is `core`'s.
+/// aggregate constant rustc leaves unevaluated and whose body is `core`'s;
+/// its value is known from its definition (`eval::std_consts`), so the
+/// kernel lowers (it was refused, naming the constant).
+#[test]
+fn isqrt_reads_the_known_core_table() {
+    let source = kernel_writing(
+        "xs[i].isqrt() + (xs[i] as i32).isqrt() as u32 + (xs[i] as u16).isqrt() as u32",
+    );
+    let lowered = common::lower_source("std-isqrt", &source).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(lowered.kernels.len(), 1, "{:?}", lowered.kernels);
+}
+
+/// Any other such constant of `core` is refused naming it and its crate:
+/// `align_offset` with a stride that is not a power of two reads
+/// `core::ptr::align_offset::mod_inv::INV_TABLE_MOD_16` (printed under
+/// `std`, the crate the kernel names).
 #[test]
 fn an_unevaluated_core_constant_is_refused_naming_its_crate() {
-    let source = kernel_writing("xs[i].isqrt()");
+    let source = kernel_writing(
+        "(unsafe { (xs.as_ptr() as *const u8).add(i) } as *const [u8; 3]).align_offset(8) as u32",
+    );
     let d =
-        common::lower_source("std-const", &source).expect_err("isqrt's table has no value here");
+        common::lower_source("std-const", &source).expect_err("INV_TABLE_MOD_16 has no value here");
     let text = d.to_string();
     assert!(
-        text.contains("core::num::int_sqrt::U8_ISQRT_WITH_REMAINDER")
-            && text.contains("belongs to `core`, whose MIR is not printed"),
+        text.contains("ptr::align_offset::mod_inv::INV_TABLE_MOD_16")
+            && text.contains("belongs to `std`, whose MIR is not printed"),
         "{text}"
     );
 }

@@ -66,9 +66,12 @@ impl Interp<'_> {
                     let v = if size { l.size } else { l.align };
                     return self.write(dest, &Bytes::plain(v.to_le_bytes().to_vec()));
                 }
-                // A const item of the standard library that rustc left
-                // unevaluated (an aggregate, such as the table behind
-                // `u32::isqrt`): its body is that crate's, never printed.
+                if let Some(v) = super::std_consts::known_value(path) {
+                    return self.write_valtree(dest, &v);
+                }
+                // Any other const item of the standard library that rustc
+                // left unevaluated (an aggregate): its body is that
+                // crate's, never printed.
                 let std_crate = def
                     .split("::")
                     .next()

@@ -24,6 +24,7 @@ mod ops;
 pub mod probe;
 pub mod report;
 pub mod sizedness;
+mod std_consts;
 pub mod twin;
 pub mod unprinted;
 mod vtables;
