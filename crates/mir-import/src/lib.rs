@@ -290,6 +290,7 @@ pub fn print_kernel(
         && dep_crates.is_empty()
         && mono::drop_glue::glue_calls(&krate).is_empty()
         && mono::vtable_shims::vtable_shims(&krate).is_empty()
+        && mono::dep_calls::dep_calls(&krate, &dep_crates).is_empty()
     {
         return Ok((printed, krate));
     }

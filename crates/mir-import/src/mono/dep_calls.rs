@@ -28,7 +28,9 @@
 //! the next round ([`crate::MONO_ROUNDS`]). The printed call is then aliased
 //! to the shim's body ([`Crate::call_aliases`]). A call that source cannot
 //! write (a closure's or an `impl Trait` type, a type parameter, an
-//! `<impl at ..>` path) gets no shim, and the lowering refuses it by name.
+//! `<impl at ..>` path) gets no shim, and the lowering refuses it by name,
+//! unless it is one of the few `core` items whose one-line body a shim can
+//! say itself ([`super::std_stand_ins`]).
 //! The shim's form, and the search for the shims rustc refused, live in
 //! [`super::shims`]; this module picks the calls and links them.
 
@@ -54,11 +56,15 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                 continue;
             }
             let printed = path.to_string();
-            let Some(callee) = callee_source(path) else {
-                continue;
-            };
             let params: Option<Vec<Ty>> = args.iter().map(|a| krate.operand_ty(body, a)).collect();
             let (Some(params), Some(ret)) = (params, body.place_ty(destination)) else {
+                continue;
+            };
+            if let Some(shim) = super::std_stand_ins::stand_in(path, &params, &ret) {
+                out.insert(printed, shim);
+                continue;
+            }
+            let Some(callee) = callee_source(path) else {
                 continue;
             };
             if !params.iter().chain([&ret]).all(super::nameable) {
@@ -72,6 +78,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                     params,
                     ret,
                     must_reach,
+                    stand_in: None,
                 },
             );
         }
@@ -135,6 +142,7 @@ fn reified_dep_fns(
                     params: params.clone(),
                     ret: (**ret).clone(),
                     must_reach: is_inherent(path).then_some(printed),
+                    stand_in: None,
                 },
             );
         }
@@ -256,6 +264,7 @@ mod tests {
             params: vec![],
             ret: Ty::Int(IntTy::U32),
             must_reach: Some("dep::m::<impl dep::T>::len".into()),
+            stand_in: None,
         };
         let shim = |callee: &str| {
             format!(

@@ -55,6 +55,7 @@ fn glue_shim(ty: &Ty) -> DepCall {
         params: vec![Ty::RawPtr(Mutability::Mut, Box::new(ty.clone()))],
         ret: Ty::Tuple(Vec::new()),
         must_reach: None,
+        stand_in: None,
     }
 }
 

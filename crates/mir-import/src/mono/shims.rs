@@ -1,10 +1,12 @@
 //! The shim: a function appended to the kernel's text whose body is one
-//! call, `#[inline(never)]` so that it stays a device function of its own,
+//! call (or a stand-in's one line), `#[inline(never)]` so that it stays a device function of its own,
 //! in which rustc's MIR inliner starts afresh (its budget is per top-level
 //! call). Three kinds of
 //! call rustc leaves without a body get one: a call into a dependency or a
-//! `core` trait ([`super::dep_calls`]), drop glue ([`super::drop_glue`]),
-//! and a method reached through a vtable ([`super::vtable_shims`]). This
+//! `core` trait ([`super::dep_calls`], which gives a few `core` items no
+//! source can call a body of their own, [`super::std_stand_ins`]), drop
+//! glue ([`super::drop_glue`]), and a method reached through a vtable
+//! ([`super::vtable_shims`]). This
 //! module writes a shim's source and the module that holds it, names its
 //! body, and finds the shims rustc refused; each kind decides which calls
 //! get one and links the calls to the bodies rustc printed.
@@ -29,6 +31,10 @@ pub struct DepCall {
     /// (`<dep::T>::m`), which rustc resolves to a trait's method of that
     /// name when the inherent one is not visible here.
     pub must_reach: Option<String>,
+    /// The body's expression in place of the call, over the parameters
+    /// `a0`, `a1`, ...: set for an item of the standard library that no
+    /// source can call but whose body is known ([`super::std_stand_ins`]).
+    pub stand_in: Option<String>,
 }
 
 impl DepCall {
@@ -60,7 +66,7 @@ impl DepCall {
     /// one lifetime, so that a returned reference needs no elision rule; the
     /// call sits in an `unsafe` block, since the call it stands for may be
     /// of an `unsafe fn` (made where the caller's code was unsafe).
-    fn source_fn(&self) -> String {
+    pub(super) fn source_fn(&self) -> String {
         let params: Vec<String> = self
             .params
             .iter()
@@ -68,12 +74,14 @@ impl DepCall {
             .map(|(k, t)| format!("a{k}: {}", with_lifetime(t)))
             .collect();
         let args: Vec<String> = (0..self.params.len()).map(|k| format!("a{k}")).collect();
+        let body = self
+            .stand_in
+            .clone()
+            .unwrap_or_else(|| format!("{}({})", self.callee, args.join(", ")));
         format!(
-            "#[inline(never)]\n#[allow(unused_unsafe)]\npub fn call<'a>({}) -> {} {{\n    unsafe {{ {}({}) }}\n}}\n",
+            "#[inline(never)]\n#[allow(unused_unsafe)]\npub fn call<'a>({}) -> {} {{\n    unsafe {{ {body} }}\n}}\n",
             params.join(", "),
             with_lifetime(&self.ret),
-            self.callee,
-            args.join(", ")
         )
     }
 }
@@ -302,6 +310,7 @@ mod tests {
             params: vec![Ty::Int(IntTy::U64)],
             ret: Ty::Int(IntTy::U32),
             must_reach: None,
+            stand_in: None,
         };
         let mut shims = BTreeMap::new();
         shims.insert("a".to_string(), shim("dep::public::f"));
@@ -427,6 +436,7 @@ mod tests {
                 Box::new(Ty::Slice(Box::new(Ty::Int(IntTy::U8)))),
             ),
             must_reach: None,
+            stand_in: None,
         };
         let m = d.module();
         assert!(m.starts_with("__dep_call_finalize_"), "{m}");

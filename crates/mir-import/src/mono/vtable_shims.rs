@@ -63,6 +63,7 @@ pub fn vtable_shims(krate: &Crate) -> BTreeMap<String, DepCall> {
                         params,
                         ret: ret.clone(),
                         must_reach: None,
+                        stand_in: None,
                     },
                 );
             }

@@ -1,0 +1,395 @@
+//! Stand-ins for small standard-library items that rustc's inliner left as
+//! calls and that no source can call.
+//!
+//! Past its budget for one top-level call ([`super::shims`]), rustc's
+//! inliner leaves calls deep inside `core`'s iterator code: to a closure
+//! `core` defines (`<u32 as Sum>::sum`'s `|a, b| a + b`), or to a method of
+//! a private trait (`SpecAssumeCount`). A shim cannot call them (a
+//! closure's type has no name, a private trait cannot be named), and
+//! `core`'s MIR is never printed. But a few are one line whose meaning the
+//! standard library's source fixes, and which the shim can say itself: its
+//! body is that line ([`DepCall::stand_in`]), compiled by rustc like any
+//! shim, with the kernel's overflow-check setting where `core`'s item
+//! inherits the caller's (`#[rustc_inherit_overflow_checks]`).
+//!
+//! A closure's environment reaches the call as a reference to it: the
+//! stand-in takes it as a reference to what the closure captured, which is
+//! its only field (a closure with one capture is laid out as that capture),
+//! or to `()` where it captured nothing.
+//!
+//! Each item is matched by its exact printed path and signature; any other
+//! call stays refused, by name. The fixture `std_stand_ins` runs each one
+//! against the host's `core`.
+
+use super::shims::DepCall;
+use crate::model::{FloatTy, IntTy, Mutability, Path, Ty};
+
+/// The stand-in shim of the call of `path` with arguments of types
+/// `params` and a result of type `ret`, when it is one of the items this
+/// module knows; `None` for any other call.
+pub(super) fn stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
+    let printed = path.to_string();
+    let (name, params, body) = closure_stand_in(&printed, params, ret)
+        .or_else(|| private_fn_stand_in(path, params, ret))?;
+    Some(DepCall {
+        callee: name.to_string(),
+        params,
+        ret: ret.clone(),
+        must_reach: None,
+        stand_in: Some(body),
+    })
+}
+
+/// A stand-in: its name, its parameter types and its body's expression.
+type StandIn = (&'static str, Vec<Ty>, String);
+
+/// `<{closure@DEF} as std::ops::FnMut<(..)>>::call_mut` (or `Fn`,
+/// `FnOnce`) of a closure `core` defines whose body is known.
+fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
+    let (def, rest) = closure_def(printed)?;
+    let fn_trait = [
+        "std::ops::FnMut<",
+        "core::ops::FnMut<",
+        "std::ops::Fn<",
+        "core::ops::Fn<",
+        "std::ops::FnOnce<",
+        "core::ops::FnOnce<",
+    ];
+    let tail = rest.strip_prefix(" as ")?;
+    if !fn_trait.iter().any(|t| tail.starts_with(t))
+        || !["call_mut", "call", "call_once"]
+            .iter()
+            .any(|m| tail.ends_with(&format!(">>::{m}")))
+    {
+        return None;
+    }
+    let [env, Ty::Tuple(args)] = params else {
+        return None;
+    };
+    let (self_ty, trait_path, after) = split_qualified(def)?;
+    // The closure's own index is the last (a generic argument may name
+    // other closures).
+    let (method, index) = after.rsplit_once("::{closure#")?;
+    let method = method.split(['<', ':']).next().unwrap_or(method);
+    let index = index.strip_suffix('}')?;
+    // The environment, by reference or by value (`call_once`): what the
+    // stand-in takes in its place, and the captured value through it.
+    let (env_as, captured): (fn(&Ty, Ty) -> Ty, &str) = match env {
+        Ty::Ref(..) => (
+            |env, c| match env {
+                Ty::Ref(m, _) => Ty::Ref(*m, Box::new(c)),
+                _ => c,
+            },
+            "**a0",
+        ),
+        _ => (|_, c| c, "*a0"),
+    };
+    let stand_in = match (strip_std(trait_path)?, method, index) {
+        // `Sum` and `Product` of a primitive number: `iter.fold(zero,
+        // |a, b| a + b)` (and `*`), over items by value or by reference.
+        (_, "sum" | "product", "0")
+            if is_accumulator_trait(trait_path, self_ty)
+                && primitive_number(self_ty)
+                && args.len() == 2
+                && ret.to_string() == self_ty =>
+        {
+            let op = if method == "sum" {
+                "Add::add"
+            } else {
+                "Mul::mul"
+            };
+            (
+                "accumulate",
+                vec![env_as(env, Ty::unit()), params[1].clone()],
+                format!("{{ let _ = a0; core::ops::{op}(a1.0, a1.1) }}"),
+            )
+        }
+        // `[T]::contains` of a number type (libcore's `SliceContains`):
+        // `chunk.iter().fold(false, |acc, x| acc | (*x == *self))` and
+        // `remainder.iter().any(|x| *x == *self)`, each capturing `self`
+        // (a `&T`); the default for other `T` is the latter alone.
+        ("slice::cmp::SliceContains", "slice_contains", "0" | "1") if *ret == Ty::Bool => {
+            let (element, body) = match args.as_slice() {
+                [Ty::Ref(_, e)] => (e, format!("*a1.0 == {captured}")),
+                [Ty::Bool, Ty::Ref(_, e)] => (e, format!("a1.0 | (*a1.1 == {captured})")),
+                _ => return None,
+            };
+            if element.to_string() != self_ty {
+                return None;
+            }
+            let capture = Ty::Ref(Mutability::Not, element.clone());
+            (
+                "slice_contains",
+                vec![env_as(env, capture), params[1].clone()],
+                body,
+            )
+        }
+        _ => return None,
+    };
+    (stand_in.1.iter().all(super::nameable) && super::nameable(ret)).then_some(stand_in)
+}
+
+/// A method of a private trait or a nested function of `core` whose body
+/// is known.
+fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> {
+    let names: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
+    let first = *names.first()?;
+    let usize_ty = Ty::Int(IntTy::Usize);
+    let (_, trait_path, _) = split_qualified(first).unwrap_or(("", "", ""));
+    let trait_path = strip_std(trait_path).unwrap_or("");
+    let stand_in = match (trait_path, names.as_slice()) {
+        // `Filter::count` checks its count against the size hint's upper
+        // bound: `let _ = upper - count;` (overflow-checked as the
+        // caller is), or a hint to the optimiser for a `TrustedLen`
+        // iterator, where the subtraction cannot overflow.
+        ("iter::adapters::filter::SpecAssumeCount", [_, "assume_count_le_upper_bound"])
+            if params == [usize_ty.clone(), usize_ty.clone()] && *ret == Ty::unit() =>
+        {
+            ("assume_count", "{ let _ = a1 - a0; }".to_string())
+        }
+        // `Flatten::count` folds each inner iterator with the nested
+        // `fn count<U: Iterator>(acc: usize, iter: U) -> usize { acc +
+        // iter.count() }`.
+        ("iter::Iterator", [_, "count", "count"])
+            if first.contains("::flatten::FlattenCompat<")
+                && params.len() == 2
+                && params[0] == usize_ty
+                && *ret == usize_ty =>
+        {
+            (
+                "flatten_count",
+                "a0 + core::iter::Iterator::count(a1)".to_string(),
+            )
+        }
+        _ => return None,
+    };
+    (params.iter().all(super::nameable) && super::nameable(ret))
+        .then(|| (stand_in.0, params.to_vec(), stand_in.1))
+}
+
+/// The definition inside `<{closure@DEF} as ..` and the text after its
+/// closing brace.
+fn closure_def(printed: &str) -> Option<(&str, &str)> {
+    let inner = printed.strip_prefix("<{closure@")?;
+    let mut depth = 1usize;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&inner[..i], &inner[i + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `<SELF as TRAIT>::REST` split into its three parts (angle brackets
+/// balanced, so `SELF` and `TRAIT` may hold generic arguments).
+fn split_qualified(text: &str) -> Option<(&str, &str, &str)> {
+    let inner = text.strip_prefix('<')?;
+    let mut depth = 1usize;
+    let mut as_at = None;
+    let bytes = inner.as_bytes();
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' => depth += 1,
+            // `->` in a function pointer type is not a bracket.
+            '>' if i > 0 && bytes[i - 1] == b'-' => {}
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    let (self_ty, trait_path) = inner[..i].split_at(as_at?);
+                    let rest = inner[i + 1..].strip_prefix("::").unwrap_or(&inner[i + 1..]);
+                    return Some((self_ty, trait_path.strip_prefix(" as ")?, rest));
+                }
+            }
+            ' ' if depth == 1 && inner[i..].starts_with(" as ") && as_at.is_none() => {
+                as_at = Some(i);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A path of `std` or `core` without its crate (`iter::Sum` for
+/// `std::iter::Sum<&u32>`: generic arguments dropped).
+fn strip_std(path: &str) -> Option<&str> {
+    let rest = path
+        .strip_prefix("std::")
+        .or_else(|| path.strip_prefix("core::"))?;
+    Some(rest.split('<').next().unwrap_or(rest))
+}
+
+/// Whether `trait_path` is `Sum` or `Product` of `self_ty` by value or by
+/// reference (`std::iter::Sum`, `std::iter::Sum<&u32>`).
+fn is_accumulator_trait(trait_path: &str, self_ty: &str) -> bool {
+    ["Sum", "Product"].iter().any(|t| {
+        ["std::iter::", "core::iter::"].iter().any(|c| {
+            let base = format!("{c}{t}");
+            trait_path == base || trait_path == format!("{base}<&{self_ty}>")
+        })
+    })
+}
+
+/// Whether `ty` (as printed) is a primitive integer or float, whose `Sum`
+/// and `Product` are `core`'s.
+fn primitive_number(ty: &str) -> bool {
+    let ints = [
+        IntTy::I8,
+        IntTy::I16,
+        IntTy::I32,
+        IntTy::I64,
+        IntTy::I128,
+        IntTy::Isize,
+        IntTy::U8,
+        IntTy::U16,
+        IntTy::U32,
+        IntTy::U64,
+        IntTy::U128,
+        IntTy::Usize,
+    ];
+    ints.iter().any(|i| Ty::Int(*i).to_string() == ty)
+        || [FloatTy::F32, FloatTy::F64]
+            .iter()
+            .any(|f| Ty::Float(*f).to_string() == ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PathSegment;
+
+    /// The path `<SELF as TRAIT>::rest::of::it` as rustc's MIR names it.
+    fn path(qualified: &str, rest: &[&str]) -> Path {
+        let segment = |n: &str| PathSegment {
+            name: n.to_string(),
+            args: Vec::new(),
+        };
+        Path {
+            segments: std::iter::once(segment(qualified))
+                .chain(rest.iter().map(|n| segment(n)))
+                .collect(),
+        }
+    }
+
+    fn int(i: IntTy) -> Ty {
+        Ty::Int(i)
+    }
+
+    fn env() -> Ty {
+        Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque("{closure@..}".into())))
+    }
+
+    const SUM_CLOSURE: &str = "<{closure@<u32 as std::iter::Sum>::sum<std::iter::Map<std::ops::Range<u32>, {closure@/src/kernel.rs:3:9: 3:12}>>::{closure#0}} as std::ops::FnMut<(u32, u32)>>";
+
+    #[test]
+    fn the_accumulator_closure_of_sum_adds() {
+        let args = Ty::Tuple(vec![int(IntTy::U32), int(IntTy::U32)]);
+        let shim = stand_in(
+            &path(SUM_CLOSURE, &["call_mut"]),
+            &[env(), args.clone()],
+            &int(IntTy::U32),
+        )
+        .expect("Sum's closure has a stand-in");
+        assert_eq!(
+            shim.stand_in.as_deref(),
+            Some("{ let _ = a0; core::ops::Add::add(a1.0, a1.1) }")
+        );
+        // The environment is taken as a reference to nothing captured.
+        assert_eq!(
+            shim.params,
+            vec![Ty::Ref(Mutability::Mut, Box::new(Ty::unit())), args]
+        );
+        assert!(shim.source_fn().contains("core::ops::Add::add(a1.0, a1.1)"));
+    }
+
+    #[test]
+    fn product_by_reference_multiplies() {
+        let qualified = "<{closure@<f64 as core::iter::Product<&f64>>::product<I>::{closure#0}} as std::ops::FnMut<(f64, &f64)>>";
+        let f64_ty = Ty::Float(FloatTy::F64);
+        let args = Ty::Tuple(vec![
+            f64_ty.clone(),
+            Ty::Ref(Mutability::Not, Box::new(f64_ty.clone())),
+        ]);
+        let shim = stand_in(&path(qualified, &["call_mut"]), &[env(), args], &f64_ty)
+            .expect("Product's closure has a stand-in");
+        assert!(shim.stand_in.is_some_and(|b| b.contains("Mul::mul")));
+    }
+
+    #[test]
+    fn sums_of_other_types_and_other_closures_are_not_stood_in() {
+        let args = Ty::Tuple(vec![int(IntTy::U32), int(IntTy::U32)]);
+        // A type whose `Sum` may be anyone's.
+        let user = SUM_CLOSURE.replace("<u32 as", "<kernel::Money as");
+        let money = Ty::Adt(Path::plain("kernel::Money"));
+        assert!(stand_in(&path(&user, &["call_mut"]), &[env(), args.clone()], &money).is_none());
+        // Another closure index, and a result of another type.
+        let other = SUM_CLOSURE.replace("::{closure#0}} as", "::{closure#1}} as");
+        let p = path(&other, &["call_mut"]);
+        assert!(stand_in(&p, &[env(), args.clone()], &int(IntTy::U32)).is_none());
+        let p = path(SUM_CLOSURE, &["call_mut"]);
+        assert!(stand_in(&p, &[env(), args], &int(IntTy::U64)).is_none());
+    }
+
+    #[test]
+    fn contains_compares_with_the_captured_needle() {
+        let qualified = "<{closure@<u32 as core::slice::cmp::SliceContains>::slice_contains::{closure#0}} as std::ops::FnMut<(bool, &u32)>>";
+        let r = Ty::Ref(Mutability::Not, Box::new(int(IntTy::U32)));
+        let args = Ty::Tuple(vec![Ty::Bool, r.clone()]);
+        let shim = stand_in(&path(qualified, &["call_mut"]), &[env(), args], &Ty::Bool)
+            .expect("contains' fold closure has a stand-in");
+        assert_eq!(shim.stand_in.as_deref(), Some("a1.0 | (*a1.1 == **a0)"));
+        assert_eq!(shim.params[0], Ty::Ref(Mutability::Mut, Box::new(r)));
+    }
+
+    #[test]
+    fn private_count_helpers_have_stand_ins() {
+        let usize_ty = int(IntTy::Usize);
+        let assume = path(
+            "<std::slice::Windows<'_, u32> as std::iter::adapters::filter::SpecAssumeCount>",
+            &["assume_count_le_upper_bound"],
+        );
+        let shim = stand_in(&assume, &[usize_ty.clone(), usize_ty.clone()], &Ty::unit())
+            .expect("SpecAssumeCount has a stand-in");
+        assert_eq!(shim.stand_in.as_deref(), Some("{ let _ = a1 - a0; }"));
+        let inner = Ty::Adt(Path::plain("std::array::IntoIter"));
+        let count = path(
+            "<std::iter::adapters::flatten::FlattenCompat<I, U> as std::iter::Iterator>",
+            &["count", "count"],
+        );
+        let shim = stand_in(&count, &[usize_ty.clone(), inner], &usize_ty)
+            .expect("Flatten's count has a stand-in");
+        assert_eq!(
+            shim.stand_in.as_deref(),
+            Some("a0 + core::iter::Iterator::count(a1)")
+        );
+        // Iterator::count itself is not one.
+        let plain = path(
+            "<std::iter::adapters::flatten::FlattenCompat<I, U> as std::iter::Iterator>",
+            &["count"],
+        );
+        assert!(stand_in(&plain, std::slice::from_ref(&usize_ty), &usize_ty).is_none());
+    }
+
+    #[test]
+    fn qualified_paths_split_at_their_own_brackets() {
+        assert_eq!(
+            split_qualified("<u32 as std::iter::Sum<&u32>>::sum<I>::{closure#0}"),
+            Some(("u32", "std::iter::Sum<&u32>", "sum<I>::{closure#0}"))
+        );
+        assert_eq!(
+            split_qualified("<fn(u8) -> u8 as Tr>::m"),
+            Some(("fn(u8) -> u8", "Tr", "m"))
+        );
+        assert_eq!(
+            closure_def("<{closure@a<{closure@b}>::{closure#0}} as X>"),
+            Some(("a<{closure@b}>::{closure#0}", " as X>"))
+        );
+        assert_eq!(closure_def("<u32 as X>"), None);
+    }
+}
