@@ -13,11 +13,13 @@
 //! inherits the caller's (`#[rustc_inherit_overflow_checks]`).
 //!
 //! A closure's environment reaches the call as a reference to it: the
-//! stand-in takes it as a reference to what the closure captured, which is
-//! its only field (a closure with one capture is laid out as that capture),
-//! or to `()` where it captured nothing.
+//! stand-in takes it as a reference to what the closure captured, its only
+//! field, at offset 0 (the environment of `|x| *x == *self` is one `&T`),
+//! or to `()` where it captured nothing. An environment passed by value is
+//! stood in for only when it is empty: one with a capture travels as the
+//! closure's aggregate, which the capture's type would not describe.
 //!
-//! Each item is matched by its exact printed path and signature; any other
+//! Each item is matched by its printed path, closure index and signature; any other
 //! call stays refused, by name. The fixture `std_stand_ins` runs each one
 //! against the host's `core`.
 
@@ -70,19 +72,19 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     // The closure's own index is the last (a generic argument may name
     // other closures).
     let (method, index) = after.rsplit_once("::{closure#")?;
-    let method = method.split(['<', ':']).next().unwrap_or(method);
+    // The method's own closure, not one nested in another closure
+    // (`m::{closure#0}::{closure#0}`).
+    let method = method.split('<').next().unwrap_or(method);
+    if method.contains("::") {
+        return None;
+    }
     let index = index.strip_suffix('}')?;
-    // The environment, by reference or by value (`call_once`): what the
-    // stand-in takes in its place, and the captured value through it.
-    let (env_as, captured): (fn(&Ty, Ty) -> Ty, &str) = match env {
-        Ty::Ref(..) => (
-            |env, c| match env {
-                Ty::Ref(m, _) => Ty::Ref(*m, Box::new(c)),
-                _ => c,
-            },
-            "**a0",
-        ),
-        _ => (|_, c| c, "*a0"),
+    // The environment: by reference (`call_mut`, `call`), or a capture-less
+    // one by value (`call_once`); a capture passed by value travels as the
+    // closure's aggregate, not as the capture, so none is taken.
+    let env_as = |captured: Ty| match env {
+        Ty::Ref(m, _) => Some(Ty::Ref(*m, Box::new(captured))),
+        _ => (captured == Ty::unit()).then_some(captured),
     };
     let stand_in = match (strip_std(trait_path)?, method, index) {
         // `Sum` and `Product` of a primitive number: `iter.fold(zero,
@@ -100,28 +102,48 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
             };
             (
                 "accumulate",
-                vec![env_as(env, Ty::unit()), params[1].clone()],
-                format!("{{ let _ = a0; core::ops::{op}(a1.0, a1.1) }}"),
+                vec![env_as(Ty::unit())?, params[1].clone()],
+                format!("{{ let _ = a0; ::core::ops::{op}(a1.0, a1.1) }}"),
             )
         }
-        // `[T]::contains` of a number type (libcore's `SliceContains`):
-        // `chunk.iter().fold(false, |acc, x| acc | (*x == *self))` and
-        // `remainder.iter().any(|x| *x == *self)`, each capturing `self`
-        // (a `&T`); the default for other `T` is the latter alone.
-        ("slice::cmp::SliceContains", "slice_contains", "0" | "1") if *ret == Ty::Bool => {
-            let (element, body) = match args.as_slice() {
-                [Ty::Ref(_, e)] => (e, format!("*a1.0 == {captured}")),
-                [Ty::Bool, Ty::Ref(_, e)] => (e, format!("a1.0 | (*a1.1 == {captured})")),
+        // `Iterator::count`'s default, `self.fold(0, |count, _| count +
+        // 1)`, for a std iterator (none of which overrides `count` with
+        // another closure of this signature).
+        ("iter::Iterator", "count", "0")
+            if (self_ty.starts_with("std::") || self_ty.starts_with("core::"))
+                && matches!(args.as_slice(), [Ty::Int(IntTy::Usize), _])
+                && *ret == Ty::Int(IntTy::Usize) =>
+        {
+            (
+                "count",
+                vec![env_as(Ty::unit())?, params[1].clone()],
+                "{ let _ = a0; let _ = &a1.1; a1.0 + 1 }".to_string(),
+            )
+        }
+        // `[T]::contains` (libcore's `SliceContains`): for the number
+        // types, `chunk.iter().fold(false, |acc, x| acc | (*x == *self))`
+        // (closure 0) and `remainder.iter().any(|x| *x == *self)` (closure
+        // 1); for other `T` but bytes, the latter alone (closure 0). Each
+        // captures `self`, a `&T`, and is called through a reference.
+        ("slice::cmp::SliceContains", "slice_contains", _)
+            if *ret == Ty::Bool && matches!(env, Ty::Ref(..)) =>
+        {
+            let chunked = CHUNKED_CONTAINS.contains(&self_ty);
+            let (element, body) = match (args.as_slice(), index, chunked) {
+                ([Ty::Bool, Ty::Ref(_, e)], "0", true) => (e, "a1.0 | (*a1.1 == **a0)"),
+                ([Ty::Ref(_, e)], "1", true) | ([Ty::Ref(_, e)], "0", false) => {
+                    (e, "*a1.0 == **a0")
+                }
                 _ => return None,
             };
-            if element.to_string() != self_ty {
+            if element.to_string() != self_ty || ["u8", "i8"].contains(&self_ty) {
                 return None;
             }
             let capture = Ty::Ref(Mutability::Not, element.clone());
             (
                 "slice_contains",
-                vec![env_as(env, capture), params[1].clone()],
-                body,
+                vec![env_as(capture)?, params[1].clone()],
+                body.to_string(),
             )
         }
         _ => return None,
@@ -135,13 +157,14 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
     let names: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
     let first = *names.first()?;
     let usize_ty = Ty::Int(IntTy::Usize);
-    let (_, trait_path, _) = split_qualified(first).unwrap_or(("", "", ""));
+    let (self_ty, trait_path, _) = split_qualified(first).unwrap_or(("", "", ""));
     let trait_path = strip_std(trait_path).unwrap_or("");
     let stand_in = match (trait_path, names.as_slice()) {
         // `Filter::count` checks its count against the size hint's upper
-        // bound: `let _ = upper - count;` (overflow-checked as the
-        // caller is), or a hint to the optimiser for a `TrustedLen`
-        // iterator, where the subtraction cannot overflow.
+        // bound: `let _ = upper - count;`, overflow-checked as the caller
+        // is (the default impl). The `TrustedLen` impl only promises the
+        // optimiser `count <= upper`, under which the subtraction cannot
+        // overflow; the stand-in keeps the subtraction, not the promise.
         ("iter::adapters::filter::SpecAssumeCount", [_, "assume_count_le_upper_bound"])
             if params == [usize_ty.clone(), usize_ty.clone()] && *ret == Ty::unit() =>
         {
@@ -151,14 +174,15 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
         // `fn count<U: Iterator>(acc: usize, iter: U) -> usize { acc +
         // iter.count() }`.
         ("iter::Iterator", [_, "count", "count"])
-            if first.contains("::flatten::FlattenCompat<")
-                && params.len() == 2
+            if ["std::", "core::"].iter().any(|c| {
+                self_ty.starts_with(&format!("{c}iter::adapters::flatten::FlattenCompat<"))
+            }) && params.len() == 2
                 && params[0] == usize_ty
                 && *ret == usize_ty =>
         {
             (
                 "flatten_count",
-                "a0 + core::iter::Iterator::count(a1)".to_string(),
+                "a0 + ::core::iter::Iterator::count(a1)".to_string(),
             )
         }
         _ => return None,
@@ -236,6 +260,12 @@ fn is_accumulator_trait(trait_path: &str, self_ty: &str) -> bool {
     })
 }
 
+/// The element types whose `SliceContains` is libcore's chunked one
+/// (`impl_slice_contains!`), with two closures.
+const CHUNKED_CONTAINS: [&str; 11] = [
+    "u16", "u32", "u64", "i16", "i32", "i64", "f32", "f64", "usize", "isize", "char",
+];
+
 /// Whether `ty` (as printed) is a primitive integer or float, whose `Sum`
 /// and `Product` are `core`'s.
 fn primitive_number(ty: &str) -> bool {
@@ -298,7 +328,7 @@ mod tests {
         .expect("Sum's closure has a stand-in");
         assert_eq!(
             shim.stand_in.as_deref(),
-            Some("{ let _ = a0; core::ops::Add::add(a1.0, a1.1) }")
+            Some("{ let _ = a0; ::core::ops::Add::add(a1.0, a1.1) }")
         );
         // The environment is taken as a reference to nothing captured.
         assert_eq!(
@@ -337,6 +367,24 @@ mod tests {
     }
 
     #[test]
+    fn counting_a_std_iterator_adds_one() {
+        let usize_ty = int(IntTy::Usize);
+        let item = Ty::Ref(Mutability::Not, Box::new(int(IntTy::U32)));
+        let args = Ty::Tuple(vec![usize_ty.clone(), item]);
+        let std_iter = "<{closure@<std::iter::SkipWhile<std::slice::Iter<'_, u32>, {closure@/src/kernel.rs:1:2: 1:3}> as std::iter::Iterator>::count::{closure#0}} as std::ops::FnMut<(usize, &u32)>>";
+        let shim = stand_in(
+            &path(std_iter, &["call_mut"]),
+            &[env(), args.clone()],
+            &usize_ty,
+        )
+        .expect("the default count's closure has a stand-in");
+        assert!(shim.stand_in.is_some_and(|b| b.ends_with("a1.0 + 1 }")));
+        // A kernel iterator may override `count` with a closure of its own.
+        let own = std_iter.replace("<std::iter::SkipWhile<std::slice::Iter<'_, u32>, {closure@/src/kernel.rs:1:2: 1:3}> as", "<kernel::Countdown as");
+        assert!(stand_in(&path(&own, &["call_mut"]), &[env(), args], &usize_ty).is_none());
+    }
+
+    #[test]
     fn contains_compares_with_the_captured_needle() {
         let qualified = "<{closure@<u32 as core::slice::cmp::SliceContains>::slice_contains::{closure#0}} as std::ops::FnMut<(bool, &u32)>>";
         let r = Ty::Ref(Mutability::Not, Box::new(int(IntTy::U32)));
@@ -345,6 +393,34 @@ mod tests {
             .expect("contains' fold closure has a stand-in");
         assert_eq!(shim.stand_in.as_deref(), Some("a1.0 | (*a1.1 == **a0)"));
         assert_eq!(shim.params[0], Ty::Ref(Mutability::Mut, Box::new(r)));
+    }
+
+    #[test]
+    fn contains_closures_are_matched_by_index_shape_and_receiver() {
+        let r = Ty::Ref(Mutability::Not, Box::new(int(IntTy::U32)));
+        let fold = "<{closure@<u32 as core::slice::cmp::SliceContains>::slice_contains::{closure#0}} as std::ops::FnMut<(bool, &u32)>>";
+        let any = fold
+            .replace("{closure#0}}", "{closure#1}}")
+            .replace("(bool, &u32)", "(&u32,)");
+        let by_ref = Ty::Tuple(vec![r.clone()]);
+        let with_acc = Ty::Tuple(vec![Ty::Bool, r.clone()]);
+        let call = |p: &str, m: &str, env: Ty, args: &Ty| {
+            stand_in(&path(p, &[m]), &[env, args.clone()], &Ty::Bool)
+        };
+        assert!(call(&any, "call_mut", env(), &by_ref).is_some());
+        // Closure 1 never takes an accumulator, and closure 0 of the
+        // chunked impl always does.
+        let swapped = any.replace("(&u32,)", "(bool, &u32)");
+        assert!(call(&swapped, "call_mut", env(), &with_acc).is_none());
+        let zero_plain = fold.replace("(bool, &u32)", "(&u32,)");
+        assert!(call(&zero_plain, "call_mut", env(), &by_ref).is_none());
+        // A capture passed by value is the closure's aggregate, not a `&T`.
+        let once = any.replace("FnMut", "FnOnce");
+        let by_value = Ty::Opaque("{closure@..}".into());
+        assert!(call(&once, "call_once", by_value, &by_ref).is_none());
+        // A closure nested in the method's closure is another body.
+        let nested = any.replace("{closure#1}}", "{closure#1}::{closure#0}}");
+        assert!(call(&nested, "call_mut", env(), &by_ref).is_none());
     }
 
     #[test]
@@ -366,8 +442,15 @@ mod tests {
             .expect("Flatten's count has a stand-in");
         assert_eq!(
             shim.stand_in.as_deref(),
-            Some("a0 + core::iter::Iterator::count(a1)")
+            Some("a0 + ::core::iter::Iterator::count(a1)")
         );
+        // Nor a `FlattenCompat` of another crate.
+        let other = path(
+            "<dep::flatten::FlattenCompat<I, U> as std::iter::Iterator>",
+            &["count", "count"],
+        );
+        let inner = Ty::Adt(Path::plain("std::array::IntoIter"));
+        assert!(stand_in(&other, &[usize_ty.clone(), inner], &usize_ty).is_none());
         // Iterator::count itself is not one.
         let plain = path(
             "<std::iter::adapters::flatten::FlattenCompat<I, U> as std::iter::Iterator>",
