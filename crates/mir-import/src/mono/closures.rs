@@ -310,7 +310,9 @@ pub fn instantiate(
             break;
         }
         for id in todo {
-            rewrite_closure_calls(&mut krate.bodies[id], &Substitution::new(), &closures);
+            let body = &mut krate.bodies[id];
+            super::std_closures::expand_calls(body, &|c| closures.contains_key(c));
+            rewrite_closure_calls(body, &Substitution::new(), &closures);
         }
     }
     let mut done: BTreeSet<String> = BTreeSet::new();

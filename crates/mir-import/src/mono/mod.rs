@@ -59,6 +59,7 @@ pub mod dep_calls;
 pub mod drop_glue;
 mod generic;
 pub mod shims;
+mod std_closures;
 mod std_stand_ins;
 pub mod vtable_shims;
 

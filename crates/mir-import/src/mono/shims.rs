@@ -86,12 +86,21 @@ impl DepCall {
     }
 }
 
-/// `t` as source, its outermost references and every elided or erased
-/// lifetime argument given the lifetime `'a` (`&'a mut IterMut<'a, f32>`):
-/// a shim that returns a borrow must say which argument it borrows from.
-/// `'static` stays.
+/// `t` as source, its references (outermost, and inside tuples) and every
+/// elided or erased lifetime argument given the lifetime `'a` (`&'a mut
+/// IterMut<'a, f32>`, `(u32, &'a u32)`): a shim that returns a borrow must
+/// say which argument it borrows from. `'static` stays.
 fn with_lifetime(t: &Ty) -> String {
     match t {
+        Ty::Tuple(elems)
+            if elems
+                .iter()
+                .any(|e| matches!(e, Ty::Ref(..) | Ty::Tuple(_))) =>
+        {
+            let inner: Vec<String> = elems.iter().map(with_lifetime).collect();
+            let comma = if inner.len() == 1 { "," } else { "" };
+            format!("({}{comma})", inner.join(", "))
+        }
         Ty::Ref(m, e) => format!(
             "&'a {}{}",
             if *m == crate::model::Mutability::Mut {
@@ -455,6 +464,21 @@ mod tests {
         let mut other = d;
         other.ret = Ty::Int(IntTy::U8);
         assert_ne!(other.module(), m);
+    }
+
+    #[test]
+    fn references_inside_tuples_share_the_shims_lifetime() {
+        let r = Ty::Ref(crate::model::Mutability::Not, Box::new(Ty::Int(IntTy::U32)));
+        let pair = Ty::Tuple(vec![Ty::Int(IntTy::U32), r.clone()]);
+        assert_eq!(with_lifetime(&pair), "(u32, &'a u32)");
+        assert_eq!(with_lifetime(&Ty::Tuple(vec![r])), "(&'a u32,)");
+        assert_eq!(
+            with_lifetime(&Ty::Tuple(vec![pair.clone(), pair])),
+            "((u32, &'a u32), (u32, &'a u32))"
+        );
+        // A tuple without references prints as before.
+        let plain = Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Bool]);
+        assert_eq!(with_lifetime(&plain), plain.to_rust_source());
     }
 
     #[test]

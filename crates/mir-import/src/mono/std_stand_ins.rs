@@ -68,6 +68,9 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     let [env, Ty::Tuple(args)] = params else {
         return None;
     };
+    if let Some(stand_in) = key_compare_stand_in(def, env, args, ret) {
+        return Some(stand_in);
+    }
     let (self_ty, trait_path, after) = split_qualified(def)?;
     // The closure's own index is the last (a generic argument may name
     // other closures).
@@ -75,7 +78,7 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     // The method's own closure, not one nested in another closure
     // (`m::{closure#0}::{closure#0}`).
     let method = method.split('<').next().unwrap_or(method);
-    if method.contains("::") {
+    if method.contains("{closure#") {
         return None;
     }
     let index = index.strip_suffix('}')?;
@@ -149,6 +152,57 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
         _ => return None,
     };
     (stand_in.1.iter().all(super::nameable) && super::nameable(ret)).then_some(stand_in)
+}
+
+/// `min_by_key`'s and `max_by_key`'s reduction: `min_by`'s (`max_by`'s)
+/// `fold(compare)` closure, `move |x, y| cmp::min_by(x, y, &mut compare)`,
+/// with `compare` the nested `fn compare((x_p, _): &(B, T), (y_p, _): &(B,
+/// T)) -> Ordering { x_p.cmp(y_p) }`, a function item, so that the
+/// environment is empty. `cmp::min_by` keeps the first of two equal keys
+/// (`is_le`), `cmp::max_by` the second (`is_gt` keeps the first).
+fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<StandIn> {
+    let def = def
+        .strip_prefix("std::")
+        .or_else(|| def.strip_prefix("core::"))?;
+    let (select, rest) = if let Some(rest) = def.strip_prefix("iter::Iterator::min_by::fold<") {
+        ("is_le", rest)
+    } else {
+        ("is_gt", def.strip_prefix("iter::Iterator::max_by::fold<")?)
+    };
+    let key_fn = if select == "is_le" {
+        "iter::Iterator::min_by_key::compare::<"
+    } else {
+        "iter::Iterator::max_by_key::compare::<"
+    };
+    let compare = rest.strip_suffix(">::{closure#0}")?;
+    let item = compare.rsplit_once('{')?.1;
+    let item = item
+        .strip_prefix("std::")
+        .or_else(|| item.strip_prefix("core::"))?;
+    if !item.starts_with(key_fn) || !matches!(env, Ty::Ref(..)) {
+        return None;
+    }
+    let [pair @ Ty::Tuple(fields), second] = args else {
+        return None;
+    };
+    if second != pair || ret != pair || fields.len() != 2 {
+        return None;
+    }
+    let env = match env {
+        Ty::Ref(m, _) => Ty::Ref(*m, Box::new(Ty::unit())),
+        _ => return None,
+    };
+    let name = if select == "is_le" {
+        "min_by_key"
+    } else {
+        "max_by_key"
+    };
+    let body = format!(
+        "{{ let _ = a0; let (x, y) = a1; \
+         if ::core::cmp::Ord::cmp(&x.0, &y.0).{select}() {{ x }} else {{ y }} }}"
+    );
+    let params = vec![env, Ty::Tuple(args.to_vec())];
+    (params.iter().all(super::nameable) && super::nameable(ret)).then_some((name, params, body))
 }
 
 /// A method of a private trait or a nested function of `core` whose body
@@ -393,6 +447,35 @@ mod tests {
             .expect("contains' fold closure has a stand-in");
         assert_eq!(shim.stand_in.as_deref(), Some("a1.0 | (*a1.1 == **a0)"));
         assert_eq!(shim.params[0], Ty::Ref(Mutability::Mut, Box::new(r)));
+    }
+
+    #[test]
+    fn key_reductions_keep_the_first_minimum_and_the_last_maximum() {
+        let min = "<{closure@std::iter::Iterator::min_by::fold<(u32, &u32), for<'a, 'b> fn(&'a (u32, &u32), &'b (u32, &u32)) -> std::cmp::Ordering {std::iter::Iterator::min_by_key::compare::<&u32, u32>}>::{closure#0}} as std::ops::FnMut<((u32, &u32), (u32, &u32))>>";
+        let pair = Ty::Tuple(vec![
+            int(IntTy::U32),
+            Ty::Ref(Mutability::Not, Box::new(int(IntTy::U32))),
+        ]);
+        let args = Ty::Tuple(vec![pair.clone(), pair.clone()]);
+        let shim = stand_in(&path(min, &["call_mut"]), &[env(), args.clone()], &pair)
+            .expect("min_by_key's reduction has a stand-in");
+        assert!(
+            shim.stand_in
+                .is_some_and(|b| b.contains(".is_le() { x } else { y }"))
+        );
+        let max = min.replace("min_by", "max_by");
+        let shim = stand_in(&path(&max, &["call_mut"]), &[env(), args.clone()], &pair)
+            .expect("max_by_key's reduction has a stand-in");
+        assert!(
+            shim.stand_in
+                .is_some_and(|b| b.contains(".is_gt() { x } else { y }"))
+        );
+        // `min_by` with another comparison is the kernel's closure's.
+        let user = min.replace(
+            "{std::iter::Iterator::min_by_key::compare::<&u32, u32>}",
+            "{kernel::by_key}",
+        );
+        assert!(stand_in(&path(&user, &["call_mut"]), &[env(), args], &pair).is_none());
     }
 
     #[test]
