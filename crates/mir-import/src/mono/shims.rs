@@ -86,7 +86,7 @@ impl DepCall {
     }
 }
 
-/// `t` as source, its references (outermost, and inside tuples) and every
+/// `t` as source, its references (through references and tuples) and every
 /// elided or erased lifetime argument given the lifetime `'a` (`&'a mut
 /// IterMut<'a, f32>`, `(u32, &'a u32)`): a shim that returns a borrow must
 /// say which argument it borrows from. `'static` stays.

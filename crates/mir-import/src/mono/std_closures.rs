@@ -18,56 +18,105 @@
 //!
 //! - `Iterator::min_by_key::key`, `max_by_key::key`: `(x,)` gives
 //!   `(f(&x), x)`;
-//! - `adapters::copied::copy_fold`: `(acc, &elt)` gives `f(acc, elt)`.
+//! - `adapters::copied::copy_fold`: `(acc, &elt)` gives `f(acc, elt)`;
+//! - `Filter::count`'s `to_usize`: `(x,)` gives `f(&x) as usize`;
+//! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
+//!   closure of a primitive number (as in `.filter(..).count()` and
+//!   `.map(..).sum()`): `(acc, elt)` gives `acc + f(elt)` (or `*`). Its
+//!   environment holds `f` and `g`, but `g` captures nothing, so `f` is
+//!   at offset 0 whatever order rustc chose;
+//! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
+//!   b`, where an expansion above made a call of it: `a + b` (`*`), which
+//!   wraps, as `core`'s inherited overflow check does in a build without
+//!   overflow checks (the kernel's, its dependencies' and the host
+//!   twin's; `calls::is_optional_overflow_check`).
 //!
-//! Any other wrapper stays a call, refused by name: one with two captures
-//! (`map_fold`'s `f` and `g`, whose order in the environment is rustc's to
-//! choose), or one this module was never seen to need (`for_each`'s
-//! `call`, `Filter::count`'s `to_usize`, which rustc inlined or left
-//! inside `map_fold` in every kernel tried).
+//! `f` may itself be a wrapper (`map_fold(to_usize(p), ..)`): expansion
+//! repeats until no wrapper call is left. Any other wrapper stays a call,
+//! refused by name: `map_fold` with two closures that may capture, whose
+//! order in the environment is rustc's to choose, or one this module was
+//! never seen to need (`for_each`'s `call`).
 
 use crate::model::{
-    AggregateKind, BasicBlock, BlockData, Body, Callee, CastKind, LocalDecl, Mutability, Operand,
-    Path, PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind, Terminator,
+    AggregateKind, BasicBlock, BinOp, BlockData, Body, Callee, CastKind, LocalDecl, Mutability,
+    Operand, Path, PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind, Terminator,
     TerminatorKind, Ty, closure_trait_call,
 };
 
-/// What a wrapper does with the kernel's closure `f`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a wrapper does with the closure `f` it captures (a closure type
+/// as printed: the kernel's, or another wrapper).
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Wrapper {
     /// `move |x| (f(&x), x)`.
-    Key,
+    Key(String),
     /// `move |acc, &elt| f(acc, elt)`.
-    CopyFold,
+    CopyFold(String),
+    /// `move |x| f(&x) as usize`.
+    ToUsize(String),
+    /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
+    /// of that operation.
+    MapFold(String, BinOp),
+    /// `|a, b| a + b` (or `*`), capturing nothing; `b` by reference for
+    /// `Sum<&T>` (`Product<&T>`).
+    Accumulate(BinOp, bool),
 }
 
-/// Expands, in `body`, every call of a wrapper whose kernel closure
-/// `has_body` (a closure without a usable body is left to be refused).
-pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
-    let blocks: Vec<BasicBlock> = body.blocks.keys().collect();
-    for bb in blocks {
-        let TerminatorKind::Call {
-            func: Callee::Item(path),
-            ..
-        } = &body.blocks[bb].terminator.kind
-        else {
-            continue;
-        };
-        let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
-            continue;
-        };
-        let Some((wrapper, closure)) = wrapper_of(self_ty) else {
-            continue;
-        };
-        if has_body(&closure) {
-            expand(body, bb, wrapper, &closure);
+impl Wrapper {
+    /// The closure the wrapper calls, if any.
+    fn callee(&self) -> Option<&str> {
+        match self {
+            Wrapper::Key(f)
+            | Wrapper::CopyFold(f)
+            | Wrapper::ToUsize(f)
+            | Wrapper::MapFold(f, _) => Some(f),
+            Wrapper::Accumulate(..) => None,
         }
     }
 }
 
+/// How many times expansion goes over a body: each pass expands the
+/// wrappers the previous one made calls of (`map_fold` of `to_usize`).
+const EXPANSION_PASSES: usize = 4;
+
+/// Expands, in `body`, every call of a wrapper whose kernel closure
+/// `has_body` (a closure without a usable body is left to be refused).
+pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
+    for _ in 0..EXPANSION_PASSES {
+        let mut expanded = false;
+        let blocks: Vec<BasicBlock> = body.blocks.keys().collect();
+        for bb in blocks {
+            let TerminatorKind::Call {
+                func: Callee::Item(path),
+                ..
+            } = &body.blocks[bb].terminator.kind
+            else {
+                continue;
+            };
+            let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
+                continue;
+            };
+            let Some(wrapper) = wrapper_of(self_ty) else {
+                continue;
+            };
+            if wrapper.callee().is_none_or(|f| callable(f, has_body)) {
+                expanded |= expand(body, bb, &wrapper);
+            }
+        }
+        if !expanded {
+            return;
+        }
+    }
+}
+
+/// Whether a call of closure type `f` will have a body: the kernel's
+/// closure with one, or a wrapper of one.
+fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
+    has_body(f) || wrapper_of(f).is_some_and(|w| w.callee().is_none_or(|g| callable(g, has_body)))
+}
+
 /// The wrapper a closure type (`{closure@DEF}`) is, and the kernel closure
 /// it captures (its function's last generic argument).
-fn wrapper_of(closure_ty: &str) -> Option<(Wrapper, String)> {
+fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
     let function = def.strip_suffix("::{closure#0}")?;
     let open = function.rfind('>').and_then(|close| {
@@ -91,44 +140,99 @@ fn wrapper_of(closure_ty: &str) -> Option<(Wrapper, String)> {
     if open.1 + 1 != function.len() {
         return None;
     }
+    if let Some((op, by_ref)) = accumulator(name) {
+        return Some(Wrapper::Accumulate(op, by_ref));
+    }
     let name = name
         .strip_prefix("std::")
         .or_else(|| name.strip_prefix("core::"))
         .map_or(name, |n| n);
-    let wrapper = match name {
-        "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => Wrapper::Key,
-        "iter::adapters::copied::copy_fold" => Wrapper::CopyFold,
-        _ => return None,
-    };
-    let last = last_top_level_arg(args)?;
-    // The kernel's own closure, by value: a shared or mutable reference to
-    // one (`&mut F`) is another type, which this does not expand.
-    (last.starts_with("{closure@") && last.ends_with('}')).then(|| (wrapper, last.to_string()))
+    let args = top_level_args(args);
+    // A closure by value: a shared or mutable reference to one (`&mut F`)
+    // is another type, which this does not expand.
+    let closure = |a: &&str| a.starts_with("{closure@") && a.ends_with('}');
+    let last = args.last().filter(|a| closure(a))?.to_string();
+    match name {
+        "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => {
+            Some(Wrapper::Key(last))
+        }
+        "iter::adapters::copied::copy_fold" => Some(Wrapper::CopyFold(last)),
+        "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
+            Some(Wrapper::ToUsize(last))
+        }
+        "iter::adapters::map::map_fold" => {
+            let [.., f, g] = args.as_slice() else {
+                return None;
+            };
+            let Some(Wrapper::Accumulate(op, false)) = wrapper_of(g) else {
+                return None;
+            };
+            closure(f).then(|| Wrapper::MapFold(f.to_string(), op))
+        }
+        _ => None,
+    }
 }
 
-/// The last of the comma-separated generic arguments `args`, commas
-/// inside brackets and braces skipped.
-fn last_top_level_arg(args: &str) -> Option<&str> {
+/// The operation of `Sum`'s or `Product`'s closure of a primitive number
+/// (`<u32 as std::iter::Sum>::sum`, `<u32 as std::iter::Sum<&u32>>::sum`:
+/// the function the closure is defined in), and whether it takes its
+/// second operand by reference. `core`'s impls for the primitive numbers
+/// are all `iter.fold(zero, |a, b| a + b)` (`*`, one); other types' may be
+/// anyone's.
+fn accumulator(function: &str) -> Option<(BinOp, bool)> {
+    let (self_ty, trait_path, method) = super::std_stand_ins::split_qualified(function)?;
+    if !super::std_stand_ins::primitive_number(self_ty) {
+        return None;
+    }
+    let (op, expected) = match method {
+        "sum" => (BinOp::Add, "Sum"),
+        "product" => (BinOp::Mul, "Product"),
+        _ => return None,
+    };
+    let of = |by_ref: bool| {
+        ["std::iter::", "core::iter::"].iter().any(|c| {
+            let base = format!("{c}{expected}");
+            if by_ref {
+                trait_path == format!("{base}<&{self_ty}>")
+            } else {
+                trait_path == base
+            }
+        })
+    };
+    [false, true]
+        .into_iter()
+        .find(|&by_ref| of(by_ref))
+        .map(|by_ref| (op, by_ref))
+}
+
+/// The comma-separated generic arguments `args`, commas inside brackets
+/// and braces skipped.
+fn top_level_args(args: &str) -> Vec<&str> {
     let mut depth = 0i32;
     let mut start = 0;
+    let mut out = Vec::new();
     let bytes = args.as_bytes();
     for (i, c) in args.char_indices() {
         match c {
             '<' | '(' | '[' | '{' => depth += 1,
             '>' if i > 0 && bytes[i - 1] == b'-' => {}
             '>' | ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => start = i + 1,
+            ',' if depth == 0 => {
+                out.push(args[start..i].trim());
+                start = i + 1;
+            }
             _ => {}
         }
     }
-    let last = args[start..].trim();
-    (!last.is_empty()).then_some(last)
+    out.push(args[start..].trim());
+    out.retain(|a| !a.is_empty());
+    out
 }
 
-/// Rewrites the wrapper call ending block `bb` into the call of the
-/// kernel's closure (type `closure`) the wrapper makes, with what it does
-/// before and after.
-fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
+/// Rewrites the wrapper call ending block `bb` into what the wrapper
+/// does: the call of the closure it captures, with its work before and
+/// after, or the accumulator's operation. Whether it did.
+fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
     let term = body.blocks[bb].terminator.clone();
     let TerminatorKind::Call {
         args,
@@ -138,16 +242,16 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
         ..
     } = &term.kind
     else {
-        return;
+        return false;
     };
     let [env, Operand::Move(tuple) | Operand::Copy(tuple)] = args.as_slice() else {
-        return;
+        return false;
     };
     let Some(Ty::Tuple(elems)) = body.place_ty(tuple) else {
-        return;
+        return false;
     };
     let Some(dest_ty) = body.place_ty(destination) else {
-        return;
+        return false;
     };
     let field = |i: usize| {
         let mut p = tuple.clone();
@@ -155,15 +259,48 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
             .push(PlaceElem::Field(i as u32, elems[i].clone()));
         p
     };
+    // The accumulator: its operation on the two arguments, no call.
+    let closure = match wrapper {
+        Wrapper::Accumulate(op, by_ref) => {
+            let operand_ty = if *by_ref {
+                Ty::Ref(Mutability::Not, Box::new(dest_ty.clone()))
+            } else {
+                dest_ty.clone()
+            };
+            if elems.len() != 2 || elems[0] != dest_ty || elems[1] != operand_ty {
+                return false;
+            }
+            let mut stmts = Vec::new();
+            let mut assign = |place: Place, rv: Rvalue| {
+                stmts.push(Statement {
+                    kind: StatementKind::Assign(place, rv),
+                    pos: term.pos,
+                    source: term.source.clone(),
+                });
+            };
+            // `*b` read through a local, as rustc reads a field's pointee.
+            let b = if *by_ref {
+                let r = new_local(body, operand_ty);
+                assign(r.clone(), Rvalue::Use(Operand::Copy(field(1))));
+                let mut pointee = r;
+                pointee.projection.push(PlaceElem::Deref);
+                let v = new_local(body, dest_ty.clone());
+                assign(v.clone(), Rvalue::Use(Operand::Copy(pointee)));
+                v
+            } else {
+                field(1)
+            };
+            let value = Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(b));
+            assign(destination.clone(), value);
+            let block = &mut body.blocks[bb];
+            block.statements.extend(stmts);
+            block.terminator.kind = TerminatorKind::Goto(*target);
+            return true;
+        }
+        Wrapper::Key(f) | Wrapper::CopyFold(f) | Wrapper::ToUsize(f) | Wrapper::MapFold(f, _) => f,
+    };
     let closure_ty = Ty::Opaque(closure.to_string());
     let mut stmts = Vec::new();
-    let local = |body: &mut Body, ty: Ty| {
-        Place::local(body.locals.push(LocalDecl {
-            ty,
-            mutable: true,
-            is_arg: false,
-        }))
-    };
     let mut assign = |place: &Place, rv: Rvalue| {
         stmts.push(Statement {
             kind: StatementKind::Assign(place.clone(), rv),
@@ -173,42 +310,44 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
     };
     // The environment is the kernel's closure.
     let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(closure_ty.clone()));
-    let f = local(body, f_ref_ty.clone());
+    let f = new_local(body, f_ref_ty.clone());
     assign(&f, Rvalue::Cast(CastKind::Transmute, env.clone(), f_ref_ty));
     // The closure's arguments, and where its result goes: the call's
     // destination, or a local the wrapper's result is made from after it.
     let borrowed_item = |body: &mut Body, assign: &mut dyn FnMut(&Place, Rvalue)| {
         let item = elems.first()?.clone();
-        let r = local(body, Ty::Ref(Mutability::Not, Box::new(item)));
+        let r = new_local(body, Ty::Ref(Mutability::Not, Box::new(item)));
         assign(&r, Rvalue::Ref(Mutability::Not, field(0)));
         Some(Operand::Move(r))
     };
     let (inputs, result, after): (Vec<Operand>, Place, Option<Rvalue>) = match wrapper {
-        Wrapper::Key => {
-            let Ty::Tuple(out) = &dest_ty else { return };
+        Wrapper::Key(_) => {
+            let Ty::Tuple(out) = &dest_ty else {
+                return false;
+            };
             let (Some(key_ty), [_]) = (out.first(), elems.as_slice()) else {
-                return;
+                return false;
             };
             let Some(x) = borrowed_item(body, &mut assign) else {
-                return;
+                return false;
             };
-            let key = local(body, key_ty.clone());
+            let key = new_local(body, key_ty.clone());
             let pair = Rvalue::Aggregate(
                 AggregateKind::Tuple,
                 vec![Operand::Move(key.clone()), Operand::Move(field(0))],
             );
             (vec![x], key, Some(pair))
         }
-        Wrapper::CopyFold => {
+        Wrapper::CopyFold(_) => {
             let [_, Ty::Ref(_, item)] = elems.as_slice() else {
-                return;
+                return false;
             };
             // `&elt` read through a local, as rustc reads a field's pointee.
-            let r = local(body, elems[1].clone());
+            let r = new_local(body, elems[1].clone());
             assign(&r, Rvalue::Use(Operand::Copy(field(1))));
             let mut pointee = r;
             pointee.projection.push(PlaceElem::Deref);
-            let elt = local(body, (**item).clone());
+            let elt = new_local(body, (**item).clone());
             assign(&elt, Rvalue::Use(Operand::Copy(pointee)));
             (
                 vec![Operand::Move(field(0)), Operand::Move(elt)],
@@ -216,6 +355,33 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
                 None,
             )
         }
+        Wrapper::ToUsize(_) => {
+            let [_] = elems.as_slice() else {
+                return false;
+            };
+            let Some(x) = borrowed_item(body, &mut assign) else {
+                return false;
+            };
+            let keep = new_local(body, Ty::Bool);
+            let count = Rvalue::Cast(
+                CastKind::IntToInt,
+                Operand::Move(keep.clone()),
+                dest_ty.clone(),
+            );
+            (vec![x], keep, Some(count))
+        }
+        // `g(acc, f(elt))`, `g` the accumulator: `f`'s result is of the
+        // accumulator's type (`Sum<B> for B`).
+        Wrapper::MapFold(_, op) => {
+            if elems.len() != 2 || elems[0] != dest_ty {
+                return false;
+            }
+            let mapped = new_local(body, dest_ty.clone());
+            let fold =
+                Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(mapped.clone()));
+            (vec![Operand::Move(field(1))], mapped, Some(fold))
+        }
+        Wrapper::Accumulate(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs
         .iter()
@@ -224,9 +390,11 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
             Operand::Const(_) => None,
         })
         .collect();
-    let Some(input_tys) = input_tys else { return };
+    let Some(input_tys) = input_tys else {
+        return false;
+    };
     let args_tuple_ty = Ty::Tuple(input_tys);
-    let args_tuple = local(body, args_tuple_ty.clone());
+    let args_tuple = new_local(body, args_tuple_ty.clone());
     assign(&args_tuple, Rvalue::Aggregate(AggregateKind::Tuple, inputs));
     let call_path = Path {
         segments: vec![
@@ -244,7 +412,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
     let next = match after {
         None => *target,
         Some(rv) => body.blocks.push(BlockData {
-            cleanup: false,
+            cleanup: body.blocks[bb].cleanup,
             statements: vec![Statement {
                 kind: StatementKind::Assign(destination.clone(), rv),
                 pos: term.pos,
@@ -266,39 +434,87 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: Wrapper, closure: &str) {
         target: Some(next),
         unwind: unwind.clone(),
     };
+    true
+}
+
+/// A new local of type `ty` in `body`.
+fn new_local(body: &mut Body, ty: Ty) -> Place {
+    Place::local(body.locals.push(LocalDecl {
+        ty,
+        mutable: true,
+        is_arg: false,
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const KEY: &str = "{closure@std::iter::Iterator::min_by_key::key<&u32, u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
+    const TO_USIZE: &str = "{closure@<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize<&u32, {closure@/src/kernel.rs:13:42: 13:47}>::{closure#0}}";
+    const SUM: &str = "{closure@<usize as std::iter::Sum>::sum<std::iter::Map<std::slice::Iter<'_, u32>, F>>::{closure#0}}";
+
     #[test]
     fn wrappers_are_known_by_their_function_and_capture() {
-        let key = "{closure@std::iter::Iterator::min_by_key::key<&u32, u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
-        assert_eq!(
-            wrapper_of(key),
-            Some((
-                Wrapper::Key,
-                "{closure@/src/kernel.rs:13:39: 13:44}".to_string()
-            ))
-        );
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        assert_eq!(wrapper_of(KEY), Some(Wrapper::Key(kernel)));
         let fold = "{closure@std::iter::adapters::copied::copy_fold<u32, u32, {closure@/src/kernel.rs:13:66: 13:72}>::{closure#0}}";
-        assert_eq!(wrapper_of(fold).map(|w| w.0), Some(Wrapper::CopyFold));
-        // Two captures, a capture by reference, another closure index.
-        let map_fold = "{closure@std::iter::adapters::map::map_fold<&u32, usize, usize, {closure@a}, {closure@b}>::{closure#0}}";
-        assert_eq!(wrapper_of(map_fold), None);
-        let by_ref = key.replace(", {closure@/src", ", &mut {closure@/src");
+        assert!(matches!(wrapper_of(fold), Some(Wrapper::CopyFold(_))));
+        assert!(matches!(wrapper_of(TO_USIZE), Some(Wrapper::ToUsize(_))));
+        assert_eq!(
+            wrapper_of(SUM),
+            Some(Wrapper::Accumulate(BinOp::Add, false))
+        );
+        let product_by_ref = SUM.replace(
+            "<usize as std::iter::Sum>::sum",
+            "<f32 as core::iter::Product<&f32>>::product",
+        );
+        assert_eq!(
+            wrapper_of(&product_by_ref),
+            Some(Wrapper::Accumulate(BinOp::Mul, true))
+        );
+        // A capture by reference, another closure index.
+        let by_ref = KEY.replace(", {closure@/src", ", &mut {closure@/src");
         assert_eq!(wrapper_of(&by_ref), None);
-        let other = key.replace("::{closure#0}}", "::{closure#1}}");
+        let other = KEY.replace("::{closure#0}}", "::{closure#1}}");
         assert_eq!(wrapper_of(&other), None);
+        // `Sum` of a type whose impl may be anyone's, or by reference.
+        assert_eq!(
+            wrapper_of(&SUM.replace("<usize as", "<kernel::Money as")),
+            None
+        );
+        assert_eq!(wrapper_of(&SUM.replace("Sum>", "Sum<&u8>>")), None);
+        assert_eq!(wrapper_of(&SUM.replace("Sum>::sum", "Sum>::product")), None);
     }
 
     #[test]
-    fn the_last_generic_argument_skips_nested_commas() {
+    fn map_fold_is_expanded_only_into_an_accumulator() {
+        let map_fold = |g: &str| {
+            format!(
+                "{{closure@std::iter::adapters::map::map_fold<&u32, usize, usize, {TO_USIZE}, {g}>::{{closure#0}}}}"
+            )
+        };
         assert_eq!(
-            last_top_level_arg("(u8, u16), fn(u8, u8) -> u8, {closure@k.rs:1:2: 1:3}"),
-            Some("{closure@k.rs:1:2: 1:3}")
+            wrapper_of(&map_fold(SUM)),
+            Some(Wrapper::MapFold(TO_USIZE.to_string(), BinOp::Add))
         );
-        assert_eq!(last_top_level_arg(""), None);
+        // Two closures that may both capture: their order is rustc's.
+        assert_eq!(
+            wrapper_of(&map_fold("{closure@/src/kernel.rs:1:2: 1:3}")),
+            None
+        );
+        // The kernel closure `to_usize` wraps must have a body.
+        let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
+        assert!(callable(&map_fold(SUM), &kernel));
+        assert!(!callable(&map_fold(SUM), &|_| false));
+    }
+
+    #[test]
+    fn generic_arguments_split_at_top_level_commas() {
+        assert_eq!(
+            top_level_args("(u8, u16), fn(u8, u8) -> u8, {closure@k.rs:1:2: 1:3}"),
+            vec!["(u8, u16)", "fn(u8, u8) -> u8", "{closure@k.rs:1:2: 1:3}"]
+        );
+        assert!(top_level_args("").is_empty());
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! Past its budget for one top-level call ([`super::shims`]), rustc's
 //! inliner leaves calls deep inside `core`'s iterator code: to a closure
-//! `core` defines (`<u32 as Sum>::sum`'s `|a, b| a + b`), or to a method of
-//! a private trait (`SpecAssumeCount`). A shim cannot call them (a
+//! `core` defines (`[u32]::contains`' `|x| *x == *self`), or to a method
+//! of a private trait (`SpecAssumeCount`). A shim cannot call them (a
 //! closure's type has no name, a private trait cannot be named), and
 //! `core`'s MIR is never printed. But a few are one line whose meaning the
 //! standard library's source fixes, and which the shim can say itself: its
@@ -19,9 +19,11 @@
 //! stood in for only when it is empty: one with a capture travels as the
 //! closure's aggregate, which the capture's type would not describe.
 //!
-//! Each item is matched by its printed path, closure index and signature; any other
-//! call stays refused, by name. The fixture `std_stand_ins` runs each one
-//! against the host's `core`.
+//! Each item is matched by its printed path, closure index and signature;
+//! any other call stays refused, by name. The fixture `std_stand_ins` runs
+//! each one against the host's `core`. (`Sum`'s and `Product`'s closures,
+//! and closures that wrap the kernel's, are expanded in MIR instead, where
+//! calls of them are made after these shims: [`super::std_closures`].)
 
 use super::shims::DepCall;
 use crate::model::{FloatTy, IntTy, Mutability, Path, Ty};
@@ -76,11 +78,13 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     // other closures).
     let (method, index) = after.rsplit_once("::{closure#")?;
     // The method's own closure, not one nested in another closure
-    // (`m::{closure#0}::{closure#0}`).
-    let method = method.split('<').next().unwrap_or(method);
-    if method.contains("{closure#") {
+    // (`m<I>::{closure#0}::{closure#0}`): what precedes the index is a
+    // name and, at its end only, generic arguments.
+    let base = method.split('<').next().unwrap_or(method);
+    if base.contains("{closure#") || (base.len() < method.len() && !method.ends_with('>')) {
         return None;
     }
+    let method = base;
     let index = index.strip_suffix('}')?;
     // The environment: by reference (`call_mut`, `call`), or a capture-less
     // one by value (`call_once`); a capture passed by value travels as the
@@ -90,25 +94,6 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
         _ => (captured == Ty::unit()).then_some(captured),
     };
     let stand_in = match (strip_std(trait_path)?, method, index) {
-        // `Sum` and `Product` of a primitive number: `iter.fold(zero,
-        // |a, b| a + b)` (and `*`), over items by value or by reference.
-        (_, "sum" | "product", "0")
-            if is_accumulator_trait(trait_path, self_ty)
-                && primitive_number(self_ty)
-                && args.len() == 2
-                && ret.to_string() == self_ty =>
-        {
-            let op = if method == "sum" {
-                "Add::add"
-            } else {
-                "Mul::mul"
-            };
-            (
-                "accumulate",
-                vec![env_as(Ty::unit())?, params[1].clone()],
-                format!("{{ let _ = a0; ::core::ops::{op}(a1.0, a1.1) }}"),
-            )
-        }
         // `Iterator::count`'s default, `self.fold(0, |count, _| count +
         // 1)`, for a std iterator (none of which overrides `count` with
         // another closure of this signature).
@@ -267,7 +252,7 @@ fn closure_def(printed: &str) -> Option<(&str, &str)> {
 
 /// `<SELF as TRAIT>::REST` split into its three parts (angle brackets
 /// balanced, so `SELF` and `TRAIT` may hold generic arguments).
-fn split_qualified(text: &str) -> Option<(&str, &str, &str)> {
+pub(super) fn split_qualified(text: &str) -> Option<(&str, &str, &str)> {
     let inner = text.strip_prefix('<')?;
     let mut depth = 1usize;
     let mut as_at = None;
@@ -303,17 +288,6 @@ fn strip_std(path: &str) -> Option<&str> {
     Some(rest.split('<').next().unwrap_or(rest))
 }
 
-/// Whether `trait_path` is `Sum` or `Product` of `self_ty` by value or by
-/// reference (`std::iter::Sum`, `std::iter::Sum<&u32>`).
-fn is_accumulator_trait(trait_path: &str, self_ty: &str) -> bool {
-    ["Sum", "Product"].iter().any(|t| {
-        ["std::iter::", "core::iter::"].iter().any(|c| {
-            let base = format!("{c}{t}");
-            trait_path == base || trait_path == format!("{base}<&{self_ty}>")
-        })
-    })
-}
-
 /// The element types whose `SliceContains` is libcore's chunked one
 /// (`impl_slice_contains!`), with two closures.
 const CHUNKED_CONTAINS: [&str; 11] = [
@@ -322,7 +296,7 @@ const CHUNKED_CONTAINS: [&str; 11] = [
 
 /// Whether `ty` (as printed) is a primitive integer or float, whose `Sum`
 /// and `Product` are `core`'s.
-fn primitive_number(ty: &str) -> bool {
+pub(super) fn primitive_number(ty: &str) -> bool {
     let ints = [
         IntTy::I8,
         IntTy::I16,
@@ -367,57 +341,6 @@ mod tests {
 
     fn env() -> Ty {
         Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque("{closure@..}".into())))
-    }
-
-    const SUM_CLOSURE: &str = "<{closure@<u32 as std::iter::Sum>::sum<std::iter::Map<std::ops::Range<u32>, {closure@/src/kernel.rs:3:9: 3:12}>>::{closure#0}} as std::ops::FnMut<(u32, u32)>>";
-
-    #[test]
-    fn the_accumulator_closure_of_sum_adds() {
-        let args = Ty::Tuple(vec![int(IntTy::U32), int(IntTy::U32)]);
-        let shim = stand_in(
-            &path(SUM_CLOSURE, &["call_mut"]),
-            &[env(), args.clone()],
-            &int(IntTy::U32),
-        )
-        .expect("Sum's closure has a stand-in");
-        assert_eq!(
-            shim.stand_in.as_deref(),
-            Some("{ let _ = a0; ::core::ops::Add::add(a1.0, a1.1) }")
-        );
-        // The environment is taken as a reference to nothing captured.
-        assert_eq!(
-            shim.params,
-            vec![Ty::Ref(Mutability::Mut, Box::new(Ty::unit())), args]
-        );
-        assert!(shim.source_fn().contains("core::ops::Add::add(a1.0, a1.1)"));
-    }
-
-    #[test]
-    fn product_by_reference_multiplies() {
-        let qualified = "<{closure@<f64 as core::iter::Product<&f64>>::product<I>::{closure#0}} as std::ops::FnMut<(f64, &f64)>>";
-        let f64_ty = Ty::Float(FloatTy::F64);
-        let args = Ty::Tuple(vec![
-            f64_ty.clone(),
-            Ty::Ref(Mutability::Not, Box::new(f64_ty.clone())),
-        ]);
-        let shim = stand_in(&path(qualified, &["call_mut"]), &[env(), args], &f64_ty)
-            .expect("Product's closure has a stand-in");
-        assert!(shim.stand_in.is_some_and(|b| b.contains("Mul::mul")));
-    }
-
-    #[test]
-    fn sums_of_other_types_and_other_closures_are_not_stood_in() {
-        let args = Ty::Tuple(vec![int(IntTy::U32), int(IntTy::U32)]);
-        // A type whose `Sum` may be anyone's.
-        let user = SUM_CLOSURE.replace("<u32 as", "<kernel::Money as");
-        let money = Ty::Adt(Path::plain("kernel::Money"));
-        assert!(stand_in(&path(&user, &["call_mut"]), &[env(), args.clone()], &money).is_none());
-        // Another closure index, and a result of another type.
-        let other = SUM_CLOSURE.replace("::{closure#0}} as", "::{closure#1}} as");
-        let p = path(&other, &["call_mut"]);
-        assert!(stand_in(&p, &[env(), args.clone()], &int(IntTy::U32)).is_none());
-        let p = path(SUM_CLOSURE, &["call_mut"]);
-        assert!(stand_in(&p, &[env(), args], &int(IntTy::U64)).is_none());
     }
 
     #[test]
@@ -503,6 +426,11 @@ mod tests {
         assert!(call(&once, "call_once", by_value, &by_ref).is_none());
         // A closure nested in the method's closure is another body.
         let nested = any.replace("{closure#1}}", "{closure#1}::{closure#0}}");
+        assert!(call(&nested, "call_mut", env(), &by_ref).is_none());
+        let nested = any.replace(
+            "contains::{closure#1}}",
+            "contains<T>::{closure#1}::{closure#0}}",
+        );
         assert!(call(&nested, "call_mut", env(), &by_ref).is_none());
     }
 
