@@ -510,9 +510,13 @@ fn variant_field_tys(ty: &Ty) -> Option<Vec<(&'static str, &Ty)>> {
 /// The MIR type of each scalar of a register form of `ty`, where one is
 /// known: the pointer type a constant's pointer is validated against. A
 /// fat pointer's data pointer carries the fat pointer's own type (its
-/// pointee gives the view); a tuple's slots are its elements; a wrapper's
-/// and a niche `Option`'s are their payload's; an enum pair's tag has none.
+/// pointee gives the view); a tuple's slots are its elements; a wrapper's,
+/// a niche `Option`'s and a one-variant enum's (`ControlFlow<&T,
+/// Infallible>`) are their payload's; an enum pair's tag has none.
 pub fn slot_tys(layouts: &Layouts, ty: &Ty) -> [Option<Ty>; 2] {
+    if let Some(field) = single_variant_payload(layouts, ty) {
+        return slot_tys(layouts, &field);
+    }
     match ty {
         Ty::Ref(..) | Ty::RawPtr(..) => [Some(ty.clone()), None],
         Ty::Tuple(e) => [e.first().cloned(), e.get(1).cloned()],
@@ -539,6 +543,22 @@ pub fn slot_tys(layouts: &Layouts, ty: &Ty) -> [Option<Ty>; 2] {
         }
         _ => [Some(ty.clone()), None],
     }
+}
+
+/// The field an enum with one inhabited variant is held as
+/// ([`Encoding::Single`], when its register form is that field's).
+fn single_variant_payload(layouts: &Layouts, ty: &Ty) -> Option<Ty> {
+    let l = layouts.of(ty).ok()?;
+    let Shape::Enum {
+        encoding: Encoding::Single { variant },
+        ..
+    } = &l.shape
+    else {
+        return None;
+    };
+    let field = single_variant_field_ty(ty, variant)?;
+    let held = repr_of(layouts, ty).ok()?;
+    (repr_of(layouts, &field).ok()? == held).then_some(field)
 }
 
 /// `T` of `Option<T>`.

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use device_ir::{InstData, Module, RelocTarget};
 use mir_import::eval::{TupleLayouts, evaluate};
 use mir_lower::{Diagnostics, Lowered, Rule};
@@ -122,6 +124,55 @@ fn an_unprovable_interior_view_is_rejected() {
         v.message.contains("offset 4") && v.message.contains("kernel::Tri"),
         "{v}"
     );
+}
+
+/// A kernel whose helper returns the constant `FLOW`, a one-variant enum
+/// (`ControlFlow<&T, Infallible>`, held in a register as its pointer),
+/// declared as `flow_ty = flow_value` over the tables `PAIR` and `WORDS`.
+fn one_variant_flow_kernel(flow_ty: &str, flow_value: &str, read: &str) -> String {
+    format!(
+        "use crate::gpu::*;\n\
+         use core::convert::Infallible;\n\
+         use core::ops::ControlFlow;\n\
+         #[derive(Clone, Copy)]\n\
+         pub struct Tri<const YES: bool>(u16);\n\
+         const PAIR: &(u32, (u8, Tri<true>)) = &(7, (5, Tri(300)));\n\
+         const WORDS: &[u32; 4] = &[1, 2, 3, 4];\n\
+         const FLOW: ControlFlow<{flow_ty}, Infallible> = ControlFlow::Break({flow_value});\n\
+         #[inline(never)]\n\
+         fn flow() -> ControlFlow<{flow_ty}, Infallible> {{ FLOW }}\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn k(out: DisjointSlice<u32>) {{\n\
+             let t = thread_idx_x() as usize;\n\
+             if t < out.len() {{\n\
+                 let v = match flow() {{ ControlFlow::Break(r) => {read}, ControlFlow::Continue(n) => match n {{}} }};\n\
+                 out.set(t, v + PAIR.0 + WORDS[0]);\n\
+             }}\n\
+         }}\n"
+    )
+}
+
+/// The pointer a one-variant enum constant is held as is validated at its
+/// payload's type, as any reference constant's: an interior view that
+/// cannot be proven is refused where the constant is read (`flow` passed
+/// unchecked, the enum's own type giving no view), and a provable one
+/// lowers.
+#[test]
+fn a_one_variant_enums_pointer_is_a_typed_view() {
+    let unprovable = one_variant_flow_kernel(
+        "&'static (u8, Tri<true>)",
+        "&PAIR.1",
+        "u32::from(r.1.0) + u32::from(r.0)",
+    );
+    let d = common::lower_source("flow-view", &unprovable).expect_err("refused");
+    let v =
+        d.0.iter()
+            .find(|x| x.rule == Rule::InteriorViewUnprovable)
+            .unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(v.item, "kernel::flow");
+    assert!(v.message.contains("kernel::Tri"), "{v}");
+    let provable = one_variant_flow_kernel("&'static u32", "&WORDS[2]", "*r");
+    common::lower_source("flow-word", &provable).unwrap_or_else(|d| panic!("{d}"));
 }
 
 #[test]
