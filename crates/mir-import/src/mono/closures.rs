@@ -349,6 +349,7 @@ pub fn instantiate(
             }
             let mut body = krate.bodies[t.body].clone();
             body.substitute(&t.subst);
+            super::std_closures::expand_calls(&mut body, &|c| closures.contains_key(c));
             rewrite_closure_calls(&mut body, &t.subst, &closures);
             for bb in body.blocks.keys().collect::<Vec<_>>() {
                 if let TerminatorKind::Drop { place, target, .. } = &body.blocks[bb].terminator.kind

@@ -1,18 +1,18 @@
-//! Calls of closures `core` defines around one closure of the kernel,
-//! expanded at the call.
+//! Calls of small closures `core` defines, expanded at the call.
 //!
 //! `core`'s iterator methods wrap the caller's closure in one of their own
-//! (`min_by_key`'s `key(f)` is `move |x| (f(&x), x)`) and fold with it.
-//! Past its budget for one top-level call ([`super::shims`]), rustc's
-//! inliner leaves a call of the wrapper, whose body `core` never prints,
-//! and whose type no source can name, so no shim can serve it. But each
-//! wrapper here does one fixed thing with its one capture, the kernel's
-//! closure: the call becomes that thing, written in MIR at the call, with
-//! the kernel's closure called through `FnMut::call_mut`, which
-//! [`super::closures`] then points at the closure's body as it does any
-//! call that names a closure. The wrapper's environment is its one
-//! capture, at offset 0, so a reference to the environment is a reference
-//! to the kernel's closure.
+//! (`min_by_key`'s `key(f)` is `move |x| (f(&x), x)`) and fold with it,
+//! or fold with a closure of their own (`Sum`'s `|a, b| a + b`). Past its
+//! budget for one top-level call ([`super::shims`]), rustc's inliner
+//! leaves a call of such a closure, whose body `core` never prints, and
+//! whose type no source can name, so no shim can serve it. But each one
+//! here does one fixed thing: the call becomes that thing, written in MIR
+//! at the call. A wrapper's call of the closure it captures is written
+//! through `FnMut::call_mut`, which [`super::closures`] then points at the
+//! kernel closure's body as it does any call that names a closure. A
+//! wrapper's environment is that closure, at offset 0 (its one capture, or
+//! its one capture that is not zero-sized), so a reference to the
+//! environment is a reference to it.
 //!
 //! Expanded (each `call_mut` of the `{closure#0}` of):
 //!
@@ -22,17 +22,20 @@
 //! - `Filter::count`'s `to_usize`: `(x,)` gives `f(&x) as usize`;
 //! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
 //!   closure of a primitive number (as in `.filter(..).count()` and
-//!   `.map(..).sum()`): `(acc, elt)` gives `acc + f(elt)` (or `*`). Its
-//!   environment holds `f` and `g`, but `g` captures nothing, so `f` is
-//!   at offset 0 whatever order rustc chose;
+//!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
+//!   `acc + f(elt)` (or `*`). Its environment holds `f` and `g`, but `g`
+//!   captures nothing, so `f` is at offset 0 whatever order rustc chose;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
-//!   b`, where an expansion above made a call of it: `a + b` (`*`), which
-//!   wraps, as `core`'s inherited overflow check does in a build without
-//!   overflow checks (the kernel's, its dependencies' and the host
-//!   twin's; `calls::is_optional_overflow_check`).
+//!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
+//!   expansion above left a call of it: `a + b` (`*`), which wraps, as
+//!   `core`'s inherited overflow check does in a build without overflow
+//!   checks (the kernel's, its dependencies' and the host twin's, which
+//!   the lowering assumes for every optional overflow check too:
+//!   `calls::is_optional_overflow_check`).
 //!
 //! `f` may itself be a wrapper (`map_fold(to_usize(p), ..)`): expansion
-//! repeats until no wrapper call is left. Any other wrapper stays a call,
+//! repeats, up to [`EXPANSION_PASSES`] times. Only `call_mut` with its
+//! arguments in a place is expanded. Any other wrapper stays a call,
 //! refused by name: `map_fold` with two closures that may capture, whose
 //! order in the environment is rustc's to choose, or one this module was
 //! never seen to need (`for_each`'s `call`).
@@ -78,8 +81,9 @@ impl Wrapper {
 /// wrappers the previous one made calls of (`map_fold` of `to_usize`).
 const EXPANSION_PASSES: usize = 4;
 
-/// Expands, in `body`, every call of a wrapper whose kernel closure
-/// `has_body` (a closure without a usable body is left to be refused).
+/// Expands, in `body`, every call of one of the closures above whose
+/// callee will have a body: a kernel closure that `has_body`, or a wrapper
+/// of one (a closure without a usable body is left to be refused).
 pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
     for _ in 0..EXPANSION_PASSES {
         let mut expanded = false;
@@ -114,8 +118,9 @@ fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f) || wrapper_of(f).is_some_and(|w| w.callee().is_none_or(|g| callable(g, has_body)))
 }
 
-/// The wrapper a closure type (`{closure@DEF}`) is, and the kernel closure
-/// it captures (its function's last generic argument).
+/// Which of the closures above a closure type (`{closure@DEF}`) is, with
+/// the closure it wraps (its function's last generic argument; for
+/// `map_fold`, the second to last).
 fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
     let function = def.strip_suffix("::{closure#0}")?;

@@ -22,8 +22,9 @@
 //! Each item is matched by its printed path, closure index and signature;
 //! any other call stays refused, by name. The fixture `std_stand_ins` runs
 //! each one against the host's `core`. (`Sum`'s and `Product`'s closures,
-//! and closures that wrap the kernel's, are expanded in MIR instead, where
-//! calls of them are made after these shims: [`super::std_closures`].)
+//! and closures that wrap the kernel's, are expanded in MIR instead, in
+//! every import after its shims are linked, since the expansions make new
+//! calls of them: [`super::std_closures`].)
 
 use super::shims::DepCall;
 use crate::model::{FloatTy, IntTy, Mutability, Path, Ty};
@@ -81,7 +82,8 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     // (`m<I>::{closure#0}::{closure#0}`): what precedes the index is a
     // name and, at its end only, generic arguments.
     let base = method.split('<').next().unwrap_or(method);
-    if base.contains("{closure#") || (base.len() < method.len() && !method.ends_with('>')) {
+    let args_last = base.len() == method.len() || first_args_end(method) == Some(method.len() - 1);
+    if base.contains("{closure#") || !args_last {
         return None;
     }
     let method = base;
@@ -228,6 +230,29 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
     };
     (params.iter().all(super::nameable) && super::nameable(ret))
         .then(|| (stand_in.0, params.to_vec(), stand_in.1))
+}
+
+/// The index of the `>` that closes the first `<` of `text` (a `->` in a
+/// function pointer type is not a bracket).
+fn first_args_end(text: &str) -> Option<usize> {
+    let start = text.find('<')?;
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    for (i, c) in text[start..].char_indices() {
+        let i = start + i;
+        match c {
+            '<' => depth += 1,
+            '>' if bytes[i - 1] == b'-' => {}
+            '>' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The definition inside `<{closure@DEF} as ..` and the text after its
@@ -468,6 +493,13 @@ mod tests {
             &["count"],
         );
         assert!(stand_in(&plain, std::slice::from_ref(&usize_ty), &usize_ty).is_none());
+    }
+
+    #[test]
+    fn generic_arguments_close_where_their_brackets_balance() {
+        assert_eq!(first_args_end("m<A<B>, fn(u8) -> u8>"), Some(20));
+        assert_eq!(first_args_end("a<X>::b<Y>"), Some(3));
+        assert_eq!(first_args_end("m"), None);
     }
 
     #[test]
