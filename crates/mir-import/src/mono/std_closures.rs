@@ -178,6 +178,18 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     }
 }
 
+/// For a closure type that is `Sum`'s or `Product`'s closure of a
+/// primitive number: the number type, the operation, and whether the
+/// second operand is a reference (`Sum<&T>`).
+pub(super) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bool)> {
+    let Some(Wrapper::Accumulate(op, by_ref)) = wrapper_of(closure_ty) else {
+        return None;
+    };
+    let def = closure_ty.strip_prefix("{closure@<")?;
+    let self_ty = def.split(" as ").next()?;
+    Some((self_ty.to_string(), op, by_ref))
+}
+
 /// The operation of `Sum`'s or `Product`'s closure of a primitive number
 /// (`<u32 as std::iter::Sum>::sum`, `<u32 as std::iter::Sum<&u32>>::sum`:
 /// the function the closure is defined in), and whether it takes its

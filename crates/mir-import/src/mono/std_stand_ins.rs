@@ -35,7 +35,8 @@ use crate::model::{FloatTy, IntTy, Mutability, Path, Ty};
 pub(super) fn stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
     let printed = path.to_string();
     let (name, params, body) = closure_stand_in(&printed, params, ret)
-        .or_else(|| private_fn_stand_in(path, params, ret))?;
+        .or_else(|| private_fn_stand_in(path, params, ret))
+        .or_else(|| local_accumulator_stand_in(path, params, ret))?;
     Some(DepCall {
         callee: name.to_string(),
         params,
@@ -190,6 +191,79 @@ fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<St
     );
     let params = vec![env, Ty::Tuple(args.to_vec())];
     (params.iter().all(super::nameable) && super::nameable(ret)).then_some((name, params, body))
+}
+
+/// A call of a nameable function with `Sum`'s or `Product`'s closure as
+/// an argument (`<Iter<'_, u32> as Iterator>::fold::<u32, &mut {closure@<u32
+/// as Sum<&u32>>::sum<..>::{closure#0}}>`, what `flatten().sum()` leaves):
+/// the closure captures nothing and its body is `|a, b| a + b`, so the shim
+/// calls the function with a closure of its own that does the same, and
+/// rustc infers the generic arguments the source cannot write.
+fn local_accumulator_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> {
+    let last = path.segments.last()?;
+    let closure_of = |t: &Ty| -> Option<(bool, String)> {
+        match t {
+            Ty::Ref(Mutability::Mut, inner) => match &**inner {
+                Ty::Opaque(c) => Some((true, c.clone())),
+                _ => None,
+            },
+            Ty::Opaque(c) => Some((false, c.clone())),
+            _ => None,
+        }
+    };
+    // Exactly one argument is a closure, and it is an accumulator.
+    let mut closures = params
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| super::all_type_args(path).any(|a| a == *t) && closure_of(t).is_some());
+    let (at, closure_param) = closures.next()?;
+    if closures.next().is_some() {
+        return None;
+    }
+    let (by_mut_ref, closure) = closure_of(closure_param)?;
+    let (number, op, by_ref) = super::std_closures::accumulator_closure(&closure)?;
+    // Every other type must be nameable, and the callee too once its
+    // generic arguments, which name the closure, are left to inference.
+    let mut callee_path = path.clone();
+    callee_path.segments.last_mut()?.args.clear();
+    let callee = super::shims::callee_source(&callee_path)?;
+    if last.args.is_empty() {
+        return None;
+    }
+    let env = if by_mut_ref {
+        Ty::Ref(Mutability::Mut, Box::new(Ty::unit()))
+    } else {
+        Ty::unit()
+    };
+    let mut shim_params = params.to_vec();
+    shim_params[at] = env;
+    if !shim_params.iter().all(super::nameable) || !super::nameable(ret) {
+        return None;
+    }
+    let (item, read) = if by_ref {
+        (format!("&{number}"), "*b")
+    } else {
+        (number.clone(), "b")
+    };
+    let method = match op {
+        crate::model::BinOp::Add => "Add::add",
+        crate::model::BinOp::Mul => "Mul::mul",
+        _ => return None,
+    };
+    let local = format!("|a: {number}, b: {item}| ::core::ops::{method}(a, {read})");
+    let args: Vec<String> = (0..params.len())
+        .map(|k| {
+            if k != at {
+                format!("a{k}")
+            } else if by_mut_ref {
+                format!("&mut {local}")
+            } else {
+                local.clone()
+            }
+        })
+        .collect();
+    let body = format!("{{ let _ = a{at}; {callee}({}) }}", args.join(", "));
+    Some(("accumulate_with", shim_params, body))
 }
 
 /// A method of a private trait or a nested function of `core` whose body
@@ -493,6 +567,43 @@ mod tests {
             &["count"],
         );
         assert!(stand_in(&plain, std::slice::from_ref(&usize_ty), &usize_ty).is_none());
+    }
+
+    #[test]
+    fn a_fold_with_sums_closure_gets_a_closure_of_its_own() {
+        let sum = "{closure@<u32 as std::iter::Sum<&u32>>::sum<std::iter::Flatten<std::slice::Iter<'_, [u32; 2]>>>::{closure#0}}";
+        let closure = |c: &str| Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(c.into())));
+        let fold = |c: &str| {
+            let mut p = path(
+                "<std::slice::Iter<'_, u32> as std::iter::Iterator>",
+                &["fold"],
+            );
+            if let Some(last) = p.segments.last_mut() {
+                last.args = vec![
+                    crate::model::GenericArg::Type(int(IntTy::U32)),
+                    crate::model::GenericArg::Type(closure(c)),
+                ];
+            }
+            p
+        };
+        let iter = Ty::Adt(Path::plain("std::slice::Iter"));
+        let params = |c: &str| vec![iter.clone(), int(IntTy::U32), closure(c)];
+        let shim = stand_in(&fold(sum), &params(sum), &int(IntTy::U32))
+            .expect("a fold with Sum's closure has a stand-in");
+        assert_eq!(
+            shim.stand_in.as_deref(),
+            Some(
+                "{ let _ = a2; <std::slice::Iter<'_, u32> as std::iter::Iterator>::fold(a0, a1, \
+                 &mut |a: u32, b: &u32| ::core::ops::Add::add(a, *b)) }"
+            )
+        );
+        assert_eq!(
+            shim.params[2],
+            Ty::Ref(Mutability::Mut, Box::new(Ty::unit()))
+        );
+        // The kernel's closure is not one whose body is known.
+        let kernel = "{closure@/src/kernel.rs:3:9: 3:12}";
+        assert!(stand_in(&fold(kernel), &params(kernel), &int(IntTy::U32)).is_none());
     }
 
     #[test]
