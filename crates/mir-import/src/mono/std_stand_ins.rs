@@ -142,52 +142,59 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     (stand_in.1.iter().all(super::nameable) && super::nameable(ret)).then_some(stand_in)
 }
 
-/// `min_by_key`'s and `max_by_key`'s reduction: `min_by`'s (`max_by`'s)
-/// `fold(compare)` closure, `move |x, y| cmp::min_by(x, y, &mut compare)`,
-/// with `compare` the nested `fn compare((x_p, _): &(B, T), (y_p, _): &(B,
-/// T)) -> Ordering { x_p.cmp(y_p) }`, a function item, so that the
-/// environment is empty. `cmp::min_by` keeps the first of two equal keys
-/// (`is_le`), `cmp::max_by` the second (`is_gt` keeps the first).
+/// The reductions of `min`, `max`, `min_by_key` and `max_by_key`:
+/// `min_by`'s (`max_by`'s) `fold(compare)` closure, `move |x, y|
+/// cmp::min_by(x, y, &mut compare)`, with `compare` a function item, so
+/// that the environment is empty: `<T as Ord>::cmp` (`min`, `max`), or the
+/// key methods' nested `fn compare((x_p, _): &(B, T), (y_p, _): &(B, T))
+/// -> Ordering { x_p.cmp(y_p) }`. `cmp::min_by` keeps the first of two
+/// equal values (`is_le`), `cmp::max_by` the second (`is_gt` keeps the
+/// first).
 fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<StandIn> {
     let def = def
         .strip_prefix("std::")
         .or_else(|| def.strip_prefix("core::"))?;
-    let (select, rest) = if let Some(rest) = def.strip_prefix("iter::Iterator::min_by::fold<") {
-        ("is_le", rest)
-    } else {
-        ("is_gt", def.strip_prefix("iter::Iterator::max_by::fold<")?)
-    };
-    let key_fn = if select == "is_le" {
-        "iter::Iterator::min_by_key::compare::<"
-    } else {
-        "iter::Iterator::max_by_key::compare::<"
+    let (min, rest) = match def.strip_prefix("iter::Iterator::min_by::fold<") {
+        Some(rest) => (true, rest),
+        None => (false, def.strip_prefix("iter::Iterator::max_by::fold<")?),
     };
     let compare = rest.strip_suffix(">::{closure#0}")?;
-    let item = compare.rsplit_once('{')?.1;
-    let item = item
-        .strip_prefix("std::")
-        .or_else(|| item.strip_prefix("core::"))?;
-    if !item.starts_with(key_fn) || !matches!(env, Ty::Ref(..)) {
-        return None;
-    }
-    let [pair @ Ty::Tuple(fields), second] = args else {
+    let item = compare.rsplit_once('{')?.1.strip_suffix('}')?;
+    let [first, second] = args else {
         return None;
     };
-    if second != pair || ret != pair || fields.len() != 2 {
+    if first != second || first != ret || !matches!(env, Ty::Ref(..)) {
         return None;
     }
+    let by_key = {
+        let key_fn = if min {
+            "iter::Iterator::min_by_key::compare::<"
+        } else {
+            "iter::Iterator::max_by_key::compare::<"
+        };
+        let in_std = item
+            .strip_prefix("std::")
+            .or_else(|| item.strip_prefix("core::"));
+        in_std.is_some_and(|i| i.starts_with(key_fn)) && matches!(ret, Ty::Tuple(f) if f.len() == 2)
+    };
+    let by_ord = ["std::cmp::Ord", "core::cmp::Ord"]
+        .iter()
+        .any(|o| item == format!("<{ret} as {o}>::cmp"));
+    let (name, field) = match (by_key, by_ord, min) {
+        (true, _, true) => ("min_by_key", ".0"),
+        (true, _, false) => ("max_by_key", ".0"),
+        (false, true, true) => ("min", ""),
+        (false, true, false) => ("max", ""),
+        (false, false, _) => return None,
+    };
+    let select = if min { "is_le" } else { "is_gt" };
     let env = match env {
         Ty::Ref(m, _) => Ty::Ref(*m, Box::new(Ty::unit())),
         _ => return None,
     };
-    let name = if select == "is_le" {
-        "min_by_key"
-    } else {
-        "max_by_key"
-    };
     let body = format!(
         "{{ let _ = a0; let (x, y) = a1; \
-         if ::core::cmp::Ord::cmp(&x.0, &y.0).{select}() {{ x }} else {{ y }} }}"
+         if ::core::cmp::Ord::cmp(&x{field}, &y{field}).{select}() {{ x }} else {{ y }} }}"
     );
     let params = vec![env, Ty::Tuple(args.to_vec())];
     (params.iter().all(super::nameable) && super::nameable(ret)).then_some((name, params, body))
@@ -492,6 +499,23 @@ mod tests {
             shim.stand_in
                 .is_some_and(|b| b.contains(".is_gt() { x } else { y }"))
         );
+        // `max()`: the reduction over `<u32 as Ord>::cmp`, whole values.
+        let max_ord = "<{closure@std::iter::Iterator::max_by::fold<u32, for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}>::{closure#0}} as std::ops::FnMut<(u32, u32)>>";
+        let u = int(IntTy::U32);
+        let shim = stand_in(
+            &path(max_ord, &["call_mut"]),
+            &[env(), Ty::Tuple(vec![u.clone(), u.clone()])],
+            &u,
+        )
+        .expect("max()'s reduction has a stand-in");
+        assert!(
+            shim.stand_in
+                .is_some_and(|b| b.contains("cmp(&x, &y).is_gt() { x } else { y }"))
+        );
+        // Another type's `cmp` is not this one's.
+        let other = max_ord.replace("{<u32 as", "{<u64 as");
+        let two = Ty::Tuple(vec![u.clone(), u.clone()]);
+        assert!(stand_in(&path(&other, &["call_mut"]), &[env(), two], &u).is_none());
         // `min_by` with another comparison is the kernel's closure's.
         let user = min.replace(
             "{std::iter::Iterator::min_by_key::compare::<&u32, u32>}",
