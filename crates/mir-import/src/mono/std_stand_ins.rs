@@ -12,6 +12,12 @@
 //! shim, with the kernel's overflow-check setting where `core`'s item
 //! inherits the caller's (`#[rustc_inherit_overflow_checks]`).
 //!
+//! One more kind of call gets a stand-in: a nameable function called with
+//! `Sum`'s or `Product`'s closure as an argument (`Iter::fold` in
+//! `flatten().sum()`), which the shim calls with a closure of its own that
+//! does the same, the generic arguments that name the closure left to
+//! inference.
+//!
 //! A closure's environment reaches the call as a reference to it: the
 //! stand-in takes it as a reference to what the closure captured, its only
 //! field, at offset 0 (the environment of `|x| *x == *self` is one `&T`),
@@ -19,12 +25,13 @@
 //! stood in for only when it is empty: one with a capture travels as the
 //! closure's aggregate, which the capture's type would not describe.
 //!
-//! Each item is matched by its printed path, closure index and signature;
-//! any other call stays refused, by name. The fixture `std_stand_ins` runs
-//! each one against the host's `core`. (`Sum`'s and `Product`'s closures,
-//! and closures that wrap the kernel's, are expanded in MIR instead, in
-//! every import after its shims are linked, since the expansions make new
-//! calls of them: [`super::std_closures`].)
+//! Each `core` item is matched by its printed path, closure index and
+//! signature (the call with an accumulator, by the closure's); any other
+//! call stays refused, by name. The fixture `std_stand_ins` runs each one
+//! against the host's `core`. (Calls *of* `Sum`'s and `Product`'s
+//! closures, and of closures that wrap the kernel's, are expanded in MIR
+//! instead, in every import after its shims are linked, since the
+//! expansions make new calls of them: [`super::std_closures`].)
 
 use super::shims::DepCall;
 use crate::model::{FloatTy, IntTy, Mutability, Path, Ty};
@@ -208,6 +215,13 @@ fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<St
 /// rustc infers the generic arguments the source cannot write.
 fn local_accumulator_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     let last = path.segments.last()?;
+    // An inherent method is written through its self type, which may
+    // reach a trait's method of that name instead; a dependency call's
+    // shim checks that it did not (`DepCall::must_reach`), which this one,
+    // calling with another closure, cannot.
+    if path.segments.iter().any(|s| s.name.starts_with("<impl ")) {
+        return None;
+    }
     let closure_of = |t: &Ty| -> Option<(bool, String)> {
         match t {
             Ty::Ref(Mutability::Mut, inner) => match &**inner {
@@ -628,6 +642,11 @@ mod tests {
         // The kernel's closure is not one whose body is known.
         let kernel = "{closure@/src/kernel.rs:3:9: 3:12}";
         assert!(stand_in(&fold(kernel), &params(kernel), &int(IntTy::U32)).is_none());
+        // An inherent method, whose name through its self type may reach a
+        // trait's method instead.
+        let mut inherent = fold(sum);
+        inherent.segments[0].name = "<impl dep::Bag>".into();
+        assert!(stand_in(&inherent, &params(sum), &int(IntTy::U32)).is_none());
     }
 
     #[test]
