@@ -231,7 +231,7 @@ fn int_fn(name: &str) -> Option<IntFn> {
 }
 
 /// `path` without a leading `core::` or `std::`, if it has one.
-fn std_relative(def: &str) -> Option<&str> {
+pub(crate) fn std_relative(def: &str) -> Option<&str> {
     def.strip_prefix("core::")
         .or_else(|| def.strip_prefix("std::"))
 }

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use device_ir::layout::POINTER_SIZE;
 use serde::Serialize;
 
-use super::trait_calls::split_top_level;
+use super::brackets::split_top_level;
 use super::{Body, CastKind, Crate, Operand, Path, PathSegment, Place, Rvalue, StatementKind, Ty};
 
 /// The bytes of a vtable before its slots: the drop function, the size

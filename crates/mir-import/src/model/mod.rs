@@ -3,6 +3,7 @@
 mod alloc;
 mod attrs;
 mod body;
+mod brackets;
 mod const_display;
 mod const_fns;
 mod drops;
@@ -17,11 +18,13 @@ mod trait_calls;
 mod ty;
 mod visit;
 
+pub(crate) use brackets::{
+    closing_bracket, split_top_level, top_level_items, trailing_generic_args,
+};
 pub(crate) use const_fns::ConstWalk;
 pub(crate) use fn_pointers::reified;
 pub use integrity::{HandleError, check_handles};
 pub use pos::Pos;
-pub(crate) use trait_calls::split_top_level;
 pub use trait_calls::{closure_trait_call, spread_tuple};
 pub use visit::{Substitution, VisitMut};
 

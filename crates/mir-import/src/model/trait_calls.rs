@@ -10,6 +10,7 @@
 //! of a path, which may be a dependency's or a shim's.
 
 use super::ValTree;
+use super::brackets::split_top_level;
 use super::{Body, Callee, ConstOperand, Operand, Path, Place, PlaceElem, TerminatorKind, Ty};
 
 /// For `<F as std::ops::FnMut<(u32,)>>::call_mut`: the self type as
@@ -40,26 +41,6 @@ pub fn closure_trait_call(path: &Path) -> Option<(&str, &str)> {
 /// PartialOrd>::lt}`), as may a std closure's name.
 fn split_as(text: &str) -> Option<(&str, &str)> {
     split_top_level(text, " as ")
-}
-
-/// `text` split at the first `sep` (which starts with a space) outside any
-/// brackets (`<>`, `()`, `[]`, `{}`; the `>` of `->` closes nothing).
-pub(crate) fn split_top_level<'t>(text: &'t str, sep: &str) -> Option<(&'t str, &'t str)> {
-    let bytes = text.as_bytes();
-    let mut depth = 0i32;
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'<' | b'(' | b'[' | b'{' => depth += 1,
-            // `->` closes nothing.
-            b'>' if i > 0 && bytes[i - 1] == b'-' => {}
-            b'>' | b')' | b']' | b'}' => depth -= 1,
-            b' ' if depth == 0 && text[i..].starts_with(sep) => {
-                return Some((&text[..i], &text[i + sep.len()..]));
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The path a function item's type names (`fn() -> u32 {kernel::f}` gives

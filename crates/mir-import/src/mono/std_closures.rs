@@ -40,10 +40,11 @@
 //! order in the environment is rustc's to choose, or one this module was
 //! never seen to need (`for_each`'s `call`).
 
+use crate::calls::std_relative;
 use crate::model::{
     AggregateKind, BasicBlock, BinOp, BlockData, Body, Callee, CastKind, LocalDecl, Mutability,
     Operand, Path, PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind, Terminator,
-    TerminatorKind, Ty, closure_trait_call,
+    TerminatorKind, Ty, closure_trait_call, top_level_items, trailing_generic_args,
 };
 
 /// What a wrapper does with the closure `f` it captures (a closure type
@@ -122,37 +123,12 @@ fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
 /// the closure it wraps (its function's last generic argument; for
 /// `map_fold`, the second to last).
 fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
-    let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
-    let function = def.strip_suffix("::{closure#0}")?;
-    let open = function.rfind('>').and_then(|close| {
-        let mut depth = 0usize;
-        function[..=close].char_indices().rev().find_map(|(i, c)| {
-            match c {
-                '>' if i > 0 && function.as_bytes()[i - 1] == b'-' => {}
-                '>' => depth += 1,
-                '<' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some((i, close));
-                    }
-                }
-                _ => {}
-            }
-            None
-        })
-    })?;
-    let (name, args) = (&function[..open.0], &function[open.0 + 1..open.1]);
-    if open.1 + 1 != function.len() {
-        return None;
-    }
-    if let Some((op, by_ref)) = accumulator(name) {
+    let (name, args) = closure_function(closure_ty)?;
+    if let Some((_, op, by_ref)) = accumulator(name) {
         return Some(Wrapper::Accumulate(op, by_ref));
     }
-    let name = name
-        .strip_prefix("std::")
-        .or_else(|| name.strip_prefix("core::"))
-        .map_or(name, |n| n);
-    let args = top_level_args(args);
+    let name = std_relative(name).unwrap_or(name);
+    let args = top_level_items(args);
     // A closure by value: a shared or mutable reference to one (`&mut F`)
     // is another type, which this does not expand.
     let closure = |a: &&str| a.starts_with("{closure@") && a.ends_with('}');
@@ -182,12 +158,17 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
 /// primitive number: the number type, the operation, and whether the
 /// second operand is a reference (`Sum<&T>`).
 pub(super) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bool)> {
-    let Some(Wrapper::Accumulate(op, by_ref)) = wrapper_of(closure_ty) else {
-        return None;
-    };
-    let def = closure_ty.strip_prefix("{closure@<")?;
-    let self_ty = def.split(" as ").next()?;
-    Some((self_ty.to_string(), op, by_ref))
+    let (name, _) = closure_function(closure_ty)?;
+    let (number, op, by_ref) = accumulator(name)?;
+    Some((number.to_string(), op, by_ref))
+}
+
+/// The function a closure `core` defines is the `{closure#0}` of, as
+/// printed in its type (`{closure@FUNCTION<ARGS>::{closure#0}}`): its name
+/// and its generic arguments' text.
+fn closure_function(closure_ty: &str) -> Option<(&str, &str)> {
+    let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
+    trailing_generic_args(def.strip_suffix("::{closure#0}")?)
 }
 
 /// The operation of `Sum`'s or `Product`'s closure of a primitive number
@@ -196,54 +177,25 @@ pub(super) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bo
 /// second operand by reference. `core`'s impls for the primitive numbers
 /// are all `iter.fold(zero, |a, b| a + b)` (`*`, one); other types' may be
 /// anyone's.
-fn accumulator(function: &str) -> Option<(BinOp, bool)> {
+fn accumulator(function: &str) -> Option<(&str, BinOp, bool)> {
     let (self_ty, trait_path, method) = super::std_stand_ins::split_qualified(function)?;
     if !super::std_stand_ins::primitive_number(self_ty) {
         return None;
     }
     let (op, expected) = match method {
-        "sum" => (BinOp::Add, "Sum"),
-        "product" => (BinOp::Mul, "Product"),
+        "sum" => (BinOp::Add, "iter::Sum"),
+        "product" => (BinOp::Mul, "iter::Product"),
         _ => return None,
     };
-    let of = |by_ref: bool| {
-        ["std::iter::", "core::iter::"].iter().any(|c| {
-            let base = format!("{c}{expected}");
-            if by_ref {
-                trait_path == format!("{base}<&{self_ty}>")
-            } else {
-                trait_path == base
-            }
-        })
+    let trait_path = std_relative(trait_path)?;
+    let by_ref = if trait_path == expected {
+        false
+    } else if trait_path == format!("{expected}<&{self_ty}>") {
+        true
+    } else {
+        return None;
     };
-    [false, true]
-        .into_iter()
-        .find(|&by_ref| of(by_ref))
-        .map(|by_ref| (op, by_ref))
-}
-
-/// The comma-separated generic arguments `args`, commas inside brackets
-/// and braces skipped.
-fn top_level_args(args: &str) -> Vec<&str> {
-    let mut depth = 0i32;
-    let mut start = 0;
-    let mut out = Vec::new();
-    let bytes = args.as_bytes();
-    for (i, c) in args.char_indices() {
-        match c {
-            '<' | '(' | '[' | '{' => depth += 1,
-            '>' if i > 0 && bytes[i - 1] == b'-' => {}
-            '>' | ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(args[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(args[start..].trim());
-    out.retain(|a| !a.is_empty());
-    out
+    Some((self_ty, op, by_ref))
 }
 
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
@@ -524,14 +476,5 @@ mod tests {
         let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
         assert!(callable(&map_fold(SUM), &kernel));
         assert!(!callable(&map_fold(SUM), &|_| false));
-    }
-
-    #[test]
-    fn generic_arguments_split_at_top_level_commas() {
-        assert_eq!(
-            top_level_args("(u8, u16), fn(u8, u8) -> u8, {closure@k.rs:1:2: 1:3}"),
-            vec!["(u8, u16)", "fn(u8, u8) -> u8", "{closure@k.rs:1:2: 1:3}"]
-        );
-        assert!(top_level_args("").is_empty());
     }
 }

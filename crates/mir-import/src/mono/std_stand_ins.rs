@@ -34,7 +34,8 @@
 //! expansions make new calls of them: [`super::std_closures`].)
 
 use super::shims::DepCall;
-use crate::model::{FloatTy, IntTy, Mutability, Path, Ty};
+use crate::calls::std_relative;
+use crate::model::{FloatTy, IntTy, Mutability, Path, Ty, closing_bracket, split_top_level};
 
 /// The stand-in shim of the call of `path` with arguments of types
 /// `params` and a result of type `ret`, when it is one of the items this
@@ -90,7 +91,8 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
     // (`m<I>::{closure#0}::{closure#0}`): what precedes the index is a
     // name and, at its end only, generic arguments.
     let base = method.split('<').next().unwrap_or(method);
-    let args_last = base.len() == method.len() || first_args_end(method) == Some(method.len() - 1);
+    let args_last =
+        base.len() == method.len() || closing_bracket(method, base.len()) == Some(method.len() - 1);
     if base.contains("{closure#") || !args_last {
         return None;
     }
@@ -158,9 +160,7 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
 /// equal values (`is_le`), `cmp::max_by` the second (`is_gt` keeps the
 /// first).
 fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<StandIn> {
-    let def = def
-        .strip_prefix("std::")
-        .or_else(|| def.strip_prefix("core::"))?;
+    let def = std_relative(def)?;
     let (min, rest) = match def.strip_prefix("iter::Iterator::min_by::fold<") {
         Some(rest) => (true, rest),
         None => (false, def.strip_prefix("iter::Iterator::max_by::fold<")?),
@@ -179,10 +179,8 @@ fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<St
         } else {
             "iter::Iterator::max_by_key::compare::<"
         };
-        let in_std = item
-            .strip_prefix("std::")
-            .or_else(|| item.strip_prefix("core::"));
-        in_std.is_some_and(|i| i.starts_with(key_fn)) && matches!(ret, Ty::Tuple(f) if f.len() == 2)
+        std_relative(item).is_some_and(|i| i.starts_with(key_fn))
+            && matches!(ret, Ty::Tuple(f) if f.len() == 2)
     };
     let by_ord = ["std::cmp::Ord", "core::cmp::Ord"]
         .iter()
@@ -214,7 +212,6 @@ fn key_compare_stand_in(def: &str, env: &Ty, args: &[Ty], ret: &Ty) -> Option<St
 /// calls the function with a closure of its own that does the same, and
 /// rustc infers the generic arguments the source cannot write.
 fn local_accumulator_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> {
-    let last = path.segments.last()?;
     // An inherent method is written through its self type, which may
     // reach a trait's method of that name instead; a dependency call's
     // shim checks that it did not (`DepCall::must_reach`), which this one,
@@ -248,9 +245,6 @@ fn local_accumulator_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<St
     let mut callee_path = path.clone();
     callee_path.segments.last_mut()?.args.clear();
     let callee = super::shims::callee_source(&callee_path)?;
-    if last.args.is_empty() {
-        return None;
-    }
     let env = if by_mut_ref {
         Ty::Ref(Mutability::Mut, Box::new(Ty::unit()))
     } else {
@@ -310,9 +304,9 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
         // `fn count<U: Iterator>(acc: usize, iter: U) -> usize { acc +
         // iter.count() }`.
         ("iter::Iterator", [_, "count", "count"])
-            if ["std::", "core::"].iter().any(|c| {
-                self_ty.starts_with(&format!("{c}iter::adapters::flatten::FlattenCompat<"))
-            }) && params.len() == 2
+            if std_relative(self_ty)
+                .is_some_and(|t| t.starts_with("iter::adapters::flatten::FlattenCompat<"))
+                && params.len() == 2
                 && params[0] == usize_ty
                 && *ret == usize_ty =>
         {
@@ -327,84 +321,29 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
         .then(|| (stand_in.0, params.to_vec(), stand_in.1))
 }
 
-/// The index of the `>` that closes the first `<` of `text` (a `->` in a
-/// function pointer type is not a bracket).
-fn first_args_end(text: &str) -> Option<usize> {
-    let start = text.find('<')?;
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    for (i, c) in text[start..].char_indices() {
-        let i = start + i;
-        match c {
-            '<' => depth += 1,
-            '>' if bytes[i - 1] == b'-' => {}
-            '>' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// The definition inside `<{closure@DEF} as ..` and the text after its
 /// closing brace.
 fn closure_def(printed: &str) -> Option<(&str, &str)> {
-    let inner = printed.strip_prefix("<{closure@")?;
-    let mut depth = 1usize;
-    for (i, c) in inner.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some((&inner[..i], &inner[i + 1..]));
-                }
-            }
-            _ => {}
-        }
+    if !printed.starts_with("<{closure@") {
+        return None;
     }
-    None
+    let close = closing_bracket(printed, 1)?;
+    Some((&printed["<{closure@".len()..close], &printed[close + 1..]))
 }
 
 /// `<SELF as TRAIT>::REST` split into its three parts (angle brackets
 /// balanced, so `SELF` and `TRAIT` may hold generic arguments).
 pub(super) fn split_qualified(text: &str) -> Option<(&str, &str, &str)> {
-    let inner = text.strip_prefix('<')?;
-    let mut depth = 1usize;
-    let mut as_at = None;
-    let bytes = inner.as_bytes();
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' => depth += 1,
-            // `->` in a function pointer type is not a bracket.
-            '>' if i > 0 && bytes[i - 1] == b'-' => {}
-            '>' => {
-                depth -= 1;
-                if depth == 0 {
-                    let (self_ty, trait_path) = inner[..i].split_at(as_at?);
-                    let rest = inner[i + 1..].strip_prefix("::").unwrap_or(&inner[i + 1..]);
-                    return Some((self_ty, trait_path.strip_prefix(" as ")?, rest));
-                }
-            }
-            ' ' if depth == 1 && inner[i..].starts_with(" as ") && as_at.is_none() => {
-                as_at = Some(i);
-            }
-            _ => {}
-        }
-    }
-    None
+    let close = closing_bracket(text, 0).filter(|_| text.starts_with('<'))?;
+    let (self_ty, trait_path) = split_top_level(&text[1..close], " as ")?;
+    let rest = &text[close + 1..];
+    Some((self_ty, trait_path, rest.strip_prefix("::").unwrap_or(rest)))
 }
 
 /// A path of `std` or `core` without its crate (`iter::Sum` for
 /// `std::iter::Sum<&u32>`: generic arguments dropped).
 fn strip_std(path: &str) -> Option<&str> {
-    let rest = path
-        .strip_prefix("std::")
-        .or_else(|| path.strip_prefix("core::"))?;
+    let rest = std_relative(path)?;
     Some(rest.split('<').next().unwrap_or(rest))
 }
 
@@ -647,13 +586,6 @@ mod tests {
         let mut inherent = fold(sum);
         inherent.segments[0].name = "<impl dep::Bag>".into();
         assert!(stand_in(&inherent, &params(sum), &int(IntTy::U32)).is_none());
-    }
-
-    #[test]
-    fn generic_arguments_close_where_their_brackets_balance() {
-        assert_eq!(first_args_end("m<A<B>, fn(u8) -> u8>"), Some(20));
-        assert_eq!(first_args_end("a<X>::b<Y>"), Some(3));
-        assert_eq!(first_args_end("m"), None);
     }
 
     #[test]
