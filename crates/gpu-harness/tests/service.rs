@@ -254,3 +254,50 @@ fn hostile_jobs_are_confined_or_refused_through_the_service() {
     svc.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A remote report that differs from the local one is explained by the
+/// stage that differs, with its detail (a crashed host run's stderr), and
+/// by the values that differ: not by two whole reports.
+#[test]
+fn a_difference_names_the_stage_its_detail_and_the_values() {
+    use gpu_harness::report::{FailureKind, FixtureReport, Stage, StageStatus, ValueReport};
+    let stage = |status, kind, detail: &str| Stage {
+        name: "host".into(),
+        status,
+        kind,
+        millis: 1.0,
+        detail: detail.into(),
+    };
+    let value = |got: &str| ValueReport {
+        buffer: "out".into(),
+        index: 3,
+        expected: "7".into(),
+        got: got.into(),
+        ok: got == "7",
+        within: None,
+        device: None,
+    };
+    let local = FixtureReport::new(
+        "k".into(),
+        vec![stage(StageStatus::Ok, None, "built")],
+        vec![value("7"), value("7")],
+    );
+    let remote = FixtureReport::new(
+        "k".into(),
+        vec![stage(
+            StageStatus::Failed,
+            Some(FailureKind::HostRun),
+            "exit status 139, as a sandbox reports SIGSEGV",
+        )],
+        Vec::new(),
+    );
+    let text = difference(&local, &remote);
+    assert!(text.contains("stage host"), "{text}");
+    assert!(text.contains("SIGSEGV"), "{text}");
+    assert!(text.contains("2 of 2 / 0 values differ"), "{text}");
+    assert_eq!(
+        difference(&local, &local),
+        "k: Pass against Pass",
+        "equal reports"
+    );
+}
