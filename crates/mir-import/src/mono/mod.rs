@@ -60,6 +60,7 @@ pub mod drop_glue;
 mod generic;
 pub mod shims;
 mod std_closures;
+mod std_range_folds;
 mod std_stand_ins;
 pub mod vtable_shims;
 

@@ -20,6 +20,7 @@
 //!   `(f(&x), x)`;
 //! - `adapters::copied::copy_fold`: `(acc, &elt)` gives `f(acc, elt)`;
 //! - `Filter::count`'s `to_usize`: `(x,)` gives `f(&x) as usize`;
+//! - `Iterator::for_each`'s `call`: `((), item)` gives `f(item)`;
 //! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
 //!   closure of a primitive number (as in `.filter(..).count()` and
 //!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
@@ -38,7 +39,7 @@
 //! arguments in a place is expanded. Any other wrapper stays a call,
 //! refused by name: `map_fold` with two closures that may capture, whose
 //! order in the environment is rustc's to choose, or one this module was
-//! never seen to need (`for_each`'s `call`).
+//! never seen to need.
 
 use crate::calls::std_relative;
 use crate::model::{
@@ -57,6 +58,8 @@ enum Wrapper {
     CopyFold(String),
     /// `move |x| f(&x) as usize`.
     ToUsize(String),
+    /// `move |(), item| f(item)`.
+    ForEach(String),
     /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
     /// of that operation.
     MapFold(String, BinOp),
@@ -72,6 +75,7 @@ impl Wrapper {
             Wrapper::Key(f)
             | Wrapper::CopyFold(f)
             | Wrapper::ToUsize(f)
+            | Wrapper::ForEach(f)
             | Wrapper::MapFold(f, _) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
@@ -98,6 +102,7 @@ pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
                 continue;
             };
             let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
+                expanded |= super::std_range_folds::expand_range_fold(body, bb, has_body);
                 continue;
             };
             let Some(wrapper) = wrapper_of(self_ty) else {
@@ -115,7 +120,7 @@ pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
 
 /// Whether a call of closure type `f` will have a body: the kernel's
 /// closure with one, or a wrapper of one.
-fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
+pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f) || wrapper_of(f).is_some_and(|w| w.callee().is_none_or(|g| callable(g, has_body)))
 }
 
@@ -138,6 +143,7 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             Some(Wrapper::Key(last))
         }
         "iter::adapters::copied::copy_fold" => Some(Wrapper::CopyFold(last)),
+        "iter::Iterator::for_each::call" => Some(Wrapper::ForEach(last)),
         "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
             Some(Wrapper::ToUsize(last))
         }
@@ -166,7 +172,7 @@ pub(super) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bo
 /// The function a closure `core` defines is the `{closure#0}` of, as
 /// printed in its type (`{closure@FUNCTION<ARGS>::{closure#0}}`): its name
 /// and its generic arguments' text.
-fn closure_function(closure_ty: &str) -> Option<(&str, &str)> {
+pub(super) fn closure_function(closure_ty: &str) -> Option<(&str, &str)> {
     let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
     trailing_generic_args(def.strip_suffix("::{closure#0}")?)
 }
@@ -266,7 +272,11 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
             block.terminator.kind = TerminatorKind::Goto(*target);
             return true;
         }
-        Wrapper::Key(f) | Wrapper::CopyFold(f) | Wrapper::ToUsize(f) | Wrapper::MapFold(f, _) => f,
+        Wrapper::Key(f)
+        | Wrapper::CopyFold(f)
+        | Wrapper::ToUsize(f)
+        | Wrapper::ForEach(f)
+        | Wrapper::MapFold(f, _) => f,
     };
     let closure_ty = Ty::Opaque(closure.to_string());
     let mut stmts = Vec::new();
@@ -339,6 +349,12 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
             );
             (vec![x], keep, Some(count))
         }
+        Wrapper::ForEach(_) => {
+            if elems.len() != 2 || elems[0] != Ty::unit() || dest_ty != Ty::unit() {
+                return false;
+            }
+            (vec![Operand::Move(field(1))], destination.clone(), None)
+        }
         // `g(acc, f(elt))`, `g` the accumulator: `f`'s result is of the
         // accumulator's type (`Sum<B> for B`).
         Wrapper::MapFold(_, op) => {
@@ -407,7 +423,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
 }
 
 /// A new local of type `ty` in `body`.
-fn new_local(body: &mut Body, ty: Ty) -> Place {
+pub(super) fn new_local(body: &mut Body, ty: Ty) -> Place {
     Place::local(body.locals.push(LocalDecl {
         ty,
         mutable: true,
@@ -426,10 +442,12 @@ mod tests {
     #[test]
     fn wrappers_are_known_by_their_function_and_capture() {
         let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
-        assert_eq!(wrapper_of(KEY), Some(Wrapper::Key(kernel)));
+        assert_eq!(wrapper_of(KEY), Some(Wrapper::Key(kernel.clone())));
         let fold = "{closure@std::iter::adapters::copied::copy_fold<u32, u32, {closure@/src/kernel.rs:13:66: 13:72}>::{closure#0}}";
         assert!(matches!(wrapper_of(fold), Some(Wrapper::CopyFold(_))));
         assert!(matches!(wrapper_of(TO_USIZE), Some(Wrapper::ToUsize(_))));
+        let for_each = "{closure@std::iter::Iterator::for_each::call<u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
+        assert_eq!(wrapper_of(for_each), Some(Wrapper::ForEach(kernel)));
         assert_eq!(
             wrapper_of(SUM),
             Some(Wrapper::Accumulate(BinOp::Add, false))

@@ -1,0 +1,454 @@
+//! Folds over an inclusive range of integers, written in MIR at the call.
+//!
+//! `(1..=n).sum()`, `.product()`, `.fold(..)`, `.for_each(..)` and
+//! `.rev()` of them all reach `RangeInclusive`'s `try_fold` (`try_rfold`)
+//! with `NeverShortCircuit::wrap_mut_2(f)`, which calls the private
+//! `RangeInclusiveIteratorImpl::spec_try_fold` (`spec_try_rfold`). rustc's
+//! inliner leaves that call once past its budget ([`super::shims`]), and
+//! no shim can make it: the trait is private and the closure has no name.
+//! But its body is short and `core`'s source fixes it (`iter/range.rs`,
+//! the same for every integer type):
+//!
+//! ```text
+//! if self.is_empty() { return try { init }; }   // exhausted || !(start <= end)
+//! let mut accum = init;
+//! while self.start < self.end {
+//!     let n = mem::replace(&mut self.start, self.start + 1);   // rfold: end, end - 1
+//!     accum = f(accum, n)?;
+//! }
+//! self.exhausted = true;
+//! if self.start == self.end { accum = f(accum, self.start)?; }
+//! try { accum }
+//! ```
+//!
+//! With `R = NeverShortCircuit<B>` (`#[repr(transparent)]` over `B`) the
+//! `?` never returns early, and `wrap_mut_2(f)` is `move |a, b|
+//! NeverShortCircuit(f(a, b))`, whose environment is `f` alone: so the call
+//! becomes that loop in the caller's MIR, calling `f` through
+//! `FnMut::call_mut` with the wrapper's environment as `f`'s (as
+//! [`super::std_closures`] calls a wrapped closure), and the result is
+//! `NeverShortCircuit(accum)`. `f` is then expanded or pointed at the
+//! kernel closure's body like any closure call. Any other `Try` type
+//! (`any`, `find`, `position` on such a range) or element type (`char`,
+//! which skips the surrogates) stays a call, refused by name.
+
+use super::std_closures::{callable, closure_function, new_local};
+use super::std_stand_ins::split_qualified;
+use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
+use crate::model::{
+    BasicBlock, BinOp, BlockData, Body, Callee, CastKind, ConstOperand, GenericArg, IntTy,
+    Mutability, Operand, Path, PathSegment, Place, PlaceElem, Rvalue, Scalar, Statement,
+    StatementKind, Terminator, TerminatorKind, Ty, top_level_items, trailing_generic_args,
+};
+
+/// Which end a fold takes its items from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    /// `spec_try_fold`: from `start` up.
+    Forward,
+    /// `spec_try_rfold`: from `end` down.
+    Backward,
+}
+
+/// One call this module expands: the range's element type, the fold's
+/// direction, the accumulator's type and the closure `wrap_mut_2` wraps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct RangeFold {
+    element: IntTy,
+    direction: Direction,
+    accumulator: Ty,
+    /// `wrap_mut_2`'s closure type, as printed.
+    wrapper: String,
+    /// The closure it wraps.
+    closure: String,
+}
+
+/// Expands the call ending block `bb` if it is such a fold whose closure
+/// will have a body (see [`callable`]); whether it did.
+pub(super) fn expand_range_fold(
+    body: &mut Body,
+    bb: BasicBlock,
+    has_body: &dyn Fn(&str) -> bool,
+) -> bool {
+    let TerminatorKind::Call {
+        func: Callee::Item(path),
+        ..
+    } = &body.blocks[bb].terminator.kind
+    else {
+        return false;
+    };
+    match range_fold(path) {
+        Some(fold) if callable(&fold.closure, has_body) => expand(body, bb, &fold),
+        _ => false,
+    }
+}
+
+/// The fold a callee path names: `<std::ops::RangeInclusive<A> as
+/// std::iter::range::RangeInclusiveIteratorImpl>::spec_try_fold::<B,
+/// {closure@std::ops::try_trait::NeverShortCircuit<B>::wrap_mut_2<B, A,
+/// F>::{closure#0}}, std::ops::try_trait::NeverShortCircuit<B>>` (or
+/// `spec_try_rfold`), `A` an integer type and `F` a closure by value.
+fn range_fold(path: &Path) -> Option<RangeFold> {
+    let [qualified, method] = path.segments.as_slice() else {
+        return None;
+    };
+    let direction = match method.name.as_str() {
+        "spec_try_fold" => Direction::Forward,
+        "spec_try_rfold" => Direction::Backward,
+        _ => return None,
+    };
+    let (self_ty, trait_path, rest) = split_qualified(&qualified.name)?;
+    if !rest.is_empty()
+        || std_relative(trait_path) != Some("iter::range::RangeInclusiveIteratorImpl")
+    {
+        return None;
+    }
+    let (range, element) = trailing_generic_args(self_ty)?;
+    if !RANGE_INCLUSIVE_PATHS.contains(&range) {
+        return None;
+    }
+    let element = IntTy::from_name(element)?;
+    let [
+        GenericArg::Type(accumulator),
+        GenericArg::Type(Ty::Opaque(wrapper)),
+        GenericArg::Type(result),
+    ] = method.args.as_slice()
+    else {
+        return None;
+    };
+    if !never_short_circuit(&result.to_string(), &accumulator.to_string()) {
+        return None;
+    }
+    // `wrap_mut_2<B, A, F>`'s closure, `F` by value.
+    let (function, args) = closure_function(wrapper)?;
+    let (owner, name) = function.rsplit_once("::")?;
+    let items = top_level_items(args);
+    let [b, a, f] = items.as_slice() else {
+        return None;
+    };
+    let is_closure = f.starts_with("{closure@") && f.ends_with('}');
+    if name != "wrap_mut_2"
+        || !never_short_circuit(owner, b)
+        || *b != accumulator.to_string()
+        || *a != Ty::Int(element).to_string()
+        || !is_closure
+    {
+        return None;
+    }
+    Some(RangeFold {
+        element,
+        direction,
+        accumulator: accumulator.clone(),
+        wrapper: wrapper.clone(),
+        closure: f.to_string(),
+    })
+}
+
+/// Whether `printed` is `NeverShortCircuit<inner>` of `core`.
+fn never_short_circuit(printed: &str, inner: &str) -> bool {
+    std_relative(printed) == Some(&format!("ops::try_trait::NeverShortCircuit<{inner}>"))
+}
+
+/// Rewrites the call ending block `bb` into the loop of the module's
+/// documentation; whether it did (it leaves a call whose arguments or
+/// destination are not as `core`'s signature gives them).
+fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
+    let term = body.blocks[bb].terminator.clone();
+    let TerminatorKind::Call {
+        args,
+        destination,
+        target: Some(target),
+        unwind,
+        ..
+    } = &term.kind
+    else {
+        return false;
+    };
+    let [range_arg, init, wrapper_arg] = args.as_slice() else {
+        return false;
+    };
+    let element = Ty::Int(fold.element);
+    let range_ref_ty = match operand_ty(body, range_arg) {
+        Some(t @ Ty::Ref(Mutability::Mut, _)) => t,
+        _ => return false,
+    };
+    let wrapper_ty = Ty::Opaque(fold.wrapper.clone());
+    if operand_ty(body, wrapper_arg).is_some_and(|t| t != wrapper_ty) {
+        return false;
+    }
+    if operand_ty(body, init).is_some_and(|t| t != fold.accumulator) {
+        return false;
+    }
+    let Some(result_ty) = body.place_ty(destination) else {
+        return false;
+    };
+    if !never_short_circuit(&result_ty.to_string(), &fold.accumulator.to_string()) {
+        return false;
+    }
+
+    let range = new_local(body, range_ref_ty);
+    let accum = new_local(body, fold.accumulator.clone());
+    let env = new_local(body, wrapper_ty.clone());
+    let field = |i: usize, ty: &Ty| {
+        let mut p = range.clone();
+        p.projection.push(PlaceElem::Deref);
+        p.projection.push(PlaceElem::Field(i as u32, ty.clone()));
+        p
+    };
+    debug_assert_eq!(RANGE_INCLUSIVE_FIELDS, ["start", "end", "exhausted"]);
+    let (start, end, exhausted) = (field(0, &element), field(1, &element), field(2, &Ty::Bool));
+    let cleanup = body.blocks[bb].cleanup;
+    let stmt = |place: &Place, rv: Rvalue| Statement {
+        kind: StatementKind::Assign(place.clone(), rv),
+        pos: term.pos,
+        source: term.source.clone(),
+    };
+    let terminator = |kind| Terminator {
+        kind,
+        pos: term.pos,
+        source: term.source.clone(),
+    };
+    // Blocks are made first and filled in once every target is known.
+    let make = |body: &mut Body| {
+        body.blocks.push(BlockData {
+            cleanup,
+            statements: Vec::new(),
+            terminator: terminator(TerminatorKind::Unreachable),
+        })
+    };
+    let (check_exhausted, check_order, head, step, last, last_call, done) = (
+        make(body),
+        make(body),
+        make(body),
+        make(body),
+        make(body),
+        make(body),
+        make(body),
+    );
+    // A test of a new `bool` local: `otherwise` when true, `if_false` else.
+    let branch = |body: &mut Body, block: BasicBlock, rv: Rvalue, if_false, otherwise| {
+        let flag = new_local(body, Ty::Bool);
+        body.blocks[block].statements.push(stmt(&flag, rv));
+        body.blocks[block].terminator = terminator(TerminatorKind::SwitchInt {
+            discr: Operand::Move(flag),
+            targets: vec![(0, if_false)],
+            otherwise,
+        });
+    };
+    // `accum = f(accum, item)` through the wrapper's environment, ending
+    // `block` and going on at `next`.
+    let call_f = |body: &mut Body, block: BasicBlock, item: Operand, next: BasicBlock| {
+        let f_ty = Ty::Opaque(fold.closure.clone());
+        let env_ref = new_local(body, Ty::Ref(Mutability::Mut, Box::new(wrapper_ty.clone())));
+        let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(f_ty));
+        let f_ref = new_local(body, f_ref_ty.clone());
+        let args_ty = Ty::Tuple(vec![fold.accumulator.clone(), element.clone()]);
+        let args = new_local(body, args_ty.clone());
+        let statements = &mut body.blocks[block].statements;
+        statements.push(stmt(&env_ref, Rvalue::Ref(Mutability::Mut, env.clone())));
+        statements.push(stmt(
+            &f_ref,
+            Rvalue::Cast(CastKind::Transmute, Operand::Move(env_ref), f_ref_ty),
+        ));
+        statements.push(stmt(
+            &args,
+            Rvalue::Aggregate(
+                crate::model::AggregateKind::Tuple,
+                vec![Operand::Move(accum.clone()), item],
+            ),
+        ));
+        body.blocks[block].terminator = terminator(TerminatorKind::Call {
+            func: Callee::Item(call_mut_path(&fold.closure, &args_ty)),
+            args: vec![Operand::Move(f_ref), Operand::Move(args)],
+            destination: accum.clone(),
+            target: Some(next),
+            unwind: unwind.clone(),
+        });
+    };
+
+    // The call's block: the arguments into locals of their own.
+    let entry = &mut body.blocks[bb];
+    entry.statements.extend([
+        stmt(&range, Rvalue::Use(range_arg.clone())),
+        stmt(&accum, Rvalue::Use(init.clone())),
+        stmt(&env, Rvalue::Use(wrapper_arg.clone())),
+    ]);
+    entry.terminator = terminator(TerminatorKind::Goto(check_exhausted));
+    // `is_empty`: `exhausted || !(start <= end)`.
+    branch(
+        body,
+        check_exhausted,
+        Rvalue::Use(Operand::Copy(exhausted.clone())),
+        check_order,
+        done,
+    );
+    branch(
+        body,
+        check_order,
+        Rvalue::BinaryOp(
+            BinOp::Le,
+            Operand::Copy(start.clone()),
+            Operand::Copy(end.clone()),
+        ),
+        done,
+        head,
+    );
+    // `while start < end`.
+    branch(
+        body,
+        head,
+        Rvalue::BinaryOp(
+            BinOp::Lt,
+            Operand::Copy(start.clone()),
+            Operand::Copy(end.clone()),
+        ),
+        last,
+        step,
+    );
+    // The item, and its end moved one step (which cannot overflow: `start
+    // < end`).
+    let (moved, op) = match fold.direction {
+        Direction::Forward => (&start, BinOp::Add),
+        Direction::Backward => (&end, BinOp::Sub),
+    };
+    let item = new_local(body, element.clone());
+    let one = Operand::Const(ConstOperand::Scalar(Scalar::Int {
+        bits: 1,
+        ty: fold.element,
+    }));
+    body.blocks[step].statements.extend([
+        stmt(&item, Rvalue::Use(Operand::Copy(moved.clone()))),
+        stmt(
+            moved,
+            Rvalue::BinaryOp(op, Operand::Copy(item.clone()), one),
+        ),
+    ]);
+    call_f(body, step, Operand::Move(item), head);
+    // `exhausted = true`, and the last item when `start == end`.
+    body.blocks[last].statements.push(stmt(
+        &exhausted,
+        Rvalue::Use(Operand::Const(ConstOperand::Scalar(Scalar::Bool(true)))),
+    ));
+    branch(
+        body,
+        last,
+        Rvalue::BinaryOp(
+            BinOp::Eq,
+            Operand::Copy(start.clone()),
+            Operand::Copy(end.clone()),
+        ),
+        done,
+        last_call,
+    );
+    call_f(body, last_call, Operand::Copy(start), done);
+    // `NeverShortCircuit(accum)`.
+    let mut wrapped = destination.clone();
+    wrapped
+        .projection
+        .push(PlaceElem::Field(0, fold.accumulator.clone()));
+    body.blocks[done]
+        .statements
+        .push(stmt(&wrapped, Rvalue::Use(Operand::Move(accum.clone()))));
+    body.blocks[done].terminator = terminator(TerminatorKind::Goto(*target));
+    true
+}
+
+/// The type of an operand that names a place.
+fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
+    match op {
+        Operand::Move(p) | Operand::Copy(p) => body.place_ty(p),
+        Operand::Const(_) => None,
+    }
+}
+
+/// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
+fn call_mut_path(closure: &str, args: &Ty) -> Path {
+    Path {
+        segments: vec![
+            PathSegment {
+                name: format!("<{closure} as std::ops::FnMut<{args}>>"),
+                args: Vec::new(),
+            },
+            PathSegment {
+                name: "call_mut".to_string(),
+                args: Vec::new(),
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUM: &str =
+        "{closure@<u32 as std::iter::Sum>::sum<std::ops::RangeInclusive<u32>>::{closure#0}}";
+
+    /// The callee as rustc prints it, with `element`, `method`, the wrapped
+    /// closure `f` and the `Try` type `result` (`B` is `u32`).
+    fn callee(element: &str, method: &str, f: &str, result: &str) -> Path {
+        callee_wrapping("u32", element, method, f, result)
+    }
+
+    /// [`callee`] whose wrapper's accumulator is `wrapped`.
+    fn callee_wrapping(wrapped: &str, element: &str, method: &str, f: &str, result: &str) -> Path {
+        let text = format!(
+            "<std::ops::RangeInclusive<{element}> as std::iter::range::RangeInclusiveIteratorImpl>::{method}::<u32, \
+             {{closure@std::ops::try_trait::NeverShortCircuit<{wrapped}>::wrap_mut_2<{wrapped}, {element}, {f}>::{{closure#0}}}}, {result}>"
+        );
+        crate::parse::parse_value_path(&text).expect("a printed callee parses")
+    }
+
+    const NEVER: &str = "std::ops::try_trait::NeverShortCircuit<u32>";
+
+    #[test]
+    fn a_fold_is_known_by_its_trait_its_wrapper_and_its_result() {
+        let fold = range_fold(&callee("u32", "spec_try_fold", SUM, NEVER))
+            .expect("`(1..=n).sum()`'s fold");
+        assert_eq!(fold.element, IntTy::U32);
+        assert_eq!(fold.direction, Direction::Forward);
+        assert_eq!(fold.accumulator, Ty::Int(IntTy::U32));
+        assert_eq!(fold.closure, SUM);
+        let kernel = "{closure@/src/kernel.rs:3:4: 3:9}";
+        let rfold = range_fold(&callee("i8", "spec_try_rfold", kernel, NEVER))
+            .expect("`(lo..=hi).rev().fold(..)`'s fold");
+        assert_eq!(rfold.element, IntTy::I8);
+        assert_eq!(rfold.direction, Direction::Backward);
+        assert_eq!(rfold.closure, kernel);
+    }
+
+    #[test]
+    fn other_folds_stay_calls() {
+        // `any` and `find` short-circuit: their `Try` type is `ControlFlow`.
+        let control_flow = "std::ops::ControlFlow<u32>";
+        assert_eq!(
+            range_fold(&callee("u32", "spec_try_fold", SUM, control_flow)),
+            None
+        );
+        // `char` steps over the surrogates.
+        assert_eq!(
+            range_fold(&callee("char", "spec_try_fold", SUM, NEVER)),
+            None
+        );
+        // A closure by reference is another type than the one wrapped.
+        let by_ref = format!("&mut {SUM}");
+        assert_eq!(
+            range_fold(&callee("u32", "spec_try_fold", &by_ref, NEVER)),
+            None
+        );
+        // A kernel's own trait of that name, and another method.
+        let own = callee("u32", "spec_try_fold", SUM, NEVER);
+        let mut renamed = own.clone();
+        renamed.segments[0].name = renamed.segments[0]
+            .name
+            .replace("std::iter::range::", "kernel::");
+        assert_eq!(range_fold(&renamed), None);
+        let mut other = own;
+        other.segments[1].name = "spec_try_fold_back".into();
+        assert_eq!(range_fold(&other), None);
+        // The wrapper's accumulator must be the fold's.
+        let mismatched = callee_wrapping("u64", "u32", "spec_try_fold", SUM, NEVER);
+        assert_eq!(range_fold(&mismatched), None);
+        assert!(range_fold(&callee_wrapping("u32", "u32", "spec_try_fold", SUM, NEVER)).is_some());
+    }
+}
