@@ -296,6 +296,17 @@ pub fn instantiate(
     known: &BTreeMap<String, Instance>,
 ) {
     let closures = closure_bodies(krate);
+    // The kernel closures whose drop does nothing: a std fold that takes
+    // one by value is expanded only then (it would drop it).
+    let drop_nothing: BTreeSet<String> = closures
+        .keys()
+        .filter(|c| krate.trivially_dropped(&Ty::Opaque((*c).clone())))
+        .cloned()
+        .collect();
+    let kernel = super::std_closures::KernelClosures {
+        has_body: &|c| closures.contains_key(c),
+        drops_nothing: &|c| drop_nothing.contains(c),
+    };
     // Direct calls first, until no body is newly reached: a closure's body
     // reached only through a rewritten call may hold such calls too.
     let mut rewritten: BTreeSet<String> = BTreeSet::new();
@@ -311,7 +322,7 @@ pub fn instantiate(
         }
         for id in todo {
             let body = &mut krate.bodies[id];
-            super::std_closures::expand_calls(body, &|c| closures.contains_key(c));
+            super::std_closures::expand_calls(body, &kernel);
             rewrite_closure_calls(body, &Substitution::new(), &closures);
         }
     }
@@ -349,7 +360,7 @@ pub fn instantiate(
             }
             let mut body = krate.bodies[t.body].clone();
             body.substitute(&t.subst);
-            super::std_closures::expand_calls(&mut body, &|c| closures.contains_key(c));
+            super::std_closures::expand_calls(&mut body, &kernel);
             rewrite_closure_calls(&mut body, &t.subst, &closures);
             for bb in body.blocks.keys().collect::<Vec<_>>() {
                 if let TerminatorKind::Drop { place, target, .. } = &body.blocks[bb].terminator.kind

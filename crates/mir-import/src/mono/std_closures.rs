@@ -26,6 +26,10 @@
 //!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
 //!   `acc + f(elt)` (or `*`). Its environment holds `f` and `g`, but `g`
 //!   captures nothing, so `f` is at offset 0 whatever order rustc chose;
+//! - `map_fold(f, g)` where `g` is `min_by`'s or `max_by`'s `fold(compare)`
+//!   over a function item (`map(..).max()`, `max_by_key`), which takes no
+//!   space either: `(acc, elt)` gives `g(acc, f(elt))`, two calls, `g`'s
+//!   stood in ([`super::std_stand_ins`]);
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -63,6 +67,11 @@ enum Wrapper {
     /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
     /// of that operation.
     MapFold(String, BinOp),
+    /// `move |acc, elt| g(acc, f(elt))` with `g` (the second) a closure
+    /// that captures nothing and is called, not expanded: `min_by`'s or
+    /// `max_by`'s `fold(compare)` over a function item (stood in,
+    /// [`super::std_stand_ins`]).
+    MapFoldThen(String, String),
     /// `|a, b| a + b` (or `*`), capturing nothing; `b` by reference for
     /// `Sum<&T>` (`Product<&T>`).
     Accumulate(BinOp, bool),
@@ -76,20 +85,43 @@ impl Wrapper {
             | Wrapper::CopyFold(f)
             | Wrapper::ToUsize(f)
             | Wrapper::ForEach(f)
-            | Wrapper::MapFold(f, _) => Some(f),
+            | Wrapper::MapFold(f, _)
+            | Wrapper::MapFoldThen(f, _) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
     }
 }
 
+/// What expansion asks of the kernel's closures (by type, as printed).
+pub(super) struct KernelClosures<'a> {
+    /// Whether a call of the closure will have a body (rustc printed one).
+    pub has_body: &'a dyn Fn(&str) -> bool,
+    /// Whether dropping the closure does nothing (no capture has drop
+    /// glue).
+    pub drops_nothing: &'a dyn Fn(&str) -> bool,
+}
+
+/// Whether dropping closure `f` does nothing: a kernel closure whose
+/// `drops_nothing`, or a wrapper whose only capture that takes space is
+/// such a closure (`Sum`'s closure and `min_by`'s over a function item
+/// capture nothing that does).
+pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
+    match wrapper_of(f) {
+        Some(w) => w.callee().is_none_or(|g| drops_nothing(g, kernel)),
+        None => (kernel.drops_nothing)(f),
+    }
+}
+
 /// How many times expansion goes over a body: each pass expands the
-/// wrappers the previous one made calls of (`map_fold` of `to_usize`).
+/// wrappers the previous one made calls of. The deepest seen takes three:
+/// a range fold, then its `map_fold(to_usize(p), sum)`, then `to_usize`.
 const EXPANSION_PASSES: usize = 4;
 
 /// Expands, in `body`, every call of one of the closures above whose
 /// callee will have a body: a kernel closure that `has_body`, or a wrapper
 /// of one (a closure without a usable body is left to be refused).
-pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
+pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
+    let has_body = kernel.has_body;
     for _ in 0..EXPANSION_PASSES {
         let mut expanded = false;
         let blocks: Vec<BasicBlock> = body.blocks.keys().collect();
@@ -102,7 +134,7 @@ pub(super) fn expand_calls(body: &mut Body, has_body: &dyn Fn(&str) -> bool) {
                 continue;
             };
             let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
-                expanded |= super::std_range_folds::expand_range_fold(body, bb, has_body);
+                expanded |= super::std_range_folds::expand_range_fold(body, bb, kernel);
                 continue;
             };
             let Some(wrapper) = wrapper_of(self_ty) else {
@@ -151,10 +183,21 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             let [.., f, g] = args.as_slice() else {
                 return None;
             };
-            let Some(Wrapper::Accumulate(op, false)) = wrapper_of(g) else {
+            if !closure(f) {
                 return None;
-            };
-            closure(f).then(|| Wrapper::MapFold(f.to_string(), op))
+            }
+            match wrapper_of(g) {
+                Some(Wrapper::Accumulate(op, false)) => Some(Wrapper::MapFold(f.to_string(), op)),
+                // `map_fold<T, B, Acc, F, G>`: `f`'s result is `g`'s
+                // second argument, of the accumulator's type (`max()`).
+                _ if closure(g)
+                    && capture_less_reduction(g)
+                    && matches!(args.as_slice(), [_, b, acc, _, _] if b == acc) =>
+                {
+                    Some(Wrapper::MapFoldThen(f.to_string(), g.to_string()))
+                }
+                _ => None,
+            }
         }
         _ => None,
     }
@@ -167,6 +210,31 @@ pub(super) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bo
     let (name, _) = closure_function(closure_ty)?;
     let (number, op, by_ref) = accumulator(name)?;
     Some((number.to_string(), op, by_ref))
+}
+
+/// Whether `closure_ty` is `min_by`'s or `max_by`'s `fold(compare)`
+/// closure with `compare` a function item (`for<'a, 'b> fn(&'a u32, &'b
+/// u32) -> Ordering {<u32 as Ord>::cmp}`, what `min()`, `max()` and the
+/// key methods pass): its one capture is zero-sized, so it captures
+/// nothing that takes space. A function pointer (no `{item}`) or a closure
+/// as `compare` may.
+fn capture_less_reduction(closure_ty: &str) -> bool {
+    let Some((name, args)) = closure_function(closure_ty) else {
+        return false;
+    };
+    let reduction = matches!(
+        std_relative(name),
+        Some("iter::Iterator::min_by::fold" | "iter::Iterator::max_by::fold")
+    );
+    let items = top_level_items(args);
+    let fn_item = |compare: &str| {
+        compare.rsplit_once(" {").is_some_and(|(signature, item)| {
+            (signature.starts_with("fn(") || signature.starts_with("for<"))
+                && item.ends_with('}')
+                && !item.starts_with("closure@")
+        })
+    };
+    reduction && matches!(items.as_slice(), [_, compare] if fn_item(compare))
 }
 
 /// The function a closure `core` defines is the `{closure#0}` of, as
@@ -277,6 +345,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
         | Wrapper::ToUsize(f)
         | Wrapper::ForEach(f)
         | Wrapper::MapFold(f, _) => f,
+        Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
     };
     let closure_ty = Ty::Opaque(closure.to_string());
     let mut stmts = Vec::new();
@@ -366,7 +435,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
                 Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(mapped.clone()));
             (vec![Operand::Move(field(1))], mapped, Some(fold))
         }
-        Wrapper::Accumulate(..) => return false,
+        Wrapper::Accumulate(..) | Wrapper::MapFoldThen(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs
         .iter()
@@ -381,18 +450,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
     let args_tuple_ty = Ty::Tuple(input_tys);
     let args_tuple = new_local(body, args_tuple_ty.clone());
     assign(&args_tuple, Rvalue::Aggregate(AggregateKind::Tuple, inputs));
-    let call_path = Path {
-        segments: vec![
-            PathSegment {
-                name: format!("<{closure} as std::ops::FnMut<{args_tuple_ty}>>"),
-                args: Vec::new(),
-            },
-            PathSegment {
-                name: "call_mut".to_string(),
-                args: Vec::new(),
-            },
-        ],
-    };
+    let call_path = call_mut_path(closure, &args_tuple_ty);
     // What the wrapper does after the call, in a block of its own.
     let next = match after {
         None => *target,
@@ -420,6 +478,140 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
         unwind: unwind.clone(),
     };
     true
+}
+
+/// Rewrites a call of `map_fold(f, g)` (`g` capturing nothing, see
+/// [`Wrapper::MapFoldThen`]) ending block `bb` into two calls: `mapped =
+/// f(elt)` through the environment, which holds `f` at offset 0 (`g` takes
+/// no space), then `g(acc, mapped)` into the call's destination, with the
+/// same environment pointer as `g`'s (any non-null pointer is one for a
+/// closure that takes no space). Whether it did.
+fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bool {
+    let term = body.blocks[bb].terminator.clone();
+    let TerminatorKind::Call {
+        args,
+        destination,
+        target: Some(target),
+        unwind,
+        ..
+    } = &term.kind
+    else {
+        return false;
+    };
+    let [env, Operand::Move(tuple) | Operand::Copy(tuple)] = args.as_slice() else {
+        return false;
+    };
+    let (Some(Ty::Tuple(elems)), Some(env_ty), Some(dest_ty)) = (
+        body.place_ty(tuple),
+        match env {
+            Operand::Move(p) | Operand::Copy(p) => body.place_ty(p),
+            Operand::Const(_) => None,
+        },
+        body.place_ty(destination),
+    ) else {
+        return false;
+    };
+    // `(acc, elt)`, the accumulator of the result's type.
+    let [acc_ty, _] = elems.as_slice() else {
+        return false;
+    };
+    if *acc_ty != dest_ty {
+        return false;
+    }
+    let field = |i: usize| {
+        let mut p = tuple.clone();
+        p.projection
+            .push(PlaceElem::Field(i as u32, elems[i].clone()));
+        p
+    };
+    let stmt = |place: &Place, rv: Rvalue| Statement {
+        kind: StatementKind::Assign(place.clone(), rv),
+        pos: term.pos,
+        source: term.source.clone(),
+    };
+    // `f`'s result is `g`'s second argument: the accumulator's type
+    // (`min()` of `map(f)` folds `f`'s items).
+    let mapped = new_local(body, dest_ty.clone());
+    let env_copy = new_local(body, env_ty);
+    let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(f.to_string())));
+    let g_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(g.to_string())));
+    let (f_ref, g_ref) = (
+        new_local(body, f_ref_ty.clone()),
+        new_local(body, g_ref_ty.clone()),
+    );
+    let f_args_ty = Ty::Tuple(vec![elems[1].clone()]);
+    let g_args_ty = Ty::Tuple(vec![dest_ty.clone(), dest_ty.clone()]);
+    let (f_args, g_args) = (
+        new_local(body, f_args_ty.clone()),
+        new_local(body, g_args_ty.clone()),
+    );
+    let then = body.blocks.push(BlockData {
+        cleanup: body.blocks[bb].cleanup,
+        statements: vec![
+            stmt(
+                &g_ref,
+                Rvalue::Cast(
+                    CastKind::Transmute,
+                    Operand::Copy(env_copy.clone()),
+                    g_ref_ty,
+                ),
+            ),
+            stmt(
+                &g_args,
+                Rvalue::Aggregate(
+                    AggregateKind::Tuple,
+                    vec![Operand::Move(field(0)), Operand::Move(mapped.clone())],
+                ),
+            ),
+        ],
+        terminator: Terminator {
+            kind: TerminatorKind::Call {
+                func: Callee::Item(call_mut_path(g, &g_args_ty)),
+                args: vec![Operand::Move(g_ref), Operand::Move(g_args)],
+                destination: destination.clone(),
+                target: Some(*target),
+                unwind: unwind.clone(),
+            },
+            pos: term.pos,
+            source: term.source.clone(),
+        },
+    });
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(&env_copy, Rvalue::Use(env.clone())),
+        stmt(
+            &f_ref,
+            Rvalue::Cast(CastKind::Transmute, Operand::Copy(env_copy), f_ref_ty),
+        ),
+        stmt(
+            &f_args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(f, &f_args_ty)),
+        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
+        destination: mapped,
+        target: Some(then),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
+pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
+    Path {
+        segments: vec![
+            PathSegment {
+                name: format!("<{closure} as std::ops::FnMut<{args}>>"),
+                args: Vec::new(),
+            },
+            PathSegment {
+                name: "call_mut".to_string(),
+                args: Vec::new(),
+            },
+        ],
+    }
 }
 
 /// A new local of type `ty` in `body`.
@@ -475,7 +667,7 @@ mod tests {
     }
 
     #[test]
-    fn map_fold_is_expanded_only_into_an_accumulator() {
+    fn map_fold_is_expanded_into_an_accumulator_or_a_capture_less_reduction() {
         let map_fold = |g: &str| {
             format!(
                 "{{closure@std::iter::adapters::map::map_fold<&u32, usize, usize, {TO_USIZE}, {g}>::{{closure#0}}}}"
@@ -485,6 +677,31 @@ mod tests {
             wrapper_of(&map_fold(SUM)),
             Some(Wrapper::MapFold(TO_USIZE.to_string(), BinOp::Add))
         );
+        // `max()` after a map: `max_by`'s fold over a function item takes
+        // no space, so `f` is at offset 0 and `g` is called.
+        let max_by = |compare: &str| {
+            format!("{{closure@std::iter::Iterator::max_by::fold<u32, {compare}>::{{closure#0}}}}")
+        };
+        let by_ord = max_by(
+            "for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}",
+        );
+        assert_eq!(
+            wrapper_of(&map_fold(&by_ord)),
+            Some(Wrapper::MapFoldThen(TO_USIZE.to_string(), by_ord.clone()))
+        );
+        assert!(capture_less_reduction(&by_ord.replace("max_by", "min_by")));
+        // A function pointer, or a closure, as `compare` takes space.
+        let pointer = max_by("for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering");
+        assert!(!capture_less_reduction(&pointer));
+        assert_eq!(wrapper_of(&map_fold(&pointer)), None);
+        // `f`'s items must be the accumulator's.
+        let other_items = map_fold(&by_ord).replace("<&u32, usize, usize,", "<&u32, u8, usize,");
+        assert_eq!(wrapper_of(&other_items), None);
+        let closure = max_by("{closure@/src/kernel.rs:1:2: 1:3}");
+        assert!(!capture_less_reduction(&closure));
+        assert!(!capture_less_reduction(
+            &by_ord.replace("max_by::fold", "max_by::other")
+        ));
         // Two closures that may both capture: their order is rustc's.
         assert_eq!(
             wrapper_of(&map_fold("{closure@/src/kernel.rs:1:2: 1:3}")),

@@ -26,19 +26,23 @@
 //! NeverShortCircuit(f(a, b))`, whose environment is `f` alone: so the call
 //! becomes that loop in the caller's MIR, calling `f` through
 //! `FnMut::call_mut` with the wrapper's environment as `f`'s (as
-//! [`super::std_closures`] calls a wrapped closure), and the result is
+//! [`super::std_closures`] calls a wrapped closure; when `f` is a `&mut`
+//! to a closure, as `Chain::fold` passes, the environment holds that
+//! reference, which is read and called through), and the result is
 //! `NeverShortCircuit(accum)`. `f` is then expanded or pointed at the
 //! kernel closure's body like any closure call. Any other `Try` type
 //! (`any`, `find`, `position` on such a range) or element type (`char`,
 //! which skips the surrogates) stays a call, refused by name.
 
-use super::std_closures::{callable, closure_function, new_local};
+use super::std_closures::{
+    KernelClosures, call_mut_path, callable, closure_function, drops_nothing, new_local,
+};
 use super::std_stand_ins::split_qualified;
 use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
 use crate::model::{
     BasicBlock, BinOp, BlockData, Body, Callee, CastKind, ConstOperand, GenericArg, IntTy,
-    Mutability, Operand, Path, PathSegment, Place, PlaceElem, Rvalue, Scalar, Statement,
-    StatementKind, Terminator, TerminatorKind, Ty, top_level_items, trailing_generic_args,
+    Mutability, Operand, Path, Place, PlaceElem, Rvalue, Scalar, Statement, StatementKind,
+    Terminator, TerminatorKind, Ty, top_level_items, trailing_generic_args,
 };
 
 /// Which end a fold takes its items from.
@@ -59,17 +63,17 @@ struct RangeFold {
     accumulator: Ty,
     /// `wrap_mut_2`'s closure type, as printed.
     wrapper: String,
-    /// The closure it wraps.
+    /// The closure it wraps, or the closure a `&mut` it wraps points to
+    /// (`Chain::fold` folds each half with `&mut f`).
     closure: String,
+    /// Whether it wraps a `&mut` to `closure`.
+    by_mut_ref: bool,
 }
 
 /// Expands the call ending block `bb` if it is such a fold whose closure
-/// will have a body (see [`callable`]); whether it did.
-pub(super) fn expand_range_fold(
-    body: &mut Body,
-    bb: BasicBlock,
-    has_body: &dyn Fn(&str) -> bool,
-) -> bool {
+/// will have a body (see [`callable`]) and whose drop does nothing;
+/// whether it did.
+pub(super) fn expand_range_fold(body: &mut Body, bb: BasicBlock, kernel: &KernelClosures) -> bool {
     let TerminatorKind::Call {
         func: Callee::Item(path),
         ..
@@ -78,7 +82,15 @@ pub(super) fn expand_range_fold(
         return false;
     };
     match range_fold(path) {
-        Some(fold) if callable(&fold.closure, has_body) => expand(body, bb, &fold),
+        // `core` drops the wrapper, which holds `f` by value, at the end;
+        // the expansion does not, so it is made only where that does
+        // nothing (a `&mut` to `f` has no drop).
+        Some(fold)
+            if callable(&fold.closure, kernel.has_body)
+                && (fold.by_mut_ref || drops_nothing(&fold.closure, kernel)) =>
+        {
+            expand(body, bb, &fold)
+        }
         _ => false,
     }
 }
@@ -87,7 +99,8 @@ pub(super) fn expand_range_fold(
 /// std::iter::range::RangeInclusiveIteratorImpl>::spec_try_fold::<B,
 /// {closure@std::ops::try_trait::NeverShortCircuit<B>::wrap_mut_2<B, A,
 /// F>::{closure#0}}, std::ops::try_trait::NeverShortCircuit<B>>` (or
-/// `spec_try_rfold`), `A` an integer type and `F` a closure by value.
+/// `spec_try_rfold`), `A` an integer type and `F` a closure or a `&mut`
+/// to one.
 fn range_fold(path: &Path) -> Option<RangeFold> {
     let [qualified, method] = path.segments.as_slice() else {
         return None;
@@ -126,11 +139,17 @@ fn range_fold(path: &Path) -> Option<RangeFold> {
     let [b, a, f] = items.as_slice() else {
         return None;
     };
+    let (by_mut_ref, f) = match f.strip_prefix("&mut ") {
+        Some(pointee) => (true, pointee),
+        None => (false, *f),
+    };
     let is_closure = f.starts_with("{closure@") && f.ends_with('}');
+    // Compared as types, not as text that might be spelled otherwise.
+    let same = |text: &str, ty: &Ty| crate::parse::parse_type(text).is_ok_and(|t| t == *ty);
     if name != "wrap_mut_2"
         || !never_short_circuit(owner, b)
-        || *b != accumulator.to_string()
-        || *a != Ty::Int(element).to_string()
+        || !same(b, accumulator)
+        || !same(a, &Ty::Int(element))
         || !is_closure
     {
         return None;
@@ -141,6 +160,7 @@ fn range_fold(path: &Path) -> Option<RangeFold> {
         accumulator: accumulator.clone(),
         wrapper: wrapper.clone(),
         closure: f.to_string(),
+        by_mut_ref,
     })
 }
 
@@ -169,7 +189,13 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
     };
     let element = Ty::Int(fold.element);
     let range_ref_ty = match operand_ty(body, range_arg) {
-        Some(t @ Ty::Ref(Mutability::Mut, _)) => t,
+        Some(Ty::Ref(Mutability::Mut, range))
+            if trailing_generic_args(&range.to_string()).is_some_and(|(path, arg)| {
+                RANGE_INCLUSIVE_PATHS.contains(&path) && arg == element.to_string()
+            }) =>
+        {
+            Ty::Ref(Mutability::Mut, range)
+        }
         _ => return false,
     };
     let wrapper_ty = Ty::Opaque(fold.wrapper.clone());
@@ -244,12 +270,30 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
         let f_ref = new_local(body, f_ref_ty.clone());
         let args_ty = Ty::Tuple(vec![fold.accumulator.clone(), element.clone()]);
         let args = new_local(body, args_ty.clone());
+        // The environment is `f`, or a `&mut` to it, which is read.
+        let through = if fold.by_mut_ref {
+            let ptr_ty = Ty::Ref(Mutability::Mut, Box::new(f_ref_ty.clone()));
+            Some((new_local(body, ptr_ty.clone()), ptr_ty))
+        } else {
+            None
+        };
         let statements = &mut body.blocks[block].statements;
         statements.push(stmt(&env_ref, Rvalue::Ref(Mutability::Mut, env.clone())));
-        statements.push(stmt(
-            &f_ref,
-            Rvalue::Cast(CastKind::Transmute, Operand::Move(env_ref), f_ref_ty),
-        ));
+        match through {
+            None => statements.push(stmt(
+                &f_ref,
+                Rvalue::Cast(CastKind::Transmute, Operand::Move(env_ref), f_ref_ty),
+            )),
+            Some((ptr, ptr_ty)) => {
+                statements.push(stmt(
+                    &ptr,
+                    Rvalue::Cast(CastKind::Transmute, Operand::Move(env_ref), ptr_ty),
+                ));
+                let mut pointee = ptr;
+                pointee.projection.push(PlaceElem::Deref);
+                statements.push(stmt(&f_ref, Rvalue::Use(Operand::Copy(pointee))));
+            }
+        }
         statements.push(stmt(
             &args,
             Rvalue::Aggregate(
@@ -361,22 +405,6 @@ fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
     }
 }
 
-/// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
-fn call_mut_path(closure: &str, args: &Ty) -> Path {
-    Path {
-        segments: vec![
-            PathSegment {
-                name: format!("<{closure} as std::ops::FnMut<{args}>>"),
-                args: Vec::new(),
-            },
-            PathSegment {
-                name: "call_mut".to_string(),
-                args: Vec::new(),
-            },
-        ],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,11 +420,16 @@ mod tests {
 
     /// [`callee`] whose wrapper's accumulator is `wrapped`.
     fn callee_wrapping(wrapped: &str, element: &str, method: &str, f: &str, result: &str) -> Path {
-        let text = format!(
+        let text = callee_text(wrapped, element, method, f, result);
+        crate::parse::parse_value_path(&text).expect("a printed callee parses")
+    }
+
+    /// The text of [`callee_wrapping`]'s path, as rustc prints a call's.
+    fn callee_text(wrapped: &str, element: &str, method: &str, f: &str, result: &str) -> String {
+        format!(
             "<std::ops::RangeInclusive<{element}> as std::iter::range::RangeInclusiveIteratorImpl>::{method}::<u32, \
              {{closure@std::ops::try_trait::NeverShortCircuit<{wrapped}>::wrap_mut_2<{wrapped}, {element}, {f}>::{{closure#0}}}}, {result}>"
-        );
-        crate::parse::parse_value_path(&text).expect("a printed callee parses")
+        )
     }
 
     const NEVER: &str = "std::ops::try_trait::NeverShortCircuit<u32>";
@@ -415,6 +448,23 @@ mod tests {
         assert_eq!(rfold.element, IntTy::I8);
         assert_eq!(rfold.direction, Direction::Backward);
         assert_eq!(rfold.closure, kernel);
+        assert!(!rfold.by_mut_ref);
+        // The same items spelled through `core`.
+        let text = callee_text("u32", "u32", "spec_try_fold", SUM, NEVER)
+            .replace("std::ops::", "core::ops::")
+            .replace("std::iter::range::", "core::iter::range::");
+        let core_spelling = crate::parse::parse_value_path(&text).expect("parses");
+        assert!(range_fold(&core_spelling).is_some(), "{text}");
+        // `Chain::fold` folds each half with `&mut f`.
+        let chained = range_fold(&callee(
+            "u32",
+            "spec_try_fold",
+            &format!("&mut {SUM}"),
+            NEVER,
+        ))
+        .expect("a fold of `&mut f`");
+        assert_eq!(chained.closure, SUM);
+        assert!(chained.by_mut_ref);
     }
 
     #[test]
@@ -430,10 +480,15 @@ mod tests {
             range_fold(&callee("char", "spec_try_fold", SUM, NEVER)),
             None
         );
-        // A closure by reference is another type than the one wrapped.
-        let by_ref = format!("&mut {SUM}");
+        // A shared reference to a closure, or a function item.
+        let by_ref = format!("&{SUM}");
         assert_eq!(
             range_fold(&callee("u32", "spec_try_fold", &by_ref, NEVER)),
+            None
+        );
+        let item = "fn(u32, u32) -> u32 {kernel::add}";
+        assert_eq!(
+            range_fold(&callee("u32", "spec_try_fold", item, NEVER)),
             None
         );
         // A kernel's own trait of that name, and another method.
@@ -449,6 +504,11 @@ mod tests {
         // The wrapper's accumulator must be the fold's.
         let mismatched = callee_wrapping("u64", "u32", "spec_try_fold", SUM, NEVER);
         assert_eq!(range_fold(&mismatched), None);
+        // And its item the range's element.
+        let text = callee_text("u32", "u32", "spec_try_fold", SUM, NEVER)
+            .replace("wrap_mut_2<u32, u32,", "wrap_mut_2<u32, i32,");
+        let other_item = crate::parse::parse_value_path(&text).expect("parses");
+        assert_eq!(range_fold(&other_item), None, "{text}");
         assert!(range_fold(&callee_wrapping("u32", "u32", "spec_try_fold", SUM, NEVER)).is_some());
     }
 }
