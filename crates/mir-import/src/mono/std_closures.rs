@@ -21,6 +21,9 @@
 //! - `adapters::copied::copy_fold`: `(acc, &elt)` gives `f(acc, elt)`;
 //! - `Filter::count`'s `to_usize`: `(x,)` gives `f(&x) as usize`;
 //! - `Iterator::for_each`'s `call`: `((), item)` gives `f(item)`;
+//! - `any`'s, `all`'s, `find`'s and `rfind`'s `check`: `((), x)` gives
+//!   `f(x)` (`f(&x)`) and the `ControlFlow` the check makes of it
+//!   (`Break(())`, `Continue(())`, `Break(x)`);
 //! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
 //!   closure of a primitive number (as in `.filter(..).count()` and
 //!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
@@ -47,9 +50,9 @@
 
 use crate::calls::std_relative;
 use crate::model::{
-    AggregateKind, BasicBlock, BinOp, BlockData, Body, Callee, CastKind, LocalDecl, Mutability,
-    Operand, Path, PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind, Terminator,
-    TerminatorKind, Ty, closure_trait_call, top_level_items, trailing_generic_args,
+    AggregateKind, BasicBlock, BinOp, BlockData, Body, Callee, CastKind, GenericArg, LocalDecl,
+    Mutability, Operand, Path, PathSegment, Place, PlaceElem, Rvalue, Statement, StatementKind,
+    Terminator, TerminatorKind, Ty, closure_trait_call, top_level_items, trailing_generic_args,
 };
 
 /// What a wrapper does with the closure `f` it captures (a closure type
@@ -64,6 +67,9 @@ enum Wrapper {
     ToUsize(String),
     /// `move |(), item| f(item)`.
     ForEach(String),
+    /// `any`'s, `all`'s and `find`'s `check(f)`: `move |(), x|` a
+    /// `ControlFlow` after `f(x)` (`find`: `f(&x)`).
+    Check(String, Check),
     /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
     /// of that operation.
     MapFold(String, BinOp),
@@ -85,6 +91,7 @@ impl Wrapper {
             | Wrapper::CopyFold(f)
             | Wrapper::ToUsize(f)
             | Wrapper::ForEach(f)
+            | Wrapper::Check(f, _)
             | Wrapper::MapFold(f, _)
             | Wrapper::MapFoldThen(f, _) => Some(f),
             Wrapper::Accumulate(..) => None,
@@ -110,6 +117,17 @@ pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
         Some(w) => w.callee().is_none_or(|g| drops_nothing(g, kernel)),
         None => (kernel.drops_nothing)(f),
     }
+}
+
+/// Which `check` closure a [`Wrapper::Check`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// `if f(x) { Break(()) } else { Continue(()) }`.
+    Any,
+    /// `if f(x) { Continue(()) } else { Break(()) }`.
+    All,
+    /// `if f(&x) { Break(x) } else { Continue(()) }`.
+    Find,
 }
 
 /// How many times expansion goes over a body: each pass expands the
@@ -176,6 +194,11 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         }
         "iter::adapters::copied::copy_fold" => Some(Wrapper::CopyFold(last)),
         "iter::Iterator::for_each::call" => Some(Wrapper::ForEach(last)),
+        "iter::Iterator::any::check" => Some(Wrapper::Check(last, Check::Any)),
+        "iter::Iterator::all::check" => Some(Wrapper::Check(last, Check::All)),
+        "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check" => {
+            Some(Wrapper::Check(last, Check::Find))
+        }
         "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
             Some(Wrapper::ToUsize(last))
         }
@@ -346,6 +369,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
         | Wrapper::ForEach(f)
         | Wrapper::MapFold(f, _) => f,
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
+        Wrapper::Check(f, check) => return expand_check(body, bb, f, *check),
     };
     let closure_ty = Ty::Opaque(closure.to_string());
     let mut stmts = Vec::new();
@@ -435,7 +459,7 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
                 Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(mapped.clone()));
             (vec![Operand::Move(field(1))], mapped, Some(fold))
         }
-        Wrapper::Accumulate(..) | Wrapper::MapFoldThen(..) => return false,
+        Wrapper::Accumulate(..) | Wrapper::MapFoldThen(..) | Wrapper::Check(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs
         .iter()
@@ -598,6 +622,156 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
     true
 }
 
+/// Rewrites a call of `any`'s, `all`'s or `find`'s `check(f)` ending
+/// block `bb`, `((), x)`, into the call `f(x)` (`f(&x)`) through the
+/// environment (`f` is its one capture), and a branch on its result to
+/// the `ControlFlow` variant the check gives. Whether it did.
+fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check) -> bool {
+    let term = body.blocks[bb].terminator.clone();
+    let TerminatorKind::Call {
+        args,
+        destination,
+        target: Some(target),
+        unwind,
+        ..
+    } = &term.kind
+    else {
+        return false;
+    };
+    let [env, Operand::Move(tuple) | Operand::Copy(tuple)] = args.as_slice() else {
+        return false;
+    };
+    let (Some(Ty::Tuple(elems)), Some(Ty::Adt(flow))) =
+        (body.place_ty(tuple), body.place_ty(destination))
+    else {
+        return false;
+    };
+    // `((), x)`, and `ControlFlow<B>` (`C = ()` left out when printed) of
+    // `B = ()`, or of `B = T` for `find`.
+    let [unit, item] = elems.as_slice() else {
+        return false;
+    };
+    let break_ty = match check {
+        Check::Any | Check::All => Ty::unit(),
+        Check::Find => item.clone(),
+    };
+    let flow_args: Vec<&GenericArg> = flow
+        .segments
+        .last()
+        .map(|s| s.args.iter().collect())
+        .unwrap_or_default();
+    let is_flow = matches!(
+        std_relative(&flow.def_path()),
+        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
+    ) && (flow_args == [&GenericArg::Type(break_ty.clone())]
+        || flow_args == [&GenericArg::Type(break_ty), &GenericArg::Type(Ty::unit())]);
+    if *unit != Ty::unit() || !is_flow {
+        return false;
+    }
+    let field = |i: usize| {
+        let mut p = tuple.clone();
+        p.projection
+            .push(PlaceElem::Field(i as u32, elems[i].clone()));
+        p
+    };
+    let stmt = |place: &Place, rv: Rvalue| Statement {
+        kind: StatementKind::Assign(place.clone(), rv),
+        pos: term.pos,
+        source: term.source.clone(),
+    };
+    let terminator = |kind| Terminator {
+        kind,
+        pos: term.pos,
+        source: term.source.clone(),
+    };
+    let variant = |name: &str, payload: Operand| {
+        let mut path = flow.clone();
+        path.segments.push(PathSegment {
+            name: name.to_string(),
+            args: Vec::new(),
+        });
+        Rvalue::Aggregate(
+            AggregateKind::Adt {
+                path,
+                field_names: Vec::new(),
+            },
+            vec![payload],
+        )
+    };
+    let unit_value = || Operand::Const(crate::model::ConstOperand::Unit);
+    let (when_true, when_false) = match check {
+        Check::Any => (
+            variant("Break", unit_value()),
+            variant("Continue", unit_value()),
+        ),
+        Check::All => (
+            variant("Continue", unit_value()),
+            variant("Break", unit_value()),
+        ),
+        Check::Find => (
+            variant("Break", Operand::Move(field(1))),
+            variant("Continue", unit_value()),
+        ),
+    };
+    let mut stmts = Vec::new();
+    let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(f.to_string())));
+    let f_ref = new_local(body, f_ref_ty.clone());
+    stmts.push(stmt(
+        &f_ref,
+        Rvalue::Cast(CastKind::Transmute, env.clone(), f_ref_ty),
+    ));
+    // `x`, or `&x` for `find`'s predicate.
+    let input = match check {
+        Check::Any | Check::All => Operand::Move(field(1)),
+        Check::Find => {
+            let r = new_local(body, Ty::Ref(Mutability::Not, Box::new(item.clone())));
+            stmts.push(stmt(&r, Rvalue::Ref(Mutability::Not, field(1))));
+            Operand::Move(r)
+        }
+    };
+    let Some(input_ty) = (match &input {
+        Operand::Move(p) | Operand::Copy(p) => body.place_ty(p),
+        Operand::Const(_) => None,
+    }) else {
+        return false;
+    };
+    let f_args_ty = Ty::Tuple(vec![input_ty]);
+    let f_args = new_local(body, f_args_ty.clone());
+    stmts.push(stmt(
+        &f_args,
+        Rvalue::Aggregate(AggregateKind::Tuple, vec![input]),
+    ));
+    let keep = new_local(body, Ty::Bool);
+    let cleanup = body.blocks[bb].cleanup;
+    let block_with = |body: &mut Body, rv: Rvalue| {
+        body.blocks.push(BlockData {
+            cleanup,
+            statements: vec![stmt(destination, rv)],
+            terminator: terminator(TerminatorKind::Goto(*target)),
+        })
+    };
+    let (yes, no) = (block_with(body, when_true), block_with(body, when_false));
+    let branch = body.blocks.push(BlockData {
+        cleanup,
+        statements: Vec::new(),
+        terminator: terminator(TerminatorKind::SwitchInt {
+            discr: Operand::Move(keep.clone()),
+            targets: vec![(0, no)],
+            otherwise: yes,
+        }),
+    });
+    let block = &mut body.blocks[bb];
+    block.statements.extend(stmts);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(f, &f_args_ty)),
+        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
+        destination: keep,
+        target: Some(branch),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
 /// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
 pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
     Path {
@@ -639,7 +813,27 @@ mod tests {
         assert!(matches!(wrapper_of(fold), Some(Wrapper::CopyFold(_))));
         assert!(matches!(wrapper_of(TO_USIZE), Some(Wrapper::ToUsize(_))));
         let for_each = "{closure@std::iter::Iterator::for_each::call<u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
-        assert_eq!(wrapper_of(for_each), Some(Wrapper::ForEach(kernel)));
+        assert_eq!(wrapper_of(for_each), Some(Wrapper::ForEach(kernel.clone())));
+        let check = |function: &str| {
+            wrapper_of(&format!(
+                "{{closure@{function}<u32, {{closure@/src/kernel.rs:13:39: 13:44}}>::{{closure#0}}}}"
+            ))
+        };
+        assert_eq!(
+            check("std::iter::Iterator::any::check"),
+            Some(Wrapper::Check(kernel.clone(), Check::Any))
+        );
+        assert_eq!(
+            check("core::iter::Iterator::all::check"),
+            Some(Wrapper::Check(kernel.clone(), Check::All))
+        );
+        assert_eq!(
+            check("std::iter::DoubleEndedIterator::rfind::check"),
+            Some(Wrapper::Check(kernel, Check::Find))
+        );
+        // `position`'s check captures a counter too; `find_map`'s differs.
+        assert_eq!(check("std::iter::Iterator::position::check"), None);
+        assert_eq!(check("std::iter::Iterator::find_map::check"), None);
         assert_eq!(
             wrapper_of(SUM),
             Some(Wrapper::Accumulate(BinOp::Add, false))

@@ -30,9 +30,17 @@
 //! to a closure, as `Chain::fold` passes, the environment holds that
 //! reference, which is read and called through), and the result is
 //! `NeverShortCircuit(accum)`. `f` is then expanded or pointed at the
-//! kernel closure's body like any closure call. Any other `Try` type
-//! (`any`, `find`, `position` on such a range) or element type (`char`,
-//! which skips the surrogates) stays a call, refused by name.
+//! kernel closure's body like any closure call.
+//!
+//! Folds that stop early (`all`, `any`, `find`, `rfind` through their
+//! `check` closures, `try_fold` with a closure of the kernel's) pass `f`
+//! itself and a result type of `core`'s `ControlFlow`, `Option` or
+//! `Result`: `?` reads the result's discriminant, goes on with the
+//! payload of `Continue` (`Some`, `Ok`), and otherwise returns the
+//! result as it is, which is what each of their `FromResidual` impls
+//! gives back; the fold's own result is `Continue(accum)` (`Some`, `Ok`).
+//! Any other `Try` type or element type (`char`, which skips the
+//! surrogates) stays a call, refused by name.
 
 use super::std_closures::{
     KernelClosures, call_mut_path, callable, closure_function, drops_nothing, new_local,
@@ -61,13 +69,35 @@ struct RangeFold {
     element: IntTy,
     direction: Direction,
     accumulator: Ty,
-    /// `wrap_mut_2`'s closure type, as printed.
-    wrapper: String,
+    /// What `?` does with the closure's result.
+    residual: Residual,
+    /// The type of the closure argument: `wrap_mut_2`'s closure, or the
+    /// closure itself (or a `&mut` to it) for an enum result.
+    wrapper: Ty,
     /// The closure it wraps, or the closure a `&mut` it wraps points to
     /// (`Chain::fold` folds each half with `&mut f`).
     closure: String,
     /// Whether it wraps a `&mut` to `closure`.
     by_mut_ref: bool,
+}
+
+/// What the fold's `?` does with each result of the closure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Residual {
+    /// `NeverShortCircuit<B>`: the closure, wrapped by `wrap_mut_2`, gives
+    /// the accumulator itself, and the fold never stops early.
+    Never,
+    /// An enum `R` whose `variant` (discriminant `discr`) holds the next
+    /// accumulator (`ControlFlow::Continue`, `Option::Some`,
+    /// `Result::Ok`): `?` goes on with it, and otherwise returns the
+    /// result as it is (each `FromResidual` of these three gives back the
+    /// same value). The fold's own result is `variant(accum)`.
+    Enum {
+        /// The result type's path (`std::option::Option<u32>`).
+        ty: Path,
+        variant: &'static str,
+        discr: u128,
+    },
 }
 
 /// Expands the call ending block `bb` if it is such a fold whose closure
@@ -96,11 +126,12 @@ pub(super) fn expand_range_fold(body: &mut Body, bb: BasicBlock, kernel: &Kernel
 }
 
 /// The fold a callee path names: `<std::ops::RangeInclusive<A> as
-/// std::iter::range::RangeInclusiveIteratorImpl>::spec_try_fold::<B,
-/// {closure@std::ops::try_trait::NeverShortCircuit<B>::wrap_mut_2<B, A,
-/// F>::{closure#0}}, std::ops::try_trait::NeverShortCircuit<B>>` (or
-/// `spec_try_rfold`), `A` an integer type and `F` a closure or a `&mut`
-/// to one.
+/// std::iter::range::RangeInclusiveIteratorImpl>::spec_try_fold::<B, F, R>`
+/// (or `spec_try_rfold`), `A` an integer type, and either `R =
+/// std::ops::try_trait::NeverShortCircuit<B>` with `F` the closure
+/// `NeverShortCircuit<B>::wrap_mut_2<B, A, G>::{closure#0}` of a closure
+/// `G` (or a `&mut` to one), or `R` one of [`Residual::Enum`]'s with `F`
+/// a closure (or a `&mut` to one).
 fn range_fold(path: &Path) -> Option<RangeFold> {
     let [qualified, method] = path.segments.as_slice() else {
         return None;
@@ -123,44 +154,91 @@ fn range_fold(path: &Path) -> Option<RangeFold> {
     let element = IntTy::from_name(element)?;
     let [
         GenericArg::Type(accumulator),
-        GenericArg::Type(Ty::Opaque(wrapper)),
+        GenericArg::Type(wrapper),
         GenericArg::Type(result),
     ] = method.args.as_slice()
     else {
         return None;
     };
-    if !never_short_circuit(&result.to_string(), &accumulator.to_string()) {
-        return None;
-    }
-    // `wrap_mut_2<B, A, F>`'s closure, `F` by value.
-    let (function, args) = closure_function(wrapper)?;
-    let (owner, name) = function.rsplit_once("::")?;
-    let items = top_level_items(args);
-    let [b, a, f] = items.as_slice() else {
-        return None;
+    // A closure, or a `&mut` to one.
+    let closure_of = |f: &str| -> Option<(bool, String)> {
+        let (by_mut_ref, f) = match f.strip_prefix("&mut ") {
+            Some(pointee) => (true, pointee),
+            None => (false, f),
+        };
+        (f.starts_with("{closure@") && f.ends_with('}')).then(|| (by_mut_ref, f.to_string()))
     };
-    let (by_mut_ref, f) = match f.strip_prefix("&mut ") {
-        Some(pointee) => (true, pointee),
-        None => (false, *f),
-    };
-    let is_closure = f.starts_with("{closure@") && f.ends_with('}');
-    // Compared as types, not as text that might be spelled otherwise.
-    let same = |text: &str, ty: &Ty| crate::parse::parse_type(text).is_ok_and(|t| t == *ty);
-    if name != "wrap_mut_2"
-        || !never_short_circuit(owner, b)
-        || !same(b, accumulator)
-        || !same(a, &Ty::Int(element))
-        || !is_closure
-    {
-        return None;
-    }
+    let (residual, (by_mut_ref, closure)) =
+        if never_short_circuit(&result.to_string(), &accumulator.to_string()) {
+            // `wrap_mut_2<B, A, G>`'s closure.
+            let Ty::Opaque(wrap) = wrapper else {
+                return None;
+            };
+            let (function, args) = closure_function(wrap)?;
+            let (owner, name) = function.rsplit_once("::")?;
+            let items = top_level_items(args);
+            let [b, a, g] = items.as_slice() else {
+                return None;
+            };
+            // Compared as types, not as text that might be spelled otherwise.
+            let same = |text: &str, ty: &Ty| crate::parse::parse_type(text).is_ok_and(|t| t == *ty);
+            if name != "wrap_mut_2"
+                || !never_short_circuit(owner, b)
+                || !same(b, accumulator)
+                || !same(a, &Ty::Int(element))
+            {
+                return None;
+            }
+            (Residual::Never, closure_of(g)?)
+        } else {
+            (
+                enum_residual(result, accumulator)?,
+                closure_of(&wrapper.to_string())?,
+            )
+        };
     Some(RangeFold {
         element,
         direction,
         accumulator: accumulator.clone(),
+        residual,
         wrapper: wrapper.clone(),
-        closure: f.to_string(),
+        closure,
         by_mut_ref,
+    })
+}
+
+/// The [`Residual::Enum`] of a fold's result type `result` with
+/// accumulator `accumulator`: `ControlFlow<_, B>`, `Option<B>` or
+/// `Result<B, _>` of `core`.
+fn enum_residual(result: &Ty, accumulator: &Ty) -> Option<Residual> {
+    let Ty::Adt(path) = result else {
+        return None;
+    };
+    let last = path.segments.last()?;
+    let def = path.def_path();
+    let args: Vec<&Ty> = last
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArg::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let unit = Ty::unit();
+    let (variant, discr, held) = match std_relative(&def)? {
+        // `ControlFlow<B>` prints without its default `C = ()`.
+        "ops::ControlFlow" | "ops::control_flow::ControlFlow" => match args.as_slice() {
+            [_] => ("Continue", 0, Some(&&unit)),
+            _ => ("Continue", 0, args.get(1)),
+        },
+        "option::Option" => ("Some", 1, args.first()),
+        "result::Result" => ("Ok", 0, args.first()),
+        _ => return None,
+    };
+    (*held? == accumulator).then(|| Residual::Enum {
+        ty: path.clone(),
+        variant,
+        discr,
     })
 }
 
@@ -198,7 +276,7 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
         }
         _ => return false,
     };
-    let wrapper_ty = Ty::Opaque(fold.wrapper.clone());
+    let wrapper_ty = fold.wrapper.clone();
     if operand_ty(body, wrapper_arg).is_some_and(|t| t != wrapper_ty) {
         return false;
     }
@@ -208,7 +286,13 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
     let Some(result_ty) = body.place_ty(destination) else {
         return false;
     };
-    if !never_short_circuit(&result_ty.to_string(), &fold.accumulator.to_string()) {
+    let result_fits = match &fold.residual {
+        Residual::Never => {
+            never_short_circuit(&result_ty.to_string(), &fold.accumulator.to_string())
+        }
+        Residual::Enum { ty, .. } => result_ty == Ty::Adt(ty.clone()),
+    };
+    if !result_fits {
         return false;
     }
 
@@ -261,8 +345,9 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
             otherwise,
         });
     };
-    // `accum = f(accum, item)` through the wrapper's environment, ending
-    // `block` and going on at `next`.
+    // `accum = f(accum, item)?` through the wrapper's environment, ending
+    // `block` and going on at `next` (or returning `f`'s result when `?`
+    // stops).
     let call_f = |body: &mut Body, block: BasicBlock, item: Operand, next: BasicBlock| {
         let f_ty = Ty::Opaque(fold.closure.clone());
         let env_ref = new_local(body, Ty::Ref(Mutability::Mut, Box::new(wrapper_ty.clone())));
@@ -301,11 +386,43 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
                 vec![Operand::Move(accum.clone()), item],
             ),
         ));
+        // The result: the accumulator itself, or an enum that `?` reads.
+        let (result, after) = match &fold.residual {
+            Residual::Never => (accum.clone(), next),
+            Residual::Enum { variant, discr, .. } => {
+                let result = new_local(body, result_ty.clone());
+                let (check, go_on, stop) = (make(body), make(body), make(body));
+                let tag = new_local(body, Ty::Int(IntTy::Isize));
+                body.blocks[check]
+                    .statements
+                    .push(stmt(&tag, Rvalue::Discriminant(result.clone())));
+                body.blocks[check].terminator = terminator(TerminatorKind::SwitchInt {
+                    discr: Operand::Move(tag),
+                    targets: vec![(*discr, go_on)],
+                    otherwise: stop,
+                });
+                let mut held = result.clone();
+                held.projection
+                    .push(PlaceElem::Downcast(variant.to_string()));
+                held.projection
+                    .push(PlaceElem::Field(0, fold.accumulator.clone()));
+                body.blocks[go_on]
+                    .statements
+                    .push(stmt(&accum, Rvalue::Use(Operand::Move(held))));
+                body.blocks[go_on].terminator = terminator(TerminatorKind::Goto(next));
+                body.blocks[stop].statements.push(stmt(
+                    destination,
+                    Rvalue::Use(Operand::Move(result.clone())),
+                ));
+                body.blocks[stop].terminator = terminator(TerminatorKind::Goto(*target));
+                (result, check)
+            }
+        };
         body.blocks[block].terminator = terminator(TerminatorKind::Call {
             func: Callee::Item(call_mut_path(&fold.closure, &args_ty)),
             args: vec![Operand::Move(f_ref), Operand::Move(args)],
-            destination: accum.clone(),
-            target: Some(next),
+            destination: result,
+            target: Some(after),
             unwind: unwind.clone(),
         });
     };
@@ -385,14 +502,34 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
         last_call,
     );
     call_f(body, last_call, Operand::Copy(start), done);
-    // `NeverShortCircuit(accum)`.
-    let mut wrapped = destination.clone();
-    wrapped
-        .projection
-        .push(PlaceElem::Field(0, fold.accumulator.clone()));
-    body.blocks[done]
-        .statements
-        .push(stmt(&wrapped, Rvalue::Use(Operand::Move(accum.clone()))));
+    // `NeverShortCircuit(accum)`, or the enum's variant holding it.
+    let finished = match &fold.residual {
+        Residual::Never => {
+            let mut wrapped = destination.clone();
+            wrapped
+                .projection
+                .push(PlaceElem::Field(0, fold.accumulator.clone()));
+            stmt(&wrapped, Rvalue::Use(Operand::Move(accum.clone())))
+        }
+        Residual::Enum { ty, variant, .. } => {
+            let mut path = ty.clone();
+            path.segments.push(crate::model::PathSegment {
+                name: variant.to_string(),
+                args: Vec::new(),
+            });
+            stmt(
+                destination,
+                Rvalue::Aggregate(
+                    crate::model::AggregateKind::Adt {
+                        path,
+                        field_names: Vec::new(),
+                    },
+                    vec![Operand::Move(accum.clone())],
+                ),
+            )
+        }
+    };
+    body.blocks[done].statements.push(finished);
     body.blocks[done].terminator = terminator(TerminatorKind::Goto(*target));
     true
 }
@@ -468,8 +605,60 @@ mod tests {
     }
 
     #[test]
+    fn folds_that_stop_early_are_known_by_their_result_enum() {
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a printed type parses");
+        let unit = Ty::unit();
+        let u32_ty = Ty::Int(IntTy::U32);
+        let variant = |r: Option<Residual>| match r {
+            Some(Residual::Enum { variant, discr, .. }) => Some((variant, discr)),
+            _ => None,
+        };
+        // `ControlFlow<B>` prints without its `C = ()`.
+        let flow = ty("std::ops::ControlFlow<u32>");
+        assert_eq!(variant(enum_residual(&flow, &unit)), Some(("Continue", 0)));
+        assert_eq!(variant(enum_residual(&flow, &u32_ty)), None);
+        let both = ty("core::ops::ControlFlow<(), u32>");
+        assert_eq!(
+            variant(enum_residual(&both, &u32_ty)),
+            Some(("Continue", 0))
+        );
+        let option = ty("std::option::Option<u32>");
+        assert_eq!(variant(enum_residual(&option, &u32_ty)), Some(("Some", 1)));
+        let result = ty("std::result::Result<u32, u8>");
+        assert_eq!(variant(enum_residual(&result, &u32_ty)), Some(("Ok", 0)));
+        assert_eq!(variant(enum_residual(&result, &Ty::Int(IntTy::U8))), None);
+        // Any other enum may be anyone's `Try`.
+        let own = ty("kernel::Option<u32>");
+        assert_eq!(variant(enum_residual(&own, &u32_ty)), None);
+        // The fold then calls the closure argument itself.
+        let kernel = "{closure@/src/kernel.rs:3:4: 3:9}";
+        let text = format!(
+            "<std::ops::RangeInclusive<u32> as std::iter::range::RangeInclusiveIteratorImpl>::spec_try_fold::<u32, {kernel}, std::option::Option<u32>>"
+        );
+        let fold = range_fold(&crate::parse::parse_value_path(&text).expect("parses"))
+            .expect("`try_fold` with `Option`");
+        assert_eq!(fold.closure, kernel);
+        assert_eq!(fold.wrapper, Ty::Opaque(kernel.to_string()));
+        assert!(matches!(
+            fold.residual,
+            Residual::Enum {
+                variant: "Some",
+                ..
+            }
+        ));
+        let not_a_closure = text.replace(
+            kernel,
+            "fn(u32, u32) -> std::option::Option<u32> {kernel::f}",
+        );
+        assert_eq!(
+            range_fold(&crate::parse::parse_value_path(&not_a_closure).expect("parses")),
+            None
+        );
+    }
+
+    #[test]
     fn other_folds_stay_calls() {
-        // `any` and `find` short-circuit: their `Try` type is `ControlFlow`.
+        // `wrap_mut_2`'s closure with an enum result.
         let control_flow = "std::ops::ControlFlow<u32>";
         assert_eq!(
             range_fold(&callee("u32", "spec_try_fold", SUM, control_flow)),
