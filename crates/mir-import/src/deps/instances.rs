@@ -18,7 +18,7 @@
 //! generic parameters of its own, is not instantiated (the kernel's use of
 //! it stays refused, by name).
 
-use crate::model::{GenericArg, Path};
+use crate::model::{GenericArg, Path, closing_bracket, split_top_level, top_level_items};
 
 /// An impl block's header, as far as instantiation needs it.
 #[derive(Debug, PartialEq, Eq)]
@@ -42,24 +42,22 @@ impl ImplHeader {
     /// Ty<..>`, a `where` clause ignored).
     pub fn parse(header: &str) -> Option<ImplHeader> {
         let rest = header.trim().strip_prefix("impl")?;
-        let (params, rest) = match rest.strip_prefix('<') {
-            Some(r) => {
-                let close = matching_close(r)?;
-                (split_top(&r[..close]), &r[close + 1..])
-            }
-            None => (Vec::new(), rest),
+        let (params, rest) = if rest.starts_with('<') {
+            let close = closing_bracket(rest, 0)?;
+            (top_level_items(&rest[1..close]), &rest[close + 1..])
+        } else {
+            (Vec::new(), rest)
         };
         let rest = rest.split(" where ").next().unwrap_or(rest).trim();
-        let (trait_name, self_ty) = match split_for(rest) {
+        let (trait_name, self_ty) = match split_top_level(rest, " for ") {
             Some((tr, ty)) => (Some(last_segment(tr)), ty),
             None => (None, rest),
         };
         let self_ty = self_ty.trim();
         let (name, args) = match self_ty.find('<') {
             Some(open) => {
-                let inner = &self_ty[open + 1..];
-                let close = matching_close(inner)?;
-                (&self_ty[..open], split_top(&inner[..close]))
+                let close = closing_bracket(self_ty, open)?;
+                (&self_ty[..open], top_level_items(&self_ty[open + 1..close]))
             }
             None => (self_ty, Vec::new()),
         };
@@ -135,9 +133,10 @@ pub(super) fn fn_generics(text: &str, name: &str) -> Option<ImplHeader> {
     if found.next().is_some() {
         return None;
     }
-    let rest = &text[at + needle.len()..];
-    let close = matching_close(rest)?;
-    let header = ImplHeader::parse(&format!("impl<{}> F", &rest[..close]))?;
+    // From the `<` that ends the needle.
+    let rest = &text[at + needle.len() - 1..];
+    let close = closing_bracket(rest, 0)?;
+    let header = ImplHeader::parse(&format!("impl<{}> F", &rest[1..close]))?;
     Some(own_params_header(name, header.params))
 }
 
@@ -233,58 +232,6 @@ pub(super) fn substitute(text: &str, binds: &[Binding]) -> String {
     out
 }
 
-/// The index of the `>` that closes a `<` just before `s`.
-fn matching_close(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' if depth == 0 => return Some(i),
-            '>' | ')' | ']' => depth -= 1,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// `s` split at its commas outside brackets, each part trimmed.
-fn split_top(s: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut from) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(s[from..i].trim());
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = s[from..].trim();
-    if !last.is_empty() {
-        parts.push(last);
-    }
-    parts
-}
-
-/// `Tr<..> for Ty<..>` split at its ` for ` outside brackets.
-fn split_for(s: &str) -> Option<(&str, &str)> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth -= 1,
-            ' ' if depth == 0 && s[i..].starts_with(" for ") => {
-                return Some((&s[..i], &s[i + 5..]));
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// A path's last segment without generic arguments.
 fn last_segment(p: &str) -> String {
     let p = p.trim();
@@ -334,6 +281,20 @@ mod tests {
             GenericArg::Const("4".into()),
         ];
         assert!(t.bind(&args).is_some());
+        // A bound with an arrow, and a const block: `->` closes nothing,
+        // and braces nest.
+        let arrow = ImplHeader::parse("impl<F: Fn(u32) -> u32, const N: usize> Map<F, { N }>")
+            .expect("parses");
+        assert_eq!(
+            arrow.params,
+            [("F".into(), None), ("N".into(), Some("usize".into()))]
+        );
+        assert_eq!(arrow.self_args, ["F", "{ N }"]);
+        assert_eq!(arrow.self_name, "Map");
+        let over = ImplHeader::parse("impl<G: FnMut(u8) -> u8> Tr<fn(u8) -> u8> for Over<G>")
+            .expect("parses");
+        assert_eq!(over.trait_name.as_deref(), Some("Tr"));
+        assert_eq!(over.self_args, ["G"]);
         // A self type argument that is not a bare parameter leaves one
         // unbound; a count that differs binds nothing.
         let fixed = ImplHeader::parse("impl<T> Pair<[T; 2]>").expect("parses");
@@ -353,6 +314,9 @@ mod tests {
             ])
             .is_some()
         );
+        let arrow = fn_generics("fn apply<F: Fn(u32) -> u32, const K: u8>(f: F) {}", "apply")
+            .expect("found");
+        assert_eq!(arrow.self_args, ["F", "K"]);
         // Two functions of that name: which one is not guessed.
         assert!(fn_generics(&format!("{src}{src}"), "get_unaligned_chunk").is_none());
     }
