@@ -41,6 +41,15 @@ impl Crate {
         self.trivially_dropped_with(ty, &mut captures)
     }
 
+    /// [`Crate::trivially_dropped`] of each of `tys`, the closures'
+    /// captures read once for all of them.
+    pub fn trivially_dropped_each<'t>(&self, tys: impl IntoIterator<Item = &'t Ty>) -> Vec<bool> {
+        let mut captures = None;
+        tys.into_iter()
+            .map(|ty| self.trivially_dropped_with(ty, &mut captures))
+            .collect()
+    }
+
     fn trivially_dropped_with(
         &self,
         ty: &Ty,

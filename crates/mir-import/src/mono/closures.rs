@@ -298,10 +298,12 @@ pub fn instantiate(
     let closures = closure_bodies(krate);
     // The kernel closures whose drop does nothing: a std fold that takes
     // one by value is expanded only then (it would drop it).
+    let closure_tys: Vec<Ty> = closures.keys().map(|c| Ty::Opaque(c.clone())).collect();
     let drop_nothing: BTreeSet<String> = closures
         .keys()
-        .filter(|c| krate.trivially_dropped(&Ty::Opaque((*c).clone())))
-        .cloned()
+        .zip(krate.trivially_dropped_each(&closure_tys))
+        .filter(|(_, trivial)| *trivial)
+        .map(|(c, _)| c.clone())
         .collect();
     let kernel = super::std_closures::KernelClosures {
         has_body: &|c| closures.contains_key(c),

@@ -67,8 +67,8 @@ enum Wrapper {
     ToUsize(String),
     /// `move |(), item| f(item)`.
     ForEach(String),
-    /// `any`'s, `all`'s and `find`'s `check(f)`: `move |(), x|` a
-    /// `ControlFlow` after `f(x)` (`find`: `f(&x)`).
+    /// `any`'s, `all`'s, `find`'s and `rfind`'s `check(f)`: `move |(), x|`
+    /// a `ControlFlow` after `f(x)` (`find`, `rfind`: `f(&x)`).
     Check(String, Check),
     /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
     /// of that operation.
@@ -428,9 +428,14 @@ fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
             )
         }
         Wrapper::ToUsize(_) => {
-            let [_] = elems.as_slice() else {
+            // `to_usize` drops `x` after `p(&x)`, which the expansion does
+            // not: only for items whose drop does nothing.
+            let [item] = elems.as_slice() else {
                 return false;
             };
+            if !plainly_dropless(item) {
+                return false;
+            }
             let Some(x) = borrowed_item(body, &mut assign) else {
                 return false;
             };
@@ -655,6 +660,11 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check) -> bool 
         Check::Any | Check::All => Ty::unit(),
         Check::Find => item.clone(),
     };
+    // `find`'s check drops `x` when it goes on, which the expansion does
+    // not: only for items whose drop does nothing.
+    if check == Check::Find && !plainly_dropless(item) {
+        return false;
+    }
     let flow_args: Vec<&GenericArg> = flow
         .segments
         .last()
@@ -788,6 +798,19 @@ pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
     }
 }
 
+/// Whether dropping a value of `ty` plainly does nothing, with no need to
+/// know any type's definition: scalars, references, pointers, and tuples
+/// and arrays of them (what iterators over numbers and slices yield).
+fn plainly_dropless(ty: &Ty) -> bool {
+    match ty {
+        Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Never => true,
+        Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => true,
+        Ty::Tuple(items) => items.iter().all(plainly_dropless),
+        Ty::Array(item, _) => plainly_dropless(item),
+        _ => false,
+    }
+}
+
 /// A new local of type `ty` in `body`.
 pub(super) fn new_local(body: &mut Body, ty: Ty) -> Place {
     Place::local(body.locals.push(LocalDecl {
@@ -858,6 +881,24 @@ mod tests {
         );
         assert_eq!(wrapper_of(&SUM.replace("Sum>", "Sum<&u8>>")), None);
         assert_eq!(wrapper_of(&SUM.replace("Sum>::sum", "Sum>::product")), None);
+    }
+
+    #[test]
+    fn items_plainly_without_drop_glue_are_numbers_references_and_their_groups() {
+        let u32_ty = Ty::Int(crate::model::IntTy::U32);
+        let by_ref = Ty::Ref(Mutability::Not, Box::new(u32_ty.clone()));
+        assert!(plainly_dropless(&Ty::Tuple(vec![by_ref, Ty::Bool])));
+        assert!(plainly_dropless(&Ty::Array(
+            Box::new(u32_ty.clone()),
+            crate::model::ArrayLen::Known(4)
+        )));
+        // A type whose definition would have to be read, or a closure.
+        let own = Ty::Adt(Path::plain("kernel::Tally"));
+        assert!(!plainly_dropless(&own));
+        assert!(!plainly_dropless(&Ty::Tuple(vec![u32_ty, own])));
+        assert!(!plainly_dropless(&Ty::Opaque(
+            "{closure@k.rs:1:2: 1:3}".into()
+        )));
     }
 
     #[test]

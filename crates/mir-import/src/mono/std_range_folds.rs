@@ -191,10 +191,18 @@ fn range_fold(path: &Path) -> Option<RangeFold> {
             }
             (Residual::Never, closure_of(g)?)
         } else {
-            (
-                enum_residual(result, accumulator)?,
-                closure_of(&wrapper.to_string())?,
-            )
+            // `f` itself: not `wrap_mut_2`'s closure, whose result is
+            // `NeverShortCircuit`.
+            let (by_mut_ref, f) = closure_of(&wrapper.to_string())?;
+            let wraps = closure_function(&f).is_some_and(|(function, _)| {
+                function
+                    .rsplit_once("::")
+                    .is_some_and(|(_, name)| name == "wrap_mut_2")
+            });
+            if wraps {
+                return None;
+            }
+            (enum_residual(result, accumulator)?, (by_mut_ref, f))
         };
     Some(RangeFold {
         element,
@@ -658,8 +666,9 @@ mod tests {
 
     #[test]
     fn other_folds_stay_calls() {
-        // `wrap_mut_2`'s closure with an enum result.
-        let control_flow = "std::ops::ControlFlow<u32>";
+        // `wrap_mut_2`'s closure with an enum result whose payload is the
+        // accumulator.
+        let control_flow = "std::ops::ControlFlow<(), u32>";
         assert_eq!(
             range_fold(&callee("u32", "spec_try_fold", SUM, control_flow)),
             None
