@@ -92,6 +92,11 @@ pub struct Crate {
     /// (`impl Describe for dyn Shape`), by last segment
     /// (`attrs::traits_implemented_for_trait_objects`).
     pub trait_object_impls: std::collections::BTreeSet<String>,
+    /// Calls monomorphisation recognised but left as they are, by the
+    /// callee's printed path, with the reason (a range fold whose closure
+    /// `core` would drop): the lowering's refusal of the call says it
+    /// instead of its general message.
+    pub left_calls: BTreeMap<String, String>,
 }
 
 impl Crate {

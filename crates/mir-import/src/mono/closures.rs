@@ -305,9 +305,11 @@ pub fn instantiate(
         .filter(|(_, trivial)| *trivial)
         .map(|(c, _)| c.clone())
         .collect();
+    let left = std::cell::RefCell::new(BTreeMap::new());
     let kernel = super::std_closures::KernelClosures {
         has_body: &|c| closures.contains_key(c),
         drops_nothing: &|c| drop_nothing.contains(c),
+        left: &left,
     };
     // Direct calls first, until no body is newly reached: a closure's body
     // reached only through a rewritten call may hold such calls too.
@@ -326,6 +328,7 @@ pub fn instantiate(
             let body = &mut krate.bodies[id];
             super::std_closures::expand_calls(body, &kernel);
             rewrite_closure_calls(body, &Substitution::new(), &closures);
+            krate.left_calls.append(&mut left.borrow_mut());
         }
     }
     let mut done: BTreeSet<String> = BTreeSet::new();
@@ -363,6 +366,7 @@ pub fn instantiate(
             let mut body = krate.bodies[t.body].clone();
             body.substitute(&t.subst);
             super::std_closures::expand_calls(&mut body, &kernel);
+            krate.left_calls.append(&mut left.borrow_mut());
             rewrite_closure_calls(&mut body, &t.subst, &closures);
             for bb in body.blocks.keys().collect::<Vec<_>>() {
                 if let TerminatorKind::Drop { place, target, .. } = &body.blocks[bb].terminator.kind

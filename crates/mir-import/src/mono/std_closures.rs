@@ -106,6 +106,9 @@ pub(super) struct KernelClosures<'a> {
     /// Whether dropping the closure does nothing (no capture has drop
     /// glue).
     pub drops_nothing: &'a dyn Fn(&str) -> bool,
+    /// Calls recognised but left as they are, with the reason
+    /// ([`crate::model::Crate::left_calls`]).
+    pub left: &'a std::cell::RefCell<std::collections::BTreeMap<String, String>>,
 }
 
 /// Whether dropping closure `f` does nothing: a kernel closure whose

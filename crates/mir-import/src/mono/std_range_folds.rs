@@ -115,11 +115,16 @@ pub(super) fn expand_range_fold(body: &mut Body, bb: BasicBlock, kernel: &Kernel
         // `core` drops the wrapper, which holds `f` by value, at the end;
         // the expansion does not, so it is made only where that does
         // nothing (a `&mut` to `f` has no drop).
-        Some(fold)
-            if callable(&fold.closure, kernel.has_body)
-                && (fold.by_mut_ref || drops_nothing(&fold.closure, kernel)) =>
-        {
-            expand(body, bb, &fold)
+        Some(fold) if callable(&fold.closure, kernel.has_body) => {
+            if fold.by_mut_ref || drops_nothing(&fold.closure, kernel) {
+                expand(body, bb, &fold)
+            } else {
+                kernel.left.borrow_mut().insert(
+                    path.to_string(),
+                    "a fold over an inclusive range whose closure captures a value with drop glue is not supported (`core` drops the closure when the fold ends, which the fold written at the call would not; capture such values by reference)".to_string(),
+                );
+                false
+            }
         }
         _ => false,
     }

@@ -104,6 +104,10 @@ impl FnLower<'_, '_> {
             let generic = path.segments.iter().any(|s| !s.args.is_empty())
                 || path.to_string().starts_with('<');
             let closure = path.to_string().contains("{closure@");
+            // A call monomorphisation recognised and left, for its reason.
+            if let Some(reason) = self.sh.krate.left_calls.get(&path.to_string()) {
+                return Err(self.unsupported(format!("{reason}: `{path}`")));
+            }
             let what = if closure {
                 "calls with a closure that could not be instantiated are not supported (the body of a closure defined inside a generic function is generic too, and is not instantiated; a generic function of the standard library that rustc did not inline has no body here; let rustc inline the call, or define the closure outside generic code)"
             } else if generic {
