@@ -54,6 +54,7 @@
 //! blocks, methods of generic trait impl blocks, and methods with type
 //! parameters of their own.
 
+mod call_site;
 pub mod closures;
 pub mod dep_calls;
 pub mod drop_glue;

@@ -42,15 +42,14 @@
 //! Any other `Try` type or element type (`char`, which skips the
 //! surrogates) stays a call, refused by name.
 
-use super::std_closures::{
-    KernelClosures, call_mut_path, callable, closure_function, drops_nothing, new_local,
-};
+use super::call_site::{CallSite, call_mut_path, new_local, operand_ty};
+use super::std_closures::{KernelClosures, callable, closure_function, drops_nothing};
 use super::std_stand_ins::split_qualified;
 use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
 use crate::model::{
-    BasicBlock, BinOp, BlockData, Body, Callee, CastKind, ConstOperand, GenericArg, IntTy,
-    Mutability, Operand, Path, Place, PlaceElem, Rvalue, Scalar, Statement, StatementKind,
-    Terminator, TerminatorKind, Ty, top_level_items, trailing_generic_args,
+    BasicBlock, BinOp, Body, Callee, CastKind, ConstOperand, GenericArg, IntTy, Mutability,
+    Operand, Path, Place, PlaceElem, Rvalue, Scalar, TerminatorKind, Ty, top_level_items,
+    trailing_generic_args,
 };
 
 /// Which end a fold takes its items from.
@@ -264,18 +263,11 @@ fn never_short_circuit(printed: &str, inner: &str) -> bool {
 /// documentation; whether it did (it leaves a call whose arguments or
 /// destination are not as `core`'s signature gives them).
 fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
-    let term = body.blocks[bb].terminator.clone();
-    let TerminatorKind::Call {
-        args,
-        destination,
-        target: Some(target),
-        unwind,
-        ..
-    } = &term.kind
-    else {
+    let Some(site) = CallSite::of(body, bb) else {
         return false;
     };
-    let [range_arg, init, wrapper_arg] = args.as_slice() else {
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let [range_arg, init, wrapper_arg] = site.args.as_slice() else {
         return false;
     };
     let element = Ty::Int(fold.element);
@@ -320,25 +312,10 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
     };
     debug_assert_eq!(RANGE_INCLUSIVE_FIELDS, ["start", "end", "exhausted"]);
     let (start, end, exhausted) = (field(0, &element), field(1, &element), field(2, &Ty::Bool));
-    let cleanup = body.blocks[bb].cleanup;
-    let stmt = |place: &Place, rv: Rvalue| Statement {
-        kind: StatementKind::Assign(place.clone(), rv),
-        pos: term.pos,
-        source: term.source.clone(),
-    };
-    let terminator = |kind| Terminator {
-        kind,
-        pos: term.pos,
-        source: term.source.clone(),
-    };
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let terminator = |kind| site.terminator(kind);
     // Blocks are made first and filled in once every target is known.
-    let make = |body: &mut Body| {
-        body.blocks.push(BlockData {
-            cleanup,
-            statements: Vec::new(),
-            terminator: terminator(TerminatorKind::Unreachable),
-        })
-    };
+    let make = |body: &mut Body| site.push_block(body, Vec::new(), TerminatorKind::Unreachable);
     let (check_exhausted, check_order, head, step, last, last_call, done) = (
         make(body),
         make(body),
@@ -545,14 +522,6 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
     body.blocks[done].statements.push(finished);
     body.blocks[done].terminator = terminator(TerminatorKind::Goto(*target));
     true
-}
-
-/// The type of an operand that names a place.
-fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
-    match op {
-        Operand::Move(p) | Operand::Copy(p) => body.place_ty(p),
-        Operand::Const(_) => None,
-    }
 }
 
 #[cfg(test)]

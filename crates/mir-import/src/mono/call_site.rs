@@ -1,0 +1,137 @@
+//! A call being rewritten in place into MIR of its own: what the
+//! expansions of `core`'s closures ([`super::std_closures`]) and of range
+//! folds ([`super::std_range_folds`]) read of the call, and the statements,
+//! blocks and calls they write at it, each with the call's position,
+//! source and cleanup flag.
+
+use crate::model::{
+    BasicBlock, BlockData, Body, LocalDecl, Operand, Path, PathSegment, Place, PlaceElem, Pos,
+    Rvalue, SourceInfo, Statement, StatementKind, Terminator, TerminatorKind, Ty, UnwindAction,
+};
+
+/// The call ending a block, with a return target.
+pub(super) struct CallSite {
+    /// Its arguments.
+    pub args: Vec<Operand>,
+    /// Where its result goes.
+    pub destination: Place,
+    /// Where it returns to.
+    pub target: BasicBlock,
+    /// What happens when it unwinds.
+    pub unwind: UnwindAction,
+    pos: Pos,
+    source: Option<SourceInfo>,
+    cleanup: bool,
+}
+
+impl CallSite {
+    /// The call ending block `bb`, if it is one that returns.
+    pub fn of(body: &Body, bb: BasicBlock) -> Option<CallSite> {
+        let block = &body.blocks[bb];
+        let TerminatorKind::Call {
+            args,
+            destination,
+            target: Some(target),
+            unwind,
+            ..
+        } = &block.terminator.kind
+        else {
+            return None;
+        };
+        Some(CallSite {
+            args: args.clone(),
+            destination: destination.clone(),
+            target: *target,
+            unwind: unwind.clone(),
+            pos: block.terminator.pos,
+            source: block.terminator.source.clone(),
+            cleanup: block.cleanup,
+        })
+    }
+
+    /// A closure call's arguments, `call_mut(env, tuple)` with the tuple in
+    /// a place: the environment, the tuple's place and its element types.
+    pub fn closure_args(&self, body: &Body) -> Option<(Operand, Place, Vec<Ty>)> {
+        let [env, Operand::Move(tuple) | Operand::Copy(tuple)] = self.args.as_slice() else {
+            return None;
+        };
+        let Some(Ty::Tuple(elems)) = body.place_ty(tuple) else {
+            return None;
+        };
+        Some((env.clone(), tuple.clone(), elems))
+    }
+
+    /// `place = rv`, at the call.
+    pub fn assign(&self, place: &Place, rv: Rvalue) -> Statement {
+        Statement {
+            kind: StatementKind::Assign(place.clone(), rv),
+            pos: self.pos,
+            source: self.source.clone(),
+        }
+    }
+
+    /// A terminator of `kind`, at the call.
+    pub fn terminator(&self, kind: TerminatorKind) -> Terminator {
+        Terminator {
+            kind,
+            pos: self.pos,
+            source: self.source.clone(),
+        }
+    }
+
+    /// A new block of `statements` ending in `kind`, cleanup if the call's
+    /// block is.
+    pub fn push_block(
+        &self,
+        body: &mut Body,
+        statements: Vec<Statement>,
+        kind: TerminatorKind,
+    ) -> BasicBlock {
+        body.blocks.push(BlockData {
+            cleanup: self.cleanup,
+            statements,
+            terminator: self.terminator(kind),
+        })
+    }
+}
+
+/// Field `i` of the tuple at `tuple`, whose element types are `elems`.
+pub(super) fn tuple_field(tuple: &Place, elems: &[Ty], i: usize) -> Place {
+    let mut p = tuple.clone();
+    p.projection
+        .push(PlaceElem::Field(i as u32, elems[i].clone()));
+    p
+}
+
+/// The type of an operand that names a place.
+pub(super) fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
+    match op {
+        Operand::Move(p) | Operand::Copy(p) => body.place_ty(p),
+        Operand::Const(_) => None,
+    }
+}
+
+/// A new local of type `ty` in `body`.
+pub(super) fn new_local(body: &mut Body, ty: Ty) -> Place {
+    Place::local(body.locals.push(LocalDecl {
+        ty,
+        mutable: true,
+        is_arg: false,
+    }))
+}
+
+/// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
+pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
+    Path {
+        segments: vec![
+            PathSegment {
+                name: format!("<{closure} as std::ops::FnMut<{args}>>"),
+                args: Vec::new(),
+            },
+            PathSegment {
+                name: "call_mut".to_string(),
+                args: Vec::new(),
+            },
+        ],
+    }
+}

@@ -1,0 +1,432 @@
+//! Calls of small closures `core` defines, expanded at the call.
+//!
+//! `core`'s iterator methods wrap the caller's closure in one of their own
+//! (`min_by_key`'s `key(f)` is `move |x| (f(&x), x)`) and fold with it,
+//! or fold with a closure of their own (`Sum`'s `|a, b| a + b`). Past its
+//! budget for one top-level call ([`super::shims`]), rustc's inliner
+//! leaves a call of such a closure, whose body `core` never prints, and
+//! whose type no source can name, so no shim can serve it. But each one
+//! here does one fixed thing: the call becomes that thing, written in MIR
+//! at the call. A wrapper's call of the closure it captures is written
+//! through `FnMut::call_mut`, which [`super::closures`] then points at the
+//! kernel closure's body as it does any call that names a closure. A
+//! wrapper's environment is that closure, at offset 0 (its one capture, or
+//! its one capture that is not zero-sized), so a reference to the
+//! environment is a reference to it.
+//!
+//! Expanded (each `call_mut` of the `{closure#0}` of):
+//!
+//! - `Iterator::min_by_key::key`, `max_by_key::key`: `(x,)` gives
+//!   `(f(&x), x)`;
+//! - `adapters::copied::copy_fold`: `(acc, &elt)` gives `f(acc, elt)`;
+//! - `Filter::count`'s `to_usize`: `(x,)` gives `f(&x) as usize`;
+//! - `Iterator::for_each`'s `call`: `((), item)` gives `f(item)`;
+//! - `any`'s, `all`'s, `find`'s and `rfind`'s `check`: `((), x)` gives
+//!   `f(x)` (`f(&x)`) and the `ControlFlow` the check makes of it
+//!   (`Break(())`, `Continue(())`, `Break(x)`);
+//! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
+//!   closure of a primitive number (as in `.filter(..).count()` and
+//!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
+//!   `acc + f(elt)` (or `*`). Its environment holds `f` and `g`, but `g`
+//!   captures nothing, so `f` is at offset 0 whatever order rustc chose;
+//! - `map_fold(f, g)` where `g` is `min_by`'s or `max_by`'s `fold(compare)`
+//!   over a function item (`map(..).max()`, `max_by_key`), which takes no
+//!   space either: `(acc, elt)` gives `g(acc, f(elt))`, two calls, `g`'s
+//!   stood in ([`super::std_stand_ins`]);
+//! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
+//!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
+//!   expansion above left a call of it: `a + b` (`*`), which wraps, as
+//!   `core`'s inherited overflow check does in a build without overflow
+//!   checks (the kernel's, its dependencies' and the host twin's, which
+//!   the lowering assumes for every optional overflow check too:
+//!   `calls::is_optional_overflow_check`).
+//!
+//! `f` may itself be a wrapper (`map_fold(to_usize(p), ..)`): expansion
+//! repeats, up to [`EXPANSION_PASSES`] times. Only `call_mut` with its
+//! arguments in a place is expanded. Any other wrapper stays a call,
+//! refused by name: `map_fold` with two closures that may capture, whose
+//! order in the environment is rustc's to choose, or one this module was
+//! never seen to need.
+
+mod rewrite;
+
+use crate::calls::std_relative;
+use crate::model::{
+    BasicBlock, BinOp, Body, Callee, TerminatorKind, closure_trait_call, top_level_items,
+    trailing_generic_args,
+};
+use rewrite::expand;
+
+/// What a wrapper does with the closure `f` it captures (a closure type
+/// as printed: the kernel's, or another wrapper).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Wrapper {
+    /// `move |x| (f(&x), x)`.
+    Key(String),
+    /// `move |acc, &elt| f(acc, elt)`.
+    CopyFold(String),
+    /// `move |x| f(&x) as usize`.
+    ToUsize(String),
+    /// `move |(), item| f(item)`.
+    ForEach(String),
+    /// `any`'s, `all`'s, `find`'s and `rfind`'s `check(f)`: `move |(), x|`
+    /// a `ControlFlow` after `f(x)` (`find`, `rfind`: `f(&x)`).
+    Check(String, Check),
+    /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
+    /// of that operation.
+    MapFold(String, BinOp),
+    /// `move |acc, elt| g(acc, f(elt))` with `g` (the second) a closure
+    /// that captures nothing and is called, not expanded: `min_by`'s or
+    /// `max_by`'s `fold(compare)` over a function item (stood in,
+    /// [`super::std_stand_ins`]).
+    MapFoldThen(String, String),
+    /// `|a, b| a + b` (or `*`), capturing nothing; `b` by reference for
+    /// `Sum<&T>` (`Product<&T>`).
+    Accumulate(BinOp, bool),
+}
+
+impl Wrapper {
+    /// The closure the wrapper calls, if any.
+    fn callee(&self) -> Option<&str> {
+        match self {
+            Wrapper::Key(f)
+            | Wrapper::CopyFold(f)
+            | Wrapper::ToUsize(f)
+            | Wrapper::ForEach(f)
+            | Wrapper::Check(f, _)
+            | Wrapper::MapFold(f, _)
+            | Wrapper::MapFoldThen(f, _) => Some(f),
+            Wrapper::Accumulate(..) => None,
+        }
+    }
+}
+
+/// What expansion asks of the kernel's closures (by type, as printed).
+pub(super) struct KernelClosures<'a> {
+    /// Whether a call of the closure will have a body (rustc printed one).
+    pub has_body: &'a dyn Fn(&str) -> bool,
+    /// Whether dropping the closure does nothing (no capture has drop
+    /// glue).
+    pub drops_nothing: &'a dyn Fn(&str) -> bool,
+    /// Calls recognised but left as they are, with the reason
+    /// ([`crate::model::Crate::left_calls`]).
+    pub left: &'a std::cell::RefCell<std::collections::BTreeMap<String, String>>,
+}
+
+/// Whether dropping closure `f` does nothing: a kernel closure whose
+/// `drops_nothing`, or a wrapper whose only capture that takes space is
+/// such a closure (`Sum`'s closure and `min_by`'s over a function item
+/// capture nothing that does).
+pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
+    match wrapper_of(f) {
+        Some(w) => w.callee().is_none_or(|g| drops_nothing(g, kernel)),
+        None => (kernel.drops_nothing)(f),
+    }
+}
+
+/// Which `check` closure a [`Wrapper::Check`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// `if f(x) { Break(()) } else { Continue(()) }`.
+    Any,
+    /// `if f(x) { Continue(()) } else { Break(()) }`.
+    All,
+    /// `if f(&x) { Break(x) } else { Continue(()) }`.
+    Find,
+}
+
+/// How many times expansion goes over a body: each pass expands the
+/// wrappers the previous one made calls of. The deepest seen takes three:
+/// a range fold, then its `map_fold(to_usize(p), sum)`, then `to_usize`.
+const EXPANSION_PASSES: usize = 4;
+
+/// Expands, in `body`, every call of one of the closures above whose
+/// callee will have a body: a kernel closure that `has_body`, or a wrapper
+/// of one (a closure without a usable body is left to be refused).
+pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
+    let has_body = kernel.has_body;
+    for _ in 0..EXPANSION_PASSES {
+        let mut expanded = false;
+        let blocks: Vec<BasicBlock> = body.blocks.keys().collect();
+        for bb in blocks {
+            let TerminatorKind::Call {
+                func: Callee::Item(path),
+                ..
+            } = &body.blocks[bb].terminator.kind
+            else {
+                continue;
+            };
+            let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
+                expanded |= super::std_range_folds::expand_range_fold(body, bb, kernel);
+                continue;
+            };
+            let Some(wrapper) = wrapper_of(self_ty) else {
+                continue;
+            };
+            if wrapper.callee().is_none_or(|f| callable(f, has_body)) {
+                expanded |= expand(body, bb, &wrapper);
+            }
+        }
+        if !expanded {
+            return;
+        }
+    }
+}
+
+/// Whether a call of closure type `f` will have a body: the kernel's
+/// closure with one, or a wrapper of one.
+pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
+    has_body(f) || wrapper_of(f).is_some_and(|w| w.callee().is_none_or(|g| callable(g, has_body)))
+}
+
+/// Which of the closures above a closure type (`{closure@DEF}`) is, with
+/// the closure it wraps (its function's last generic argument; for
+/// `map_fold`, the second to last).
+fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
+    let (name, args) = closure_function(closure_ty)?;
+    if let Some((_, op, by_ref)) = accumulator(name) {
+        return Some(Wrapper::Accumulate(op, by_ref));
+    }
+    let name = std_relative(name).unwrap_or(name);
+    let args = top_level_items(args);
+    // A closure by value: a shared or mutable reference to one (`&mut F`)
+    // is another type, which this does not expand.
+    let closure = |a: &&str| a.starts_with("{closure@") && a.ends_with('}');
+    let last = args.last().filter(|a| closure(a))?.to_string();
+    match name {
+        "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => {
+            Some(Wrapper::Key(last))
+        }
+        "iter::adapters::copied::copy_fold" => Some(Wrapper::CopyFold(last)),
+        "iter::Iterator::for_each::call" => Some(Wrapper::ForEach(last)),
+        "iter::Iterator::any::check" => Some(Wrapper::Check(last, Check::Any)),
+        "iter::Iterator::all::check" => Some(Wrapper::Check(last, Check::All)),
+        "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check" => {
+            Some(Wrapper::Check(last, Check::Find))
+        }
+        "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
+            Some(Wrapper::ToUsize(last))
+        }
+        "iter::adapters::map::map_fold" => {
+            let [.., f, g] = args.as_slice() else {
+                return None;
+            };
+            if !closure(f) {
+                return None;
+            }
+            match wrapper_of(g) {
+                Some(Wrapper::Accumulate(op, false)) => Some(Wrapper::MapFold(f.to_string(), op)),
+                // `map_fold<T, B, Acc, F, G>`: `f`'s result is `g`'s
+                // second argument, of the accumulator's type (`max()`).
+                _ if closure(g)
+                    && capture_less_reduction(g)
+                    && matches!(args.as_slice(), [_, b, acc, _, _] if b == acc) =>
+                {
+                    Some(Wrapper::MapFoldThen(f.to_string(), g.to_string()))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// For a closure type that is `Sum`'s or `Product`'s closure of a
+/// primitive number: the number type, the operation, and whether the
+/// second operand is a reference (`Sum<&T>`).
+pub(super) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bool)> {
+    let (name, _) = closure_function(closure_ty)?;
+    let (number, op, by_ref) = accumulator(name)?;
+    Some((number.to_string(), op, by_ref))
+}
+
+/// Whether `closure_ty` is `min_by`'s or `max_by`'s `fold(compare)`
+/// closure with `compare` a function item (`for<'a, 'b> fn(&'a u32, &'b
+/// u32) -> Ordering {<u32 as Ord>::cmp}`, what `min()`, `max()` and the
+/// key methods pass): its one capture is zero-sized, so it captures
+/// nothing that takes space. A function pointer (no `{item}`) or a closure
+/// as `compare` may.
+fn capture_less_reduction(closure_ty: &str) -> bool {
+    let Some((name, args)) = closure_function(closure_ty) else {
+        return false;
+    };
+    let reduction = matches!(
+        std_relative(name),
+        Some("iter::Iterator::min_by::fold" | "iter::Iterator::max_by::fold")
+    );
+    let items = top_level_items(args);
+    let fn_item = |compare: &str| {
+        compare.rsplit_once(" {").is_some_and(|(signature, item)| {
+            (signature.starts_with("fn(") || signature.starts_with("for<"))
+                && item.ends_with('}')
+                && !item.starts_with("closure@")
+        })
+    };
+    reduction && matches!(items.as_slice(), [_, compare] if fn_item(compare))
+}
+
+/// The function a closure `core` defines is the `{closure#0}` of, as
+/// printed in its type (`{closure@FUNCTION<ARGS>::{closure#0}}`): its name
+/// and its generic arguments' text.
+pub(super) fn closure_function(closure_ty: &str) -> Option<(&str, &str)> {
+    let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
+    trailing_generic_args(def.strip_suffix("::{closure#0}")?)
+}
+
+/// The operation of `Sum`'s or `Product`'s closure of a primitive number
+/// (`<u32 as std::iter::Sum>::sum`, `<u32 as std::iter::Sum<&u32>>::sum`:
+/// the function the closure is defined in), and whether it takes its
+/// second operand by reference. `core`'s impls for the primitive numbers
+/// are all `iter.fold(zero, |a, b| a + b)` (`*`, one); other types' may be
+/// anyone's.
+fn accumulator(function: &str) -> Option<(&str, BinOp, bool)> {
+    let (self_ty, trait_path, method) = super::std_stand_ins::split_qualified(function)?;
+    if !super::std_stand_ins::primitive_number(self_ty) {
+        return None;
+    }
+    let (op, expected) = match method {
+        "sum" => (BinOp::Add, "iter::Sum"),
+        "product" => (BinOp::Mul, "iter::Product"),
+        _ => return None,
+    };
+    let trait_path = std_relative(trait_path)?;
+    let by_ref = if trait_path == expected {
+        false
+    } else if trait_path == format!("{expected}<&{self_ty}>") {
+        true
+    } else {
+        return None;
+    };
+    Some((self_ty, op, by_ref))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite::plainly_dropless;
+    use super::*;
+    use crate::model::{Mutability, Path, Ty};
+
+    const KEY: &str = "{closure@std::iter::Iterator::min_by_key::key<&u32, u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
+    const TO_USIZE: &str = "{closure@<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize<&u32, {closure@/src/kernel.rs:13:42: 13:47}>::{closure#0}}";
+    const SUM: &str = "{closure@<usize as std::iter::Sum>::sum<std::iter::Map<std::slice::Iter<'_, u32>, F>>::{closure#0}}";
+
+    #[test]
+    fn wrappers_are_known_by_their_function_and_capture() {
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        assert_eq!(wrapper_of(KEY), Some(Wrapper::Key(kernel.clone())));
+        let fold = "{closure@std::iter::adapters::copied::copy_fold<u32, u32, {closure@/src/kernel.rs:13:66: 13:72}>::{closure#0}}";
+        assert!(matches!(wrapper_of(fold), Some(Wrapper::CopyFold(_))));
+        assert!(matches!(wrapper_of(TO_USIZE), Some(Wrapper::ToUsize(_))));
+        let for_each = "{closure@std::iter::Iterator::for_each::call<u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
+        assert_eq!(wrapper_of(for_each), Some(Wrapper::ForEach(kernel.clone())));
+        let check = |function: &str| {
+            wrapper_of(&format!(
+                "{{closure@{function}<u32, {{closure@/src/kernel.rs:13:39: 13:44}}>::{{closure#0}}}}"
+            ))
+        };
+        assert_eq!(
+            check("std::iter::Iterator::any::check"),
+            Some(Wrapper::Check(kernel.clone(), Check::Any))
+        );
+        assert_eq!(
+            check("core::iter::Iterator::all::check"),
+            Some(Wrapper::Check(kernel.clone(), Check::All))
+        );
+        assert_eq!(
+            check("std::iter::DoubleEndedIterator::rfind::check"),
+            Some(Wrapper::Check(kernel, Check::Find))
+        );
+        // `position`'s check captures a counter too; `find_map`'s differs.
+        assert_eq!(check("std::iter::Iterator::position::check"), None);
+        assert_eq!(check("std::iter::Iterator::find_map::check"), None);
+        assert_eq!(
+            wrapper_of(SUM),
+            Some(Wrapper::Accumulate(BinOp::Add, false))
+        );
+        let product_by_ref = SUM.replace(
+            "<usize as std::iter::Sum>::sum",
+            "<f32 as core::iter::Product<&f32>>::product",
+        );
+        assert_eq!(
+            wrapper_of(&product_by_ref),
+            Some(Wrapper::Accumulate(BinOp::Mul, true))
+        );
+        // A capture by reference, another closure index.
+        let by_ref = KEY.replace(", {closure@/src", ", &mut {closure@/src");
+        assert_eq!(wrapper_of(&by_ref), None);
+        let other = KEY.replace("::{closure#0}}", "::{closure#1}}");
+        assert_eq!(wrapper_of(&other), None);
+        // `Sum` of a type whose impl may be anyone's, or by reference.
+        assert_eq!(
+            wrapper_of(&SUM.replace("<usize as", "<kernel::Money as")),
+            None
+        );
+        assert_eq!(wrapper_of(&SUM.replace("Sum>", "Sum<&u8>>")), None);
+        assert_eq!(wrapper_of(&SUM.replace("Sum>::sum", "Sum>::product")), None);
+    }
+
+    #[test]
+    fn items_plainly_without_drop_glue_are_numbers_references_and_their_groups() {
+        let u32_ty = Ty::Int(crate::model::IntTy::U32);
+        let by_ref = Ty::Ref(Mutability::Not, Box::new(u32_ty.clone()));
+        assert!(plainly_dropless(&Ty::Tuple(vec![by_ref, Ty::Bool])));
+        assert!(plainly_dropless(&Ty::Array(
+            Box::new(u32_ty.clone()),
+            crate::model::ArrayLen::Known(4)
+        )));
+        // A type whose definition would have to be read, or a closure.
+        let own = Ty::Adt(Path::plain("kernel::Tally"));
+        assert!(!plainly_dropless(&own));
+        assert!(!plainly_dropless(&Ty::Tuple(vec![u32_ty, own])));
+        assert!(!plainly_dropless(&Ty::Opaque(
+            "{closure@k.rs:1:2: 1:3}".into()
+        )));
+    }
+
+    #[test]
+    fn map_fold_is_expanded_into_an_accumulator_or_a_capture_less_reduction() {
+        let map_fold = |g: &str| {
+            format!(
+                "{{closure@std::iter::adapters::map::map_fold<&u32, usize, usize, {TO_USIZE}, {g}>::{{closure#0}}}}"
+            )
+        };
+        assert_eq!(
+            wrapper_of(&map_fold(SUM)),
+            Some(Wrapper::MapFold(TO_USIZE.to_string(), BinOp::Add))
+        );
+        // `max()` after a map: `max_by`'s fold over a function item takes
+        // no space, so `f` is at offset 0 and `g` is called.
+        let max_by = |compare: &str| {
+            format!("{{closure@std::iter::Iterator::max_by::fold<u32, {compare}>::{{closure#0}}}}")
+        };
+        let by_ord = max_by(
+            "for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}",
+        );
+        assert_eq!(
+            wrapper_of(&map_fold(&by_ord)),
+            Some(Wrapper::MapFoldThen(TO_USIZE.to_string(), by_ord.clone()))
+        );
+        assert!(capture_less_reduction(&by_ord.replace("max_by", "min_by")));
+        // A function pointer, or a closure, as `compare` takes space.
+        let pointer = max_by("for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering");
+        assert!(!capture_less_reduction(&pointer));
+        assert_eq!(wrapper_of(&map_fold(&pointer)), None);
+        // `f`'s items must be the accumulator's.
+        let other_items = map_fold(&by_ord).replace("<&u32, usize, usize,", "<&u32, u8, usize,");
+        assert_eq!(wrapper_of(&other_items), None);
+        let closure = max_by("{closure@/src/kernel.rs:1:2: 1:3}");
+        assert!(!capture_less_reduction(&closure));
+        assert!(!capture_less_reduction(
+            &by_ord.replace("max_by::fold", "max_by::other")
+        ));
+        // Two closures that may both capture: their order is rustc's.
+        assert_eq!(
+            wrapper_of(&map_fold("{closure@/src/kernel.rs:1:2: 1:3}")),
+            None
+        );
+        // The kernel closure `to_usize` wraps must have a body.
+        let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
+        assert!(callable(&map_fold(SUM), &kernel));
+        assert!(!callable(&map_fold(SUM), &|_| false));
+    }
+}

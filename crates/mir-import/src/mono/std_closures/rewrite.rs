@@ -1,0 +1,415 @@
+//! The rewriting of each closure call [`super::expand_calls`] expands:
+//! the MIR written at the call for each [`Wrapper`].
+
+use super::{Check, Wrapper};
+use crate::calls::std_relative;
+use crate::model::{
+    AggregateKind, BasicBlock, Body, Callee, CastKind, GenericArg, Mutability, Operand,
+    PathSegment, Place, PlaceElem, Rvalue, TerminatorKind, Ty,
+};
+use crate::mono::call_site::{CallSite, call_mut_path, new_local, operand_ty, tuple_field};
+
+/// Rewrites the wrapper call ending block `bb` into what the wrapper
+/// does: the call of the closure it captures, with its work before and
+/// after, or the accumulator's operation. Whether it did.
+pub(super) fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let Some(dest_ty) = body.place_ty(destination) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    // The accumulator: its operation on the two arguments, no call.
+    let closure = match wrapper {
+        Wrapper::Accumulate(op, by_ref) => {
+            let operand_ty = if *by_ref {
+                Ty::Ref(Mutability::Not, Box::new(dest_ty.clone()))
+            } else {
+                dest_ty.clone()
+            };
+            if elems.len() != 2 || elems[0] != dest_ty || elems[1] != operand_ty {
+                return false;
+            }
+            let mut stmts = Vec::new();
+            let mut assign = |place: Place, rv: Rvalue| stmts.push(site.assign(&place, rv));
+            // `*b` read through a local, as rustc reads a field's pointee.
+            let b = if *by_ref {
+                let r = new_local(body, operand_ty);
+                assign(r.clone(), Rvalue::Use(Operand::Copy(field(1))));
+                let mut pointee = r;
+                pointee.projection.push(PlaceElem::Deref);
+                let v = new_local(body, dest_ty.clone());
+                assign(v.clone(), Rvalue::Use(Operand::Copy(pointee)));
+                v
+            } else {
+                field(1)
+            };
+            let value = Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(b));
+            assign(destination.clone(), value);
+            let block = &mut body.blocks[bb];
+            block.statements.extend(stmts);
+            block.terminator.kind = TerminatorKind::Goto(*target);
+            return true;
+        }
+        Wrapper::Key(f)
+        | Wrapper::CopyFold(f)
+        | Wrapper::ToUsize(f)
+        | Wrapper::ForEach(f)
+        | Wrapper::MapFold(f, _) => f,
+        Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
+        Wrapper::Check(f, check) => return expand_check(body, bb, f, *check),
+    };
+    let closure_ty = Ty::Opaque(closure.to_string());
+    let mut stmts = Vec::new();
+    let mut assign = |place: &Place, rv: Rvalue| stmts.push(site.assign(place, rv));
+    // The environment is the kernel's closure.
+    let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(closure_ty.clone()));
+    let f = new_local(body, f_ref_ty.clone());
+    assign(&f, Rvalue::Cast(CastKind::Transmute, env.clone(), f_ref_ty));
+    // The closure's arguments, and where its result goes: the call's
+    // destination, or a local the wrapper's result is made from after it.
+    let borrowed_item = |body: &mut Body, assign: &mut dyn FnMut(&Place, Rvalue)| {
+        let item = elems.first()?.clone();
+        let r = new_local(body, Ty::Ref(Mutability::Not, Box::new(item)));
+        assign(&r, Rvalue::Ref(Mutability::Not, field(0)));
+        Some(Operand::Move(r))
+    };
+    let (inputs, result, after): (Vec<Operand>, Place, Option<Rvalue>) = match wrapper {
+        Wrapper::Key(_) => {
+            let Ty::Tuple(out) = &dest_ty else {
+                return false;
+            };
+            let (Some(key_ty), [_]) = (out.first(), elems.as_slice()) else {
+                return false;
+            };
+            let Some(x) = borrowed_item(body, &mut assign) else {
+                return false;
+            };
+            let key = new_local(body, key_ty.clone());
+            let pair = Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Move(key.clone()), Operand::Move(field(0))],
+            );
+            (vec![x], key, Some(pair))
+        }
+        Wrapper::CopyFold(_) => {
+            let [_, Ty::Ref(_, item)] = elems.as_slice() else {
+                return false;
+            };
+            // `&elt` read through a local, as rustc reads a field's pointee.
+            let r = new_local(body, elems[1].clone());
+            assign(&r, Rvalue::Use(Operand::Copy(field(1))));
+            let mut pointee = r;
+            pointee.projection.push(PlaceElem::Deref);
+            let elt = new_local(body, (**item).clone());
+            assign(&elt, Rvalue::Use(Operand::Copy(pointee)));
+            (
+                vec![Operand::Move(field(0)), Operand::Move(elt)],
+                destination.clone(),
+                None,
+            )
+        }
+        Wrapper::ToUsize(_) => {
+            // `to_usize` drops `x` after `p(&x)`, which the expansion does
+            // not: only for items whose drop does nothing.
+            let [item] = elems.as_slice() else {
+                return false;
+            };
+            if !plainly_dropless(item) {
+                return false;
+            }
+            let Some(x) = borrowed_item(body, &mut assign) else {
+                return false;
+            };
+            let keep = new_local(body, Ty::Bool);
+            let count = Rvalue::Cast(
+                CastKind::IntToInt,
+                Operand::Move(keep.clone()),
+                dest_ty.clone(),
+            );
+            (vec![x], keep, Some(count))
+        }
+        Wrapper::ForEach(_) => {
+            if elems.len() != 2 || elems[0] != Ty::unit() || dest_ty != Ty::unit() {
+                return false;
+            }
+            (vec![Operand::Move(field(1))], destination.clone(), None)
+        }
+        // `g(acc, f(elt))`, `g` the accumulator: `f`'s result is of the
+        // accumulator's type (`Sum<B> for B`).
+        Wrapper::MapFold(_, op) => {
+            if elems.len() != 2 || elems[0] != dest_ty {
+                return false;
+            }
+            let mapped = new_local(body, dest_ty.clone());
+            let fold =
+                Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(mapped.clone()));
+            (vec![Operand::Move(field(1))], mapped, Some(fold))
+        }
+        Wrapper::Accumulate(..) | Wrapper::MapFoldThen(..) | Wrapper::Check(..) => return false,
+    };
+    let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
+    let Some(input_tys) = input_tys else {
+        return false;
+    };
+    let args_tuple_ty = Ty::Tuple(input_tys);
+    let args_tuple = new_local(body, args_tuple_ty.clone());
+    assign(&args_tuple, Rvalue::Aggregate(AggregateKind::Tuple, inputs));
+    let call_path = call_mut_path(closure, &args_tuple_ty);
+    // What the wrapper does after the call, in a block of its own.
+    let next = match after {
+        None => *target,
+        Some(rv) => site.push_block(
+            body,
+            vec![site.assign(destination, rv)],
+            TerminatorKind::Goto(*target),
+        ),
+    };
+    let block = &mut body.blocks[bb];
+    block.statements.extend(stmts);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_path),
+        args: vec![Operand::Move(f), Operand::Move(args_tuple)],
+        destination: result,
+        target: Some(next),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `map_fold(f, g)` (`g` capturing nothing, see
+/// [`Wrapper::MapFoldThen`]) ending block `bb` into two calls: `mapped =
+/// f(elt)` through the environment, which holds `f` at offset 0 (`g` takes
+/// no space), then `g(acc, mapped)` into the call's destination, with the
+/// same environment pointer as `g`'s (any non-null pointer is one for a
+/// closure that takes no space). Whether it did.
+fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (Some(env_ty), Some(dest_ty)) = (operand_ty(body, &env), body.place_ty(destination)) else {
+        return false;
+    };
+    // `(acc, elt)`, the accumulator of the result's type.
+    let [acc_ty, _] = elems.as_slice() else {
+        return false;
+    };
+    if *acc_ty != dest_ty {
+        return false;
+    }
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    // `f`'s result is `g`'s second argument: the accumulator's type
+    // (`min()` of `map(f)` folds `f`'s items).
+    let mapped = new_local(body, dest_ty.clone());
+    let env_copy = new_local(body, env_ty);
+    let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(f.to_string())));
+    let g_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(g.to_string())));
+    let (f_ref, g_ref) = (
+        new_local(body, f_ref_ty.clone()),
+        new_local(body, g_ref_ty.clone()),
+    );
+    let f_args_ty = Ty::Tuple(vec![elems[1].clone()]);
+    let g_args_ty = Ty::Tuple(vec![dest_ty.clone(), dest_ty.clone()]);
+    let (f_args, g_args) = (
+        new_local(body, f_args_ty.clone()),
+        new_local(body, g_args_ty.clone()),
+    );
+    let then = site.push_block(
+        body,
+        vec![
+            stmt(
+                &g_ref,
+                Rvalue::Cast(
+                    CastKind::Transmute,
+                    Operand::Copy(env_copy.clone()),
+                    g_ref_ty,
+                ),
+            ),
+            stmt(
+                &g_args,
+                Rvalue::Aggregate(
+                    AggregateKind::Tuple,
+                    vec![Operand::Move(field(0)), Operand::Move(mapped.clone())],
+                ),
+            ),
+        ],
+        TerminatorKind::Call {
+            func: Callee::Item(call_mut_path(g, &g_args_ty)),
+            args: vec![Operand::Move(g_ref), Operand::Move(g_args)],
+            destination: destination.clone(),
+            target: Some(*target),
+            unwind: unwind.clone(),
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(&env_copy, Rvalue::Use(env.clone())),
+        stmt(
+            &f_ref,
+            Rvalue::Cast(CastKind::Transmute, Operand::Copy(env_copy), f_ref_ty),
+        ),
+        stmt(
+            &f_args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(f, &f_args_ty)),
+        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
+        destination: mapped,
+        target: Some(then),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `any`'s, `all`'s or `find`'s `check(f)` ending
+/// block `bb`, `((), x)`, into the call `f(x)` (`f(&x)`) through the
+/// environment (`f` is its one capture), and a branch on its result to
+/// the `ControlFlow` variant the check gives. Whether it did.
+fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let Some(Ty::Adt(flow)) = body.place_ty(destination) else {
+        return false;
+    };
+    // `((), x)`, and `ControlFlow<B>` (`C = ()` left out when printed) of
+    // `B = ()`, or of `B = T` for `find`.
+    let [unit, item] = elems.as_slice() else {
+        return false;
+    };
+    let break_ty = match check {
+        Check::Any | Check::All => Ty::unit(),
+        Check::Find => item.clone(),
+    };
+    // `find`'s check drops `x` when it goes on, which the expansion does
+    // not: only for items whose drop does nothing.
+    if check == Check::Find && !plainly_dropless(item) {
+        return false;
+    }
+    let flow_args: Vec<&GenericArg> = flow
+        .segments
+        .last()
+        .map(|s| s.args.iter().collect())
+        .unwrap_or_default();
+    let is_flow = matches!(
+        std_relative(&flow.def_path()),
+        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
+    ) && (flow_args == [&GenericArg::Type(break_ty.clone())]
+        || flow_args == [&GenericArg::Type(break_ty), &GenericArg::Type(Ty::unit())]);
+    if *unit != Ty::unit() || !is_flow {
+        return false;
+    }
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let variant = |name: &str, payload: Operand| {
+        let mut path = flow.clone();
+        path.segments.push(PathSegment {
+            name: name.to_string(),
+            args: Vec::new(),
+        });
+        Rvalue::Aggregate(
+            AggregateKind::Adt {
+                path,
+                field_names: Vec::new(),
+            },
+            vec![payload],
+        )
+    };
+    let unit_value = || Operand::Const(crate::model::ConstOperand::Unit);
+    let (when_true, when_false) = match check {
+        Check::Any => (
+            variant("Break", unit_value()),
+            variant("Continue", unit_value()),
+        ),
+        Check::All => (
+            variant("Continue", unit_value()),
+            variant("Break", unit_value()),
+        ),
+        Check::Find => (
+            variant("Break", Operand::Move(field(1))),
+            variant("Continue", unit_value()),
+        ),
+    };
+    let mut stmts = Vec::new();
+    let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(f.to_string())));
+    let f_ref = new_local(body, f_ref_ty.clone());
+    stmts.push(stmt(
+        &f_ref,
+        Rvalue::Cast(CastKind::Transmute, env.clone(), f_ref_ty),
+    ));
+    // `x`, or `&x` for `find`'s predicate.
+    let input = match check {
+        Check::Any | Check::All => Operand::Move(field(1)),
+        Check::Find => {
+            let r = new_local(body, Ty::Ref(Mutability::Not, Box::new(item.clone())));
+            stmts.push(stmt(&r, Rvalue::Ref(Mutability::Not, field(1))));
+            Operand::Move(r)
+        }
+    };
+    let Some(input_ty) = operand_ty(body, &input) else {
+        return false;
+    };
+    let f_args_ty = Ty::Tuple(vec![input_ty]);
+    let f_args = new_local(body, f_args_ty.clone());
+    stmts.push(stmt(
+        &f_args,
+        Rvalue::Aggregate(AggregateKind::Tuple, vec![input]),
+    ));
+    let keep = new_local(body, Ty::Bool);
+    let block_with = |body: &mut Body, rv: Rvalue| {
+        site.push_block(
+            body,
+            vec![stmt(destination, rv)],
+            TerminatorKind::Goto(*target),
+        )
+    };
+    let (yes, no) = (block_with(body, when_true), block_with(body, when_false));
+    let branch = site.push_block(
+        body,
+        Vec::new(),
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(keep.clone()),
+            targets: vec![(0, no)],
+            otherwise: yes,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend(stmts);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(f, &f_args_ty)),
+        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
+        destination: keep,
+        target: Some(branch),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Whether dropping a value of `ty` plainly does nothing, with no need to
+/// know any type's definition: scalars, references, pointers, and tuples
+/// and arrays of them (what iterators over numbers and slices yield).
+pub(super) fn plainly_dropless(ty: &Ty) -> bool {
+    match ty {
+        Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Never => true,
+        Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => true,
+        Ty::Tuple(items) => items.iter().all(plainly_dropless),
+        Ty::Array(item, _) => plainly_dropless(item),
+        _ => false,
+    }
+}
