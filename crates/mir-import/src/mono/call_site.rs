@@ -5,8 +5,9 @@
 //! source and cleanup flag.
 
 use crate::model::{
-    BasicBlock, BlockData, Body, LocalDecl, Operand, Path, PathSegment, Place, PlaceElem, Pos,
-    Rvalue, SourceInfo, Statement, StatementKind, Terminator, TerminatorKind, Ty, UnwindAction,
+    AggregateKind, BasicBlock, BlockData, Body, LocalDecl, Operand, Path, PathSegment, Place,
+    PlaceElem, Pos, Rvalue, SourceInfo, Statement, StatementKind, Terminator, TerminatorKind, Ty,
+    UnwindAction,
 };
 
 /// The call ending a block, with a return target.
@@ -118,6 +119,24 @@ pub(super) fn new_local(body: &mut Body, ty: Ty) -> Place {
         mutable: true,
         is_arg: false,
     }))
+}
+
+/// `variant(payload)` of the enum at `enum_path` (`ControlFlow::Break(x)`,
+/// `Option::Some(x)`): the lowering takes the variant from the path's last
+/// segment and the layout from the destination's type.
+pub(super) fn variant_value(enum_path: &Path, variant: &str, payload: Operand) -> Rvalue {
+    let mut path = enum_path.clone();
+    path.segments.push(PathSegment {
+        name: variant.to_string(),
+        args: Vec::new(),
+    });
+    Rvalue::Aggregate(
+        AggregateKind::Adt {
+            path,
+            field_names: Vec::new(),
+        },
+        vec![payload],
+    )
 }
 
 /// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.

@@ -42,7 +42,7 @@
 //! Any other `Try` type or element type (`char`, which skips the
 //! surrogates) stays a call, refused by name.
 
-use super::call_site::{CallSite, call_mut_path, new_local, operand_ty};
+use super::call_site::{CallSite, call_mut_path, new_local, operand_ty, variant_value};
 use super::std_closures::{KernelClosures, callable, closure_function, drops_nothing};
 use super::std_stand_ins::split_qualified;
 use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
@@ -501,23 +501,10 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
                 .push(PlaceElem::Field(0, fold.accumulator.clone()));
             stmt(&wrapped, Rvalue::Use(Operand::Move(accum.clone())))
         }
-        Residual::Enum { ty, variant, .. } => {
-            let mut path = ty.clone();
-            path.segments.push(crate::model::PathSegment {
-                name: variant.to_string(),
-                args: Vec::new(),
-            });
-            stmt(
-                destination,
-                Rvalue::Aggregate(
-                    crate::model::AggregateKind::Adt {
-                        path,
-                        field_names: Vec::new(),
-                    },
-                    vec![Operand::Move(accum.clone())],
-                ),
-            )
-        }
+        Residual::Enum { ty, variant, .. } => stmt(
+            destination,
+            variant_value(ty, variant, Operand::Move(accum.clone())),
+        ),
     };
     body.blocks[done].statements.push(finished);
     body.blocks[done].terminator = terminator(TerminatorKind::Goto(*target));

@@ -4,10 +4,12 @@
 use super::{Check, Wrapper};
 use crate::calls::std_relative;
 use crate::model::{
-    AggregateKind, BasicBlock, Body, Callee, CastKind, GenericArg, Mutability, Operand,
-    PathSegment, Place, PlaceElem, Rvalue, TerminatorKind, Ty,
+    AggregateKind, BasicBlock, Body, Callee, CastKind, GenericArg, Mutability, Operand, Place,
+    PlaceElem, Rvalue, TerminatorKind, Ty,
 };
-use crate::mono::call_site::{CallSite, call_mut_path, new_local, operand_ty, tuple_field};
+use crate::mono::call_site::{
+    CallSite, call_mut_path, new_local, operand_ty, tuple_field, variant_value,
+};
 
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
 /// does: the call of the closure it captures, with its work before and
@@ -317,20 +319,7 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check) -> bool 
     }
     let field = |i: usize| tuple_field(&tuple, &elems, i);
     let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
-    let variant = |name: &str, payload: Operand| {
-        let mut path = flow.clone();
-        path.segments.push(PathSegment {
-            name: name.to_string(),
-            args: Vec::new(),
-        });
-        Rvalue::Aggregate(
-            AggregateKind::Adt {
-                path,
-                field_names: Vec::new(),
-            },
-            vec![payload],
-        )
-    };
+    let variant = |name: &str, payload: Operand| variant_value(&flow, name, payload);
     let unit_value = || Operand::Const(crate::model::ConstOperand::Unit);
     let (when_true, when_false) = match check {
         Check::Any => (
