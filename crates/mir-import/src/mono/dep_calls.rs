@@ -31,6 +31,8 @@
 //! `<impl at ..>` path) gets no shim, and the lowering refuses it by name,
 //! unless it is one of the few `core` items whose one-line body a shim can
 //! say itself ([`super::std_stand_ins`]).
+//! The device prelude's generic items (`gpu::DisjointSlice::<u32>::len`)
+//! are left the same way in a large kernel body, and get the same shims.
 //! The shim's form, and the search for the shims rustc refused, live in
 //! [`super::shims`]; this module picks the calls and links them.
 
@@ -39,6 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::shims::{DepCall, callee_source};
 use crate::calls;
 use crate::model::{BodyId, BodyKind, Crate, Path, Rvalue, StatementKind, Ty};
+use crate::prelude::PRELUDE_MODULE;
 
 /// The calls of the reachable function bodies that go into one of the
 /// dependency crates `deps`, have no body, and can be written in source,
@@ -51,7 +54,10 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
     for &id in reachable.values() {
         let body = &krate.bodies[id];
         for (path, args, destination) in body.item_calls() {
-            if !is_bodiless_dep_call(krate, path, deps) && !is_bodiless_core_trait_call(krate, path)
+            let prelude = is_bodiless_prelude_call(krate, path);
+            if !prelude
+                && !is_bodiless_dep_call(krate, path, deps)
+                && !is_bodiless_core_trait_call(krate, path)
             {
                 continue;
             }
@@ -70,7 +76,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             if !params.iter().chain([&ret]).all(super::nameable) {
                 continue;
             }
-            let must_reach = is_inherent(path).then(|| printed.clone());
+            let must_reach = (prelude || is_inherent(path)).then(|| printed.clone());
             out.insert(
                 printed,
                 DepCall {
@@ -195,12 +201,19 @@ fn reaches(body: &crate::model::Body, callee: &str) -> bool {
     calls(body, callee) || inlined(body, callee)
 }
 
-/// Whether rustc inlined `callee` (as printed) into `body`.
+/// Whether rustc inlined `callee` (as printed) into `body`. A scope
+/// prints the inlined item as an expression (`gpu::DisjointSlice::<'_,
+/// u32>::len`), a [`Path`] displays as a type (`gpu::DisjointSlice<'_,
+/// u32>::len`): read back, they compare alike.
 fn inlined(body: &crate::model::Body, callee: &str) -> bool {
+    fn names(inlined: &str, callee: &str) -> bool {
+        inlined == callee
+            || crate::parse::parse_value_path(inlined).is_ok_and(|p| p.to_string() == callee)
+    }
     fn in_scopes(scopes: &[crate::model::Scope], callee: &str) -> bool {
-        scopes
-            .iter()
-            .any(|s| s.inlined.as_deref() == Some(callee) || in_scopes(&s.children, callee))
+        scopes.iter().any(|s| {
+            s.inlined.as_deref().is_some_and(|i| names(i, callee)) || in_scopes(&s.children, callee)
+        })
     }
     in_scopes(&body.scopes, callee)
 }
@@ -229,6 +242,22 @@ fn is_bodiless_core_trait_call(krate: &Crate, path: &Path) -> bool {
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
 }
 
+/// Whether a call to `path` is a generic item of the device prelude
+/// (`gpu::DisjointSlice::<'_, u32>::len`, `<gpu::DisjointSlice<'_, u32> as
+/// core::ops::Index<usize>>::index`) that rustc's inliner left as a call,
+/// as it does past some size of the kernel's body: rustc printed its body
+/// only generically, and a shim, in which the inliner starts afresh, gives
+/// it one. The prelude's primitives ([`calls::classify`]) are not shimmed.
+fn is_bodiless_prelude_call(krate: &Crate, path: &Path) -> bool {
+    let first = path.segments.first().map_or("", |s| s.name.as_str());
+    let prelude: BTreeSet<String> = [PRELUDE_MODULE.to_string()].into();
+    let in_prelude =
+        first == PRELUDE_MODULE || (first.starts_with('<') && names_a_dependency(first, &prelude));
+    in_prelude
+        && calls::classify(path).is_none()
+        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+}
+
 fn names_a_dependency(p: &str, deps: &BTreeSet<String>) -> bool {
     deps.iter().any(|d| {
         p.match_indices(&format!("{d}::")).any(|(i, _)| {
@@ -253,6 +282,100 @@ mod tests {
         assert!(names_a_dependency("<[u8] as sha2::digest::Tr>::m", &deps));
         assert!(!names_a_dependency("my_sha2::f", &deps));
         assert!(!names_a_dependency("kernel::sha2_like::f", &deps));
+    }
+
+    /// A kernel `kernel::k` whose body calls `callee` on its argument, a
+    /// `&gpu::DisjointSlice<'_, u32>`, for a `usize`.
+    fn kernel_calling(callee: &str) -> Crate {
+        let mir = format!(
+            "fn kernel::k(_1: &gpu::DisjointSlice<'_, u32>) -> usize {{
+    let mut _0: usize;
+
+    bb0: {{
+        _0 = {callee}(copy _1) -> [return: bb1, unwind unreachable];
+    }}
+
+    bb1: {{
+        return;
+    }}
+}}
+"
+        );
+        let mut krate = crate::import_text(&mir, "", None).expect("the MIR imports");
+        krate.attrs.insert(
+            "kernel::k".into(),
+            crate::model::ItemAttrs {
+                kernel: true,
+                ..Default::default()
+            },
+        );
+        krate
+    }
+
+    #[test]
+    fn a_prelude_generic_left_as_a_call_gets_a_shim_that_must_inline_it() {
+        let left = kernel_calling("gpu::DisjointSlice::<'_, u32>::len");
+        let shims = dep_calls(&left, &BTreeSet::new());
+        let d = &shims["gpu::DisjointSlice<'_, u32>::len"];
+        assert_eq!(d.callee, "crate::gpu::DisjointSlice::<u32>::len");
+        assert_eq!(
+            d.must_reach.as_deref(),
+            Some("gpu::DisjointSlice<'_, u32>::len")
+        );
+        // A trait method of the prelude's, qualified, the same way.
+        let qualified = kernel_calling("<gpu::DisjointSlice<'_, u32> as gpu::Len>::len");
+        let shims = dep_calls(&qualified, &BTreeSet::new());
+        assert_eq!(
+            shims["<gpu::DisjointSlice<'_, u32> as gpu::Len>::len"].callee,
+            "<crate::gpu::DisjointSlice<'_, u32> as crate::gpu::Len>::len",
+        );
+        // The prelude's primitives have fixed meanings, and a core item
+        // merely at a prelude type is not the prelude's.
+        for other in [
+            "gpu::thread_idx_x",
+            "core::mem::size_of::<gpu::DisjointSlice<'_, u32>>",
+        ] {
+            let k = kernel_calling(other);
+            assert!(dep_calls(&k, &BTreeSet::new()).is_empty(), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_scope_that_prints_the_call_in_expression_form_inlined_it() {
+        let d = DepCall {
+            callee: "crate::gpu::DisjointSlice::<u32>::len".into(),
+            params: vec![],
+            ret: Ty::Int(IntTy::Usize),
+            must_reach: Some("gpu::DisjointSlice<'_, u32>::len".into()),
+            stand_in: None,
+        };
+        let mut shims = BTreeMap::new();
+        shims.insert("gpu::DisjointSlice<'_, u32>::len".to_string(), d.clone());
+        let shim = |inlined: &str| {
+            format!(
+                "fn {}() -> usize {{
+    let mut _0: usize;
+    scope 1 (inlined {inlined}) {{
+    }}
+
+    bb0: {{
+        _0 = const 7_usize;
+        return;
+    }}
+}}
+",
+                d.body_path()
+            )
+        };
+        let mut turbofish =
+            crate::import_text(&shim("gpu::DisjointSlice::<'_, u32>::len"), "", None)
+                .expect("the MIR imports");
+        link_dep_calls(&mut turbofish, &shims);
+        assert_eq!(turbofish.call_aliases.len(), 1);
+        let mut other = crate::import_text(&shim("gpu::DisjointSlice::<'_, u64>::len"), "", None)
+            .expect("the MIR imports");
+        link_dep_calls(&mut other, &shims);
+        assert!(other.call_aliases.is_empty(), "{:?}", other.call_aliases);
     }
 
     #[test]

@@ -1,15 +1,15 @@
 //! The shim: a function appended to the kernel's text whose body is one
-//! call (or a stand-in's one line), `#[inline(never)]` so that it stays a device function of its own,
-//! in which rustc's MIR inliner starts afresh (its budget is per top-level
-//! call). Three kinds of
-//! call rustc leaves without a body get one: a call into a dependency or a
-//! `core` trait ([`super::dep_calls`], which gives a few `core` items no
-//! source can call a body of their own, [`super::std_stand_ins`]), drop
-//! glue ([`super::drop_glue`]), and a method reached through a vtable
-//! ([`super::vtable_shims`]). This
-//! module writes a shim's source and the module that holds it, names its
-//! body, and finds the shims rustc refused; each kind decides which calls
-//! get one and links the calls to the bodies rustc printed.
+//! call (or a stand-in's one line), `#[inline(never)]` so that it stays a
+//! device function of its own, in which rustc's MIR inliner starts afresh
+//! (its budget is per top-level call). Three kinds of call rustc leaves
+//! without a body get one: a call into a dependency, into a generic item
+//! of the device prelude or into a `core` trait ([`super::dep_calls`],
+//! which gives a few `core` items no source can call a body of their own,
+//! [`super::std_stand_ins`]), drop glue ([`super::drop_glue`]), and a
+//! method reached through a vtable ([`super::vtable_shims`]). This module
+//! writes a shim's source and the module that holds it, names its body,
+//! and finds the shims rustc refused; each kind decides which calls get
+//! one and links the calls to the bodies rustc printed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -217,7 +217,6 @@ pub(super) fn callee_source(path: &crate::model::Path) -> Option<String> {
         // The kernel's own generic functions are `mono`'s; intrinsics
         // cannot be called from stable source.
         || first == KERNEL_MODULE
-        || first == PRELUDE_MODULE
         || printed.starts_with("core::intrinsics::")
         || printed.starts_with("std::intrinsics::")
         // Drop glue rustc did not inline is final (its glue has a shim of
@@ -245,7 +244,10 @@ pub(super) fn callee_source(path: &crate::model::Path) -> Option<String> {
         if i > inherent {
             out.push_str("::");
         }
-        if let Some(self_ty) = seg.name.strip_prefix("<impl ") {
+        if i == 0 && seg.name == PRELUDE_MODULE {
+            out.push_str("crate::");
+            out.push_str(PRELUDE_MODULE);
+        } else if let Some(self_ty) = seg.name.strip_prefix("<impl ") {
             out.push('<');
             out.push_str(&crate_relative(self_ty));
         } else if seg.name.starts_with('<') {
