@@ -315,10 +315,84 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
                 "a0 + ::core::iter::Iterator::count(a1)".to_string(),
             )
         }
+        // Random access into an iterator that has it (`Take`'s, `Skip`'s,
+        // `Map`'s `__iterator_get_unchecked` reach it through
+        // `zip::try_get_unchecked`): the item `a1` places after the
+        // iterator's position, which `nth` on a clone of it gives too, for
+        // the iterators without side effects `random_access` lists. The
+        // caller promises that the item exists.
+        // `Zip`'s own (`ZipImpl::get_unchecked`, which its `fold` calls)
+        // is relative to its position too.
+        (
+            "iter::adapters::zip::SpecTrustedRandomAccess" | "iter::adapters::zip::ZipImpl",
+            [_, "try_get_unchecked" | "get_unchecked"],
+        ) if random_access(self_ty)
+            && (trait_path == "iter::adapters::zip::ZipImpl") == (names[1] == "get_unchecked")
+            && matches!(params, [Ty::Ref(Mutability::Mut, it), index]
+                    if it.to_string() == self_ty && *index == usize_ty) =>
+        {
+            (
+                "get_unchecked",
+                "::core::iter::Iterator::nth(&mut ::core::clone::Clone::clone(&*a0), a1)\
+                 .unwrap_unchecked()"
+                    .to_string(),
+            )
+        }
         _ => return None,
     };
     (params.iter().all(super::nameable) && super::nameable(ret))
         .then(|| (stand_in.0, params.to_vec(), stand_in.1))
+}
+
+/// Whether an iterator type (as printed) is one whose random access
+/// (`__iterator_get_unchecked`) has no side effect and gives what `nth`
+/// on a clone gives: a slice's `Iter`, `Windows`, `Chunks`, `ChunksExact`,
+/// `RChunks`, and `Copied`, `Enumerate`, `Skip`, `Take` and `Zip` of
+/// such iterators.
+fn random_access(self_ty: &str) -> bool {
+    let Ok(Ty::Adt(path)) = crate::parse::parse_type(self_ty) else {
+        return false;
+    };
+    let inner: Vec<String> = path
+        .segments
+        .last()
+        .map(|s| {
+            s.args
+                .iter()
+                .filter_map(|a| match a {
+                    crate::model::GenericArg::Type(t) => Some(t.to_string()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let all_inner = |n: usize| inner.len() == n && inner.iter().all(|t| random_access(t));
+    match std_relative(&path.def_path()) {
+        Some(
+            "slice::Iter"
+            | "slice::iter::Iter"
+            | "slice::Windows"
+            | "slice::iter::Windows"
+            | "slice::Chunks"
+            | "slice::iter::Chunks"
+            | "slice::ChunksExact"
+            | "slice::iter::ChunksExact"
+            | "slice::RChunks"
+            | "slice::iter::RChunks",
+        ) => true,
+        Some(
+            "iter::Copied"
+            | "iter::adapters::copied::Copied"
+            | "iter::Enumerate"
+            | "iter::adapters::enumerate::Enumerate"
+            | "iter::Skip"
+            | "iter::adapters::skip::Skip"
+            | "iter::Take"
+            | "iter::adapters::take::Take",
+        ) => all_inner(1),
+        Some("iter::Zip" | "iter::adapters::zip::Zip") => all_inner(2),
+        _ => false,
+    }
 }
 
 /// The definition inside `<{closure@DEF} as ..` and the text after its
@@ -544,6 +618,53 @@ mod tests {
             &["count"],
         );
         assert!(stand_in(&plain, std::slice::from_ref(&usize_ty), &usize_ty).is_none());
+    }
+
+    #[test]
+    fn random_access_into_side_effect_free_iterators_is_nth_on_a_clone() {
+        let usize_ty = int(IntTy::Usize);
+        let access = |self_ty: &str, trait_path: &str, method: &str| {
+            let it = crate::parse::parse_type(self_ty).expect("an iterator type");
+            let item = Ty::Ref(Mutability::Not, Box::new(int(IntTy::U32)));
+            stand_in(
+                &path(&format!("<{self_ty} as {trait_path}>"), &[method]),
+                &[Ty::Ref(Mutability::Mut, Box::new(it)), usize_ty.clone()],
+                &item,
+            )
+        };
+        let spec = "std::iter::adapters::zip::SpecTrustedRandomAccess";
+        let zip_impl = |a: &str, b: &str| format!("std::iter::adapters::zip::ZipImpl<{a}, {b}>");
+        let iter = "std::slice::Iter<'_, u32>";
+        let shim = access(iter, spec, "try_get_unchecked").expect("a slice iterator's");
+        assert_eq!(
+            shim.stand_in.as_deref(),
+            Some(
+                "::core::iter::Iterator::nth(&mut ::core::clone::Clone::clone(&*a0), a1)\
+                 .unwrap_unchecked()"
+            )
+        );
+        let skipped = format!("std::iter::Skip<std::iter::Copied<{iter}>>");
+        assert!(access(&skipped, spec, "try_get_unchecked").is_some());
+        let zip = format!("std::iter::Zip<{iter}, std::iter::Take<{iter}>>");
+        assert!(access(&zip, &zip_impl(iter, iter), "get_unchecked").is_some());
+        // Each trait's own method only.
+        assert!(access(&zip, spec, "get_unchecked").is_none());
+        assert!(access(iter, &zip_impl(iter, iter), "try_get_unchecked").is_none());
+        // A mutable iterator has no clone, a `Map` may have side effects
+        // (and its closure no name), a `Rev` no random access, and another
+        // crate's iterator may do anything.
+        for other in [
+            "std::slice::IterMut<'_, u32>".to_string(),
+            format!("std::iter::Map<{iter}, {{closure@/src/kernel.rs:1:2: 1:3}}>"),
+            format!("std::iter::Rev<{iter}>"),
+            format!("std::iter::Enumerate<dep::Walk<{iter}>>"),
+            format!("std::iter::Zip<{iter}, std::iter::Rev<{iter}>>"),
+        ] {
+            assert!(
+                access(&other, spec, "try_get_unchecked").is_none(),
+                "{other}"
+            );
+        }
     }
 
     #[test]

@@ -33,6 +33,12 @@
 //!   over a function item (`map(..).max()`, `max_by_key`), which takes no
 //!   space either: `(acc, elt)` gives `g(acc, f(elt))`, two calls, `g`'s
 //!   stood in ([`super::std_stand_ins`]);
+//! - `NeverShortCircuit::wrap_mut_2(f)` (a `try_fold` made a `fold`):
+//!   `(a, b)` gives `NeverShortCircuit(f(a, b))`;
+//! - `min_by`'s or `max_by`'s `fold(compare)` with `compare` a closure:
+//!   `(x, y)` gives `compare(&x, &y)` and the one of the two `cmp::min_by`
+//!   (`max_by`) keeps, for items plainly without drop glue (the other one
+//!   is dropped);
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -83,6 +89,12 @@ enum Wrapper {
     /// `|a, b| a + b` (or `*`), capturing nothing; `b` by reference for
     /// `Sum<&T>` (`Product<&T>`).
     Accumulate(BinOp, bool),
+    /// `NeverShortCircuit::wrap_mut_2(f)`: `move |a, b|
+    /// NeverShortCircuit(f(a, b))`.
+    WrapMut2(String),
+    /// `max_by`'s (`min_by`'s, when set) `fold(compare)` with `compare` a
+    /// closure: `move |x, y| cmp::max_by(x, y, &mut compare)`.
+    ReduceBy(String, bool),
 }
 
 impl Wrapper {
@@ -95,7 +107,9 @@ impl Wrapper {
             | Wrapper::ForEach(f)
             | Wrapper::Check(f, _)
             | Wrapper::MapFold(f, _)
-            | Wrapper::MapFoldThen(f, _) => Some(f),
+            | Wrapper::MapFoldThen(f, _)
+            | Wrapper::WrapMut2(f)
+            | Wrapper::ReduceBy(f, _) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
     }
@@ -206,6 +220,13 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         }
         "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
             Some(Wrapper::ToUsize(last))
+        }
+        "iter::Iterator::max_by::fold" => Some(Wrapper::ReduceBy(last, false)),
+        "iter::Iterator::min_by::fold" => Some(Wrapper::ReduceBy(last, true)),
+        n if n.starts_with("ops::try_trait::NeverShortCircuit<")
+            && n.ends_with(">::wrap_mut_2") =>
+        {
+            Some(Wrapper::WrapMut2(last))
         }
         "iter::adapters::map::map_fold" => {
             let [.., f, g] = args.as_slice() else {
@@ -363,6 +384,44 @@ mod tests {
         );
         assert_eq!(wrapper_of(&SUM.replace("Sum>", "Sum<&u8>>")), None);
         assert_eq!(wrapper_of(&SUM.replace("Sum>::sum", "Sum>::product")), None);
+    }
+
+    #[test]
+    fn short_circuit_wrappers_and_closure_reductions_are_known() {
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        let wrap = format!(
+            "{{closure@std::ops::try_trait::NeverShortCircuit<u32>::wrap_mut_2<u32, &u32, {kernel}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&wrap), Some(Wrapper::WrapMut2(kernel.clone())));
+        assert_eq!(
+            wrapper_of(&wrap.replace("NeverShortCircuit<u32>", "kernel::Wrapped<u32>")),
+            None
+        );
+        let reduce = |function: &str, compare: &str| {
+            wrapper_of(&format!(
+                "{{closure@{function}<(usize, u32), {compare}>::{{closure#0}}}}"
+            ))
+        };
+        assert_eq!(
+            reduce("std::iter::Iterator::max_by::fold", &kernel),
+            Some(Wrapper::ReduceBy(kernel.clone(), false))
+        );
+        assert_eq!(
+            reduce("core::iter::Iterator::min_by::fold", &kernel),
+            Some(Wrapper::ReduceBy(kernel.clone(), true))
+        );
+        // A function item as `compare` is `capture_less_reduction`'s (stood
+        // in), a `&mut` closure another type.
+        let by_ord =
+            "for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}";
+        assert_eq!(reduce("std::iter::Iterator::max_by::fold", by_ord), None);
+        assert_eq!(
+            reduce(
+                "std::iter::Iterator::max_by::fold",
+                &format!("&mut {kernel}")
+            ),
+            None
+        );
     }
 
     #[test]

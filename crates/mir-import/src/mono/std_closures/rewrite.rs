@@ -62,8 +62,10 @@ pub(super) fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool
         | Wrapper::CopyFold(f)
         | Wrapper::ToUsize(f)
         | Wrapper::ForEach(f)
-        | Wrapper::MapFold(f, _) => f,
+        | Wrapper::MapFold(f, _)
+        | Wrapper::WrapMut2(f) => f,
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
+        Wrapper::ReduceBy(f, min) => return expand_reduce_by(body, bb, f, *min),
         Wrapper::Check(f, check) => return expand_check(body, bb, f, *check),
     };
     let closure_ty = Ty::Opaque(closure.to_string());
@@ -153,7 +155,30 @@ pub(super) fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool
                 Rvalue::BinaryOp(*op, Operand::Move(field(0)), Operand::Move(mapped.clone()));
             (vec![Operand::Move(field(1))], mapped, Some(fold))
         }
-        Wrapper::Accumulate(..) | Wrapper::MapFoldThen(..) | Wrapper::Check(..) => return false,
+        // `NeverShortCircuit(f(a, b))`: `f`'s result is the wrapper's one
+        // field, of the accumulator's type.
+        Wrapper::WrapMut2(_) => {
+            let never = format!(
+                "ops::try_trait::NeverShortCircuit<{}>",
+                elems.first().map_or(String::new(), Ty::to_string)
+            );
+            if elems.len() != 2 || std_relative(&dest_ty.to_string()) != Some(never.as_str()) {
+                return false;
+            }
+            let mut wrapped = destination.clone();
+            wrapped
+                .projection
+                .push(PlaceElem::Field(0, elems[0].clone()));
+            (
+                vec![Operand::Move(field(0)), Operand::Move(field(1))],
+                wrapped,
+                None,
+            )
+        }
+        Wrapper::Accumulate(..)
+        | Wrapper::MapFoldThen(..)
+        | Wrapper::Check(..)
+        | Wrapper::ReduceBy(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {
@@ -270,6 +295,93 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
         args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
         destination: mapped,
         target: Some(then),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `max_by`'s (`min_by`'s) `fold(compare)` ending
+/// block `bb`, `(x, y)`, into the call `compare(&x, &y)` through the
+/// environment (`compare` is its one capture) and a branch on the
+/// `Ordering` to the one `cmp::max_by` keeps: `x` when it is `Greater`,
+/// else `y` (`cmp::min_by`: `x` unless it is `Greater`). Whether it did.
+fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, min: bool) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let Some(dest_ty) = body.place_ty(destination) else {
+        return false;
+    };
+    // `(T, T) -> T`; the one not kept is dropped, which the expansion
+    // does not do: only for items whose drop does nothing.
+    let [x_ty, y_ty] = elems.as_slice() else {
+        return false;
+    };
+    if *x_ty != dest_ty || *y_ty != dest_ty || !plainly_dropless(&dest_ty) {
+        return false;
+    }
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let item_ref_ty = Ty::Ref(Mutability::Not, Box::new(dest_ty.clone()));
+    let (x_ref, y_ref) = (
+        new_local(body, item_ref_ty.clone()),
+        new_local(body, item_ref_ty.clone()),
+    );
+    let compare_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(compare.to_string())));
+    let compare_ref = new_local(body, compare_ref_ty.clone());
+    let args_ty = Ty::Tuple(vec![item_ref_ty.clone(), item_ref_ty]);
+    let args = new_local(body, args_ty.clone());
+    let ordering = Ty::Adt(crate::model::Path::plain("std::cmp::Ordering"));
+    let order = new_local(body, ordering);
+    let tag = new_local(body, Ty::Int(crate::model::IntTy::I8));
+    let keep = |body: &mut Body, i: usize| {
+        site.push_block(
+            body,
+            vec![stmt(destination, Rvalue::Use(Operand::Move(field(i))))],
+            TerminatorKind::Goto(*target),
+        )
+    };
+    let (first, second) = (keep(body, 0), keep(body, 1));
+    // `Greater` is 1.
+    let (greater, otherwise) = if min {
+        (second, first)
+    } else {
+        (first, second)
+    };
+    let branch = site.push_block(
+        body,
+        vec![stmt(&tag, Rvalue::Discriminant(order.clone()))],
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(tag),
+            targets: vec![(1, greater)],
+            otherwise,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(
+            &compare_ref,
+            Rvalue::Cast(CastKind::Transmute, env, compare_ref_ty),
+        ),
+        stmt(&x_ref, Rvalue::Ref(Mutability::Not, field(0))),
+        stmt(&y_ref, Rvalue::Ref(Mutability::Not, field(1))),
+        stmt(
+            &args,
+            Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Move(x_ref), Operand::Move(y_ref)],
+            ),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(compare, &args_ty)),
+        args: vec![Operand::Move(compare_ref), Operand::Move(args)],
+        destination: order,
+        target: Some(branch),
         unwind: unwind.clone(),
     };
     true
