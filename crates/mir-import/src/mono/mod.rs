@@ -63,6 +63,7 @@ pub mod shims;
 mod std_closures;
 mod std_range_folds;
 mod std_stand_ins;
+mod std_try;
 pub mod vtable_shims;
 
 pub use generic::GenericFn;

@@ -171,7 +171,8 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
                 continue;
             };
             let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
-                expanded |= super::std_range_folds::expand_range_fold(body, bb, kernel);
+                expanded |= super::std_range_folds::expand_range_fold(body, bb, kernel)
+                    || super::std_try::expand_branch(body, bb);
                 continue;
             };
             let Some(wrapper) = wrapper_of(self_ty) else {
