@@ -239,7 +239,7 @@ fn closure_layouts_are_tuple_prefixes() {
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{out}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 8, "{out}");
+    assert_eq!(lines.len(), 10, "{out}");
     for l in lines {
         assert!(l.ends_with(" OK"), "closure and tuple layouts differ: {l}");
     }
@@ -283,6 +283,41 @@ fn main() {
     check!(a: u8 = 0x12 => 0, b: NonZeroU32 = NonZeroU32::new(0x2233_4455).unwrap() => 1);
     check!(a: u32 = 0x1212_1212 => 0, b: NonZeroU8 = NonZeroU8::new(0x77).unwrap() => 1, c: u16 = 0x9988 => 2);
     check!(a: u16 = 0xe1f2 => 0, b: u64 = 0x0102_0304_0506_0708 => 1, c: u32 = 0x1112_1314 => 2, d: u16 = 0x2122 => 3);
+    // A closure capturing a closure: the inner one stands in as its own
+    // tuple (`closure_proxy`), here between two numbers.
+    {
+        let (x, y): (u8, u32) = (0x5a, 0x1357_9bdf);
+        let inner = move || { let _ = (&x, &y); };
+        let (a, b): (u64, u16) = (0x0102_0304_0506_0708, 0xa1b2);
+        let outer = move || { let _ = (&a, &inner, &b); };
+        type In = (u8, u32, ());
+        type Tup = (u64, In, u16, ());
+        let o = bytes(&outer);
+        let found = [find(&o, &bytes(&a)), find(&o, &bytes(&y)), find(&o, &bytes(&b))];
+        let expect = [offset_of!(Tup, 0), offset_of!(Tup, 1) + offset_of!(In, 1), offset_of!(Tup, 2)];
+        let ok = size_of_val(&outer) == size_of::<Tup>() && align_of_val(&outer) == align_of::<Tup>() && found == expect;
+        println!("nested {found:?} {expect:?} {}", if ok { "OK" } else { "DIFF" });
+        outer();
+    }
+    // As `Enumerate`'s `enumerate(count, fold)`: the fold first, a closure
+    // holding a closure that borrows (a pointer, with a niche), then a count.
+    {
+        let m: u32 = 7;
+        let key = |v: u32| v % m;
+        let fold = move |v: u32| key(v);
+        let count: usize = 0x1111_2222_3333_4444;
+        let outer = move |v: u32| fold(v) as usize + count;
+        type Key = (&'static u32, ());
+        type Fold = (Key, ());
+        type Tup = (Fold, usize, ());
+        let o = bytes(&outer);
+        let at = (&m as *const u32 as usize).to_ne_bytes();
+        let found = [find(&o, &at), find(&o, &bytes(&count))];
+        let expect = [offset_of!(Tup, 0), offset_of!(Tup, 1)];
+        let ok = size_of_val(&outer) == size_of::<Tup>() && align_of_val(&outer) == align_of::<Tup>() && found == expect;
+        println!("enumerate-like {found:?} {expect:?} {}", if ok { "OK" } else { "DIFF" });
+        let _ = outer(3);
+    }
 }
 "#;
 

@@ -54,8 +54,12 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
             }
         });
     }
-    // The tuples that closures with several captures are laid out as.
-    out.extend(krate.closure_proxy_tuples().into_values());
+    // The tuples that closures with several captures are laid out as, and
+    // those inside them (a captured closure's, whose size the record of
+    // the outer one's captures needs).
+    for proxy in krate.closure_proxy_tuples().into_values() {
+        collect(&proxy, &mut out);
+    }
     out.retain(nameable);
     out
 }

@@ -510,9 +510,17 @@ impl Crate {
     /// place (it may be unsized); a trailing `()` is that last field, so the
     /// captures before it are reordered exactly as the closure's are. The
     /// test `closure_layouts_are_tuple_prefixes` pins this on rustc itself.
+    ///
+    /// A capture that is itself a closure (`core`'s `Take::try_fold`'s
+    /// `check` captures the fold's closure beside a `&mut usize`), which
+    /// source cannot name, is replaced by its own proxy, recursively, and a
+    /// pointer to one by a pointer to `()`: each is laid out as what it
+    /// stands for (size, alignment, niche), so the outer tuple's fields are
+    /// reordered as the closure's are.
     pub fn closure_proxy_tuples(&self) -> BTreeMap<String, Ty> {
-        self.closure_captures()
-            .into_iter()
+        let captures = self.closure_captures();
+        captures
+            .iter()
             .filter(|(name, tys)| {
                 tys.len() >= 2
                     && self.layouts.get(name).is_some_and(|l| {
@@ -520,9 +528,10 @@ impl Crate {
                             && l.size > 0
                     })
             })
-            .map(|(name, mut tys)| {
-                tys.push(Ty::unit());
-                (name, Ty::Tuple(tys))
+            .filter_map(|(name, _)| {
+                let zero_sized = |closure: &str| self.layouts.get(closure).is_some_and(|l| l.size == 0);
+                let proxy = closure_proxy(&Ty::Opaque(name.clone()), &captures, &zero_sized, 0)?;
+                Some((name.clone(), proxy))
             })
             .collect()
     }
@@ -536,9 +545,18 @@ impl Crate {
             let Some((size, align, offsets)) = probed.by_type.get(&proxy.to_string()) else {
                 continue;
             };
+            // A captured closure the report does not print is as large as
+            // its proxy, which the probe measured too.
             let sizes: Option<Vec<u64>> = tys[..tys.len() - 1]
                 .iter()
-                .map(|t| self.plain_size(t))
+                .map(|t| {
+                    self.plain_size(t).or_else(|| {
+                        let Ty::Tuple(inner) = t else { return None };
+                        inner.is_empty().then_some(0).or_else(|| {
+                            probed.by_type.get(&t.to_string()).map(|(size, _, _)| *size)
+                        })
+                    })
+                })
                 .collect();
             if let Some(sizes) = sizes {
                 self.layouts
@@ -601,10 +619,114 @@ impl PlaceElem {
     }
 }
 
+/// How deep [`closure_proxy`] follows closures inside closures.
+const PROXY_DEPTH: usize = 8;
+
+/// The type the layout probe measures for `ty`: a closure as the tuple of
+/// its captures' proxies followed by `()` (see
+/// [`Crate::closure_proxy_tuples`]), a pointer to a closure as a pointer
+/// to `()` (a thin pointer either way), tuples and arrays element by
+/// element, anything else as it is; a closure whose captures are not known
+/// but that the report prints zero-sized as `()`. `None` for any other
+/// closure whose captures are not known.
+fn closure_proxy(
+    ty: &Ty,
+    captures: &BTreeMap<String, Vec<Ty>>,
+    zero_sized: &dyn Fn(&str) -> bool,
+    depth: usize,
+) -> Option<Ty> {
+    if depth > PROXY_DEPTH {
+        return None;
+    }
+    let closure = |t: &Ty| matches!(t, Ty::Opaque(n) if n.starts_with("{closure@"));
+    Some(match ty {
+        Ty::Opaque(name) if closure(ty) => match captures.get(name) {
+            Some(of) => {
+                let mut fields: Vec<Ty> = of
+                    .iter()
+                    .map(|c| closure_proxy(c, captures, zero_sized, depth + 1))
+                    .collect::<Option<_>>()?;
+                fields.push(Ty::unit());
+                Ty::Tuple(fields)
+            }
+            None if zero_sized(name) => Ty::unit(),
+            None => return None,
+        },
+        Ty::Ref(m, inner) if closure(inner) => Ty::Ref(*m, Box::new(Ty::unit())),
+        Ty::RawPtr(m, inner) if closure(inner) => Ty::RawPtr(*m, Box::new(Ty::unit())),
+        Ty::Tuple(items) => Ty::Tuple(
+            items
+                .iter()
+                .map(|t| closure_proxy(t, captures, zero_sized, depth + 1))
+                .collect::<Option<_>>()?,
+        ),
+        Ty::Array(item, len) => Ty::Array(
+            Box::new(closure_proxy(item, captures, zero_sized, depth + 1)?),
+            len.clone(),
+        ),
+        other => other.clone(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{ArrayLen, IntTy, Scalar};
+
+    #[test]
+    fn a_captured_closure_stands_in_as_its_own_proxy_tuple() {
+        let closure = |n: &str| Ty::Opaque(format!("{{closure@{n}}}"));
+        let usize_ty = Ty::Int(IntTy::Usize);
+        let by_ref = |t: Ty| Ty::Ref(crate::model::Mutability::Mut, Box::new(t));
+        let captures: BTreeMap<String, Vec<Ty>> = [
+            // `enumerate(count, fold)`, `fold` a closure over a key closure
+            // that borrows.
+            (
+                "{closure@enumerate}".to_string(),
+                vec![closure("fold"), usize_ty.clone()],
+            ),
+            ("{closure@fold}".to_string(), vec![closure("key")]),
+            (
+                "{closure@key}".to_string(),
+                vec![Ty::Ref(
+                    crate::model::Mutability::Not,
+                    Box::new(Ty::Int(IntTy::U32)),
+                )],
+            ),
+            // `check(n, fold)` over a closure the report prints zero-sized,
+            // whose captures no printed body shows.
+            (
+                "{closure@check}".to_string(),
+                vec![by_ref(usize_ty.clone()), closure("empty")],
+            ),
+            (
+                "{closure@pointing}".to_string(),
+                vec![by_ref(closure("unknown")), closure("unknown")],
+            ),
+        ]
+        .into();
+        let zero_sized = |n: &str| n == "{closure@empty}";
+        let proxy =
+            |n: &str| closure_proxy(&closure(n), &captures, &zero_sized, 0).map(|t| t.to_string());
+        assert_eq!(
+            proxy("enumerate").as_deref(),
+            Some("(((&u32, ()), ()), usize, ())")
+        );
+        assert_eq!(proxy("check").as_deref(), Some("(&mut usize, (), ())"));
+        // A pointer to a closure is a thin pointer whatever it points to;
+        // a closure neither printed zero-sized nor with known captures has
+        // no proxy.
+        assert_eq!(proxy("pointing"), None);
+        let pointer_only: BTreeMap<String, Vec<Ty>> = [(
+            "{closure@p}".to_string(),
+            vec![by_ref(closure("unknown")), usize_ty],
+        )]
+        .into();
+        assert_eq!(
+            closure_proxy(&closure("p"), &pointer_only, &zero_sized, 0).map(|t| t.to_string()),
+            Some("(&mut (), usize, ())".to_string())
+        );
+    }
 
     #[test]
     fn a_tuple_constant_is_typed_by_its_elements() {

@@ -306,10 +306,12 @@ pub fn instantiate(
         .map(|(c, _)| c.clone())
         .collect();
     let left = std::cell::RefCell::new(BTreeMap::new());
+    let captures = krate.closure_captures();
     let kernel = super::std_closures::KernelClosures {
         has_body: &|c| closures.contains_key(c),
         drops_nothing: &|c| drop_nothing.contains(c),
         left: &left,
+        captures: &|c| captures.get(c).cloned(),
     };
     // Direct calls first, until no body is newly reached: a closure's body
     // reached only through a rewritten call may hold such calls too.

@@ -39,6 +39,15 @@
 //!   `(x, y)` gives `compare(&x, &y)` and the one of the two `cmp::min_by`
 //!   (`max_by`) keeps, for items plainly without drop glue (the other one
 //!   is dropped);
+//! - `Enumerate::fold`'s `enumerate(count, fold)`: `(acc, item)` gives
+//!   `fold(acc, (count, item))`, then `count += 1`; its two captures are
+//!   read where the layout probe measured them, by the index its
+//!   aggregate gives each (`fold` first: a closure lists its captures in
+//!   the order its body first names them);
+//! - `Take::try_fold`'s `check(n, fold)` over a `fold` giving
+//!   `NeverShortCircuit<Acc>`: `(acc, x)` gives `*n -= 1`, `r = fold(acc,
+//!   x)`, then `Break(r)` if `*n` is 0 and `Continue(r.0)` otherwise; its
+//!   captures as `enumerate`'s;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -95,6 +104,16 @@ enum Wrapper {
     /// `max_by`'s (`min_by`'s, when set) `fold(compare)` with `compare` a
     /// closure: `move |x, y| cmp::max_by(x, y, &mut compare)`.
     ReduceBy(String, bool),
+    /// `Enumerate::fold`'s `enumerate(count, fold)`: `move |acc, item| {
+    /// let acc = fold(acc, (count, item)); count += 1; acc }`. Two
+    /// captures, at the offsets the layout probe measured
+    /// ([`crate::model::Crate::closure_proxy_tuples`]).
+    Enumerate(String),
+    /// `Take::try_fold`'s `check(n, fold)` with `fold`'s result
+    /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`): `move |acc,
+    /// x| { *n -= 1; let r = fold(acc, x); if *n == 0 { Break(r) } else {
+    /// Continue(r.0) } }`. Two captures, as for [`Wrapper::Enumerate`].
+    TakeCheck(String),
 }
 
 impl Wrapper {
@@ -109,7 +128,9 @@ impl Wrapper {
             | Wrapper::MapFold(f, _)
             | Wrapper::MapFoldThen(f, _)
             | Wrapper::WrapMut2(f)
-            | Wrapper::ReduceBy(f, _) => Some(f),
+            | Wrapper::ReduceBy(f, _)
+            | Wrapper::Enumerate(f)
+            | Wrapper::TakeCheck(f) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
     }
@@ -125,6 +146,9 @@ pub(super) struct KernelClosures<'a> {
     /// Calls recognised but left as they are, with the reason
     /// ([`crate::model::Crate::left_calls`]).
     pub left: &'a std::cell::RefCell<std::collections::BTreeMap<String, String>>,
+    /// The capture types of a closure (any, `core`'s too), in the order
+    /// its aggregate lists them ([`crate::model::Crate::closure_captures`]).
+    pub captures: &'a dyn Fn(&str) -> Option<Vec<crate::model::Ty>>,
 }
 
 /// Whether dropping closure `f` does nothing: a kernel closure whose
@@ -179,7 +203,7 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
                 continue;
             };
             if wrapper.callee().is_none_or(|f| callable(f, has_body)) {
-                expanded |= expand(body, bb, &wrapper);
+                expanded |= expand(body, bb, &wrapper, kernel);
             }
         }
         if !expanded {
@@ -221,6 +245,12 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         }
         "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
             Some(Wrapper::ToUsize(last))
+        }
+        "<std::iter::Enumerate<I> as std::iter::Iterator>::fold::enumerate" => {
+            Some(Wrapper::Enumerate(last))
+        }
+        "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check" => {
+            Some(Wrapper::TakeCheck(last))
         }
         "iter::Iterator::max_by::fold" => Some(Wrapper::ReduceBy(last, false)),
         "iter::Iterator::min_by::fold" => Some(Wrapper::ReduceBy(last, true)),
@@ -423,6 +453,34 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn two_capture_wrappers_are_known_by_their_function() {
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        let enumerate = format!(
+            "{{closure@<std::iter::Enumerate<I> as std::iter::Iterator>::fold::enumerate<&u32, u32, {kernel}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&enumerate),
+            Some(Wrapper::Enumerate(kernel.clone()))
+        );
+        // `try_fold`'s `enumerate` captures `&mut count`, `rfold`'s counts
+        // down: neither is this one.
+        for other in [
+            "Iterator>::try_fold::enumerate",
+            "DoubleEndedIterator>::rfold::enumerate",
+        ] {
+            let name = enumerate.replace("Iterator>::fold::enumerate", other);
+            assert_eq!(wrapper_of(&name), None, "{name}");
+        }
+        let check = format!(
+            "{{closure@<std::iter::Take<I> as std::iter::Iterator>::try_fold::check<'_, &u32, u32, std::ops::try_trait::NeverShortCircuit<u32>, {kernel}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&check), Some(Wrapper::TakeCheck(kernel.clone())));
+        // `Take::for_each`'s `check(action)` is another closure.
+        let for_each = check.replace("try_fold::check", "spec_for_each::check");
+        assert_eq!(wrapper_of(&for_each), None);
     }
 
     #[test]

@@ -14,7 +14,12 @@ use crate::mono::call_site::{
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
 /// does: the call of the closure it captures, with its work before and
 /// after, or the accumulator's operation. Whether it did.
-pub(super) fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool {
+pub(super) fn expand(
+    body: &mut Body,
+    bb: BasicBlock,
+    wrapper: &Wrapper,
+    kernel: &super::KernelClosures,
+) -> bool {
     let Some(site) = CallSite::of(body, bb) else {
         return false;
     };
@@ -66,6 +71,8 @@ pub(super) fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool
         | Wrapper::WrapMut2(f) => f,
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
         Wrapper::ReduceBy(f, min) => return expand_reduce_by(body, bb, f, *min),
+        Wrapper::Enumerate(f) => return expand_enumerate(body, bb, f, kernel),
+        Wrapper::TakeCheck(f) => return expand_take_check(body, bb, f, kernel),
         Wrapper::Check(f, check) => return expand_check(body, bb, f, *check),
     };
     let closure_ty = Ty::Opaque(closure.to_string());
@@ -178,7 +185,9 @@ pub(super) fn expand(body: &mut Body, bb: BasicBlock, wrapper: &Wrapper) -> bool
         Wrapper::Accumulate(..)
         | Wrapper::MapFoldThen(..)
         | Wrapper::Check(..)
-        | Wrapper::ReduceBy(..) => return false,
+        | Wrapper::ReduceBy(..)
+        | Wrapper::Enumerate(..)
+        | Wrapper::TakeCheck(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {
@@ -295,6 +304,265 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
         args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
         destination: mapped,
         target: Some(then),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `Enumerate::fold`'s `enumerate(count, fold)` ending
+/// block `bb`, `(acc, item)`, into the call `fold(acc, (count, item))`
+/// through the environment's `fold` capture, then `count += 1` (wrapping:
+/// the build has no overflow checks) in its `count`. The captures are
+/// projected by the index the closure's aggregate gives them (the
+/// kernel's `captures`: exactly a `usize` and `fold`, in either order);
+/// the lowering places them where the layout probe measured the closure's
+/// proxy tuple. Whether it did.
+fn expand_enumerate(
+    body: &mut Body,
+    bb: BasicBlock,
+    fold: &str,
+    kernel: &super::KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (Some(env_ty @ Ty::Ref(Mutability::Mut, _)), Some(dest_ty)) =
+        (operand_ty(body, &env), body.place_ty(destination))
+    else {
+        return false;
+    };
+    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
+    let fold_ty = Ty::Opaque(fold.to_string());
+    let Some((count_at, fold_at)) = two_captures(&env_ty, &usize_ty, &fold_ty, kernel) else {
+        return false;
+    };
+    // `(acc, item)`, the accumulator of the result's type.
+    let [acc_ty, item_ty] = elems.as_slice() else {
+        return false;
+    };
+    if *acc_ty != dest_ty {
+        return false;
+    }
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let env_place = new_local(body, env_ty.clone());
+    let capture = |i: u32, ty: Ty| {
+        let mut p = env_place.clone();
+        p.projection.push(PlaceElem::Deref);
+        p.projection.push(PlaceElem::Field(i, ty));
+        p
+    };
+    let (count, fold_place) = (
+        capture(count_at, usize_ty.clone()),
+        capture(fold_at, fold_ty.clone()),
+    );
+    let pair_ty = Ty::Tuple(vec![usize_ty.clone(), item_ty.clone()]);
+    let args_ty = Ty::Tuple(vec![acc_ty.clone(), pair_ty.clone()]);
+    let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(fold_ty));
+    let (pair, args, fold_ref) = (
+        new_local(body, pair_ty),
+        new_local(body, args_ty.clone()),
+        new_local(body, fold_ref_ty),
+    );
+    let one = Operand::Const(crate::model::ConstOperand::Scalar(
+        crate::model::Scalar::Int {
+            bits: 1,
+            ty: crate::model::IntTy::Usize,
+        },
+    ));
+    let counted = site.push_block(
+        body,
+        vec![stmt(
+            &count,
+            Rvalue::BinaryOp(crate::model::BinOp::Add, Operand::Copy(count.clone()), one),
+        )],
+        TerminatorKind::Goto(*target),
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(&env_place, Rvalue::Use(env)),
+        stmt(
+            &pair,
+            Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Copy(count), Operand::Move(field(1))],
+            ),
+        ),
+        stmt(
+            &args,
+            Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Move(field(0)), Operand::Move(pair)],
+            ),
+        ),
+        stmt(&fold_ref, Rvalue::Ref(Mutability::Mut, fold_place)),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(fold, &args_ty)),
+        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
+        destination: destination.clone(),
+        target: Some(counted),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Where a two-capture closure behind the environment `env_ty` (`&mut
+/// C`) holds `fold` and the other capture of type `other`, by the index
+/// its aggregate gives each (the kernel's `captures`): `(other, fold)`.
+fn two_captures(
+    env_ty: &Ty,
+    other: &Ty,
+    fold: &Ty,
+    kernel: &super::KernelClosures,
+) -> Option<(u32, u32)> {
+    let Ty::Ref(Mutability::Mut, closure) = env_ty else {
+        return None;
+    };
+    let Ty::Opaque(name) = &**closure else {
+        return None;
+    };
+    match (kernel.captures)(name).as_deref() {
+        Some([a, b]) if a == fold && b == other => Some((1, 0)),
+        Some([a, b]) if a == other && b == fold => Some((0, 1)),
+        _ => None,
+    }
+}
+
+/// Rewrites a call of `Take::try_fold`'s `check(n, fold)` ending block
+/// `bb`, `(acc, x)`, with `fold` giving `NeverShortCircuit<Acc>` and the
+/// call `ControlFlow<NeverShortCircuit<Acc>, Acc>`: `*n -= 1`, `r =
+/// fold(acc, x)` through the environment's `fold` capture, then `Break(r)`
+/// if `*n` is 0 and `Continue(r.0)` otherwise. Whether it did.
+fn expand_take_check(
+    body: &mut Body,
+    bb: BasicBlock,
+    fold: &str,
+    kernel: &super::KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (Some(env_ty), Some(Ty::Adt(flow))) = (operand_ty(body, &env), body.place_ty(destination))
+    else {
+        return false;
+    };
+    let [acc_ty, _] = elems.as_slice() else {
+        return false;
+    };
+    // `ControlFlow<NeverShortCircuit<Acc>, Acc>`.
+    let flow_args: Vec<&GenericArg> = flow
+        .segments
+        .last()
+        .map(|s| s.args.iter().collect())
+        .unwrap_or_default();
+    let [GenericArg::Type(r_ty @ Ty::Adt(r)), GenericArg::Type(c)] = flow_args.as_slice() else {
+        return false;
+    };
+    let never = format!("ops::try_trait::NeverShortCircuit<{acc_ty}>");
+    if !matches!(
+        std_relative(&flow.def_path()),
+        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
+    ) || std_relative(&r.to_string()) != Some(never.as_str())
+        || c != acc_ty
+    {
+        return false;
+    }
+    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
+    let n_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty.clone()));
+    let fold_ty = Ty::Opaque(fold.to_string());
+    let Some((n_at, fold_at)) = two_captures(&env_ty, &n_ref_ty, &fold_ty, kernel) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let env_place = new_local(body, env_ty);
+    let capture = |i: u32, ty: Ty| {
+        let mut p = env_place.clone();
+        p.projection.push(PlaceElem::Deref);
+        p.projection.push(PlaceElem::Field(i, ty));
+        p
+    };
+    let n_ref = new_local(body, n_ref_ty.clone());
+    let mut n = n_ref.clone();
+    n.projection.push(PlaceElem::Deref);
+    let args_ty = Ty::Tuple(elems.clone());
+    let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()));
+    let (fold_ref, r, done) = (
+        new_local(body, fold_ref_ty),
+        new_local(body, r_ty.clone()),
+        new_local(body, Ty::Bool),
+    );
+    let int = |bits: u128| {
+        Operand::Const(crate::model::ConstOperand::Scalar(
+            crate::model::Scalar::Int {
+                bits,
+                ty: crate::model::IntTy::Usize,
+            },
+        ))
+    };
+    let mut inner = r.clone();
+    inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
+    let ends = |body: &mut Body, variant: &str, payload: Place| {
+        site.push_block(
+            body,
+            vec![stmt(
+                destination,
+                variant_value(&flow, variant, Operand::Move(payload)),
+            )],
+            TerminatorKind::Goto(*target),
+        )
+    };
+    let (stop, go_on) = (
+        ends(body, "Break", r.clone()),
+        ends(body, "Continue", inner),
+    );
+    let branch = site.push_block(
+        body,
+        vec![stmt(
+            &done,
+            Rvalue::BinaryOp(crate::model::BinOp::Eq, Operand::Copy(n.clone()), int(0)),
+        )],
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(done),
+            targets: vec![(0, go_on)],
+            otherwise: stop,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(&env_place, Rvalue::Use(env)),
+        stmt(&n_ref, Rvalue::Use(Operand::Copy(capture(n_at, n_ref_ty)))),
+        stmt(
+            &n,
+            Rvalue::BinaryOp(crate::model::BinOp::Sub, Operand::Copy(n.clone()), int(1)),
+        ),
+        stmt(
+            &fold_ref,
+            Rvalue::Ref(Mutability::Mut, capture(fold_at, fold_ty)),
+        ),
+    ]);
+    let args = new_local(body, args_ty.clone());
+    body.blocks[bb].statements.push(stmt(
+        &args,
+        Rvalue::Aggregate(
+            AggregateKind::Tuple,
+            vec![Operand::Move(field(0)), Operand::Move(field(1))],
+        ),
+    ));
+    body.blocks[bb].terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(fold, &args_ty)),
+        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
+        destination: r,
+        target: Some(branch),
         unwind: unwind.clone(),
     };
     true
