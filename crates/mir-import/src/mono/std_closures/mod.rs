@@ -48,6 +48,9 @@
 //!   `NeverShortCircuit<Acc>`: `(acc, x)` gives `*n -= 1`, `r = fold(acc,
 //!   x)`, then `Break(r)` if `*n` is 0 and `Continue(r.0)` otherwise; its
 //!   captures as `enumerate`'s;
+//! - `position`'s `check(predicate, acc)`: `((), x)` gives `Break(*acc)`
+//!   if `predicate(x)`, else `*acc += 1` and `Continue(())`; its captures
+//!   as `enumerate`'s;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -114,6 +117,10 @@ enum Wrapper {
     /// x| { *n -= 1; let r = fold(acc, x); if *n == 0 { Break(r) } else {
     /// Continue(r.0) } }`. Two captures, as for [`Wrapper::Enumerate`].
     TakeCheck(String),
+    /// `position`'s `check(predicate, acc)`: `move |_, x| if predicate(x) {
+    /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
+    /// for [`Wrapper::Enumerate`].
+    Position(String),
 }
 
 impl Wrapper {
@@ -130,7 +137,8 @@ impl Wrapper {
             | Wrapper::WrapMut2(f)
             | Wrapper::ReduceBy(f, _)
             | Wrapper::Enumerate(f)
-            | Wrapper::TakeCheck(f) => Some(f),
+            | Wrapper::TakeCheck(f)
+            | Wrapper::Position(f) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
     }
@@ -239,6 +247,7 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         "iter::adapters::copied::copy_fold" => Some(Wrapper::CopyFold(last)),
         "iter::Iterator::for_each::call" => Some(Wrapper::ForEach(last)),
         "iter::Iterator::any::check" => Some(Wrapper::Check(last, Check::Any)),
+        "iter::Iterator::position::check" => Some(Wrapper::Position(last)),
         "iter::Iterator::all::check" => Some(Wrapper::Check(last, Check::All)),
         "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check" => {
             Some(Wrapper::Check(last, Check::Find))
@@ -389,7 +398,12 @@ mod tests {
             Some(Wrapper::Check(kernel, Check::Find))
         );
         // `position`'s check captures a counter too; `find_map`'s differs.
-        assert_eq!(check("std::iter::Iterator::position::check"), None);
+        assert_eq!(
+            check("std::iter::Iterator::position::check"),
+            Some(Wrapper::Position(
+                "{closure@/src/kernel.rs:13:39: 13:44}".to_string()
+            ))
+        );
         assert_eq!(check("std::iter::Iterator::find_map::check"), None);
         assert_eq!(
             wrapper_of(SUM),

@@ -73,6 +73,7 @@ pub(super) fn expand(
         Wrapper::ReduceBy(f, min) => return expand_reduce_by(body, bb, f, *min),
         Wrapper::Enumerate(f) => return expand_enumerate(body, bb, f, kernel),
         Wrapper::TakeCheck(f) => return expand_take_check(body, bb, f, kernel),
+        Wrapper::Position(f) => return expand_position(body, bb, f, kernel),
         Wrapper::Check(f, check) => return expand_check(body, bb, f, *check),
     };
     let closure_ty = Ty::Opaque(closure.to_string());
@@ -187,7 +188,8 @@ pub(super) fn expand(
         | Wrapper::Check(..)
         | Wrapper::ReduceBy(..)
         | Wrapper::Enumerate(..)
-        | Wrapper::TakeCheck(..) => return false,
+        | Wrapper::TakeCheck(..)
+        | Wrapper::Position(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {
@@ -562,6 +564,136 @@ fn expand_take_check(
         func: Callee::Item(call_mut_path(fold, &args_ty)),
         args: vec![Operand::Move(fold_ref), Operand::Move(args)],
         destination: r,
+        target: Some(branch),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `position`'s `check(predicate, acc)` ending block
+/// `bb`, `((), x)`, with the call `ControlFlow<usize, ()>`: `keep =
+/// predicate(x)` through the environment's `predicate` capture, then
+/// `Break(*acc)` if it holds, else `*acc += 1` (wrapping: the build has no
+/// overflow checks) and `Continue(())`. Whether it did.
+fn expand_position(
+    body: &mut Body,
+    bb: BasicBlock,
+    predicate: &str,
+    kernel: &super::KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (Some(env_ty), Some(Ty::Adt(flow))) = (operand_ty(body, &env), body.place_ty(destination))
+    else {
+        return false;
+    };
+    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
+    // `((), x)` and `ControlFlow<usize>` (`C = ()` left out when printed).
+    let [unit, item] = elems.as_slice() else {
+        return false;
+    };
+    let flow_args: Vec<&GenericArg> = flow
+        .segments
+        .last()
+        .map(|s| s.args.iter().collect())
+        .unwrap_or_default();
+    let is_flow = matches!(
+        std_relative(&flow.def_path()),
+        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
+    ) && (flow_args == [&GenericArg::Type(usize_ty.clone())]
+        || flow_args
+            == [
+                &GenericArg::Type(usize_ty.clone()),
+                &GenericArg::Type(Ty::unit()),
+            ]);
+    if *unit != Ty::unit() || !is_flow {
+        return false;
+    }
+    let acc_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty.clone()));
+    let predicate_ty = Ty::Opaque(predicate.to_string());
+    let Some((acc_at, predicate_at)) = two_captures(&env_ty, &acc_ref_ty, &predicate_ty, kernel)
+    else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let env_place = new_local(body, env_ty);
+    let capture = |i: u32, ty: Ty| {
+        let mut p = env_place.clone();
+        p.projection.push(PlaceElem::Deref);
+        p.projection.push(PlaceElem::Field(i, ty));
+        p
+    };
+    let acc_ref = new_local(body, acc_ref_ty.clone());
+    let mut acc = acc_ref.clone();
+    acc.projection.push(PlaceElem::Deref);
+    let predicate_ref_ty = Ty::Ref(Mutability::Mut, Box::new(predicate_ty.clone()));
+    let args_ty = Ty::Tuple(vec![item.clone()]);
+    let (predicate_ref, args, keep) = (
+        new_local(body, predicate_ref_ty),
+        new_local(body, args_ty.clone()),
+        new_local(body, Ty::Bool),
+    );
+    let one = Operand::Const(crate::model::ConstOperand::Scalar(
+        crate::model::Scalar::Int {
+            bits: 1,
+            ty: crate::model::IntTy::Usize,
+        },
+    ));
+    let unit_value = Operand::Const(crate::model::ConstOperand::Unit);
+    let stop = site.push_block(
+        body,
+        vec![stmt(
+            destination,
+            variant_value(&flow, "Break", Operand::Copy(acc.clone())),
+        )],
+        TerminatorKind::Goto(*target),
+    );
+    let go_on = site.push_block(
+        body,
+        vec![
+            stmt(
+                &acc,
+                Rvalue::BinaryOp(crate::model::BinOp::Add, Operand::Copy(acc.clone()), one),
+            ),
+            stmt(destination, variant_value(&flow, "Continue", unit_value)),
+        ],
+        TerminatorKind::Goto(*target),
+    );
+    let branch = site.push_block(
+        body,
+        Vec::new(),
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(keep.clone()),
+            targets: vec![(0, go_on)],
+            otherwise: stop,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(&env_place, Rvalue::Use(env)),
+        stmt(
+            &acc_ref,
+            Rvalue::Use(Operand::Copy(capture(acc_at, acc_ref_ty))),
+        ),
+        stmt(
+            &predicate_ref,
+            Rvalue::Ref(Mutability::Mut, capture(predicate_at, predicate_ty)),
+        ),
+        stmt(
+            &args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(predicate, &args_ty)),
+        args: vec![Operand::Move(predicate_ref), Operand::Move(args)],
+        destination: keep,
         target: Some(branch),
         unwind: unwind.clone(),
     };
