@@ -366,7 +366,12 @@ pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     let generics = mono::generic_fns(&out.source);
     let Some((appended, known)) = &p.instances else {
         let mut krate = import_text(&out.mir, &out.type_sizes, Some((&out.source, file)))?;
-        mono::closures::instantiate(&mut krate, &generics, &Default::default());
+        mono::closures::instantiate(
+            &mut krate,
+            &generics,
+            &Default::default(),
+            &Default::default(),
+        );
         mono::closures::link_dyn_closures(&mut krate);
         return Ok(krate);
     };
@@ -376,7 +381,7 @@ pub fn import_printed(p: &Printed, file: &str) -> Result<Crate, ImportError> {
     mono::map_instance_spans(&mut krate, appended, file, kernel_lines);
     mono::link_instances(&mut krate, known, &generics);
     mono::dep_calls::link_dep_calls(&mut krate, &p.dep_calls);
-    mono::closures::instantiate(&mut krate, &generics, known);
+    mono::closures::instantiate(&mut krate, &generics, known, &p.dep_calls);
     mono::closures::link_dyn_closures(&mut krate);
     mono::drop_glue::link_drop_glue(&mut krate, &p.dep_calls);
     Ok(krate)

@@ -500,6 +500,15 @@ impl Crate {
                 found.entry(name).or_insert(tys);
             }
         }
+        // `core` closures that no printed body builds or reads, whose
+        // captures their function's generic arguments say.
+        for name in self.layouts.types.keys() {
+            if !found.contains_key(name)
+                && let Some(tys) = known_std_captures(name)
+            {
+                found.insert(name.to_string(), tys);
+            }
+        }
         found
     }
 
@@ -619,6 +628,31 @@ impl PlaceElem {
     }
 }
 
+/// The captures of a `core` closure whose source fixes them, from the
+/// generic arguments in its name, in the order its body first names them:
+/// `Filter::fold`'s `filter_fold<T, Acc, P, F>` captures `predicate: P`,
+/// then `fold: F`. `None` for any other closure.
+fn known_std_captures(name: &str) -> Option<Vec<Ty>> {
+    let def = name
+        .strip_prefix("{closure@")?
+        .strip_suffix("::{closure#0}}")?;
+    let (function, args) = super::brackets::trailing_generic_args(def)?;
+    if crate::calls::std_relative(function) != Some("iter::adapters::filter::filter_fold") {
+        return None;
+    }
+    let items = super::brackets::top_level_items(args);
+    let [_, _, predicate, fold] = items.as_slice() else {
+        return None;
+    };
+    let closure = |t: &str| t.starts_with("{closure@") && t.ends_with('}');
+    (closure(predicate) && closure(fold)).then(|| {
+        vec![
+            Ty::Opaque(predicate.to_string()),
+            Ty::Opaque(fold.to_string()),
+        ]
+    })
+}
+
 /// How deep [`closure_proxy`] follows closures inside closures.
 const PROXY_DEPTH: usize = 8;
 
@@ -725,6 +759,30 @@ mod tests {
         assert_eq!(
             closure_proxy(&closure("p"), &pointer_only, &zero_sized, 0).map(|t| t.to_string()),
             Some("(&mut (), usize, ())".to_string())
+        );
+    }
+
+    #[test]
+    fn filter_folds_captures_are_its_predicate_then_its_fold() {
+        let (p, f) = (
+            "{closure@/src/kernel.rs:1:2: 1:3}",
+            "{closure@/src/kernel.rs:4:5: 4:6}",
+        );
+        let name = format!(
+            "{{closure@std::iter::adapters::filter::filter_fold<u32, u32, {p}, {f}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            known_std_captures(&name),
+            Some(vec![Ty::Opaque(p.into()), Ty::Opaque(f.into())])
+        );
+        // Any other closure of `core`, or another index, says nothing.
+        assert_eq!(
+            known_std_captures(&name.replace("filter_fold", "map_fold")),
+            None
+        );
+        assert_eq!(
+            known_std_captures(&name.replace("{closure#0}}", "{closure#1}}")),
+            None
         );
     }
 

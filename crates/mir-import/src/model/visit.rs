@@ -25,6 +25,7 @@ impl Ty {
                 [seg] if seg.args.is_empty() => s.get(&seg.name).cloned(),
                 _ => None,
             },
+            Ty::Opaque(name) => substitute_closure_name(name, s).map(Ty::Opaque),
             _ => None,
         })
     }
@@ -55,6 +56,36 @@ impl Ty {
     pub fn mentions(&self, s: &Substitution) -> bool {
         self.substitute(s) != *self
     }
+}
+
+/// A closure type of the standard library, named by its function with the
+/// function's generic arguments (`{closure@std::iter::adapters::map::
+/// map_fold<&[u32], u32, u32, F0, F>::{closure#0}}`), with each argument
+/// that is a parameter of `s` written as its argument, and each that is
+/// such a closure name substituted in turn; `None` when nothing changes.
+/// A closure named by its span (the kernel's) holds no arguments.
+fn substitute_closure_name(name: &str, s: &Substitution) -> Option<String> {
+    let def = name.strip_prefix("{closure@")?.strip_suffix('}')?;
+    let (function, index) = def.rsplit_once("::{closure#")?;
+    let (callee, args) = super::brackets::trailing_generic_args(function)?;
+    let mut changed = false;
+    let items: Vec<String> = super::brackets::top_level_items(args)
+        .into_iter()
+        .map(|item| {
+            let new = s
+                .get(item)
+                .map(ToString::to_string)
+                .or_else(|| substitute_closure_name(item, s));
+            changed |= new.is_some();
+            new.unwrap_or_else(|| item.to_string())
+        })
+        .collect();
+    changed.then(|| {
+        format!(
+            "{{closure@{callee}<{}>::{{closure#{index}}}",
+            items.join(", ")
+        )
+    })
 }
 
 impl Path {
@@ -449,5 +480,31 @@ mod tests {
             });
         }
         assert_eq!(left, 1, "the operand in f; the value is no operand");
+    }
+
+    #[test]
+    fn a_core_closure_named_with_parameters_is_renamed_with_their_arguments() {
+        let kernel = Ty::Opaque("{closure@/src/kernel.rs:1:2: 1:3}".into());
+        let subst: Substitution = [
+            ("F0".to_string(), kernel),
+            ("F".to_string(), Ty::Int(super::super::IntTy::U32)),
+        ]
+        .into_iter()
+        .collect();
+        let named = |t: &str| Ty::Opaque(t.to_string()).substitute(&subst).to_string();
+        assert_eq!(
+            named(
+                "{closure@std::iter::adapters::map::map_fold<&[u32], u32, u32, F0, {closure@std::x::g<F>::{closure#0}}>::{closure#0}}"
+            ),
+            "{closure@std::iter::adapters::map::map_fold<&[u32], u32, u32, {closure@/src/kernel.rs:1:2: 1:3}, {closure@std::x::g<u32>::{closure#0}}>::{closure#0}}"
+        );
+        // A parameter only as a whole argument (`F0x`, `&F0` are not one),
+        // and a closure named by its span holds none.
+        let untouched = "{closure@std::x::f<F0x, &F0>::{closure#1}}";
+        assert_eq!(named(untouched), untouched);
+        assert_eq!(
+            named("{closure@/src/kernel.rs:1:2: 1:3}"),
+            "{closure@/src/kernel.rs:1:2: 1:3}"
+        );
     }
 }

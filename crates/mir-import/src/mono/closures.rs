@@ -164,6 +164,96 @@ fn template(
     Some(Template { body, args, subst })
 }
 
+/// `text` with each kernel closure's type (named by its span) written as
+/// its body's path, which does not move when code above it changes.
+fn by_body_paths(text: &str, closures: &BTreeMap<String, ClosureBody>) -> String {
+    let mut out = text.to_string();
+    for (name, cb) in closures {
+        if out.contains(name.as_str()) {
+            out = out.replace(name.as_str(), &cb.path.def_path());
+        }
+    }
+    out
+}
+
+/// Whether closure type `c` is one the standard library defines, which
+/// prints by its function's path (`{closure@std::iter::..::map_fold<..>
+/// ::{closure#0}}`, `{closure@<std::iter::Filter<I, P> as ..>::..}`), not
+/// by a span as the kernel's and its dependencies' do.
+fn is_std_closure(c: &str) -> bool {
+    ["std::", "core::", "<std::", "<core::"]
+        .iter()
+        .any(|p| c.starts_with(&format!("{{closure@{p}")))
+}
+
+/// Writes each call of a closure trait's method on a parameter of `subst`
+/// (`<F as FnMut<..>>::call_mut`), or on a `core` closure named with one,
+/// as a call on the closure type itself, so
+/// that a `core` wrapper closure is expanded like one rustc left named
+/// ([`super::std_closures`]); a kernel closure's is rewritten either way.
+fn name_closure_calls(body: &mut crate::model::Body, subst: &Substitution) {
+    for block in body.blocks.values_mut() {
+        let TerminatorKind::Call {
+            func: Callee::Item(path),
+            ..
+        } = &mut block.terminator.kind
+        else {
+            continue;
+        };
+        let Some((param, _)) = closure_trait_call(path) else {
+            continue;
+        };
+        // A parameter, or a `core` closure named with one
+        // (`{closure@..::map_fold<&[u32], u32, u32, F0, F>::{closure#0}}`).
+        let named = match subst.get(param) {
+            Some(t) => t.clone(),
+            None => Ty::Opaque(param.to_string()).substitute(subst),
+        };
+        let Ty::Opaque(closure) = &named else {
+            continue;
+        };
+        if closure == param {
+            continue;
+        }
+        let Some(rest) = path.segments[0].name.strip_prefix(&format!("<{param} as ")) else {
+            continue;
+        };
+        path.segments[0].name = format!("<{closure} as {rest}");
+    }
+}
+
+/// The template of a `core` call with a closure argument that has a shim
+/// generic over it ([`super::closure_shims`]): the shim's body, unless it
+/// still calls the callee (rustc did not inline it there), which its
+/// instance, aliased to the call, would then call forever.
+fn shim_template(
+    krate: &Crate,
+    call: &Path,
+    shims: &BTreeMap<String, super::shims::DepCall>,
+) -> Option<Template> {
+    let d = shims.get(&call.to_string())?;
+    if d.closure_params.is_empty() {
+        return None;
+    }
+    let body = krate.fn_body(&d.body_path())?;
+    let def = call.def_path();
+    if krate.bodies[body]
+        .called_items()
+        .any(|p| p.def_path() == def)
+    {
+        return None;
+    }
+    Some(Template {
+        body,
+        args: d.closure_params.iter().map(|c| c.closure.clone()).collect(),
+        subst: d
+            .closure_params
+            .iter()
+            .map(|c| (c.name.clone(), c.closure.clone()))
+            .collect(),
+    })
+}
+
 /// The attributes recorded for a body: by its def path, or, for a method of
 /// an `impl` block, by the block's position (`kernel::<impl@7:1>::dot`).
 fn attrs_of(krate: &Crate, body: &crate::model::Body) -> Option<crate::model::ItemAttrs> {
@@ -294,6 +384,7 @@ pub fn instantiate(
     krate: &mut Crate,
     generics: &BTreeMap<String, GenericFn>,
     known: &BTreeMap<String, Instance>,
+    shims: &BTreeMap<String, super::shims::DepCall>,
 ) {
     let closures = closure_bodies(krate);
     // The kernel closures whose drop does nothing: a std fold that takes
@@ -354,27 +445,34 @@ pub fn instantiate(
         }
         for (key, call) in todo {
             done.insert(key.clone());
-            let Some(t) = template(krate, &call, generics, known) else {
+            let Some(t) = template(krate, &call, generics, known)
+                .or_else(|| shim_template(krate, &call, shims))
+            else {
                 continue;
             };
             // A closure without a usable body (one defined inside generic
-            // code) leaves the call as it is, for the lowering to refuse.
-            if t.subst
-                .values()
-                .any(|c| !closures.contains_key(&c.to_string()))
-            {
+            // code) leaves the call as it is, for the lowering to refuse;
+            // a `core` closure is expanded or stood in, or refused by name.
+            let usable = |c: &str| closures.contains_key(c) || is_std_closure(c);
+            if t.subst.values().any(|c| !usable(&c.to_string())) {
                 continue;
             }
             let mut body = krate.bodies[t.body].clone();
             body.substitute(&t.subst);
+            name_closure_calls(&mut body, &t.subst);
             super::std_closures::expand_calls(&mut body, &kernel);
             krate.left_calls.append(&mut left.borrow_mut());
             rewrite_closure_calls(&mut body, &t.subst, &closures);
             for bb in body.blocks.keys().collect::<Vec<_>>() {
+                // A `core` wrapper closure drops what it wraps.
+                let dropless = |ty: &Ty| match ty {
+                    Ty::Opaque(c) if is_closure(ty) && !closures.contains_key(c) => {
+                        super::std_closures::drops_nothing(c, &kernel)
+                    }
+                    _ => krate.trivially_dropped(ty),
+                };
                 if let TerminatorKind::Drop { place, target, .. } = &body.blocks[bb].terminator.kind
-                    && body
-                        .place_ty(place)
-                        .is_some_and(|ty| krate.trivially_dropped(&ty))
+                    && body.place_ty(place).is_some_and(|ty| dropless(&ty))
                 {
                     body.blocks[bb].terminator.kind = TerminatorKind::Goto(*target);
                 }
@@ -382,11 +480,12 @@ pub fn instantiate(
             let def = call.def_path();
             let name = def.rsplit("::").next().unwrap_or("f").to_string();
             // A closure by its body's path (`kernel::k::{closure#0}`), which
-            // an edit above it does not move, unlike its type's span.
+            // an edit above it does not move, unlike its type's span; so
+            // also inside a `core` closure's or a `core` call's text.
             let stable = t.args.iter().map(|t| match t {
                 Ty::Opaque(name) => closures
                     .get(name)
-                    .map_or_else(|| t.to_string(), |cb| cb.path.def_path()),
+                    .map_or_else(|| by_body_paths(name, &closures), |cb| cb.path.def_path()),
                 _ => t.to_string(),
             });
             // Const arguments too: `apply::<F, 4>` and `apply::<F, 8>` are
@@ -395,7 +494,7 @@ pub fn instantiate(
                 .get(&def)
                 .and_then(|g| g.const_args_of(&call))
                 .unwrap_or_default();
-            let module = module_name(&def, stable.chain(consts));
+            let module = module_name(&by_body_paths(&def, &closures), stable.chain(consts));
             body.path = Path {
                 segments: [KERNEL_MODULE, &module, &name]
                     .into_iter()
@@ -451,7 +550,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        instantiate(&mut k, &BTreeMap::new(), &BTreeMap::new());
+        instantiate(&mut k, &BTreeMap::new(), &BTreeMap::new(), &BTreeMap::new());
         k
     }
 

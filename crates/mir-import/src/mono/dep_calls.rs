@@ -58,6 +58,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             if !prelude
                 && !is_bodiless_dep_call(krate, path, deps)
                 && !is_bodiless_core_trait_call(krate, path)
+                && !is_bodiless_core_inherent_call(krate, path)
             {
                 continue;
             }
@@ -66,7 +67,9 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             let (Some(params), Some(ret)) = (params, body.place_ty(destination)) else {
                 continue;
             };
-            if let Some(shim) = super::std_stand_ins::stand_in(path, &params, &ret) {
+            if let Some(shim) = super::std_stand_ins::stand_in(path, &params, &ret)
+                .or_else(|| super::closure_shims::closure_shim(krate, path, &params, &ret))
+            {
                 out.insert(printed, shim);
                 continue;
             }
@@ -85,6 +88,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                     ret,
                     must_reach,
                     stand_in: None,
+                    closure_params: Vec::new(),
                 },
             );
         }
@@ -149,6 +153,7 @@ fn reified_dep_fns(
                     ret: (**ret).clone(),
                     must_reach: is_inherent(path).then_some(printed),
                     stand_in: None,
+                    closure_params: Vec::new(),
                 },
             );
         }
@@ -160,6 +165,11 @@ fn reified_dep_fns(
 /// that reaches what the call meant ([`DepCall::must_reach`]).
 pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
     for (call, d) in shims {
+        // A shim generic over a closure is instantiated at it instead
+        // (`closures::instantiate`).
+        if !d.closure_params.is_empty() {
+            continue;
+        }
         let path = d.body_path();
         let Some(id) = krate.fn_body(&path) else {
             continue;
@@ -207,6 +217,8 @@ fn reaches(body: &crate::model::Body, callee: &str) -> bool {
 /// u32>::len`): read back, they compare alike.
 fn inlined(body: &crate::model::Body, callee: &str) -> bool {
     fn names(inlined: &str, callee: &str) -> bool {
+        // A `#[track_caller]` function's scope says so first.
+        let inlined = inlined.strip_prefix("#[track_caller] ").unwrap_or(inlined);
         inlined == callee
             || crate::parse::parse_value_path(inlined).is_ok_and(|p| p.to_string() == callee)
     }
@@ -238,6 +250,19 @@ fn is_bodiless_core_trait_call(krate: &Crate, path: &Path) -> bool {
     let first = path.segments.first().map_or("", |s| s.name.as_str());
     first.starts_with('<')
         && (first.contains(" as std::") || first.contains(" as core::"))
+        && calls::classify(path).is_none()
+        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+}
+
+/// Whether a call to `path` is an inherent method of a `core` type
+/// (`core::slice::<impl [u32]>::split_at`, which `Chunks::next` calls) that
+/// rustc's inliner left as a call: a shim written through the self type
+/// (`<[u32]>::split_at`) gives it a body, if rustc inlined it there
+/// ([`DepCall::must_reach`]).
+fn is_bodiless_core_inherent_call(krate: &Crate, path: &Path) -> bool {
+    let first = path.segments.first().map_or("", |s| s.name.as_str());
+    matches!(first, "core" | "std")
+        && is_inherent(path)
         && calls::classify(path).is_none()
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
 }
@@ -341,6 +366,40 @@ mod tests {
     }
 
     #[test]
+    fn a_core_inherent_method_left_as_a_call_gets_a_shim_through_its_self_type() {
+        let k = kernel_calling("core::slice::<impl [u32]>::split_at");
+        let shims = dep_calls(&k, &BTreeSet::new());
+        let d = &shims["core::slice::<impl [u32]>::split_at"];
+        assert_eq!(d.callee, "<[u32]>::split_at");
+        assert_eq!(
+            d.must_reach.as_deref(),
+            Some("core::slice::<impl [u32]>::split_at")
+        );
+        // Its scope in the shim, a `#[track_caller]` function's, says so
+        // first: still the call.
+        let shim = crate::import_text(
+            &format!(
+                "fn {}() -> () {{
+    let mut _0: ();
+    scope 1 (inlined #[track_caller] core::slice::<impl [u32]>::split_at) {{
+    }}
+
+    bb0: {{
+        return;
+    }}
+}}
+",
+                d.body_path()
+            ),
+            "",
+            None,
+        )
+        .expect("the MIR imports");
+        let body = shim.bodies.values().next().expect("the shim");
+        assert!(super::inlined(body, "core::slice::<impl [u32]>::split_at"));
+    }
+
+    #[test]
     fn a_scope_that_prints_the_call_in_expression_form_inlined_it() {
         let d = DepCall {
             callee: "crate::gpu::DisjointSlice::<u32>::len".into(),
@@ -348,6 +407,7 @@ mod tests {
             ret: Ty::Int(IntTy::Usize),
             must_reach: Some("gpu::DisjointSlice<'_, u32>::len".into()),
             stand_in: None,
+            closure_params: Vec::new(),
         };
         let mut shims = BTreeMap::new();
         shims.insert("gpu::DisjointSlice<'_, u32>::len".to_string(), d.clone());
@@ -388,6 +448,7 @@ mod tests {
             ret: Ty::Int(IntTy::U32),
             must_reach: Some("dep::m::<impl dep::T>::len".into()),
             stand_in: None,
+            closure_params: Vec::new(),
         };
         let shim = |callee: &str| {
             format!(

@@ -55,6 +55,7 @@
 //! parameters of their own.
 
 mod call_site;
+mod closure_shims;
 pub mod closures;
 pub mod dep_calls;
 pub mod drop_glue;

@@ -35,6 +35,24 @@ pub struct DepCall {
     /// `a0`, `a1`, ...: set for an item of the standard library that no
     /// source can call but whose body is known ([`super::std_stand_ins`]).
     pub stand_in: Option<String>,
+    /// The type parameters that closure types in the call take, which
+    /// source cannot name ([`super::closure_shims`]): the shim is then
+    /// printed generic over them, and instantiated at the closures from
+    /// its MIR ([`super::closures`]).
+    pub closure_params: Vec<ClosureParam>,
+}
+
+/// A shim's type parameter for a closure argument, which source cannot
+/// name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ClosureParam {
+    /// The parameter's name (`F`).
+    pub name: String,
+    /// Its bound as source (`FnMut(u32, <S as Iterator>::Item) -> u32`),
+    /// with the shim's lifetime `'a`.
+    pub bound: String,
+    /// The closure type it stands for.
+    pub closure: Ty,
 }
 
 impl DepCall {
@@ -62,6 +80,12 @@ impl DepCall {
         format!("{KERNEL_MODULE}::{}::call", self.module())
     }
 
+    /// `t` with each closure type that a [`ClosureParam`] stands for
+    /// written as that parameter.
+    pub(super) fn named(&self, t: &Ty) -> Ty {
+        with_params(t, &self.closure_params)
+    }
+
     /// The shim function's source. Every reference in its signature shares
     /// one lifetime, so that a returned reference needs no elision rule; the
     /// call sits in an `unsafe` block, since the call it stands for may be
@@ -71,26 +95,43 @@ impl DepCall {
             .params
             .iter()
             .enumerate()
-            .map(|(k, t)| format!("a{k}: {}", with_lifetime(t)))
+            .map(|(k, t)| format!("a{k}: {}", with_lifetime(&self.named(t))))
             .collect();
+        let generics: String = self
+            .closure_params
+            .iter()
+            .map(|c| format!(", {}: {}", c.name, c.bound))
+            .collect();
+        let generics = format!("<'a{generics}>");
         let args: Vec<String> = (0..self.params.len()).map(|k| format!("a{k}")).collect();
         let body = self
             .stand_in
             .clone()
             .unwrap_or_else(|| format!("{}({})", self.callee, args.join(", ")));
         format!(
-            "#[inline(never)]\n#[allow(unused_unsafe)]\npub fn call<'a>({}) -> {} {{\n    unsafe {{ {body} }}\n}}\n",
+            "#[inline(never)]\n#[allow(unused_unsafe)]\npub fn call{generics}({}) -> {} {{\n    unsafe {{ {body} }}\n}}\n",
             params.join(", "),
             with_lifetime(&self.ret),
         )
     }
 }
 
+/// `t` with each closure type that one of `params` stands for written as
+/// that parameter.
+pub(super) fn with_params(t: &Ty, params: &[ClosureParam]) -> Ty {
+    t.replace(&|t| {
+        params
+            .iter()
+            .find(|c| c.closure == *t)
+            .map(|c| Ty::Adt(crate::model::Path::plain(&c.name)))
+    })
+}
+
 /// `t` as source, its references (through references and tuples) and every
 /// elided or erased lifetime argument given the lifetime `'a` (`&'a mut
 /// IterMut<'a, f32>`, `(u32, &'a u32)`): a shim that returns a borrow must
 /// say which argument it borrows from. `'static` stays.
-fn with_lifetime(t: &Ty) -> String {
+pub(super) fn with_lifetime(t: &Ty) -> String {
     match t {
         Ty::Tuple(elems)
             if elems
@@ -322,6 +363,7 @@ mod tests {
             ret: Ty::Int(IntTy::U32),
             must_reach: None,
             stand_in: None,
+            closure_params: Vec::new(),
         };
         let mut shims = BTreeMap::new();
         shims.insert("a".to_string(), shim("dep::public::f"));
@@ -448,6 +490,7 @@ mod tests {
             ),
             must_reach: None,
             stand_in: None,
+            closure_params: Vec::new(),
         };
         let m = d.module();
         assert!(m.starts_with("__dep_call_finalize_"), "{m}");

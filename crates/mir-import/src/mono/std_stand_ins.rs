@@ -51,6 +51,7 @@ pub(super) fn stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> 
         ret: ret.clone(),
         must_reach: None,
         stand_in: Some(body),
+        closure_params: Vec::new(),
     })
 }
 

@@ -23,7 +23,8 @@
 //! - `Iterator::for_each`'s `call`: `((), item)` gives `f(item)`;
 //! - `any`'s, `all`'s, `find`'s and `rfind`'s `check`: `((), x)` gives
 //!   `f(x)` (`f(&x)`) and the `ControlFlow` the check makes of it
-//!   (`Break(())`, `Continue(())`, `Break(x)`);
+//!   (`Break(())`, `Continue(())`, `Break(x)`); `find`'s of a `&mut f`
+//!   (`Filter::next`) the same through the reference it holds;
 //! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
 //!   closure of a primitive number (as in `.filter(..).count()` and
 //!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
@@ -51,6 +52,9 @@
 //! - `position`'s `check(predicate, acc)`: `((), x)` gives `Break(*acc)`
 //!   if `predicate(x)`, else `*acc += 1` and `Continue(())`; its captures
 //!   as `enumerate`'s;
+//! - `Filter::fold`'s `filter_fold(predicate, fold)`: `(acc, item)` gives
+//!   `fold(acc, item)` if `predicate(&item)`, else `acc` (for items plainly
+//!   without drop glue, which it drops); its captures as `enumerate`'s;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -90,6 +94,10 @@ enum Wrapper {
     /// `any`'s, `all`'s, `find`'s and `rfind`'s `check(f)`: `move |(), x|`
     /// a `ControlFlow` after `f(x)` (`find`, `rfind`: `f(&x)`).
     Check(String, Check),
+    /// `find`'s (`rfind`'s) `check` of a `&mut f` (`Filter::next`'s
+    /// `find(&mut self.predicate)`): as [`Check::Find`], `f` behind the
+    /// reference the environment holds.
+    FindByRef(String),
     /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
     /// of that operation.
     MapFold(String, BinOp),
@@ -121,6 +129,10 @@ enum Wrapper {
     /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
     /// for [`Wrapper::Enumerate`].
     Position(String),
+    /// `Filter::fold`'s `filter_fold(predicate, fold)` (the first and the
+    /// second): `move |acc, item| if predicate(&item) { fold(acc, item) }
+    /// else { acc }`. Two captures, as for [`Wrapper::Enumerate`].
+    FilterFold(String, String),
 }
 
 impl Wrapper {
@@ -132,14 +144,25 @@ impl Wrapper {
             | Wrapper::ToUsize(f)
             | Wrapper::ForEach(f)
             | Wrapper::Check(f, _)
+            | Wrapper::FindByRef(f)
             | Wrapper::MapFold(f, _)
             | Wrapper::MapFoldThen(f, _)
             | Wrapper::WrapMut2(f)
             | Wrapper::ReduceBy(f, _)
             | Wrapper::Enumerate(f)
             | Wrapper::TakeCheck(f)
-            | Wrapper::Position(f) => Some(f),
+            | Wrapper::Position(f)
+            | Wrapper::FilterFold(_, f) => Some(f),
             Wrapper::Accumulate(..) => None,
+        }
+    }
+
+    /// Every closure the wrapper captures and calls: its callee, and
+    /// `filter_fold`'s predicate.
+    fn captured(&self) -> Vec<&str> {
+        match self {
+            Wrapper::FilterFold(p, f) => vec![p, f],
+            _ => self.callee().into_iter().collect(),
         }
     }
 }
@@ -165,7 +188,7 @@ pub(super) struct KernelClosures<'a> {
 /// capture nothing that does).
 pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
     match wrapper_of(f) {
-        Some(w) => w.callee().is_none_or(|g| drops_nothing(g, kernel)),
+        Some(w) => w.captured().into_iter().all(|g| drops_nothing(g, kernel)),
         None => (kernel.drops_nothing)(f),
     }
 }
@@ -223,7 +246,8 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
 /// Whether a call of closure type `f` will have a body: the kernel's
 /// closure with one, or a wrapper of one.
 pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
-    has_body(f) || wrapper_of(f).is_some_and(|w| w.callee().is_none_or(|g| callable(g, has_body)))
+    has_body(f)
+        || wrapper_of(f).is_some_and(|w| w.captured().into_iter().all(|g| callable(g, has_body)))
 }
 
 /// Which of the closures above a closure type (`{closure@DEF}`) is, with
@@ -237,8 +261,20 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     let name = std_relative(name).unwrap_or(name);
     let args = top_level_items(args);
     // A closure by value: a shared or mutable reference to one (`&mut F`)
-    // is another type, which this does not expand.
+    // is another type, which only `find`'s check is expanded for (what
+    // `Filter::next` passes: `self.iter.find(&mut self.predicate)`).
     let closure = |a: &&str| a.starts_with("{closure@") && a.ends_with('}');
+    if let Some(f) = args
+        .last()
+        .and_then(|a| a.strip_prefix("&mut "))
+        .filter(closure)
+        && matches!(
+            name,
+            "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check"
+        )
+    {
+        return Some(Wrapper::FindByRef(f.to_string()));
+    }
     let last = args.last().filter(|a| closure(a))?.to_string();
     match name {
         "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => {
@@ -268,6 +304,10 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         {
             Some(Wrapper::WrapMut2(last))
         }
+        "iter::adapters::filter::filter_fold" => match args.as_slice() {
+            [_, _, p, _] if closure(p) => Some(Wrapper::FilterFold(p.to_string(), last)),
+            _ => None,
+        },
         "iter::adapters::map::map_fold" => {
             let [.., f, g] = args.as_slice() else {
                 return None;
@@ -495,6 +535,32 @@ mod tests {
         // `Take::for_each`'s `check(action)` is another closure.
         let for_each = check.replace("try_fold::check", "spec_for_each::check");
         assert_eq!(wrapper_of(&for_each), None);
+    }
+
+    #[test]
+    fn filter_fold_and_find_of_a_reference_are_known() {
+        let (p, f) = (
+            "{closure@/src/kernel.rs:1:2: 1:3}".to_string(),
+            "{closure@/src/kernel.rs:4:5: 4:6}".to_string(),
+        );
+        let filter_fold = format!(
+            "{{closure@std::iter::adapters::filter::filter_fold<u32, u32, {p}, {f}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&filter_fold),
+            Some(Wrapper::FilterFold(p.clone(), f.clone()))
+        );
+        // Both closures must have bodies and drop nothing.
+        let only_f = |c: &str| c == f;
+        assert!(!callable(&filter_fold, &only_f));
+        assert!(callable(&filter_fold, &|c| c == p || c == f));
+        let find = format!(
+            "{{closure@std::iter::Iterator::find::check<&[u32], &mut {p}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&find), Some(Wrapper::FindByRef(p.clone())));
+        // Only `find`'s (`rfind`'s) check of a reference.
+        let any = find.replace("find::check", "any::check");
+        assert_eq!(wrapper_of(&any), None);
     }
 
     #[test]

@@ -74,7 +74,9 @@ pub(super) fn expand(
         Wrapper::Enumerate(f) => return expand_enumerate(body, bb, f, kernel),
         Wrapper::TakeCheck(f) => return expand_take_check(body, bb, f, kernel),
         Wrapper::Position(f) => return expand_position(body, bb, f, kernel),
-        Wrapper::Check(f, check) => return expand_check(body, bb, f, *check),
+        Wrapper::FilterFold(p, f) => return expand_filter_fold(body, bb, p, f, kernel),
+        Wrapper::Check(f, check) => return expand_check(body, bb, f, *check, false),
+        Wrapper::FindByRef(f) => return expand_check(body, bb, f, Check::Find, true),
     };
     let closure_ty = Ty::Opaque(closure.to_string());
     let mut stmts = Vec::new();
@@ -186,10 +188,12 @@ pub(super) fn expand(
         Wrapper::Accumulate(..)
         | Wrapper::MapFoldThen(..)
         | Wrapper::Check(..)
+        | Wrapper::FindByRef(..)
         | Wrapper::ReduceBy(..)
         | Wrapper::Enumerate(..)
         | Wrapper::TakeCheck(..)
-        | Wrapper::Position(..) => return false,
+        | Wrapper::Position(..)
+        | Wrapper::FilterFold(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {
@@ -700,6 +704,122 @@ fn expand_position(
     true
 }
 
+/// Rewrites a call of `Filter::fold`'s `filter_fold(predicate, fold)`
+/// ending block `bb`, `(acc, item)`: `keep = predicate(&item)` through the
+/// environment's `predicate` capture, then `fold(acc, item)` through its
+/// `fold` capture if it holds, else `acc`, which drops `item`: only for
+/// items plainly without drop glue. Whether it did.
+fn expand_filter_fold(
+    body: &mut Body,
+    bb: BasicBlock,
+    predicate: &str,
+    fold: &str,
+    kernel: &super::KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (Some(env_ty), Some(dest_ty)) = (operand_ty(body, &env), body.place_ty(destination)) else {
+        return false;
+    };
+    let [acc_ty, item_ty] = elems.as_slice() else {
+        return false;
+    };
+    if *acc_ty != dest_ty || !plainly_dropless(item_ty) {
+        return false;
+    }
+    let predicate_ty = Ty::Opaque(predicate.to_string());
+    let fold_ty = Ty::Opaque(fold.to_string());
+    let Some((predicate_at, fold_at)) = two_captures(&env_ty, &predicate_ty, &fold_ty, kernel)
+    else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let env_place = new_local(body, env_ty);
+    let capture = |i: u32, ty: Ty| {
+        let mut p = env_place.clone();
+        p.projection.push(PlaceElem::Deref);
+        p.projection.push(PlaceElem::Field(i, ty));
+        p
+    };
+    let item_ref_ty = Ty::Ref(Mutability::Not, Box::new(item_ty.clone()));
+    let test_args_ty = Ty::Tuple(vec![item_ref_ty.clone()]);
+    let fold_args_ty = Ty::Tuple(elems.clone());
+    let predicate_ref_ty = Ty::Ref(Mutability::Mut, Box::new(predicate_ty.clone()));
+    let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()));
+    let (item_ref, test_args, keep, predicate_ref, fold_ref, fold_args) = (
+        new_local(body, item_ref_ty),
+        new_local(body, test_args_ty.clone()),
+        new_local(body, Ty::Bool),
+        new_local(body, predicate_ref_ty),
+        new_local(body, fold_ref_ty),
+        new_local(body, fold_args_ty.clone()),
+    );
+    let taken = site.push_block(
+        body,
+        vec![
+            stmt(
+                &fold_ref,
+                Rvalue::Ref(Mutability::Mut, capture(fold_at, fold_ty)),
+            ),
+            stmt(
+                &fold_args,
+                Rvalue::Aggregate(
+                    AggregateKind::Tuple,
+                    vec![Operand::Move(field(0)), Operand::Move(field(1))],
+                ),
+            ),
+        ],
+        TerminatorKind::Call {
+            func: Callee::Item(call_mut_path(fold, &fold_args_ty)),
+            args: vec![Operand::Move(fold_ref), Operand::Move(fold_args)],
+            destination: destination.clone(),
+            target: Some(*target),
+            unwind: unwind.clone(),
+        },
+    );
+    let skipped = site.push_block(
+        body,
+        vec![stmt(destination, Rvalue::Use(Operand::Move(field(0))))],
+        TerminatorKind::Goto(*target),
+    );
+    let branch = site.push_block(
+        body,
+        Vec::new(),
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(keep.clone()),
+            targets: vec![(0, skipped)],
+            otherwise: taken,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        stmt(&env_place, Rvalue::Use(env)),
+        stmt(
+            &predicate_ref,
+            Rvalue::Ref(Mutability::Mut, capture(predicate_at, predicate_ty)),
+        ),
+        stmt(&item_ref, Rvalue::Ref(Mutability::Not, field(1))),
+        stmt(
+            &test_args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(item_ref)]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(predicate, &test_args_ty)),
+        args: vec![Operand::Move(predicate_ref), Operand::Move(test_args)],
+        destination: keep,
+        target: Some(branch),
+        unwind: unwind.clone(),
+    };
+    true
+}
+
 /// Rewrites a call of `max_by`'s (`min_by`'s) `fold(compare)` ending
 /// block `bb`, `(x, y)`, into the call `compare(&x, &y)` through the
 /// environment (`compare` is its one capture) and a branch on the
@@ -791,7 +911,7 @@ fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, min: bool) -
 /// block `bb`, `((), x)`, into the call `f(x)` (`f(&x)`) through the
 /// environment (`f` is its one capture), and a branch on its result to
 /// the `ControlFlow` variant the check gives. Whether it did.
-fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check) -> bool {
+fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: bool) -> bool {
     let Some(site) = CallSite::of(body, bb) else {
         return false;
     };
@@ -850,10 +970,23 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check) -> bool 
     let mut stmts = Vec::new();
     let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(f.to_string())));
     let f_ref = new_local(body, f_ref_ty.clone());
-    stmts.push(stmt(
-        &f_ref,
-        Rvalue::Cast(CastKind::Transmute, env.clone(), f_ref_ty),
-    ));
+    if by_ref {
+        // The environment holds `&mut f`: read it through the environment.
+        let holder_ty = Ty::Ref(Mutability::Mut, Box::new(f_ref_ty.clone()));
+        let holder = new_local(body, holder_ty.clone());
+        stmts.push(stmt(
+            &holder,
+            Rvalue::Cast(CastKind::Transmute, env.clone(), holder_ty),
+        ));
+        let mut held = holder;
+        held.projection.push(PlaceElem::Deref);
+        stmts.push(stmt(&f_ref, Rvalue::Use(Operand::Copy(held))));
+    } else {
+        stmts.push(stmt(
+            &f_ref,
+            Rvalue::Cast(CastKind::Transmute, env.clone(), f_ref_ty),
+        ));
+    }
     // `x`, or `&x` for `find`'s predicate.
     let input = match check {
         Check::Any | Check::All => Operand::Move(field(1)),

@@ -1,0 +1,247 @@
+//! Shims generic over a closure argument, for the `core` folds rustc's
+//! inliner left as calls with one (`<Zip<..> as Iterator>::fold::<usize,
+//! {closure@map_fold<..>}>`, in `zip(..).filter(..).count()`).
+//!
+//! A closure's type has no name in source, so the dependency-call shim of
+//! [`super::dep_calls`] cannot be written for such a call. But the shim can
+//! take the closure as a type parameter, bounded as the callee needs:
+//!
+//! ```text
+//! #[inline(never)]
+//! pub fn call<'a, F: FnMut(usize, <Zip<Iter<'a, u32>, ..> as Iterator>::Item) -> usize>(
+//!     a0: Zip<Iter<'a, u32>, ..>, a1: usize, a2: F) -> usize {
+//!     unsafe { <Zip<..> as Iterator>::fold(a0, a1, a2) }
+//! }
+//! ```
+//!
+//! rustc prints its MIR generic over `F` only, with the fold inlined (its
+//! inliner works on generic bodies where the callee resolves), and
+//! [`super::closures`] instantiates that MIR at the call's closure, as it
+//! does the kernel's own generic functions: the closure's calls become
+//! calls of its body, or of the `core` wrappers [`super::std_closures`]
+//! expands. Only `Iterator::fold` and `DoubleEndedIterator::rfold` over a
+//! self type source can name, whose bound `core`'s signature fixes, get one.
+
+use super::shims::{ClosureParam, DepCall, callee_source, with_lifetime, with_params};
+use crate::calls::std_relative;
+use crate::model::{Crate, GenericArg, Path, Ty};
+
+/// The generic shim of a call of `path` with arguments of types `params`
+/// and a result of type `ret`, when it is `fold` or `rfold` with a closure,
+/// `(self, init, f)` with `init` and the result of one type, of an
+/// iterator that source can name but for the kernel closures its `Map` and
+/// `Filter` adapters hold (each a parameter of its own, bounded by the
+/// closure's signature as its body gives it).
+pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
+    let [qualified, method] = path.segments.as_slice() else {
+        return None;
+    };
+    let (self_text, trait_path, _) = super::std_stand_ins::split_qualified(&qualified.name)?;
+    let trait_ok = matches!(
+        (method.name.as_str(), std_relative(trait_path)?),
+        (
+            "fold",
+            "iter::Iterator" | "iter::traits::iterator::Iterator"
+        ) | (
+            "rfold",
+            "iter::DoubleEndedIterator" | "iter::traits::double_ended::DoubleEndedIterator"
+        )
+    );
+    let [GenericArg::Type(acc), GenericArg::Type(closure)] = method.args.as_slice() else {
+        return None;
+    };
+    let [self_ty, init, f] = params else {
+        return None;
+    };
+    let self_parsed = crate::parse::parse_type(self_text).ok()?;
+    if !trait_ok
+        || !super::is_closure(closure)
+        || f != closure
+        || init != acc
+        || ret != acc
+        || self_parsed != *self_ty
+        || !super::nameable(acc)
+    {
+        return None;
+    }
+    // The adapters' closures first (`F0`, `F1`, ...), then the fold's.
+    let mut closure_params = adapter_closures(krate, self_ty)?;
+    let (s, b) = (
+        with_lifetime(&with_params(self_ty, &closure_params)),
+        with_lifetime(acc),
+    );
+    closure_params.push(ClosureParam {
+        name: "F".to_string(),
+        bound: format!("FnMut({b}, <{s} as ::core::iter::Iterator>::Item) -> {b}"),
+        closure: closure.clone(),
+    });
+    // The callee with its generic arguments left to inference, its self
+    // type written with the parameters.
+    let mut callee_path = path.clone();
+    callee_path.segments.last_mut()?.args.clear();
+    callee_path.segments[0].name = format!("<{s} as {trait_path}>");
+    Some(DepCall {
+        callee: callee_source(&callee_path)?,
+        params: params.to_vec(),
+        ret: ret.clone(),
+        must_reach: None,
+        stand_in: None,
+        closure_params,
+    })
+}
+
+/// The kernel closures that `Map` and `Filter` adapters inside iterator
+/// type `ty` hold, each as a parameter bounded by its signature: `Map<I,
+/// C>`'s `C: FnMut(<I as Iterator>::Item) -> O`, `Filter<I, P>`'s `P:
+/// FnMut(&<I as Iterator>::Item) -> bool`, `O` the closure body's result.
+/// `None` if `ty` holds any other closure, or a type source cannot name.
+fn adapter_closures(krate: &Crate, ty: &Ty) -> Option<Vec<ClosureParam>> {
+    let mut found: Vec<ClosureParam> = Vec::new();
+    collect_adapters(krate, ty, &mut found)?;
+    // Every closure in the type is one of them, and all else is nameable.
+    let rest = ty.replace(&|t| found.iter().any(|c| c.closure == *t).then(Ty::unit));
+    super::nameable(&rest).then_some(found)
+}
+
+/// Adds to `found` the closures of the `Map` and `Filter` adapters in
+/// `ty`, innermost first; `None` for a closure elsewhere.
+fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ClosureParam>) -> Option<()> {
+    let Ty::Adt(path) = ty else {
+        return Some(());
+    };
+    let args: Vec<&Ty> = path
+        .segments
+        .iter()
+        .flat_map(|s| &s.args)
+        .filter_map(|a| match a {
+            GenericArg::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let adapter = std_relative(&path.def_path()).and_then(|d| match d {
+        "iter::Map" | "iter::adapters::map::Map" => Some(false),
+        "iter::Filter" | "iter::adapters::filter::Filter" => Some(true),
+        _ => None,
+    });
+    match (adapter, args.as_slice()) {
+        (Some(filter), [inner, closure]) if super::is_closure(closure) => {
+            collect_adapters(krate, inner, found)?;
+            let Ty::Opaque(name) = closure else {
+                return None;
+            };
+            // The closure's own signature, its lifetimes elided (an
+            // associated type in a closure bound is not normalised there).
+            let (inputs, output) = closure_signature(krate, name)?;
+            let [input] = inputs.as_slice() else {
+                return None;
+            };
+            if filter && output != Ty::Bool {
+                return None;
+            }
+            let bound = format!(
+                "FnMut({}) -> {}",
+                input.to_rust_source(),
+                output.to_rust_source()
+            );
+            if !found.iter().any(|c| c.closure == **closure) {
+                found.push(ClosureParam {
+                    name: format!("F{}", found.len()),
+                    bound,
+                    closure: (*closure).clone(),
+                });
+            }
+            Some(())
+        }
+        _ => {
+            for a in args {
+                if super::is_closure(a) {
+                    return None;
+                }
+                collect_adapters(krate, a, found)?;
+            }
+            Some(())
+        }
+    }
+}
+
+/// The input and result types of the kernel closure `name`, from its body;
+/// `None` unless exactly one body takes that closure and its types are
+/// nameable.
+fn closure_signature(krate: &Crate, name: &str) -> Option<(Vec<Ty>, Ty)> {
+    let mut bodies = krate
+        .bodies
+        .values()
+        .filter(|b| b.closure_receiver().is_some_and(|(_, n)| n == name));
+    let body = bodies.next()?;
+    if bodies.next().is_some() {
+        return None;
+    }
+    // The receiver is `_1`, the inputs follow it.
+    let inputs: Vec<Ty> = body
+        .locals
+        .values()
+        .skip(2)
+        .take(usize::try_from(body.arg_count.checked_sub(1)?).ok()?)
+        .map(|l| l.ty.clone())
+        .collect();
+    let output = body.return_ty.clone();
+    let nameable = inputs.iter().all(super::nameable) && super::nameable(&output);
+    nameable.then_some((inputs, output))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(text: &str) -> Path {
+        crate::parse::parse_value_path(text).expect("a printed call")
+    }
+
+    #[test]
+    fn a_fold_with_a_closure_gets_a_shim_generic_over_it() {
+        let zip =
+            "std::iter::Zip<std::slice::Iter<'_, u32>, std::iter::Rev<std::slice::Iter<'_, u32>>>";
+        let closure = "{closure@std::iter::adapters::map::map_fold<(&u32, &u32), usize, usize, {closure@/src/kernel.rs:1:2: 1:3}, {closure@/src/kernel.rs:1:4: 1:5}>::{closure#0}}";
+        let path = call(&format!(
+            "<{zip} as std::iter::Iterator>::fold::<usize, {closure}>"
+        ));
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let usize_ty = ty("usize");
+        let params = [ty(zip), usize_ty.clone(), ty(closure)];
+        let krate = Crate::default();
+        let shim = closure_shim(&krate, &path, &params, &usize_ty).expect("a generic shim");
+        let source = shim.source_fn();
+        assert!(
+            source.contains(
+                "pub fn call<'a, F: FnMut(usize, <std::iter::Zip<std::slice::Iter<'a, u32>, std::iter::Rev<std::slice::Iter<'a, u32>>> as ::core::iter::Iterator>::Item) -> usize>("
+            ),
+            "{source}"
+        );
+        assert!(source.contains(", a2: F) -> usize {"), "{source}");
+        // The callee through the self type as the signature writes it.
+        let zip_a = zip.replace("'_", "'a");
+        assert!(
+            source.contains(&format!(
+                "<{zip_a} as std::iter::Iterator>::fold(a0, a1, a2)"
+            )),
+            "{source}"
+        );
+        // `rfold` of `DoubleEndedIterator` too; another method, a result
+        // of another type, or a self type holding a closure get none.
+        let rfold = call(&format!(
+            "<{zip} as std::iter::DoubleEndedIterator>::rfold::<usize, {closure}>"
+        ));
+        assert!(closure_shim(&krate, &rfold, &params, &usize_ty).is_some());
+        let try_fold = call(&format!(
+            "<{zip} as std::iter::Iterator>::try_fold::<usize, {closure}>"
+        ));
+        assert!(closure_shim(&krate, &try_fold, &params, &usize_ty).is_none());
+        assert!(closure_shim(&krate, &path, &params, &ty("u32")).is_none());
+        let mapped = format!("std::iter::Map<std::slice::Iter<'_, u32>, {closure}>");
+        let over_map = call(&format!(
+            "<{mapped} as std::iter::Iterator>::fold::<usize, {closure}>"
+        ));
+        let params = [ty(&mapped), usize_ty.clone(), ty(closure)];
+        assert!(closure_shim(&krate, &over_map, &params, &usize_ty).is_none());
+    }
+}
