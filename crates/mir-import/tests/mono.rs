@@ -239,7 +239,7 @@ fn closure_layouts_are_tuple_prefixes() {
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{out}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 10, "{out}");
+    assert_eq!(lines.len(), 11, "{out}");
     for l in lines {
         assert!(l.ends_with(" OK"), "closure and tuple layouts differ: {l}");
     }
@@ -298,6 +298,22 @@ fn main() {
         let ok = size_of_val(&outer) == size_of::<Tup>() && align_of_val(&outer) == align_of::<Tup>() && found == expect;
         println!("nested {found:?} {expect:?} {}", if ok { "OK" } else { "DIFF" });
         outer();
+    }
+    // A closure lists its captures in the order its body first names them,
+    // not as they were declared (what `known_std_captures` reads off
+    // `filter_fold`'s source): `b` first here, in a tuple that keeps the
+    // order of two like fields.
+    {
+        let a: u32 = 0x1111_1111;
+        let b: u32 = 0x2222_2222;
+        let c = move || { let _ = (&b, &a); };
+        type Tup = (u32, u32, ());
+        let o = bytes(&c);
+        let found = [find(&o, &bytes(&b)), find(&o, &bytes(&a))];
+        let expect = [offset_of!(Tup, 0), offset_of!(Tup, 1)];
+        let ok = size_of_val(&c) == size_of::<Tup>() && found == expect;
+        println!("mention-order {found:?} {expect:?} {}", if ok { "OK" } else { "DIFF" });
+        c();
     }
     // As `Enumerate`'s `enumerate(count, fold)`: the fold first, a closure
     // holding a closure that borrows (a pointer, with a niche), then a count.

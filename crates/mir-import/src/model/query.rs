@@ -538,7 +538,12 @@ impl Crate {
                     })
             })
             .filter_map(|(name, _)| {
-                let zero_sized = |closure: &str| self.layouts.get(closure).is_some_and(|l| l.size == 0);
+                // Zero-sized and byte-aligned, as `()` is.
+                let zero_sized = |closure: &str| {
+                    self.layouts
+                        .get(closure)
+                        .is_some_and(|l| l.size == 0 && l.align == 1)
+                };
                 let proxy = closure_proxy(&Ty::Opaque(name.clone()), &captures, &zero_sized, 0)?;
                 Some((name.clone(), proxy))
             })
@@ -661,8 +666,8 @@ const PROXY_DEPTH: usize = 8;
 /// [`Crate::closure_proxy_tuples`]), a pointer to a closure as a pointer
 /// to `()` (a thin pointer either way), tuples and arrays element by
 /// element, anything else as it is; a closure whose captures are not known
-/// but that the report prints zero-sized as `()`. `None` for any other
-/// closure whose captures are not known.
+/// but that the report prints zero-sized and byte-aligned as `()`. `None`
+/// for any other closure whose captures are not known.
 fn closure_proxy(
     ty: &Ty,
     captures: &BTreeMap<String, Vec<Ty>>,

@@ -61,9 +61,9 @@ impl Ty {
 /// A closure type of the standard library, named by its function with the
 /// function's generic arguments (`{closure@std::iter::adapters::map::
 /// map_fold<&[u32], u32, u32, F0, F>::{closure#0}}`), with each argument
-/// that is a parameter of `s` written as its argument, and each that is
-/// such a closure name substituted in turn; `None` when nothing changes.
-/// A closure named by its span (the kernel's) holds no arguments.
+/// read as a type and substituted (`F0`, `&mut F0`, a closure name holding
+/// one); `None` when nothing changes. A closure named by its span (the
+/// kernel's) holds no arguments.
 fn substitute_closure_name(name: &str, s: &Substitution) -> Option<String> {
     let def = name.strip_prefix("{closure@")?.strip_suffix('}')?;
     let (function, index) = def.rsplit_once("::{closure#")?;
@@ -75,7 +75,12 @@ fn substitute_closure_name(name: &str, s: &Substitution) -> Option<String> {
             let new = s
                 .get(item)
                 .map(ToString::to_string)
-                .or_else(|| substitute_closure_name(item, s));
+                .or_else(|| substitute_closure_name(item, s))
+                .or_else(|| {
+                    let ty = crate::parse::parse_type(item).ok()?;
+                    let substituted = ty.substitute(s);
+                    (substituted != ty).then(|| substituted.to_string())
+                });
             changed |= new.is_some();
             new.unwrap_or_else(|| item.to_string())
         })
@@ -498,10 +503,13 @@ mod tests {
             ),
             "{closure@std::iter::adapters::map::map_fold<&[u32], u32, u32, {closure@/src/kernel.rs:1:2: 1:3}, {closure@std::x::g<u32>::{closure#0}}>::{closure#0}}"
         );
-        // A parameter only as a whole argument (`F0x`, `&F0` are not one),
-        // and a closure named by its span holds none.
-        let untouched = "{closure@std::x::f<F0x, &F0>::{closure#1}}";
-        assert_eq!(named(untouched), untouched);
+        // Inside an argument's type too (`find::check<&T, &mut P>`), but
+        // not in a longer name (`F0x`); a closure named by its span holds
+        // none.
+        assert_eq!(
+            named("{closure@std::x::f<F0x, &mut F0>::{closure#1}}"),
+            "{closure@std::x::f<F0x, &mut {closure@/src/kernel.rs:1:2: 1:3}>::{closure#1}}"
+        );
         assert_eq!(
             named("{closure@/src/kernel.rs:1:2: 1:3}"),
             "{closure@/src/kernel.rs:1:2: 1:3}"

@@ -139,6 +139,32 @@ pub(super) fn variant_value(enum_path: &Path, variant: &str, payload: Operand) -
     )
 }
 
+/// `ControlFlow<B, C>`'s `B` and `C`, when `path` (a type's) is `core`'s
+/// `ControlFlow` (`C = ()` when printed without it).
+pub(super) fn control_flow(path: &Path) -> Option<(Ty, Ty)> {
+    if !matches!(
+        crate::calls::std_relative(&path.def_path()),
+        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
+    ) {
+        return None;
+    }
+    let args: Vec<&Ty> = path
+        .segments
+        .last()?
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            crate::model::GenericArg::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    match args.as_slice() {
+        [b] => Some(((*b).clone(), Ty::unit())),
+        [b, c] => Some(((*b).clone(), (*c).clone())),
+        _ => None,
+    }
+}
+
 /// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
 pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
     Path {

@@ -223,9 +223,7 @@ fn name_closure_calls(body: &mut crate::model::Body, subst: &Substitution) {
 }
 
 /// The template of a `core` call with a closure argument that has a shim
-/// generic over it ([`super::closure_shims`]): the shim's body, unless it
-/// still calls the callee (rustc did not inline it there), which its
-/// instance, aliased to the call, would then call forever.
+/// generic over it ([`super::closure_shims`]): the shim's body.
 fn shim_template(
     krate: &Crate,
     call: &Path,
@@ -236,13 +234,6 @@ fn shim_template(
         return None;
     }
     let body = krate.fn_body(&d.body_path())?;
-    let def = call.def_path();
-    if krate.bodies[body]
-        .called_items()
-        .any(|p| p.def_path() == def)
-    {
-        return None;
-    }
     Some(Template {
         body,
         args: d.closure_params.iter().map(|c| c.closure.clone()).collect(),
@@ -445,10 +436,12 @@ pub fn instantiate(
         }
         for (key, call) in todo {
             done.insert(key.clone());
-            let Some(t) = template(krate, &call, generics, known)
-                .or_else(|| shim_template(krate, &call, shims))
-            else {
-                continue;
+            let (t, from_shim) = match template(krate, &call, generics, known) {
+                Some(t) => (t, false),
+                None => match shim_template(krate, &call, shims) {
+                    Some(t) => (t, true),
+                    None => continue,
+                },
             };
             // A closure without a usable body (one defined inside generic
             // code) leaves the call as it is, for the lowering to refuse;
@@ -460,6 +453,12 @@ pub fn instantiate(
             let mut body = krate.bodies[t.body].clone();
             body.substitute(&t.subst);
             name_closure_calls(&mut body, &t.subst);
+            // A shim's instance that still makes the call it serves (rustc
+            // did not inline the callee into the shim) would, aliased to
+            // that call, call itself forever.
+            if from_shim && body.called_items().any(|p| p.to_string() == key) {
+                continue;
+            }
             super::std_closures::expand_calls(&mut body, &kernel);
             krate.left_calls.append(&mut left.borrow_mut());
             rewrite_closure_calls(&mut body, &t.subst, &closures);

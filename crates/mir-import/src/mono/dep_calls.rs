@@ -275,9 +275,12 @@ fn is_bodiless_core_inherent_call(krate: &Crate, path: &Path) -> bool {
 /// it one. The prelude's primitives ([`calls::classify`]) are not shimmed.
 fn is_bodiless_prelude_call(krate: &Crate, path: &Path) -> bool {
     let first = path.segments.first().map_or("", |s| s.name.as_str());
-    let prelude: BTreeSet<String> = [PRELUDE_MODULE.to_string()].into();
-    let in_prelude =
-        first == PRELUDE_MODULE || (first.starts_with('<') && names_a_dependency(first, &prelude));
+    // `<SELF as TRAIT>`: the prelude's trait, or a prelude type's impl (not
+    // a `core` impl at a type that merely holds one, `Option<gpu::X>`).
+    let of_prelude = |text: &str| text.starts_with(&format!("{PRELUDE_MODULE}::"));
+    let in_prelude = first == PRELUDE_MODULE
+        || super::std_stand_ins::split_qualified(first)
+            .is_some_and(|(self_ty, trait_path, _)| of_prelude(self_ty) || of_prelude(trait_path));
     in_prelude
         && calls::classify(path).is_none()
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
@@ -356,6 +359,17 @@ mod tests {
         );
         // The prelude's primitives have fixed meanings, and a core item
         // merely at a prelude type is not the prelude's.
+        for other in [
+            "gpu::thread_idx_x",
+            "core::mem::size_of::<gpu::DisjointSlice<'_, u32>>",
+            "<core::option::Option<gpu::DisjointSlice<'_, u32>> as core::clone::Clone>::clone",
+        ] {
+            let k = kernel_calling(other);
+            let path = crate::parse::parse_value_path(other).expect("a printed call");
+            assert!(!is_bodiless_prelude_call(&k, &path), "{other}");
+        }
+        // The first two get no shim at all (the third is a `core` trait's
+        // call, shimmed as such).
         for other in [
             "gpu::thread_idx_x",
             "core::mem::size_of::<gpu::DisjointSlice<'_, u32>>",

@@ -16,39 +16,11 @@
 //! to leave them (rustc inlines them at the `?` of the kernel's own code),
 //! so they stay refused by name until one does and a fixture pins them.
 
-use super::call_site::{CallSite, new_local, variant_value};
+use super::call_site::{CallSite, control_flow, new_local, variant_value};
 use crate::calls::std_relative;
 use crate::model::{
-    BasicBlock, Body, Callee, GenericArg, IntTy, Operand, Path, PlaceElem, Rvalue, TerminatorKind,
-    Ty,
+    BasicBlock, Body, Callee, IntTy, Operand, Path, PlaceElem, Rvalue, TerminatorKind, Ty,
 };
-
-/// Whether `path` (a type's, as printed) is `core`'s `ControlFlow`.
-fn is_control_flow(path: &Path) -> bool {
-    matches!(
-        std_relative(&path.def_path()),
-        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
-    )
-}
-
-/// `ControlFlow<B, C>`'s `B` and `C` (`C = ()` when printed without it).
-fn break_and_continue(path: &Path) -> Option<(Ty, Ty)> {
-    let args: Vec<&Ty> = path
-        .segments
-        .last()?
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            GenericArg::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
-    match args.as_slice() {
-        [b] => Some(((*b).clone(), Ty::unit())),
-        [b, c] => Some(((*b).clone(), (*c).clone())),
-        _ => None,
-    }
-}
 
 /// Whether `path` (a called item, as printed) is `<T as Try>::branch`
 /// (`std::ops::Try` or `core::ops::Try`, or the `try_trait` module's).
@@ -83,8 +55,10 @@ pub(super) fn expand_branch(body: &mut Body, bb: BasicBlock) -> bool {
     let Some(site) = CallSite::of(body, bb) else {
         return false;
     };
-    let [Operand::Move(arg) | Operand::Copy(arg)] = site.args.as_slice() else {
-        return false;
+    let (arg, moved) = match site.args.as_slice() {
+        [Operand::Move(arg)] => (arg, true),
+        [Operand::Copy(arg)] => (arg, false),
+        _ => return false,
     };
     let (Some(Ty::Adt(input)), Some(Ty::Adt(flow))) =
         (body.place_ty(arg), body.place_ty(&site.destination))
@@ -93,30 +67,29 @@ pub(super) fn expand_branch(body: &mut Body, bb: BasicBlock) -> bool {
     };
     // The input `ControlFlow<B, C>`, the result `ControlFlow<R, C>` with
     // the residual `R = ControlFlow<B, Infallible>`.
-    let (Some((b, c)), Some((residual_ty, value_ty))) =
-        (break_and_continue(&input), break_and_continue(&flow))
+    let (Some((b, c)), Some((residual_ty, value_ty))) = (control_flow(&input), control_flow(&flow))
     else {
         return false;
     };
     let Ty::Adt(residual) = &residual_ty else {
         return false;
     };
-    let residual_break = break_and_continue(residual).map(|(b, _)| b);
-    if !is_control_flow(&input)
-        || !is_control_flow(&flow)
-        || !is_control_flow(residual)
-        || residual_break.as_ref() != Some(&b)
-        || value_ty != c
-    {
+    let residual_break = control_flow(residual).map(|(b, _)| b);
+    if residual_break.as_ref() != Some(&b) || value_ty != c {
         return false;
     }
     let (destination, target) = (site.destination.clone(), site.target);
+    // The payload, moved out of the argument only if the call moved it.
     let payload = |variant: &str, ty: Ty| {
         let mut held = arg.clone();
         held.projection
             .push(PlaceElem::Downcast(variant.to_string()));
         held.projection.push(PlaceElem::Field(0, ty));
-        Operand::Move(held)
+        if moved {
+            Operand::Move(held)
+        } else {
+            Operand::Copy(held)
+        }
     };
     // `Continue(c)`.
     let continued = site.push_block(

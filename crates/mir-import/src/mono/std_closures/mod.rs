@@ -10,9 +10,10 @@
 //! at the call. A wrapper's call of the closure it captures is written
 //! through `FnMut::call_mut`, which [`super::closures`] then points at the
 //! kernel closure's body as it does any call that names a closure. A
-//! wrapper's environment is that closure, at offset 0 (its one capture, or
-//! its one capture that is not zero-sized), so a reference to the
-//! environment is a reference to it.
+//! wrapper with one capture that takes space has it at offset 0, so a
+//! reference to the environment is a reference to it; the wrappers with
+//! two captures project each from the environment by its index
+//! ([`two_captures`]).
 //!
 //! Expanded (each `call_mut` of the `{closure#0}` of):
 //!
@@ -43,8 +44,7 @@
 //! - `Enumerate::fold`'s `enumerate(count, fold)`: `(acc, item)` gives
 //!   `fold(acc, (count, item))`, then `count += 1`; its two captures are
 //!   read where the layout probe measured them, by the index its
-//!   aggregate gives each (`fold` first: a closure lists its captures in
-//!   the order its body first names them);
+//!   aggregate gives each;
 //! - `Take::try_fold`'s `check(n, fold)` over a `fold` giving
 //!   `NeverShortCircuit<Acc>`: `(acc, x)` gives `*n -= 1`, `r = fold(acc,
 //!   x)`, then `Break(r)` if `*n` is 0 and `Continue(r.0)` otherwise; its
@@ -71,6 +71,7 @@
 //! never seen to need.
 
 mod rewrite;
+mod two_captures;
 
 use crate::calls::std_relative;
 use crate::model::{
@@ -112,9 +113,9 @@ enum Wrapper {
     /// `NeverShortCircuit::wrap_mut_2(f)`: `move |a, b|
     /// NeverShortCircuit(f(a, b))`.
     WrapMut2(String),
-    /// `max_by`'s (`min_by`'s, when set) `fold(compare)` with `compare` a
-    /// closure: `move |x, y| cmp::max_by(x, y, &mut compare)`.
-    ReduceBy(String, bool),
+    /// `max_by`'s (`min_by`'s) `fold(compare)` with `compare` a closure:
+    /// `move |x, y| cmp::max_by(x, y, &mut compare)`.
+    ReduceBy(String, Keep),
     /// `Enumerate::fold`'s `enumerate(count, fold)`: `move |acc, item| {
     /// let acc = fold(acc, (count, item)); count += 1; acc }`. Two
     /// captures, at the offsets the layout probe measured
@@ -136,7 +137,8 @@ enum Wrapper {
 }
 
 impl Wrapper {
-    /// The closure the wrapper calls, if any.
+    /// The closure the wrapper passes the work on to, if any (`filter_fold`
+    /// calls its predicate as well: [`Wrapper::captured`]).
     fn callee(&self) -> Option<&str> {
         match self {
             Wrapper::Key(f)
@@ -183,14 +185,25 @@ pub(super) struct KernelClosures<'a> {
 }
 
 /// Whether dropping closure `f` does nothing: a kernel closure whose
-/// `drops_nothing`, or a wrapper whose only capture that takes space is
-/// such a closure (`Sum`'s closure and `min_by`'s over a function item
-/// capture nothing that does).
+/// `drops_nothing`, or a wrapper whose captured closures are such closures
+/// (its other captures, a count or a `&mut usize`, and `Sum`'s closure or
+/// `min_by`'s over a function item, have no drop glue).
 pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
     match wrapper_of(f) {
         Some(w) => w.captured().into_iter().all(|g| drops_nothing(g, kernel)),
         None => (kernel.drops_nothing)(f),
     }
+}
+
+/// Which of two items a [`Wrapper::ReduceBy`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    /// `cmp::max_by`'s: the first if it compares `Greater`, else the
+    /// second.
+    Max,
+    /// `cmp::min_by`'s: the second if the first compares `Greater`, else
+    /// the first.
+    Min,
 }
 
 /// Which `check` closure a [`Wrapper::Check`] is.
@@ -233,7 +246,11 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
             let Some(wrapper) = wrapper_of(self_ty) else {
                 continue;
             };
-            if wrapper.callee().is_none_or(|f| callable(f, has_body)) {
+            if wrapper
+                .captured()
+                .into_iter()
+                .all(|f| callable(f, has_body))
+            {
                 expanded |= expand(body, bb, &wrapper, kernel);
             }
         }
@@ -297,8 +314,8 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check" => {
             Some(Wrapper::TakeCheck(last))
         }
-        "iter::Iterator::max_by::fold" => Some(Wrapper::ReduceBy(last, false)),
-        "iter::Iterator::min_by::fold" => Some(Wrapper::ReduceBy(last, true)),
+        "iter::Iterator::max_by::fold" => Some(Wrapper::ReduceBy(last, Keep::Max)),
+        "iter::Iterator::min_by::fold" => Some(Wrapper::ReduceBy(last, Keep::Min)),
         n if n.starts_with("ops::try_trait::NeverShortCircuit<")
             && n.ends_with(">::wrap_mut_2") =>
         {
@@ -489,11 +506,11 @@ mod tests {
         };
         assert_eq!(
             reduce("std::iter::Iterator::max_by::fold", &kernel),
-            Some(Wrapper::ReduceBy(kernel.clone(), false))
+            Some(Wrapper::ReduceBy(kernel.clone(), Keep::Max))
         );
         assert_eq!(
             reduce("core::iter::Iterator::min_by::fold", &kernel),
-            Some(Wrapper::ReduceBy(kernel.clone(), true))
+            Some(Wrapper::ReduceBy(kernel.clone(), Keep::Min))
         );
         // A function item as `compare` is `capture_less_reduction`'s (stood
         // in), a `&mut` closure another type.

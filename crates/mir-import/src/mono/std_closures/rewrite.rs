@@ -1,14 +1,14 @@
 //! The rewriting of each closure call [`super::expand_calls`] expands:
 //! the MIR written at the call for each [`Wrapper`].
 
-use super::{Check, Wrapper};
+use super::{Check, Keep, Wrapper, two_captures};
 use crate::calls::std_relative;
 use crate::model::{
-    AggregateKind, BasicBlock, Body, Callee, CastKind, GenericArg, Mutability, Operand, Place,
-    PlaceElem, Rvalue, TerminatorKind, Ty,
+    AggregateKind, BasicBlock, Body, Callee, CastKind, Mutability, Operand, Place, PlaceElem,
+    Rvalue, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, call_mut_path, new_local, operand_ty, tuple_field, variant_value,
+    CallSite, call_mut_path, control_flow, new_local, operand_ty, tuple_field, variant_value,
 };
 
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
@@ -70,11 +70,13 @@ pub(super) fn expand(
         | Wrapper::MapFold(f, _)
         | Wrapper::WrapMut2(f) => f,
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
-        Wrapper::ReduceBy(f, min) => return expand_reduce_by(body, bb, f, *min),
-        Wrapper::Enumerate(f) => return expand_enumerate(body, bb, f, kernel),
-        Wrapper::TakeCheck(f) => return expand_take_check(body, bb, f, kernel),
-        Wrapper::Position(f) => return expand_position(body, bb, f, kernel),
-        Wrapper::FilterFold(p, f) => return expand_filter_fold(body, bb, p, f, kernel),
+        Wrapper::ReduceBy(f, which) => return expand_reduce_by(body, bb, f, *which),
+        Wrapper::Enumerate(f) => return two_captures::expand_enumerate(body, bb, f, kernel),
+        Wrapper::TakeCheck(f) => return two_captures::expand_take_check(body, bb, f, kernel),
+        Wrapper::Position(f) => return two_captures::expand_position(body, bb, f, kernel),
+        Wrapper::FilterFold(p, f) => {
+            return two_captures::expand_filter_fold(body, bb, p, f, kernel);
+        }
         Wrapper::Check(f, check) => return expand_check(body, bb, f, *check, false),
         Wrapper::FindByRef(f) => return expand_check(body, bb, f, Check::Find, true),
     };
@@ -315,517 +317,12 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
     true
 }
 
-/// Rewrites a call of `Enumerate::fold`'s `enumerate(count, fold)` ending
-/// block `bb`, `(acc, item)`, into the call `fold(acc, (count, item))`
-/// through the environment's `fold` capture, then `count += 1` (wrapping:
-/// the build has no overflow checks) in its `count`. The captures are
-/// projected by the index the closure's aggregate gives them (the
-/// kernel's `captures`: exactly a `usize` and `fold`, in either order);
-/// the lowering places them where the layout probe measured the closure's
-/// proxy tuple. Whether it did.
-fn expand_enumerate(
-    body: &mut Body,
-    bb: BasicBlock,
-    fold: &str,
-    kernel: &super::KernelClosures,
-) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
-        return false;
-    };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let (Some(env_ty @ Ty::Ref(Mutability::Mut, _)), Some(dest_ty)) =
-        (operand_ty(body, &env), body.place_ty(destination))
-    else {
-        return false;
-    };
-    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
-    let fold_ty = Ty::Opaque(fold.to_string());
-    let Some((count_at, fold_at)) = two_captures(&env_ty, &usize_ty, &fold_ty, kernel) else {
-        return false;
-    };
-    // `(acc, item)`, the accumulator of the result's type.
-    let [acc_ty, item_ty] = elems.as_slice() else {
-        return false;
-    };
-    if *acc_ty != dest_ty {
-        return false;
-    }
-    let field = |i: usize| tuple_field(&tuple, &elems, i);
-    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
-    let env_place = new_local(body, env_ty.clone());
-    let capture = |i: u32, ty: Ty| {
-        let mut p = env_place.clone();
-        p.projection.push(PlaceElem::Deref);
-        p.projection.push(PlaceElem::Field(i, ty));
-        p
-    };
-    let (count, fold_place) = (
-        capture(count_at, usize_ty.clone()),
-        capture(fold_at, fold_ty.clone()),
-    );
-    let pair_ty = Ty::Tuple(vec![usize_ty.clone(), item_ty.clone()]);
-    let args_ty = Ty::Tuple(vec![acc_ty.clone(), pair_ty.clone()]);
-    let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(fold_ty));
-    let (pair, args, fold_ref) = (
-        new_local(body, pair_ty),
-        new_local(body, args_ty.clone()),
-        new_local(body, fold_ref_ty),
-    );
-    let one = Operand::Const(crate::model::ConstOperand::Scalar(
-        crate::model::Scalar::Int {
-            bits: 1,
-            ty: crate::model::IntTy::Usize,
-        },
-    ));
-    let counted = site.push_block(
-        body,
-        vec![stmt(
-            &count,
-            Rvalue::BinaryOp(crate::model::BinOp::Add, Operand::Copy(count.clone()), one),
-        )],
-        TerminatorKind::Goto(*target),
-    );
-    let block = &mut body.blocks[bb];
-    block.statements.extend([
-        stmt(&env_place, Rvalue::Use(env)),
-        stmt(
-            &pair,
-            Rvalue::Aggregate(
-                AggregateKind::Tuple,
-                vec![Operand::Copy(count), Operand::Move(field(1))],
-            ),
-        ),
-        stmt(
-            &args,
-            Rvalue::Aggregate(
-                AggregateKind::Tuple,
-                vec![Operand::Move(field(0)), Operand::Move(pair)],
-            ),
-        ),
-        stmt(&fold_ref, Rvalue::Ref(Mutability::Mut, fold_place)),
-    ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(fold, &args_ty)),
-        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
-        destination: destination.clone(),
-        target: Some(counted),
-        unwind: unwind.clone(),
-    };
-    true
-}
-
-/// Where a two-capture closure behind the environment `env_ty` (`&mut
-/// C`) holds `fold` and the other capture of type `other`, by the index
-/// its aggregate gives each (the kernel's `captures`): `(other, fold)`.
-fn two_captures(
-    env_ty: &Ty,
-    other: &Ty,
-    fold: &Ty,
-    kernel: &super::KernelClosures,
-) -> Option<(u32, u32)> {
-    let Ty::Ref(Mutability::Mut, closure) = env_ty else {
-        return None;
-    };
-    let Ty::Opaque(name) = &**closure else {
-        return None;
-    };
-    match (kernel.captures)(name).as_deref() {
-        Some([a, b]) if a == fold && b == other => Some((1, 0)),
-        Some([a, b]) if a == other && b == fold => Some((0, 1)),
-        _ => None,
-    }
-}
-
-/// Rewrites a call of `Take::try_fold`'s `check(n, fold)` ending block
-/// `bb`, `(acc, x)`, with `fold` giving `NeverShortCircuit<Acc>` and the
-/// call `ControlFlow<NeverShortCircuit<Acc>, Acc>`: `*n -= 1`, `r =
-/// fold(acc, x)` through the environment's `fold` capture, then `Break(r)`
-/// if `*n` is 0 and `Continue(r.0)` otherwise. Whether it did.
-fn expand_take_check(
-    body: &mut Body,
-    bb: BasicBlock,
-    fold: &str,
-    kernel: &super::KernelClosures,
-) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
-        return false;
-    };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let (Some(env_ty), Some(Ty::Adt(flow))) = (operand_ty(body, &env), body.place_ty(destination))
-    else {
-        return false;
-    };
-    let [acc_ty, _] = elems.as_slice() else {
-        return false;
-    };
-    // `ControlFlow<NeverShortCircuit<Acc>, Acc>`.
-    let flow_args: Vec<&GenericArg> = flow
-        .segments
-        .last()
-        .map(|s| s.args.iter().collect())
-        .unwrap_or_default();
-    let [GenericArg::Type(r_ty @ Ty::Adt(r)), GenericArg::Type(c)] = flow_args.as_slice() else {
-        return false;
-    };
-    let never = format!("ops::try_trait::NeverShortCircuit<{acc_ty}>");
-    if !matches!(
-        std_relative(&flow.def_path()),
-        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
-    ) || std_relative(&r.to_string()) != Some(never.as_str())
-        || c != acc_ty
-    {
-        return false;
-    }
-    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
-    let n_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty.clone()));
-    let fold_ty = Ty::Opaque(fold.to_string());
-    let Some((n_at, fold_at)) = two_captures(&env_ty, &n_ref_ty, &fold_ty, kernel) else {
-        return false;
-    };
-    let field = |i: usize| tuple_field(&tuple, &elems, i);
-    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
-    let env_place = new_local(body, env_ty);
-    let capture = |i: u32, ty: Ty| {
-        let mut p = env_place.clone();
-        p.projection.push(PlaceElem::Deref);
-        p.projection.push(PlaceElem::Field(i, ty));
-        p
-    };
-    let n_ref = new_local(body, n_ref_ty.clone());
-    let mut n = n_ref.clone();
-    n.projection.push(PlaceElem::Deref);
-    let args_ty = Ty::Tuple(elems.clone());
-    let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()));
-    let (fold_ref, r, done) = (
-        new_local(body, fold_ref_ty),
-        new_local(body, r_ty.clone()),
-        new_local(body, Ty::Bool),
-    );
-    let int = |bits: u128| {
-        Operand::Const(crate::model::ConstOperand::Scalar(
-            crate::model::Scalar::Int {
-                bits,
-                ty: crate::model::IntTy::Usize,
-            },
-        ))
-    };
-    let mut inner = r.clone();
-    inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
-    let ends = |body: &mut Body, variant: &str, payload: Place| {
-        site.push_block(
-            body,
-            vec![stmt(
-                destination,
-                variant_value(&flow, variant, Operand::Move(payload)),
-            )],
-            TerminatorKind::Goto(*target),
-        )
-    };
-    let (stop, go_on) = (
-        ends(body, "Break", r.clone()),
-        ends(body, "Continue", inner),
-    );
-    let branch = site.push_block(
-        body,
-        vec![stmt(
-            &done,
-            Rvalue::BinaryOp(crate::model::BinOp::Eq, Operand::Copy(n.clone()), int(0)),
-        )],
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(done),
-            targets: vec![(0, go_on)],
-            otherwise: stop,
-        },
-    );
-    let block = &mut body.blocks[bb];
-    block.statements.extend([
-        stmt(&env_place, Rvalue::Use(env)),
-        stmt(&n_ref, Rvalue::Use(Operand::Copy(capture(n_at, n_ref_ty)))),
-        stmt(
-            &n,
-            Rvalue::BinaryOp(crate::model::BinOp::Sub, Operand::Copy(n.clone()), int(1)),
-        ),
-        stmt(
-            &fold_ref,
-            Rvalue::Ref(Mutability::Mut, capture(fold_at, fold_ty)),
-        ),
-    ]);
-    let args = new_local(body, args_ty.clone());
-    body.blocks[bb].statements.push(stmt(
-        &args,
-        Rvalue::Aggregate(
-            AggregateKind::Tuple,
-            vec![Operand::Move(field(0)), Operand::Move(field(1))],
-        ),
-    ));
-    body.blocks[bb].terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(fold, &args_ty)),
-        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
-        destination: r,
-        target: Some(branch),
-        unwind: unwind.clone(),
-    };
-    true
-}
-
-/// Rewrites a call of `position`'s `check(predicate, acc)` ending block
-/// `bb`, `((), x)`, with the call `ControlFlow<usize, ()>`: `keep =
-/// predicate(x)` through the environment's `predicate` capture, then
-/// `Break(*acc)` if it holds, else `*acc += 1` (wrapping: the build has no
-/// overflow checks) and `Continue(())`. Whether it did.
-fn expand_position(
-    body: &mut Body,
-    bb: BasicBlock,
-    predicate: &str,
-    kernel: &super::KernelClosures,
-) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
-        return false;
-    };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let (Some(env_ty), Some(Ty::Adt(flow))) = (operand_ty(body, &env), body.place_ty(destination))
-    else {
-        return false;
-    };
-    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
-    // `((), x)` and `ControlFlow<usize>` (`C = ()` left out when printed).
-    let [unit, item] = elems.as_slice() else {
-        return false;
-    };
-    let flow_args: Vec<&GenericArg> = flow
-        .segments
-        .last()
-        .map(|s| s.args.iter().collect())
-        .unwrap_or_default();
-    let is_flow = matches!(
-        std_relative(&flow.def_path()),
-        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
-    ) && (flow_args == [&GenericArg::Type(usize_ty.clone())]
-        || flow_args
-            == [
-                &GenericArg::Type(usize_ty.clone()),
-                &GenericArg::Type(Ty::unit()),
-            ]);
-    if *unit != Ty::unit() || !is_flow {
-        return false;
-    }
-    let acc_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty.clone()));
-    let predicate_ty = Ty::Opaque(predicate.to_string());
-    let Some((acc_at, predicate_at)) = two_captures(&env_ty, &acc_ref_ty, &predicate_ty, kernel)
-    else {
-        return false;
-    };
-    let field = |i: usize| tuple_field(&tuple, &elems, i);
-    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
-    let env_place = new_local(body, env_ty);
-    let capture = |i: u32, ty: Ty| {
-        let mut p = env_place.clone();
-        p.projection.push(PlaceElem::Deref);
-        p.projection.push(PlaceElem::Field(i, ty));
-        p
-    };
-    let acc_ref = new_local(body, acc_ref_ty.clone());
-    let mut acc = acc_ref.clone();
-    acc.projection.push(PlaceElem::Deref);
-    let predicate_ref_ty = Ty::Ref(Mutability::Mut, Box::new(predicate_ty.clone()));
-    let args_ty = Ty::Tuple(vec![item.clone()]);
-    let (predicate_ref, args, keep) = (
-        new_local(body, predicate_ref_ty),
-        new_local(body, args_ty.clone()),
-        new_local(body, Ty::Bool),
-    );
-    let one = Operand::Const(crate::model::ConstOperand::Scalar(
-        crate::model::Scalar::Int {
-            bits: 1,
-            ty: crate::model::IntTy::Usize,
-        },
-    ));
-    let unit_value = Operand::Const(crate::model::ConstOperand::Unit);
-    let stop = site.push_block(
-        body,
-        vec![stmt(
-            destination,
-            variant_value(&flow, "Break", Operand::Copy(acc.clone())),
-        )],
-        TerminatorKind::Goto(*target),
-    );
-    let go_on = site.push_block(
-        body,
-        vec![
-            stmt(
-                &acc,
-                Rvalue::BinaryOp(crate::model::BinOp::Add, Operand::Copy(acc.clone()), one),
-            ),
-            stmt(destination, variant_value(&flow, "Continue", unit_value)),
-        ],
-        TerminatorKind::Goto(*target),
-    );
-    let branch = site.push_block(
-        body,
-        Vec::new(),
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(keep.clone()),
-            targets: vec![(0, go_on)],
-            otherwise: stop,
-        },
-    );
-    let block = &mut body.blocks[bb];
-    block.statements.extend([
-        stmt(&env_place, Rvalue::Use(env)),
-        stmt(
-            &acc_ref,
-            Rvalue::Use(Operand::Copy(capture(acc_at, acc_ref_ty))),
-        ),
-        stmt(
-            &predicate_ref,
-            Rvalue::Ref(Mutability::Mut, capture(predicate_at, predicate_ty)),
-        ),
-        stmt(
-            &args,
-            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
-        ),
-    ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(predicate, &args_ty)),
-        args: vec![Operand::Move(predicate_ref), Operand::Move(args)],
-        destination: keep,
-        target: Some(branch),
-        unwind: unwind.clone(),
-    };
-    true
-}
-
-/// Rewrites a call of `Filter::fold`'s `filter_fold(predicate, fold)`
-/// ending block `bb`, `(acc, item)`: `keep = predicate(&item)` through the
-/// environment's `predicate` capture, then `fold(acc, item)` through its
-/// `fold` capture if it holds, else `acc`, which drops `item`: only for
-/// items plainly without drop glue. Whether it did.
-fn expand_filter_fold(
-    body: &mut Body,
-    bb: BasicBlock,
-    predicate: &str,
-    fold: &str,
-    kernel: &super::KernelClosures,
-) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
-        return false;
-    };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let (Some(env_ty), Some(dest_ty)) = (operand_ty(body, &env), body.place_ty(destination)) else {
-        return false;
-    };
-    let [acc_ty, item_ty] = elems.as_slice() else {
-        return false;
-    };
-    if *acc_ty != dest_ty || !plainly_dropless(item_ty) {
-        return false;
-    }
-    let predicate_ty = Ty::Opaque(predicate.to_string());
-    let fold_ty = Ty::Opaque(fold.to_string());
-    let Some((predicate_at, fold_at)) = two_captures(&env_ty, &predicate_ty, &fold_ty, kernel)
-    else {
-        return false;
-    };
-    let field = |i: usize| tuple_field(&tuple, &elems, i);
-    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
-    let env_place = new_local(body, env_ty);
-    let capture = |i: u32, ty: Ty| {
-        let mut p = env_place.clone();
-        p.projection.push(PlaceElem::Deref);
-        p.projection.push(PlaceElem::Field(i, ty));
-        p
-    };
-    let item_ref_ty = Ty::Ref(Mutability::Not, Box::new(item_ty.clone()));
-    let test_args_ty = Ty::Tuple(vec![item_ref_ty.clone()]);
-    let fold_args_ty = Ty::Tuple(elems.clone());
-    let predicate_ref_ty = Ty::Ref(Mutability::Mut, Box::new(predicate_ty.clone()));
-    let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()));
-    let (item_ref, test_args, keep, predicate_ref, fold_ref, fold_args) = (
-        new_local(body, item_ref_ty),
-        new_local(body, test_args_ty.clone()),
-        new_local(body, Ty::Bool),
-        new_local(body, predicate_ref_ty),
-        new_local(body, fold_ref_ty),
-        new_local(body, fold_args_ty.clone()),
-    );
-    let taken = site.push_block(
-        body,
-        vec![
-            stmt(
-                &fold_ref,
-                Rvalue::Ref(Mutability::Mut, capture(fold_at, fold_ty)),
-            ),
-            stmt(
-                &fold_args,
-                Rvalue::Aggregate(
-                    AggregateKind::Tuple,
-                    vec![Operand::Move(field(0)), Operand::Move(field(1))],
-                ),
-            ),
-        ],
-        TerminatorKind::Call {
-            func: Callee::Item(call_mut_path(fold, &fold_args_ty)),
-            args: vec![Operand::Move(fold_ref), Operand::Move(fold_args)],
-            destination: destination.clone(),
-            target: Some(*target),
-            unwind: unwind.clone(),
-        },
-    );
-    let skipped = site.push_block(
-        body,
-        vec![stmt(destination, Rvalue::Use(Operand::Move(field(0))))],
-        TerminatorKind::Goto(*target),
-    );
-    let branch = site.push_block(
-        body,
-        Vec::new(),
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(keep.clone()),
-            targets: vec![(0, skipped)],
-            otherwise: taken,
-        },
-    );
-    let block = &mut body.blocks[bb];
-    block.statements.extend([
-        stmt(&env_place, Rvalue::Use(env)),
-        stmt(
-            &predicate_ref,
-            Rvalue::Ref(Mutability::Mut, capture(predicate_at, predicate_ty)),
-        ),
-        stmt(&item_ref, Rvalue::Ref(Mutability::Not, field(1))),
-        stmt(
-            &test_args,
-            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(item_ref)]),
-        ),
-    ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(predicate, &test_args_ty)),
-        args: vec![Operand::Move(predicate_ref), Operand::Move(test_args)],
-        destination: keep,
-        target: Some(branch),
-        unwind: unwind.clone(),
-    };
-    true
-}
-
 /// Rewrites a call of `max_by`'s (`min_by`'s) `fold(compare)` ending
 /// block `bb`, `(x, y)`, into the call `compare(&x, &y)` through the
 /// environment (`compare` is its one capture) and a branch on the
 /// `Ordering` to the one `cmp::max_by` keeps: `x` when it is `Greater`,
 /// else `y` (`cmp::min_by`: `x` unless it is `Greater`). Whether it did.
-fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, min: bool) -> bool {
+fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, which: Keep) -> bool {
     let Some(site) = CallSite::of(body, bb) else {
         return false;
     };
@@ -867,10 +364,9 @@ fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, min: bool) -
     };
     let (first, second) = (keep(body, 0), keep(body, 1));
     // `Greater` is 1.
-    let (greater, otherwise) = if min {
-        (second, first)
-    } else {
-        (first, second)
+    let (greater, otherwise) = match which {
+        Keep::Max => (first, second),
+        Keep::Min => (second, first),
     };
     let branch = site.push_block(
         body,
@@ -936,17 +432,7 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: 
     if check == Check::Find && !plainly_dropless(item) {
         return false;
     }
-    let flow_args: Vec<&GenericArg> = flow
-        .segments
-        .last()
-        .map(|s| s.args.iter().collect())
-        .unwrap_or_default();
-    let is_flow = matches!(
-        std_relative(&flow.def_path()),
-        Some("ops::ControlFlow" | "ops::control_flow::ControlFlow")
-    ) && (flow_args == [&GenericArg::Type(break_ty.clone())]
-        || flow_args == [&GenericArg::Type(break_ty), &GenericArg::Type(Ty::unit())]);
-    if *unit != Ty::unit() || !is_flow {
+    if *unit != Ty::unit() || control_flow(&flow) != Some((break_ty, Ty::unit())) {
         return false;
     }
     let field = |i: usize| tuple_field(&tuple, &elems, i);

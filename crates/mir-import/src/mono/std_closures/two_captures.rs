@@ -1,0 +1,504 @@
+//! The MIR written at the call of a `core` closure with two captures:
+//! `Enumerate::fold`'s `enumerate(count, fold)`, `Take::try_fold`'s
+//! `check(n, fold)`, `position`'s `check(predicate, acc)` and
+//! `Filter::fold`'s `filter_fold(predicate, fold)`.
+//!
+//! Each capture is projected from the environment by the index the
+//! closure's aggregate gives it ([`super::KernelClosures::captures`]: a
+//! closure lists its captures in the order its body first names them), and
+//! the lowering places it where the layout probe measured the closure's
+//! proxy tuple ([`crate::model::Crate::closure_proxy_tuples`]). A closure
+//! whose captures are not exactly the two expected types is left as a
+//! call.
+
+use super::KernelClosures;
+use super::rewrite::plainly_dropless;
+use crate::model::{
+    AggregateKind, BasicBlock, BinOp, Body, Callee, ConstOperand, IntTy, Mutability, Operand,
+    Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
+};
+use crate::mono::call_site::{
+    CallSite, call_mut_path, control_flow, new_local, operand_ty, tuple_field, variant_value,
+};
+
+/// The environment of a closure with two captures at a call of it: a local
+/// that holds the `&mut C` the call passes, and the index of each capture.
+struct Env {
+    /// The local holding the environment pointer.
+    place: Place,
+    /// The index of the capture of the expected other type.
+    other_at: u32,
+    /// The index of the captured closure.
+    closure_at: u32,
+}
+
+impl Env {
+    /// The environment behind `env_ty` (`&mut C`), if `C`'s captures are
+    /// exactly `other` and `closure` (in either order); its local is new.
+    fn of(
+        body: &mut Body,
+        env_ty: &Ty,
+        other: &Ty,
+        closure: &Ty,
+        kernel: &KernelClosures,
+    ) -> Option<Env> {
+        let Ty::Ref(Mutability::Mut, pointee) = env_ty else {
+            return None;
+        };
+        let Ty::Opaque(name) = &**pointee else {
+            return None;
+        };
+        let (other_at, closure_at) = match (kernel.captures)(name).as_deref() {
+            Some([a, b]) if a == closure && b == other => (1, 0),
+            Some([a, b]) if a == other && b == closure => (0, 1),
+            _ => return None,
+        };
+        Some(Env {
+            place: new_local(body, env_ty.clone()),
+            other_at,
+            closure_at,
+        })
+    }
+
+    /// `env = <the call's environment operand>`, at the call.
+    fn load(&self, site: &CallSite, env: Operand) -> Statement {
+        site.assign(&self.place, Rvalue::Use(env))
+    }
+
+    /// `(*env).i`, of type `ty`.
+    fn capture(&self, i: u32, ty: Ty) -> Place {
+        let mut p = self.place.clone();
+        p.projection.push(PlaceElem::Deref);
+        p.projection.push(PlaceElem::Field(i, ty));
+        p
+    }
+
+    /// The capture of the other type.
+    fn other(&self, ty: Ty) -> Place {
+        self.capture(self.other_at, ty)
+    }
+
+    /// The captured closure.
+    fn closure(&self, ty: Ty) -> Place {
+        self.capture(self.closure_at, ty)
+    }
+}
+
+/// A `usize` constant.
+fn usize_const(bits: u128) -> Operand {
+    Operand::Const(ConstOperand::Scalar(Scalar::Int {
+        bits,
+        ty: IntTy::Usize,
+    }))
+}
+
+/// `place` behind the reference in `reference`.
+fn deref(reference: &Place) -> Place {
+    let mut p = reference.clone();
+    p.projection.push(PlaceElem::Deref);
+    p
+}
+
+/// Rewrites a call of `Enumerate::fold`'s `enumerate(count, fold)` ending
+/// block `bb`, `(acc, item)`, into the call `fold(acc, (count, item))`,
+/// then `count += 1` (wrapping: the build has no overflow checks). Whether
+/// it did.
+pub(super) fn expand_enumerate(
+    body: &mut Body,
+    bb: BasicBlock,
+    fold: &str,
+    kernel: &KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (Some(env_ty), Some(dest_ty)) =
+        (operand_ty(body, &env_op), body.place_ty(&site.destination))
+    else {
+        return false;
+    };
+    // `(acc, item)`, the accumulator of the result's type.
+    let [acc_ty, item_ty] = elems.as_slice() else {
+        return false;
+    };
+    let usize_ty = Ty::Int(IntTy::Usize);
+    let fold_ty = Ty::Opaque(fold.to_string());
+    if *acc_ty != dest_ty {
+        return false;
+    }
+    let Some(env) = Env::of(body, &env_ty, &usize_ty, &fold_ty, kernel) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let count = env.other(usize_ty.clone());
+    let pair_ty = Ty::Tuple(vec![usize_ty, item_ty.clone()]);
+    let args_ty = Ty::Tuple(vec![acc_ty.clone(), pair_ty.clone()]);
+    let (pair, args, fold_ref) = (
+        new_local(body, pair_ty),
+        new_local(body, args_ty.clone()),
+        new_local(body, Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()))),
+    );
+    let counted = site.push_block(
+        body,
+        vec![stmt(
+            &count,
+            Rvalue::BinaryOp(BinOp::Add, Operand::Copy(count.clone()), usize_const(1)),
+        )],
+        TerminatorKind::Goto(site.target),
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        env.load(&site, env_op),
+        stmt(
+            &pair,
+            Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Copy(count), Operand::Move(field(1))],
+            ),
+        ),
+        stmt(
+            &args,
+            Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Move(field(0)), Operand::Move(pair)],
+            ),
+        ),
+        stmt(
+            &fold_ref,
+            Rvalue::Ref(Mutability::Mut, env.closure(fold_ty)),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(fold, &args_ty)),
+        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
+        destination: site.destination.clone(),
+        target: Some(counted),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `Take::try_fold`'s `check(n, fold)` ending block
+/// `bb`, `(acc, x)`, with `fold` giving `NeverShortCircuit<Acc>` and the
+/// call `ControlFlow<NeverShortCircuit<Acc>, Acc>`: `*n -= 1`, `r =
+/// fold(acc, x)`, then `Break(r)` if `*n` is 0 and `Continue(r.0)`
+/// otherwise. Whether it did.
+pub(super) fn expand_take_check(
+    body: &mut Body,
+    bb: BasicBlock,
+    fold: &str,
+    kernel: &KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (Some(env_ty), Some(Ty::Adt(flow))) =
+        (operand_ty(body, &env_op), body.place_ty(&site.destination))
+    else {
+        return false;
+    };
+    let [acc_ty, _] = elems.as_slice() else {
+        return false;
+    };
+    // `ControlFlow<NeverShortCircuit<Acc>, Acc>`.
+    let Some((r_ty, c)) = control_flow(&flow) else {
+        return false;
+    };
+    let never = format!("ops::try_trait::NeverShortCircuit<{acc_ty}>");
+    if crate::calls::std_relative(&r_ty.to_string()) != Some(never.as_str()) || c != *acc_ty {
+        return false;
+    }
+    let n_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Int(IntTy::Usize)));
+    let fold_ty = Ty::Opaque(fold.to_string());
+    let Some(env) = Env::of(body, &env_ty, &n_ref_ty, &fold_ty, kernel) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let args_ty = Ty::Tuple(elems.clone());
+    let (n_ref, fold_ref, r, done) = (
+        new_local(body, n_ref_ty.clone()),
+        new_local(body, Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()))),
+        new_local(body, r_ty),
+        new_local(body, Ty::Bool),
+    );
+    let n = deref(&n_ref);
+    let mut inner = r.clone();
+    inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
+    let ends = |body: &mut Body, variant: &str, payload: Place| {
+        site.push_block(
+            body,
+            vec![stmt(
+                &site.destination,
+                variant_value(&flow, variant, Operand::Move(payload)),
+            )],
+            TerminatorKind::Goto(site.target),
+        )
+    };
+    let (stop, go_on) = (
+        ends(body, "Break", r.clone()),
+        ends(body, "Continue", inner),
+    );
+    let branch = site.push_block(
+        body,
+        vec![stmt(
+            &done,
+            Rvalue::BinaryOp(BinOp::Eq, Operand::Copy(n.clone()), usize_const(0)),
+        )],
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(done),
+            targets: vec![(0, go_on)],
+            otherwise: stop,
+        },
+    );
+    let args = new_local(body, args_ty.clone());
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        env.load(&site, env_op),
+        stmt(&n_ref, Rvalue::Use(Operand::Copy(env.other(n_ref_ty)))),
+        stmt(
+            &n,
+            Rvalue::BinaryOp(BinOp::Sub, Operand::Copy(n.clone()), usize_const(1)),
+        ),
+        stmt(
+            &fold_ref,
+            Rvalue::Ref(Mutability::Mut, env.closure(fold_ty)),
+        ),
+        stmt(
+            &args,
+            Rvalue::Aggregate(
+                AggregateKind::Tuple,
+                vec![Operand::Move(field(0)), Operand::Move(field(1))],
+            ),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(fold, &args_ty)),
+        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
+        destination: r,
+        target: Some(branch),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `position`'s `check(predicate, acc)` ending block
+/// `bb`, `((), x)`, with the call `ControlFlow<usize, ()>`: `keep =
+/// predicate(x)`, then `Break(*acc)` if it holds, else `*acc += 1`
+/// (wrapping: the build has no overflow checks) and `Continue(())`.
+/// Whether it did.
+pub(super) fn expand_position(
+    body: &mut Body,
+    bb: BasicBlock,
+    predicate: &str,
+    kernel: &KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (Some(env_ty), Some(Ty::Adt(flow))) =
+        (operand_ty(body, &env_op), body.place_ty(&site.destination))
+    else {
+        return false;
+    };
+    let usize_ty = Ty::Int(IntTy::Usize);
+    // `((), x)` and `ControlFlow<usize>`.
+    let [unit, item] = elems.as_slice() else {
+        return false;
+    };
+    if *unit != Ty::unit() || control_flow(&flow) != Some((usize_ty.clone(), Ty::unit())) {
+        return false;
+    }
+    let acc_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty));
+    let predicate_ty = Ty::Opaque(predicate.to_string());
+    let Some(env) = Env::of(body, &env_ty, &acc_ref_ty, &predicate_ty, kernel) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let args_ty = Ty::Tuple(vec![item.clone()]);
+    let (acc_ref, predicate_ref, args, keep) = (
+        new_local(body, acc_ref_ty.clone()),
+        new_local(
+            body,
+            Ty::Ref(Mutability::Mut, Box::new(predicate_ty.clone())),
+        ),
+        new_local(body, args_ty.clone()),
+        new_local(body, Ty::Bool),
+    );
+    let acc = deref(&acc_ref);
+    let stop = site.push_block(
+        body,
+        vec![stmt(
+            &site.destination,
+            variant_value(&flow, "Break", Operand::Copy(acc.clone())),
+        )],
+        TerminatorKind::Goto(site.target),
+    );
+    let go_on = site.push_block(
+        body,
+        vec![
+            stmt(
+                &acc,
+                Rvalue::BinaryOp(BinOp::Add, Operand::Copy(acc.clone()), usize_const(1)),
+            ),
+            stmt(
+                &site.destination,
+                variant_value(&flow, "Continue", Operand::Const(ConstOperand::Unit)),
+            ),
+        ],
+        TerminatorKind::Goto(site.target),
+    );
+    let branch = site.push_block(
+        body,
+        Vec::new(),
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(keep.clone()),
+            targets: vec![(0, go_on)],
+            otherwise: stop,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        env.load(&site, env_op),
+        stmt(&acc_ref, Rvalue::Use(Operand::Copy(env.other(acc_ref_ty)))),
+        stmt(
+            &predicate_ref,
+            Rvalue::Ref(Mutability::Mut, env.closure(predicate_ty)),
+        ),
+        stmt(
+            &args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(predicate, &args_ty)),
+        args: vec![Operand::Move(predicate_ref), Operand::Move(args)],
+        destination: keep,
+        target: Some(branch),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `Filter::fold`'s `filter_fold(predicate, fold)`
+/// ending block `bb`, `(acc, item)`: `keep = predicate(&item)`, then
+/// `fold(acc, item)` if it holds, else `acc`, which drops `item`: only for
+/// items plainly without drop glue. Whether it did.
+pub(super) fn expand_filter_fold(
+    body: &mut Body,
+    bb: BasicBlock,
+    predicate: &str,
+    fold: &str,
+    kernel: &KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
+        return false;
+    };
+    let (Some(env_ty), Some(dest_ty)) =
+        (operand_ty(body, &env_op), body.place_ty(&site.destination))
+    else {
+        return false;
+    };
+    let [acc_ty, item_ty] = elems.as_slice() else {
+        return false;
+    };
+    if *acc_ty != dest_ty || !plainly_dropless(item_ty) {
+        return false;
+    }
+    let predicate_ty = Ty::Opaque(predicate.to_string());
+    let fold_ty = Ty::Opaque(fold.to_string());
+    let Some(env) = Env::of(body, &env_ty, &predicate_ty, &fold_ty, kernel) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let item_ref_ty = Ty::Ref(Mutability::Not, Box::new(item_ty.clone()));
+    let test_args_ty = Ty::Tuple(vec![item_ref_ty.clone()]);
+    let fold_args_ty = Ty::Tuple(elems.clone());
+    let (item_ref, test_args, keep, predicate_ref, fold_ref, fold_args) = (
+        new_local(body, item_ref_ty),
+        new_local(body, test_args_ty.clone()),
+        new_local(body, Ty::Bool),
+        new_local(
+            body,
+            Ty::Ref(Mutability::Mut, Box::new(predicate_ty.clone())),
+        ),
+        new_local(body, Ty::Ref(Mutability::Mut, Box::new(fold_ty.clone()))),
+        new_local(body, fold_args_ty.clone()),
+    );
+    let taken = site.push_block(
+        body,
+        vec![
+            stmt(
+                &fold_ref,
+                Rvalue::Ref(Mutability::Mut, env.closure(fold_ty)),
+            ),
+            stmt(
+                &fold_args,
+                Rvalue::Aggregate(
+                    AggregateKind::Tuple,
+                    vec![Operand::Move(field(0)), Operand::Move(field(1))],
+                ),
+            ),
+        ],
+        TerminatorKind::Call {
+            func: Callee::Item(call_mut_path(fold, &fold_args_ty)),
+            args: vec![Operand::Move(fold_ref), Operand::Move(fold_args)],
+            destination: site.destination.clone(),
+            target: Some(site.target),
+            unwind: site.unwind.clone(),
+        },
+    );
+    let skipped = site.push_block(
+        body,
+        vec![stmt(
+            &site.destination,
+            Rvalue::Use(Operand::Move(field(0))),
+        )],
+        TerminatorKind::Goto(site.target),
+    );
+    let branch = site.push_block(
+        body,
+        Vec::new(),
+        TerminatorKind::SwitchInt {
+            discr: Operand::Move(keep.clone()),
+            targets: vec![(0, skipped)],
+            otherwise: taken,
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        env.load(&site, env_op),
+        stmt(
+            &predicate_ref,
+            Rvalue::Ref(Mutability::Mut, env.other(predicate_ty)),
+        ),
+        stmt(&item_ref, Rvalue::Ref(Mutability::Not, field(1))),
+        stmt(
+            &test_args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(item_ref)]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(predicate, &test_args_ty)),
+        args: vec![Operand::Move(predicate_ref), Operand::Move(test_args)],
+        destination: keep,
+        target: Some(branch),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
