@@ -96,6 +96,20 @@ impl CallSite {
     }
 }
 
+/// The closure call ending block `bb`, `call_mut(env, tuple)` with the
+/// tuple in a place: the call, the environment argument, the tuple's place
+/// and element types, and the type of the call's destination; what each
+/// expansion of a `core` closure at its call starts from.
+pub(super) fn closure_call(
+    body: &Body,
+    bb: BasicBlock,
+) -> Option<(CallSite, Operand, Place, Vec<Ty>, Ty)> {
+    let site = CallSite::of(body, bb)?;
+    let (env, tuple, elems) = site.closure_args(body)?;
+    let dest_ty = body.place_ty(&site.destination)?;
+    Some((site, env, tuple, elems, dest_ty))
+}
+
 /// Field `i` of the tuple at `tuple`, whose element types are `elems`.
 pub(super) fn tuple_field(tuple: &Place, elems: &[Ty], i: usize) -> Place {
     let mut p = tuple.clone();

@@ -8,7 +8,7 @@ use crate::model::{
     Rvalue, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, call_mut_path, control_flow, new_local, operand_ty, tuple_field, variant_value,
+    call_mut_path, closure_call, control_flow, new_local, operand_ty, tuple_field, variant_value,
 };
 
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
@@ -20,16 +20,10 @@ pub(super) fn expand(
     wrapper: &Wrapper,
     kernel: &super::KernelClosures,
 ) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
+    let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
     let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let Some(dest_ty) = body.place_ty(destination) else {
-        return false;
-    };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
     // The accumulator: its operation on the two arguments, no call.
     let closure = match wrapper {
@@ -233,14 +227,11 @@ pub(super) fn expand(
 /// same environment pointer as `g`'s (any non-null pointer is one for a
 /// closure that takes no space). Whether it did.
 fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
+    let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
     let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let (Some(env_ty), Some(dest_ty)) = (operand_ty(body, &env), body.place_ty(destination)) else {
+    let Some(env_ty) = operand_ty(body, &env) else {
         return false;
     };
     // `(acc, elt)`, the accumulator of the result's type.
@@ -323,16 +314,10 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
 /// `Ordering` to the one `cmp::max_by` keeps: `x` when it is `Greater`,
 /// else `y` (`cmp::min_by`: `x` unless it is `Greater`). Whether it did.
 fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, which: Keep) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
+    let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
     let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let Some(dest_ty) = body.place_ty(destination) else {
-        return false;
-    };
     // `(T, T) -> T`; the one not kept is dropped, which the expansion
     // does not do: only for items whose drop does nothing.
     let [x_ty, y_ty] = elems.as_slice() else {
@@ -408,14 +393,11 @@ fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, which: Keep)
 /// environment (`f` is its one capture), and a branch on its result to
 /// the `ControlFlow` variant the check gives. Whether it did.
 fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: bool) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let Some((env, tuple, elems)) = site.closure_args(body) else {
+    let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
     let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
-    let Some(Ty::Adt(flow)) = body.place_ty(destination) else {
+    let Ty::Adt(flow) = dest_ty else {
         return false;
     };
     // `((), x)`, and `ControlFlow<B>` (`C = ()` left out when printed) of

@@ -18,7 +18,8 @@ use crate::model::{
     Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, call_mut_path, control_flow, new_local, operand_ty, tuple_field, variant_value,
+    CallSite, call_mut_path, closure_call, control_flow, new_local, operand_ty, tuple_field,
+    variant_value,
 };
 
 /// The environment of a closure with two captures at a call of it: a local
@@ -109,15 +110,10 @@ pub(super) fn expand_enumerate(
     fold: &str,
     kernel: &KernelClosures,
 ) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
+    let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
-        return false;
-    };
-    let (Some(env_ty), Some(dest_ty)) =
-        (operand_ty(body, &env_op), body.place_ty(&site.destination))
-    else {
+    let Some(env_ty) = operand_ty(body, &env_op) else {
         return false;
     };
     // `(acc, item)`, the accumulator of the result's type.
@@ -193,15 +189,13 @@ pub(super) fn expand_take_check(
     fold: &str,
     kernel: &KernelClosures,
 ) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
+    let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
+    let Some(env_ty) = operand_ty(body, &env_op) else {
         return false;
     };
-    let (Some(env_ty), Some(Ty::Adt(flow))) =
-        (operand_ty(body, &env_op), body.place_ty(&site.destination))
-    else {
+    let Ty::Adt(flow) = dest_ty else {
         return false;
     };
     let [acc_ty, _] = elems.as_slice() else {
@@ -300,15 +294,13 @@ pub(super) fn expand_position(
     predicate: &str,
     kernel: &KernelClosures,
 ) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
+    let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
+    let Some(env_ty) = operand_ty(body, &env_op) else {
         return false;
     };
-    let (Some(env_ty), Some(Ty::Adt(flow))) =
-        (operand_ty(body, &env_op), body.place_ty(&site.destination))
-    else {
+    let Ty::Adt(flow) = dest_ty else {
         return false;
     };
     let usize_ty = Ty::Int(IntTy::Usize);
@@ -402,15 +394,10 @@ pub(super) fn expand_filter_fold(
     fold: &str,
     kernel: &KernelClosures,
 ) -> bool {
-    let Some(site) = CallSite::of(body, bb) else {
+    let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some((env_op, tuple, elems)) = site.closure_args(body) else {
-        return false;
-    };
-    let (Some(env_ty), Some(dest_ty)) =
-        (operand_ty(body, &env_op), body.place_ty(&site.destination))
-    else {
+    let Some(env_ty) = operand_ty(body, &env_op) else {
         return false;
     };
     let [acc_ty, item_ty] = elems.as_slice() else {
