@@ -4,6 +4,7 @@ mod alloc;
 mod attrs;
 mod body;
 mod brackets;
+mod closures;
 mod const_display;
 mod const_fns;
 mod drops;

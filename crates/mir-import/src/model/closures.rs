@@ -1,0 +1,411 @@
+//! What the model knows of closures' captures: their types, from the
+//! aggregates that build a closure or its body's reads ([`Crate::closure_captures`]),
+//! and their offsets, which rustc's layout report leaves out, from the
+//! layout probe's measurement of a tuple laid out as the closure is
+//! ([`Crate::closure_proxy_tuples`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::unambiguous::Unambiguous;
+
+use super::Crate;
+use super::body::{Local, PlaceElem};
+use super::ty::Ty;
+
+impl Crate {
+    /// The capture types of each closure type, by its printed name: from
+    /// the aggregates that build one (`{closure@..} { a: copy _5 }`), and
+    /// else from its body's reads of its captures (`((*_1).0: u8)`), which
+    /// name every capture, since a closure captures only what its body uses.
+    /// A closure that neither shows completely is absent, and so is a name
+    /// that two different capture lists (without type parameters) share:
+    /// rustc prints a closure's type without its generic arguments, so a
+    /// closure of a generic function inlined at two types, or one a macro
+    /// expands twice, is two types under one name.
+    pub fn closure_captures(&self) -> BTreeMap<String, Vec<Ty>> {
+        let mut found: Unambiguous<Vec<Ty>> = Unambiguous::default();
+        // A generic function's own copy (`[T]`) is not one of the types that
+        // share the name, its instances are; it counts only where no
+        // instance shows.
+        let mut generic: BTreeMap<String, Vec<Ty>> = BTreeMap::new();
+        let mut record = |found: &mut Unambiguous<Vec<Ty>>, name: String, tys: Vec<Ty>| {
+            if tys.iter().any(Ty::mentions_type_parameter) {
+                generic.entry(name).or_insert(tys);
+            } else {
+                found.insert(name, tys);
+            }
+        };
+        for b in self.bodies.values() {
+            for bb in b.blocks.values() {
+                for st in &bb.statements {
+                    let super::StatementKind::Assign(
+                        dest,
+                        super::Rvalue::Aggregate(super::AggregateKind::Opaque(_), ops),
+                    ) = &st.kind
+                    else {
+                        continue;
+                    };
+                    // The report names a closure as the destination's type
+                    // does (std's by path, `{closure@std::iter::..::map_fold<..>
+                    // ::{closure#0}}`), not as the aggregate does (by span).
+                    let Some(Ty::Opaque(name)) = b.place_ty(dest) else {
+                        continue;
+                    };
+                    if !name.starts_with("{closure@") {
+                        continue;
+                    }
+                    let tys: Option<Vec<Ty>> =
+                        ops.iter().map(|op| self.operand_ty(b, op)).collect();
+                    if let Some(tys) = tys {
+                        record(&mut found, name, tys);
+                    }
+                }
+            }
+        }
+        // The closures aggregates built: their bodies' reads are not needed.
+        let built: BTreeSet<String> = found.names().cloned().collect();
+        for b in self.bodies.values() {
+            let Some((by, name)) = b.closure_receiver() else {
+                continue;
+            };
+            let by_ref = by.is_some();
+            if built.contains(name) {
+                continue;
+            }
+            let mut fields: BTreeMap<u32, Ty> = BTreeMap::new();
+            b.for_each_place(|p| {
+                if p.local != Local::from_u32(1) {
+                    return;
+                }
+                let field = if by_ref {
+                    match p.projection.as_slice() {
+                        [PlaceElem::Deref, PlaceElem::Field(i, t), ..] => Some((i, t)),
+                        _ => None,
+                    }
+                } else {
+                    match p.projection.as_slice() {
+                        [PlaceElem::Field(i, t), ..] => Some((i, t)),
+                        _ => None,
+                    }
+                };
+                if let Some((i, t)) = field {
+                    fields.insert(*i, t.clone());
+                }
+            });
+            // Every index from 0 on, with no gap.
+            if fields.keys().copied().eq(0..fields.len() as u32) {
+                record(&mut found, name.to_string(), fields.into_values().collect());
+            }
+        }
+        let (mut found, ambiguous) = found.into_parts();
+        for (name, tys) in generic {
+            if !ambiguous.contains(&name) {
+                found.entry(name).or_insert(tys);
+            }
+        }
+        // `core` closures that no printed body builds or reads, whose
+        // captures their function's generic arguments say.
+        for name in self.layouts.types.keys() {
+            if !found.contains_key(name)
+                && let Some(tys) = known_std_captures(name)
+            {
+                found.insert(name.to_string(), tys);
+            }
+        }
+        found
+    }
+
+    /// For each closure with several captures whose offsets the report
+    /// leaves unknown, the tuple whose layout the probe measures instead: its
+    /// capture types followed by `()`. rustc lays a closure out as it lays out
+    /// a tuple of its captures, except that a tuple keeps its last field in
+    /// place (it may be unsized); a trailing `()` is that last field, so the
+    /// captures before it are reordered exactly as the closure's are. The
+    /// test `closure_layouts_are_tuple_prefixes` pins this on rustc itself.
+    ///
+    /// A capture that is itself a closure (`core`'s `Take::try_fold`'s
+    /// `check` captures the fold's closure beside a `&mut usize`), which
+    /// source cannot name, is replaced by its own proxy, recursively, and a
+    /// pointer to one by a pointer to `()`: each is laid out as what it
+    /// stands for (size, alignment, niche), so the outer tuple's fields are
+    /// reordered as the closure's are.
+    pub fn closure_proxy_tuples(&self) -> BTreeMap<String, Ty> {
+        let captures = self.closure_captures();
+        captures
+            .iter()
+            .filter(|(name, tys)| {
+                tys.len() >= 2
+                    && self.layouts.get(name).is_some_and(|l| {
+                        matches!(&l.shape, crate::layout::TypeShape::Struct { fields } if fields.is_empty())
+                            && l.size > 0
+                    })
+            })
+            .filter_map(|(name, _)| {
+                // Zero-sized and byte-aligned, as `()` is.
+                let zero_sized = |closure: &str| {
+                    self.layouts
+                        .get(closure)
+                        .is_some_and(|l| l.size == 0 && l.align == 1)
+                };
+                let proxy = closure_proxy(&Ty::Opaque(name.clone()), &captures, &zero_sized, 0)?;
+                Some((name.clone(), proxy))
+            })
+            .collect()
+    }
+
+    /// Gives each closure of [`Crate::closure_proxy_tuples`] its capture
+    /// offsets from the probed layout of its tuple, where the tuple's size and
+    /// alignment are the closure's (as rustc printed them).
+    pub fn record_closure_offsets(&mut self, probed: &crate::eval::TupleLayouts) {
+        for (name, proxy) in self.closure_proxy_tuples() {
+            let Ty::Tuple(tys) = &proxy else { continue };
+            let Some((size, align, offsets)) = probed.by_type.get(&proxy.to_string()) else {
+                continue;
+            };
+            // A captured closure the report does not print is as large as
+            // its proxy, which the probe measured too.
+            let sizes: Option<Vec<u64>> = tys[..tys.len() - 1]
+                .iter()
+                .map(|t| {
+                    self.plain_size(t).or_else(|| {
+                        let Ty::Tuple(inner) = t else { return None };
+                        inner.is_empty().then_some(0).or_else(|| {
+                            probed.by_type.get(&t.to_string()).map(|(size, _, _)| *size)
+                        })
+                    })
+                })
+                .collect();
+            if let Some(sizes) = sizes {
+                self.layouts
+                    .record_capture_offsets(&name, *size, *align, &sizes, offsets);
+            }
+        }
+    }
+
+    /// Gives the captures of each closure type whose layout is certain
+    /// their offsets (see [`crate::layout::LayoutTable::record_captures`]):
+    /// the report prints a closure's captures as padding, and rustc reorders
+    /// fields, so only a closure with at most one capture that is not
+    /// zero-sized, filling the closure, has offsets that follow (all 0).
+    pub fn record_closure_captures(&mut self) {
+        let mut found = Vec::new();
+        for (name, tys) in self.closure_captures() {
+            let sizes: Option<Vec<u64>> = tys.iter().map(|t| self.plain_size(t)).collect();
+            if let Some(sizes) = sizes {
+                found.push((name, sizes));
+            }
+        }
+        for (name, sizes) in found {
+            self.layouts.record_captures(&name, &sizes);
+        }
+    }
+
+    /// The size of `ty` where it needs no probe: scalars, thin and fat
+    /// pointers, and types the report prints (closures, ADTs).
+    fn plain_size(&self, ty: &Ty) -> Option<u64> {
+        use super::ty::FloatTy;
+        Some(match ty {
+            Ty::Bool => 1,
+            Ty::Char => 4,
+            Ty::Int(i) => i.size(),
+            Ty::Float(FloatTy::F32) => 4,
+            Ty::Float(FloatTy::F64) => 8,
+            Ty::Ref(_, t) | Ty::RawPtr(_, t) if self.layouts.is_unsized(t) => 16,
+            Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => 8,
+            Ty::Tuple(e) if e.is_empty() => 0,
+            other => self.layouts.get(&other.to_string())?.size,
+        })
+    }
+}
+
+/// The captures of a `core` closure whose source fixes them, from the
+/// generic arguments in its name, in the order its body first names them:
+/// `Filter::fold`'s `filter_fold<T, Acc, P, F>` captures `predicate: P`,
+/// then `fold: F`. `None` for any other closure.
+fn known_std_captures(name: &str) -> Option<Vec<Ty>> {
+    let def = name
+        .strip_prefix("{closure@")?
+        .strip_suffix("::{closure#0}}")?;
+    let (function, args) = super::brackets::trailing_generic_args(def)?;
+    if crate::calls::std_relative(function) != Some("iter::adapters::filter::filter_fold") {
+        return None;
+    }
+    let items = super::brackets::top_level_items(args);
+    let [_, _, predicate, fold] = items.as_slice() else {
+        return None;
+    };
+    let closure = |t: &str| t.starts_with("{closure@") && t.ends_with('}');
+    (closure(predicate) && closure(fold)).then(|| {
+        vec![
+            Ty::Opaque(predicate.to_string()),
+            Ty::Opaque(fold.to_string()),
+        ]
+    })
+}
+
+/// How deep [`closure_proxy`] follows closures inside closures.
+const PROXY_DEPTH: usize = 8;
+
+/// The type the layout probe measures for `ty`: a closure as the tuple of
+/// its captures' proxies followed by `()` (see
+/// [`Crate::closure_proxy_tuples`]), a pointer to a closure as a pointer
+/// to `()` (a thin pointer either way), tuples and arrays element by
+/// element, anything else as it is; a closure whose captures are not known
+/// but that the report prints zero-sized and byte-aligned as `()`. `None`
+/// for any other closure whose captures are not known.
+fn closure_proxy(
+    ty: &Ty,
+    captures: &BTreeMap<String, Vec<Ty>>,
+    zero_sized: &dyn Fn(&str) -> bool,
+    depth: usize,
+) -> Option<Ty> {
+    if depth > PROXY_DEPTH {
+        return None;
+    }
+    let closure = |t: &Ty| matches!(t, Ty::Opaque(n) if n.starts_with("{closure@"));
+    Some(match ty {
+        Ty::Opaque(name) if closure(ty) => match captures.get(name) {
+            Some(of) => {
+                let mut fields: Vec<Ty> = of
+                    .iter()
+                    .map(|c| closure_proxy(c, captures, zero_sized, depth + 1))
+                    .collect::<Option<_>>()?;
+                fields.push(Ty::unit());
+                Ty::Tuple(fields)
+            }
+            None if zero_sized(name) => Ty::unit(),
+            None => return None,
+        },
+        Ty::Ref(m, inner) if closure(inner) => Ty::Ref(*m, Box::new(Ty::unit())),
+        Ty::RawPtr(m, inner) if closure(inner) => Ty::RawPtr(*m, Box::new(Ty::unit())),
+        Ty::Tuple(items) => Ty::Tuple(
+            items
+                .iter()
+                .map(|t| closure_proxy(t, captures, zero_sized, depth + 1))
+                .collect::<Option<_>>()?,
+        ),
+        Ty::Array(item, len) => Ty::Array(
+            Box::new(closure_proxy(item, captures, zero_sized, depth + 1)?),
+            len.clone(),
+        ),
+        other => other.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::IntTy;
+
+    #[test]
+    fn a_captured_closure_stands_in_as_its_own_proxy_tuple() {
+        let closure = |n: &str| Ty::Opaque(format!("{{closure@{n}}}"));
+        let usize_ty = Ty::Int(IntTy::Usize);
+        let by_ref = |t: Ty| Ty::Ref(crate::model::Mutability::Mut, Box::new(t));
+        let captures: BTreeMap<String, Vec<Ty>> = [
+            // `enumerate(count, fold)`, `fold` a closure over a key closure
+            // that borrows.
+            (
+                "{closure@enumerate}".to_string(),
+                vec![closure("fold"), usize_ty.clone()],
+            ),
+            ("{closure@fold}".to_string(), vec![closure("key")]),
+            (
+                "{closure@key}".to_string(),
+                vec![Ty::Ref(
+                    crate::model::Mutability::Not,
+                    Box::new(Ty::Int(IntTy::U32)),
+                )],
+            ),
+            // `check(n, fold)` over a closure the report prints zero-sized,
+            // whose captures no printed body shows.
+            (
+                "{closure@check}".to_string(),
+                vec![by_ref(usize_ty.clone()), closure("empty")],
+            ),
+            (
+                "{closure@pointing}".to_string(),
+                vec![by_ref(closure("unknown")), closure("unknown")],
+            ),
+        ]
+        .into();
+        let zero_sized = |n: &str| n == "{closure@empty}";
+        let proxy =
+            |n: &str| closure_proxy(&closure(n), &captures, &zero_sized, 0).map(|t| t.to_string());
+        assert_eq!(
+            proxy("enumerate").as_deref(),
+            Some("(((&u32, ()), ()), usize, ())")
+        );
+        assert_eq!(proxy("check").as_deref(), Some("(&mut usize, (), ())"));
+        // A pointer to a closure is a thin pointer whatever it points to;
+        // a closure neither printed zero-sized nor with known captures has
+        // no proxy.
+        assert_eq!(proxy("pointing"), None);
+        let pointer_only: BTreeMap<String, Vec<Ty>> = [(
+            "{closure@p}".to_string(),
+            vec![by_ref(closure("unknown")), usize_ty],
+        )]
+        .into();
+        assert_eq!(
+            closure_proxy(&closure("p"), &pointer_only, &zero_sized, 0).map(|t| t.to_string()),
+            Some("(&mut (), usize, ())".to_string())
+        );
+    }
+
+    #[test]
+    fn filter_folds_captures_are_its_predicate_then_its_fold() {
+        let (p, f) = (
+            "{closure@/src/kernel.rs:1:2: 1:3}",
+            "{closure@/src/kernel.rs:4:5: 4:6}",
+        );
+        let name = format!(
+            "{{closure@std::iter::adapters::filter::filter_fold<u32, u32, {p}, {f}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            known_std_captures(&name),
+            Some(vec![Ty::Opaque(p.into()), Ty::Opaque(f.into())])
+        );
+        // Any other closure of `core`, or another index, says nothing.
+        assert_eq!(
+            known_std_captures(&name.replace("filter_fold", "map_fold")),
+            None
+        );
+        assert_eq!(
+            known_std_captures(&name.replace("{closure#0}}", "{closure#1}}")),
+            None
+        );
+    }
+
+    /// A kernel that builds the closure `{closure@/src/kernel.rs:3:13: 3:16}`
+    /// twice, capturing `_1: u32` and then `_2` of type `second`.
+    fn two_builds(second: &str) -> Crate {
+        let mir = format!(
+            "fn kernel::k(_1: u32, _2: {second}) -> () {{
+    let mut _0: ();
+    let mut _3: {{closure@/src/kernel.rs:3:13: 3:16}};
+    let mut _4: {{closure@/src/kernel.rs:3:13: 3:16}};
+
+    bb0: {{
+        _3 = {{closure@/src/kernel.rs:3:13: 3:16}} {{ n: copy _1 }};
+        _4 = {{closure@/src/kernel.rs:3:13: 3:16}} {{ n: copy _2 }};
+        return;
+    }}
+}}
+"
+        );
+        crate::import_text(&mir, "", None).expect("the MIR imports")
+    }
+
+    #[test]
+    fn one_closure_name_with_two_capture_lists_has_none() {
+        let name = "{closure@/src/kernel.rs:3:13: 3:16}";
+        let same = two_builds("u32").closure_captures();
+        assert_eq!(same.get(name), Some(&vec![Ty::Int(IntTy::U32)]));
+        // A generic function's closure inlined at two types prints as one.
+        let two = two_builds("u64").closure_captures();
+        assert_eq!(two.get(name), None, "{two:?}");
+        // The generic function's own copy, capturing `T`, is neither.
+        let generic = two_builds("T").closure_captures();
+        assert_eq!(generic.get(name), Some(&vec![Ty::Int(IntTy::U32)]));
+    }
+}
