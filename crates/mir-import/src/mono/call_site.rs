@@ -110,6 +110,29 @@ pub(super) fn closure_call(
     Some((site, env, tuple, elems, dest_ty))
 }
 
+impl CallSite {
+    /// A new block of `statements` that goes to `if_true` when the `bool`
+    /// at `flag` holds and to `if_false` otherwise.
+    pub fn push_branch(
+        &self,
+        body: &mut Body,
+        statements: Vec<Statement>,
+        flag: &Place,
+        if_true: BasicBlock,
+        if_false: BasicBlock,
+    ) -> BasicBlock {
+        self.push_block(
+            body,
+            statements,
+            TerminatorKind::SwitchInt {
+                discr: Operand::Move(flag.clone()),
+                targets: vec![(0, if_false)],
+                otherwise: if_true,
+            },
+        )
+    }
+}
+
 /// Field `i` of the tuple at `tuple`, whose element types are `elems`.
 pub(super) fn tuple_field(tuple: &Place, elems: &[Ty], i: usize) -> Place {
     let mut p = tuple.clone();

@@ -482,15 +482,7 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: 
         )
     };
     let (yes, no) = (block_with(body, when_true), block_with(body, when_false));
-    let branch = site.push_block(
-        body,
-        Vec::new(),
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(keep.clone()),
-            targets: vec![(0, no)],
-            otherwise: yes,
-        },
-    );
+    let branch = site.push_branch(body, Vec::new(), &keep, yes, no);
     let block = &mut body.blocks[bb];
     block.statements.extend(stmts);
     block.terminator.kind = TerminatorKind::Call {

@@ -240,17 +240,15 @@ pub(super) fn expand_take_check(
         ends(body, "Break", r.clone()),
         ends(body, "Continue", inner),
     );
-    let branch = site.push_block(
+    let branch = site.push_branch(
         body,
         vec![stmt(
             &done,
             Rvalue::BinaryOp(BinOp::Eq, Operand::Copy(n.clone()), usize_const(0)),
         )],
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(done),
-            targets: vec![(0, go_on)],
-            otherwise: stop,
-        },
+        &done,
+        stop,
+        go_on,
     );
     let args = new_local(body, args_ty.clone());
     let block = &mut body.blocks[bb];
@@ -351,15 +349,7 @@ pub(super) fn expand_position(
         ],
         TerminatorKind::Goto(site.target),
     );
-    let branch = site.push_block(
-        body,
-        Vec::new(),
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(keep.clone()),
-            targets: vec![(0, go_on)],
-            otherwise: stop,
-        },
-    );
+    let branch = site.push_branch(body, Vec::new(), &keep, stop, go_on);
     let block = &mut body.blocks[bb];
     block.statements.extend([
         env.load(&site, env_op),
@@ -458,15 +448,7 @@ pub(super) fn expand_filter_fold(
         )],
         TerminatorKind::Goto(site.target),
     );
-    let branch = site.push_block(
-        body,
-        Vec::new(),
-        TerminatorKind::SwitchInt {
-            discr: Operand::Move(keep.clone()),
-            targets: vec![(0, skipped)],
-            otherwise: taken,
-        },
-    );
+    let branch = site.push_branch(body, Vec::new(), &keep, taken, skipped);
     let block = &mut body.blocks[bb];
     block.statements.extend([
         env.load(&site, env_op),
