@@ -317,7 +317,10 @@ pub fn print_kernel(
             appended
                 .text
                 .push_str(&mono::shims::dep_call_source(&shims));
-            match rustc::run_rustc_appended(kernel, opts, &appended.text) {
+            let features: std::collections::BTreeSet<&str> =
+                shims.values().flat_map(|d| d.features()).collect();
+            let features: Vec<&str> = features.into_iter().collect();
+            match rustc::run_rustc_appended(kernel, opts, &appended.text, &features) {
                 Ok(out) => break (appended, out),
                 // The new shims rustc names in its errors are dropped and
                 // the round runs again without them; if it names none, the

@@ -251,12 +251,16 @@ pub fn appended_first_line(source: &str) -> usize {
 /// end, inside the kernel's module (monomorphisation's instances, which call
 /// the kernel's private items). The copy is printed under the kernel's own
 /// name, and the kernel's lines keep their numbers, so spans are unchanged.
+/// The unstable library `features` that the appended text names (a shim
+/// bounded by `Try`) are enabled on the crate root's first line: the
+/// kernel's own code compiles the same with them, as on the host without.
 pub fn run_rustc_appended(
     kernel: &Path,
     opts: &RustcOptions,
     appended: &str,
+    features: &[&str],
 ) -> Result<RustcOutput, RustcError> {
-    run(kernel, opts, None, Some(appended), &[])
+    run(kernel, opts, None, Some(appended), features)
 }
 
 fn run(

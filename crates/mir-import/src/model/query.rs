@@ -213,16 +213,12 @@ impl Body {
     }
 }
 
-impl Crate {
-    /// The type of a constant operand as it is written: a literal's own type,
-    /// the declared type of the const item or promoted it names, or, for a
-    /// path that names no item or a value printed by path (`PhantomData::<&u32>`,
-    /// `kernel::E::C`, `kernel::E::A(7_u32)`), its struct, or the enum whose
-    /// variant it names. `None` for other printed values and function
-    /// items, whose type the operand does not say, and for a promoted with no
-    /// body.
-    pub fn const_ty(&self, c: &ConstOperand) -> Option<Ty> {
-        Some(match c {
+impl ConstOperand {
+    /// The type of a constant that says it itself: a scalar literal's, `()`,
+    /// or a value printed with its type. `None` where the crate must be
+    /// asked ([`Crate::const_ty`]).
+    pub fn literal_ty(&self) -> Option<Ty> {
+        Some(match self {
             ConstOperand::Scalar(Scalar::Int { ty, .. }) => Ty::Int(*ty),
             ConstOperand::Scalar(Scalar::Bool(_)) => Ty::Bool,
             ConstOperand::Scalar(Scalar::Char(_)) => Ty::Char,
@@ -232,6 +228,24 @@ impl Crate {
             | ConstOperand::Indirect { ty, .. }
             | ConstOperand::ZeroSized(ty)
             | ConstOperand::Transmuted { ty, .. } => ty.clone(),
+            _ => return None,
+        })
+    }
+}
+
+impl Crate {
+    /// The type of a constant operand as it is written: a literal's own type,
+    /// the declared type of the const item or promoted it names, or, for a
+    /// path that names no item or a value printed by path (`PhantomData::<&u32>`,
+    /// `kernel::E::C`, `kernel::E::A(7_u32)`), its struct, or the enum whose
+    /// variant it names. `None` for other printed values and function
+    /// items, whose type the operand does not say, and for a promoted with no
+    /// body.
+    pub fn const_ty(&self, c: &ConstOperand) -> Option<Ty> {
+        if let Some(ty) = c.literal_ty() {
+            return Some(ty);
+        }
+        Some(match c {
             ConstOperand::Item(p) if p.sized_property().is_some() => Ty::Int(super::IntTy::Usize),
             ConstOperand::Item(p) if p.type_id_of().is_some() => Path::type_id_type(),
             ConstOperand::Item(p) => match (p.int_limit_type(), self.item_body(&p.def_path())) {
@@ -271,6 +285,13 @@ impl Crate {
                 )),
             ),
             ConstOperand::FnItem(_) | ConstOperand::Uninit => return None,
+            // Said by the constant itself, above.
+            ConstOperand::Scalar(_)
+            | ConstOperand::Unit
+            | ConstOperand::Alloc { .. }
+            | ConstOperand::Indirect { .. }
+            | ConstOperand::ZeroSized(_)
+            | ConstOperand::Transmuted { .. } => return None,
         })
     }
 

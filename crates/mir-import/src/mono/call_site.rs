@@ -141,11 +141,12 @@ pub(super) fn tuple_field(tuple: &Place, elems: &[Ty], i: usize) -> Place {
     p
 }
 
-/// The type of an operand that names a place.
+/// The type of an operand that names a place, or of a constant that
+/// says its own ([`crate::model::ConstOperand::literal_ty`]).
 pub(super) fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
     match op {
         Operand::Move(p) | Operand::Copy(p) => body.place_ty(p),
-        Operand::Const(_) => None,
+        Operand::Const(c) => c.literal_ty(),
     }
 }
 

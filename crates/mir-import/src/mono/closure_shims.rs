@@ -22,59 +22,118 @@
 //! expands. Only `Iterator::fold` and `DoubleEndedIterator::rfold` over a
 //! self type source can name, whose bound `core`'s signature fixes, get one.
 
-use super::shims::{ClosureParam, DepCall, callee_source, with_lifetime, with_params};
+use super::shims::{DepCall, ShimTypeParam, callee_source, with_lifetime, with_params};
 use crate::calls::std_relative;
 use crate::model::{Crate, GenericArg, Path, Ty};
 
+/// Which of `core`'s folds a call is, by its method and trait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FoldKind {
+    /// `Iterator::fold` or `DoubleEndedIterator::rfold`: `(self, init,
+    /// f) -> B`, `f` giving the next `B`.
+    Fold,
+    /// `Iterator::try_fold` or `DoubleEndedIterator::try_rfold`: `(&mut
+    /// self, init, f) -> R`, `f` giving an `R: Try<Output = B>`.
+    TryFold,
+}
+
+impl FoldKind {
+    /// The fold `method` of `trait_path` is, if it is one.
+    fn of(method: &str, trait_path: &str) -> Option<FoldKind> {
+        let relative = std_relative(trait_path)?;
+        let iterator = matches!(
+            relative,
+            "iter::Iterator" | "iter::traits::iterator::Iterator"
+        );
+        let double_ended = matches!(
+            relative,
+            "iter::DoubleEndedIterator" | "iter::traits::double_ended::DoubleEndedIterator"
+        );
+        match method {
+            "fold" if iterator => Some(FoldKind::Fold),
+            "rfold" if double_ended => Some(FoldKind::Fold),
+            "try_fold" if iterator => Some(FoldKind::TryFold),
+            "try_rfold" if double_ended => Some(FoldKind::TryFold),
+            _ => None,
+        }
+    }
+}
+
 /// The generic shim of a call of `path` with arguments of types `params`
-/// and a result of type `ret`, when it is `fold` or `rfold` with a closure,
-/// `(self, init, f)` with `init` and the result of one type, of an
+/// and a result of type `ret`, when it is a fold with a closure, of an
 /// iterator that source can name but for the kernel closures its `Map` and
 /// `Filter` adapters hold (each a parameter of its own, bounded by the
-/// closure's signature as its body gives it).
+/// closure's signature as its body gives it):
+///
+/// - `fold` or `rfold`, `(self, init, f)` with `init` and the result of
+///   one type `B`;
+/// - `try_fold` or `try_rfold`, `(&mut self, init, f)` with a result of
+///   type `R`, often `core`'s private `NeverShortCircuit<B>`: `R` is a
+///   parameter too, bounded by the unstable `Try<Output = B>`, so the
+///   shim's print enables `try_trait_v2`.
 pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
     let [qualified, method] = path.segments.as_slice() else {
         return None;
     };
     let (self_text, trait_path, _) = super::std_stand_ins::split_qualified(&qualified.name)?;
-    let trait_ok = matches!(
-        (method.name.as_str(), std_relative(trait_path)?),
+    let kind = FoldKind::of(&method.name, trait_path)?;
+    let (acc, closure, try_ty) = match (kind, method.args.as_slice()) {
+        (FoldKind::Fold, [GenericArg::Type(acc), GenericArg::Type(closure)]) => {
+            (acc, closure, None)
+        }
         (
-            "fold",
-            "iter::Iterator" | "iter::traits::iterator::Iterator"
-        ) | (
-            "rfold",
-            "iter::DoubleEndedIterator" | "iter::traits::double_ended::DoubleEndedIterator"
-        )
-    );
-    let [GenericArg::Type(acc), GenericArg::Type(closure)] = method.args.as_slice() else {
+            FoldKind::TryFold,
+            [
+                GenericArg::Type(acc),
+                GenericArg::Type(closure),
+                GenericArg::Type(r),
+            ],
+        ) => (acc, closure, Some(r)),
+        _ => return None,
+    };
+    let [receiver, init, f] = params else {
         return None;
     };
-    let [self_ty, init, f] = params else {
-        return None;
+    let self_ty = match (kind, receiver) {
+        (FoldKind::Fold, s) => s,
+        (FoldKind::TryFold, Ty::Ref(crate::model::Mutability::Mut, s)) => &**s,
+        _ => return None,
     };
     let self_parsed = crate::parse::parse_type(self_text).ok()?;
-    if !trait_ok
-        || !super::is_closure(closure)
+    if !super::is_closure(closure)
         || f != closure
         || init != acc
-        || ret != acc
+        || ret != try_ty.unwrap_or(acc)
         || self_parsed != *self_ty
         || !super::nameable(acc)
     {
         return None;
     }
-    // The adapters' closures first (`F0`, `F1`, ...), then the fold's.
-    let mut closure_params = adapter_closures(krate, self_ty)?;
+    // The adapters' closures first (`F0`, `F1`, ...), then the fold's,
+    // then the `Try` type.
+    let mut type_params = adapter_closures(krate, self_ty)?;
     let (s, b) = (
-        with_lifetime(&with_params(self_ty, &closure_params)),
+        with_lifetime(&with_params(self_ty, &type_params)),
         with_lifetime(acc),
     );
-    closure_params.push(ClosureParam {
+    let step = if try_ty.is_some() { "R" } else { b.as_str() };
+    type_params.push(ShimTypeParam {
         name: "F".to_string(),
-        bound: format!("FnMut({b}, <{s} as ::core::iter::Iterator>::Item) -> {b}"),
-        closure: closure.clone(),
+        bound: format!("FnMut({b}, <{s} as ::core::iter::Iterator>::Item) -> {step}"),
+        stands_for: closure.clone(),
+        feature: None,
     });
+    if let Some(r) = try_ty {
+        if super::is_closure(r) {
+            return None;
+        }
+        type_params.push(ShimTypeParam {
+            name: "R".to_string(),
+            bound: format!("::core::ops::Try<Output = {b}>"),
+            stands_for: r.clone(),
+            feature: Some("try_trait_v2"),
+        });
+    }
     // The callee with its generic arguments left to inference, its self
     // type written with the parameters.
     let mut callee_path = path.clone();
@@ -86,7 +145,7 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         ret: ret.clone(),
         must_reach: None,
         stand_in: None,
-        closure_params,
+        type_params,
     })
 }
 
@@ -95,17 +154,17 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
 /// C>`'s `C: FnMut(<I as Iterator>::Item) -> O`, `Filter<I, P>`'s `P:
 /// FnMut(&<I as Iterator>::Item) -> bool`, `O` the closure body's result.
 /// `None` if `ty` holds any other closure, or a type source cannot name.
-fn adapter_closures(krate: &Crate, ty: &Ty) -> Option<Vec<ClosureParam>> {
-    let mut found: Vec<ClosureParam> = Vec::new();
+fn adapter_closures(krate: &Crate, ty: &Ty) -> Option<Vec<ShimTypeParam>> {
+    let mut found: Vec<ShimTypeParam> = Vec::new();
     collect_adapters(krate, ty, &mut found)?;
     // Every closure in the type is one of them, and all else is nameable.
-    let rest = ty.replace(&|t| found.iter().any(|c| c.closure == *t).then(Ty::unit));
+    let rest = ty.replace(&|t| found.iter().any(|c| c.stands_for == *t).then(Ty::unit));
     super::nameable(&rest).then_some(found)
 }
 
 /// Adds to `found` the closures of the `Map` and `Filter` adapters in
 /// `ty`, innermost first; `None` for a closure elsewhere.
-fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ClosureParam>) -> Option<()> {
+fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> Option<()> {
     let Ty::Adt(path) = ty else {
         return Some(());
     };
@@ -143,11 +202,12 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ClosureParam>) -> Op
                 input.to_rust_source(),
                 output.to_rust_source()
             );
-            if !found.iter().any(|c| c.closure == **closure) {
-                found.push(ClosureParam {
+            if !found.iter().any(|c| c.stands_for == **closure) {
+                found.push(ShimTypeParam {
                     name: format!("F{}", found.len()),
                     bound,
-                    closure: (*closure).clone(),
+                    stands_for: (*closure).clone(),
+                    feature: None,
                 });
             }
             Some(())
@@ -232,10 +292,15 @@ mod tests {
             "<{zip} as std::iter::DoubleEndedIterator>::rfold::<usize, {closure}>"
         ));
         assert!(closure_shim(&krate, &rfold, &params, &usize_ty).is_some());
+        // `try_fold` takes a third, `Try` type argument and `&mut self`.
         let try_fold = call(&format!(
             "<{zip} as std::iter::Iterator>::try_fold::<usize, {closure}>"
         ));
         assert!(closure_shim(&krate, &try_fold, &params, &usize_ty).is_none());
+        let position = call(&format!(
+            "<{zip} as std::iter::Iterator>::position::<usize, {closure}>"
+        ));
+        assert!(closure_shim(&krate, &position, &params, &usize_ty).is_none());
         assert!(closure_shim(&krate, &path, &params, &ty("u32")).is_none());
         let mapped = format!("std::iter::Map<std::slice::Iter<'_, u32>, {closure}>");
         let over_map = call(&format!(
@@ -243,5 +308,39 @@ mod tests {
         ));
         let params = [ty(&mapped), usize_ty.clone(), ty(closure)];
         assert!(closure_shim(&krate, &over_map, &params, &usize_ty).is_none());
+    }
+
+    #[test]
+    fn a_try_fold_gets_a_shim_generic_over_its_try_type_too() {
+        let take = "std::iter::Take<std::iter::Rev<std::slice::Iter<'_, u32>>>";
+        let never = "std::ops::try_trait::NeverShortCircuit<u32>";
+        let closure = "{closure@std::ops::try_trait::NeverShortCircuit<u32>::wrap_mut_2<u32, &u32, {closure@/src/kernel.rs:1:2: 1:3}>::{closure#0}}";
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let path = call(&format!(
+            "<{take} as std::iter::Iterator>::try_fold::<u32, {closure}, {never}>"
+        ));
+        let by_ref = ty(&format!("&mut {take}"));
+        let params = [by_ref.clone(), ty("u32"), ty(closure)];
+        let krate = Crate::default();
+        let shim = closure_shim(&krate, &path, &params, &ty(never)).expect("a generic shim");
+        let source = shim.source_fn();
+        let take_a = take.replace("'_", "'a");
+        assert!(
+            source.contains(&format!(
+                "pub fn call<'a, F: FnMut(u32, <{take_a} as ::core::iter::Iterator>::Item) -> R, R: ::core::ops::Try<Output = u32>>(a0: &'a mut {take_a}, a1: u32, a2: F) -> R {{"
+            )),
+            "{source}"
+        );
+        // `Try` is unstable: the print enables it.
+        assert_eq!(shim.features().collect::<Vec<_>>(), ["try_trait_v2"]);
+        // By value, or with a result of another type, it is no `try_fold`.
+        let by_value = [ty(take), ty("u32"), ty(closure)];
+        assert!(closure_shim(&krate, &path, &by_value, &ty(never)).is_none());
+        assert!(closure_shim(&krate, &path, &params, &ty("u32")).is_none());
+        // `try_rfold` of `DoubleEndedIterator` too.
+        let rfold = call(&format!(
+            "<{take} as std::iter::DoubleEndedIterator>::try_rfold::<u32, {closure}, {never}>"
+        ));
+        assert!(closure_shim(&krate, &rfold, &params, &ty(never)).is_some());
     }
 }

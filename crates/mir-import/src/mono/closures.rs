@@ -230,17 +230,17 @@ fn shim_template(
     shims: &BTreeMap<String, super::shims::DepCall>,
 ) -> Option<Template> {
     let d = shims.get(&call.to_string())?;
-    if d.closure_params.is_empty() {
+    if d.type_params.is_empty() {
         return None;
     }
     let body = krate.fn_body(&d.body_path())?;
     Some(Template {
         body,
-        args: d.closure_params.iter().map(|c| c.closure.clone()).collect(),
+        args: d.type_params.iter().map(|c| c.stands_for.clone()).collect(),
         subst: d
-            .closure_params
+            .type_params
             .iter()
-            .map(|c| (c.name.clone(), c.closure.clone()))
+            .map(|c| (c.name.clone(), c.stands_for.clone()))
             .collect(),
     })
 }
@@ -446,13 +446,21 @@ pub fn instantiate(
             // A closure without a usable body (one defined inside generic
             // code) leaves the call as it is, for the lowering to refuse;
             // a `core` closure is expanded or stood in, or refused by name.
-            let usable = |c: &str| closures.contains_key(c) || is_std_closure(c);
-            if t.subst.values().any(|c| !usable(&c.to_string())) {
+            // A shim's other parameters (a `try_fold`'s `Try` type) are
+            // plain types.
+            let usable = |t: &Ty| {
+                let c = t.to_string();
+                closures.contains_key(&c) || is_std_closure(&c) || (from_shim && !is_closure(t))
+            };
+            if t.subst.values().any(|c| !usable(c)) {
                 continue;
             }
             let mut body = krate.bodies[t.body].clone();
             body.substitute(&t.subst);
             name_closure_calls(&mut body, &t.subst);
+            if from_shim {
+                super::std_try::instantiate_try_param(&mut body, &t.subst);
+            }
             // A shim's instance that still makes the call it serves (rustc
             // did not inline the callee into the shim) would, aliased to
             // that call, call itself forever.

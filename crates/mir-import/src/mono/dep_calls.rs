@@ -88,7 +88,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                     ret,
                     must_reach,
                     stand_in: None,
-                    closure_params: Vec::new(),
+                    type_params: Vec::new(),
                 },
             );
         }
@@ -153,7 +153,7 @@ fn reified_dep_fns(
                     ret: (**ret).clone(),
                     must_reach: is_inherent(path).then_some(printed),
                     stand_in: None,
-                    closure_params: Vec::new(),
+                    type_params: Vec::new(),
                 },
             );
         }
@@ -167,7 +167,7 @@ pub fn link_dep_calls(krate: &mut Crate, shims: &BTreeMap<String, DepCall>) {
     for (call, d) in shims {
         // A shim generic over a closure is instantiated at it instead
         // (`closures::instantiate`).
-        if !d.closure_params.is_empty() {
+        if !d.type_params.is_empty() {
             continue;
         }
         let path = d.body_path();
@@ -421,7 +421,7 @@ mod tests {
             ret: Ty::Int(IntTy::Usize),
             must_reach: Some("gpu::DisjointSlice<'_, u32>::len".into()),
             stand_in: None,
-            closure_params: Vec::new(),
+            type_params: Vec::new(),
         };
         let mut shims = BTreeMap::new();
         shims.insert("gpu::DisjointSlice<'_, u32>::len".to_string(), d.clone());
@@ -462,7 +462,7 @@ mod tests {
             ret: Ty::Int(IntTy::U32),
             must_reach: Some("dep::m::<impl dep::T>::len".into()),
             stand_in: None,
-            closure_params: Vec::new(),
+            type_params: Vec::new(),
         };
         let shim = |callee: &str| {
             format!(

@@ -56,7 +56,7 @@ fn glue_shim(ty: &Ty) -> DepCall {
         ret: Ty::Tuple(Vec::new()),
         must_reach: None,
         stand_in: None,
-        closure_params: Vec::new(),
+        type_params: Vec::new(),
     }
 }
 

@@ -35,24 +35,29 @@ pub struct DepCall {
     /// `a0`, `a1`, ...: set for an item of the standard library that no
     /// source can call but whose body is known ([`super::std_stand_ins`]).
     pub stand_in: Option<String>,
-    /// The type parameters that closure types in the call take, which
-    /// source cannot name ([`super::closure_shims`]): the shim is then
-    /// printed generic over them, and instantiated at the closures from
-    /// its MIR ([`super::closures`]).
-    pub closure_params: Vec<ClosureParam>,
+    /// The type parameters that stand for types in the call which source
+    /// cannot name, closures and `core`'s private `Try` types
+    /// ([`super::closure_shims`]): the shim is then printed generic over
+    /// them, and instantiated at those types from its MIR
+    /// ([`super::closures`]).
+    pub type_params: Vec<ShimTypeParam>,
 }
 
-/// A shim's type parameter for a closure argument, which source cannot
-/// name.
+/// A shim's type parameter for a type that source cannot name: a closure,
+/// or the `Try` type of a `try_fold` (`NeverShortCircuit<u32>`, private to
+/// `core`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ClosureParam {
+pub struct ShimTypeParam {
     /// The parameter's name (`F`).
     pub name: String,
     /// Its bound as source (`FnMut(u32, <S as Iterator>::Item) -> u32`),
     /// with the shim's lifetime `'a`.
     pub bound: String,
-    /// The closure type it stands for.
-    pub closure: Ty,
+    /// The type it stands for.
+    pub stands_for: Ty,
+    /// The unstable library feature its bound names (`try_trait_v2` for
+    /// `Try`), which the print of the shims enables.
+    pub feature: Option<&'static str>,
 }
 
 impl DepCall {
@@ -80,10 +85,15 @@ impl DepCall {
         format!("{KERNEL_MODULE}::{}::call", self.module())
     }
 
-    /// `t` with each closure type that a [`ClosureParam`] stands for
-    /// written as that parameter.
+    /// The unstable features the shim's bounds name.
+    pub fn features(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.type_params.iter().filter_map(|p| p.feature)
+    }
+
+    /// `t` with each type that a [`ShimTypeParam`] stands for written as
+    /// that parameter.
     pub(super) fn named(&self, t: &Ty) -> Ty {
-        with_params(t, &self.closure_params)
+        with_params(t, &self.type_params)
     }
 
     /// The shim function's source. Every reference in its signature shares
@@ -98,7 +108,7 @@ impl DepCall {
             .map(|(k, t)| format!("a{k}: {}", with_lifetime(&self.named(t))))
             .collect();
         let generics: String = self
-            .closure_params
+            .type_params
             .iter()
             .map(|c| format!(", {}: {}", c.name, c.bound))
             .collect();
@@ -111,18 +121,18 @@ impl DepCall {
         format!(
             "#[inline(never)]\n#[allow(unused_unsafe)]\npub fn call{generics}({}) -> {} {{\n    unsafe {{ {body} }}\n}}\n",
             params.join(", "),
-            with_lifetime(&self.ret),
+            with_lifetime(&self.named(&self.ret)),
         )
     }
 }
 
-/// `t` with each closure type that one of `params` stands for written as
-/// that parameter.
-pub(super) fn with_params(t: &Ty, params: &[ClosureParam]) -> Ty {
+/// `t` with each type that one of `params` stands for written as that
+/// parameter.
+pub(super) fn with_params(t: &Ty, params: &[ShimTypeParam]) -> Ty {
     t.replace(&|t| {
         params
             .iter()
-            .find(|c| c.closure == *t)
+            .find(|c| c.stands_for == *t)
             .map(|c| Ty::Adt(crate::model::Path::plain(&c.name)))
     })
 }
@@ -363,7 +373,7 @@ mod tests {
             ret: Ty::Int(IntTy::U32),
             must_reach: None,
             stand_in: None,
-            closure_params: Vec::new(),
+            type_params: Vec::new(),
         };
         let mut shims = BTreeMap::new();
         shims.insert("a".to_string(), shim("dep::public::f"));
@@ -490,7 +500,7 @@ mod tests {
             ),
             must_reach: None,
             stand_in: None,
-            closure_params: Vec::new(),
+            type_params: Vec::new(),
         };
         let m = d.module();
         assert!(m.starts_with("__dep_call_finalize_"), "{m}");

@@ -51,7 +51,7 @@ pub(super) fn stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> 
         ret: ret.clone(),
         must_reach: None,
         stand_in: Some(body),
-        closure_params: Vec::new(),
+        type_params: Vec::new(),
     })
 }
 

@@ -15,27 +15,289 @@
 //! `Option`'s and `Result`'s `branch` are as simple, but no kernel was seen
 //! to leave them (rustc inlines them at the `?` of the kernel's own code),
 //! so they stay refused by name until one does and a fixture pins them.
+//!
+//! A `try_fold` shim generic over its `Try` type `R` ([`super::closure_shims`])
+//! is printed with calls of `<R as Try>::branch`, `from_output` and
+//! `<R as FromResidual>::from_residual`, and locals of `<R as Try>::Output`
+//! and `Residual`. Its instance at `NeverShortCircuit<T>` or `ControlFlow<B,
+//! C>` ([`instantiate_try_param`]) names those types as `core`'s source
+//! defines them, and each call becomes the `impl`'s one line
+//! ([`expand_try_call`]): `NeverShortCircuit`'s `branch` is `Continue(self.0)`
+//! and its `from_output(x)` is `NeverShortCircuit(x)`, `ControlFlow`'s
+//! `from_output(c)` is `Continue(c)`; `from_residual` is `Break(b)` of a
+//! `ControlFlow<B, Infallible>` residual, and unreachable for
+//! `NeverShortCircuit`, whose residual type has no values.
 
 use super::call_site::{CallSite, control_flow, new_local, variant_value};
 use crate::calls::std_relative;
 use crate::model::{
-    BasicBlock, Body, Callee, IntTy, Operand, Path, PlaceElem, Rvalue, TerminatorKind, Ty,
+    BasicBlock, Body, Callee, GenericArg, IntTy, Operand, Path, PlaceElem, Rvalue, Substitution,
+    TerminatorKind, Ty, VisitMut,
 };
+
+/// The trait of a qualified call's first segment (`<T as std::ops::Try>`),
+/// relative to `core` or `std`, with the self type as printed.
+fn qualified_trait(path: &Path) -> Option<(&str, &'static str)> {
+    let (self_text, trait_path, _) =
+        super::std_stand_ins::split_qualified(&path.segments.first()?.name)?;
+    let which = match std_relative(trait_path)? {
+        "ops::Try" | "ops::try_trait::Try" => "Try",
+        "ops::FromResidual" | "ops::try_trait::FromResidual" => "FromResidual",
+        _ => return None,
+    };
+    Some((self_text, which))
+}
 
 /// Whether `path` (a called item, as printed) is `<T as Try>::branch`
 /// (`std::ops::Try` or `core::ops::Try`, or the `try_trait` module's).
 fn is_branch(path: &Path) -> bool {
-    let [qualified, method] = path.segments.as_slice() else {
+    path.segments.len() == 2
+        && path.segments[1].name == "branch"
+        && qualified_trait(path).is_some_and(|(_, t)| t == "Try")
+}
+
+/// One of `core`'s `Try` types that a `try_fold` shim is instantiated at,
+/// by the path it is printed with.
+#[derive(Clone, Debug, PartialEq)]
+enum TryType {
+    /// `NeverShortCircuit<T>`, with `T`.
+    Never(Path, Ty),
+    /// `ControlFlow<B, C>`, with `B` and `C`.
+    Flow(Path, Ty, Ty),
+}
+
+impl TryType {
+    fn of(ty: &Ty) -> Option<TryType> {
+        let Ty::Adt(path) = ty else { return None };
+        if let Some((b, c)) = control_flow(path) {
+            return Some(TryType::Flow(path.clone(), b, c));
+        }
+        let def = path.def_path();
+        let [GenericArg::Type(t)] = path.segments.last()?.args.as_slice() else {
+            return None;
+        };
+        (std_relative(&def)? == "ops::try_trait::NeverShortCircuit")
+            .then(|| TryType::Never(path.clone(), t.clone()))
+    }
+
+    /// Whether `ty` is this type, however printed (`ControlFlow<B>` is
+    /// `ControlFlow<B, ()>`).
+    fn is(&self, ty: &Ty) -> bool {
+        match (self, TryType::of(ty)) {
+            (TryType::Never(_, t), Some(TryType::Never(_, u))) => *t == u,
+            (TryType::Flow(_, b, c), Some(TryType::Flow(_, d, e))) => *b == d && *c == e,
+            _ => false,
+        }
+    }
+
+    /// `<Self as Try>::Output`.
+    fn output(&self) -> Ty {
+        match self {
+            TryType::Never(_, t) => t.clone(),
+            TryType::Flow(_, _, c) => c.clone(),
+        }
+    }
+
+    /// `<Self as Try>::Residual`: `NeverShortCircuitResidual` (an empty
+    /// enum) and `ControlFlow<B, Infallible>`, under the root (`std` or
+    /// `core`) the type is printed with.
+    fn residual(&self) -> Ty {
+        let (path, tail) = match self {
+            TryType::Never(path, _) => (path, "ops::try_trait::NeverShortCircuitResidual"),
+            TryType::Flow(path, ..) => (path, "ops::ControlFlow"),
+        };
+        let root = path.segments.first().map_or("core", |s| s.name.as_str());
+        let mut residual = Path::plain(&format!("{root}::{tail}"));
+        if let TryType::Flow(_, b, _) = self {
+            let infallible = Ty::Adt(Path::plain(&format!("{root}::convert::Infallible")));
+            if let Some(last) = residual.segments.last_mut() {
+                last.args = vec![GenericArg::Type(b.clone()), GenericArg::Type(infallible)];
+            }
+        }
+        Ty::Adt(residual)
+    }
+}
+
+/// Writes a shim's instance at the `Try` types that `subst` gives its
+/// parameters: each `<R as Try>::Output` and `<R as Try>::Residual` type as
+/// the type `core` defines, and each call `<R as TRAIT>::m` as a call on
+/// the type (`<NeverShortCircuit<u32> as Try>::branch`), for
+/// [`expand_try_call`]. Parameters of other types are left alone.
+pub(super) fn instantiate_try_param(body: &mut Body, subst: &Substitution) {
+    let tries: Vec<(String, Ty, TryType)> = subst
+        .iter()
+        .filter_map(|(name, ty)| Some((name.clone(), ty.clone(), TryType::of(ty)?)))
+        .collect();
+    if tries.is_empty() {
+        return;
+    }
+    struct Naming<'a>(&'a [(String, Ty, TryType)]);
+    impl Naming<'_> {
+        /// `<R as Try>::Output` or `::Residual` of a parameter here.
+        fn projection(&self, t: &Ty) -> Option<Ty> {
+            let Ty::Adt(p) = t else { return None };
+            let [_, assoc] = p.segments.as_slice() else {
+                return None;
+            };
+            let (self_text, "Try") = qualified_trait(p)? else {
+                return None;
+            };
+            let (_, _, try_type) = self.0.iter().find(|(name, ..)| name == self_text)?;
+            match assoc.name.as_str() {
+                "Output" if assoc.args.is_empty() => Some(try_type.output()),
+                "Residual" if assoc.args.is_empty() => Some(try_type.residual()),
+                _ => None,
+            }
+        }
+    }
+    impl VisitMut for Naming<'_> {
+        fn visit_ty(&mut self, ty: &mut Ty) {
+            *ty = ty.replace(&|t| self.projection(t));
+        }
+        fn visit_path(&mut self, path: &mut Path) {
+            *path = path.replace(&|t| self.projection(t));
+            let Some(first) = path.segments.first_mut() else {
+                return;
+            };
+            for (name, ty, _) in self.0 {
+                if let Some(rest) = first.name.strip_prefix(&format!("<{name} as ")) {
+                    first.name = format!("<{ty} as {rest}");
+                    return;
+                }
+            }
+        }
+    }
+    body.visit_mut(&mut Naming(&tries));
+}
+
+/// Expands the call ending block `bb` if it is `Try::from_output`,
+/// `FromResidual::from_residual`, or `NeverShortCircuit`'s `Try::branch`,
+/// on `NeverShortCircuit<T>` or `ControlFlow<B, C>` (the module's
+/// documentation); `ControlFlow`'s `branch` is [`expand_branch`]'s.
+/// Whether it did.
+pub(super) fn expand_try_call(body: &mut Body, bb: BasicBlock) -> bool {
+    let TerminatorKind::Call {
+        func: Callee::Item(path),
+        ..
+    } = &body.blocks[bb].terminator.kind
+    else {
         return false;
     };
-    let Some((_, trait_path, _)) = super::std_stand_ins::split_qualified(&qualified.name) else {
+    let Some((self_text, which)) = qualified_trait(path) else {
         return false;
     };
-    method.name == "branch"
-        && matches!(
-            std_relative(trait_path),
-            Some("ops::Try" | "ops::try_trait::Try")
-        )
+    let Some(try_type) = crate::parse::parse_type(self_text)
+        .ok()
+        .and_then(|t| TryType::of(&t))
+    else {
+        return false;
+    };
+    let method = path
+        .segments
+        .get(1)
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let Some(dest_ty) = body.place_ty(&site.destination) else {
+        return false;
+    };
+    let [whole] = site.args.as_slice() else {
+        return false;
+    };
+    let whole = whole.clone();
+    let arg_ty = super::call_site::operand_ty(body, &whole);
+    // A field of the argument (of its `variant`), moved out only if the
+    // call moved the argument; `None` for a constant.
+    let field = |variant: Option<&str>, ty: Ty| {
+        let (Operand::Move(place) | Operand::Copy(place)) = &whole else {
+            return None;
+        };
+        let mut held = place.clone();
+        if let Some(v) = variant {
+            held.projection.push(PlaceElem::Downcast(v.to_string()));
+        }
+        held.projection.push(PlaceElem::Field(0, ty));
+        Some(match &whole {
+            Operand::Move(_) => Operand::Move(held),
+            _ => Operand::Copy(held),
+        })
+    };
+    let (statements, kind) = match (which, method.as_str(), &try_type) {
+        // `NeverShortCircuit(x)`, written as its one field.
+        ("Try", "from_output", TryType::Never(_, t)) => {
+            if arg_ty.as_ref() != Some(t) || !try_type.is(&dest_ty) {
+                return false;
+            }
+            let mut wrapped = site.destination.clone();
+            wrapped.projection.push(PlaceElem::Field(0, t.clone()));
+            (
+                vec![site.assign(&wrapped, Rvalue::Use(whole))],
+                TerminatorKind::Goto(site.target),
+            )
+        }
+        // `Continue(c)`.
+        ("Try", "from_output", TryType::Flow(flow, _, c)) => {
+            if arg_ty.as_ref() != Some(c) || !try_type.is(&dest_ty) {
+                return false;
+            }
+            (
+                vec![site.assign(&site.destination, variant_value(flow, "Continue", whole))],
+                TerminatorKind::Goto(site.target),
+            )
+        }
+        // `ControlFlow::Continue(self.0)`, in a `ControlFlow<Residual, T>`.
+        ("Try", "branch", TryType::Never(_, t)) => {
+            let Ty::Adt(result) = &dest_ty else {
+                return false;
+            };
+            let expected = control_flow(result);
+            if !arg_ty.is_some_and(|a| try_type.is(&a))
+                || expected != Some((try_type.residual(), t.clone()))
+            {
+                return false;
+            }
+            let Some(payload) = field(None, t.clone()) else {
+                return false;
+            };
+            (
+                vec![site.assign(
+                    &site.destination,
+                    variant_value(result, "Continue", payload),
+                )],
+                TerminatorKind::Goto(site.target),
+            )
+        }
+        // The residual `NeverShortCircuitResidual` has no values.
+        ("FromResidual", "from_residual", TryType::Never(..)) => {
+            if arg_ty != Some(try_type.residual()) {
+                return false;
+            }
+            (Vec::new(), TerminatorKind::Unreachable)
+        }
+        // `Break(b)` of the residual `ControlFlow<B, Infallible>`, whose
+        // `Continue` has no values.
+        ("FromResidual", "from_residual", TryType::Flow(flow, b, _)) => {
+            let residual = TryType::of(&try_type.residual());
+            let arg_is_residual = residual.is_some_and(|r| arg_ty.is_some_and(|a| r.is(&a)));
+            if !arg_is_residual || !try_type.is(&dest_ty) {
+                return false;
+            }
+            let Some(payload) = field(Some("Break"), b.clone()) else {
+                return false;
+            };
+            (
+                vec![site.assign(&site.destination, variant_value(flow, "Break", payload))],
+                TerminatorKind::Goto(site.target),
+            )
+        }
+        _ => return false,
+    };
+    let block = &mut body.blocks[bb];
+    block.statements.extend(statements);
+    block.terminator.kind = kind;
+    true
 }
 
 /// Expands the call of `Try::branch` ending block `bb`, if it is
@@ -133,13 +395,22 @@ mod tests {
 
     /// A function whose `bb0` calls `branch` of `input` for `output`.
     fn branching(input: &str, output: &str) -> crate::model::Crate {
+        calling(
+            &format!("<{input} as std::ops::Try>::branch"),
+            input,
+            output,
+        )
+    }
+
+    /// A function whose `bb0` calls `callee` with an `input` for `output`.
+    fn calling(callee: &str, input: &str, output: &str) -> crate::model::Crate {
         let mir = format!(
             "fn kernel::k(_1: {input}) -> () {{
     let mut _0: ();
     let mut _2: {output};
 
     bb0: {{
-        _2 = <{input} as std::ops::Try>::branch(move _1) -> [return: bb1, unwind unreachable];
+        _2 = {callee}(move _1) -> [return: bb1, unwind unreachable];
     }}
 
     bb1: {{
@@ -149,6 +420,173 @@ mod tests {
 "
         );
         crate::import_text(&mir, "", None).expect("the MIR imports")
+    }
+
+    /// `bb0` of `calling(callee, input, output)` after [`expand_try_call`],
+    /// if it expanded the call.
+    fn try_call(callee: &str, input: &str, output: &str) -> Option<crate::model::BlockData> {
+        let krate = calling(callee, input, output);
+        let mut body = krate.bodies.values().next().expect("one body").clone();
+        let start = body.blocks.keys().next().expect("bb0");
+        expand_try_call(&mut body, start).then(|| body.blocks[start].clone())
+    }
+
+    const NEVER: &str = "std::ops::try_trait::NeverShortCircuit<u32>";
+    const NEVER_RESIDUAL: &str = "std::ops::try_trait::NeverShortCircuitResidual";
+
+    /// The assignment of statement `k` of `block`: its place's projections
+    /// and its value.
+    fn assigned(block: &crate::model::BlockData, k: usize) -> (Vec<PlaceElem>, Rvalue) {
+        match &block.statements[k].kind {
+            crate::model::StatementKind::Assign(place, rv) => {
+                (place.projection.clone(), rv.clone())
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn never_short_circuits_try_calls_are_its_one_field() {
+        // `from_output(x)` writes `x` into the one field.
+        let block = try_call(
+            &format!("<{NEVER} as std::ops::Try>::from_output"),
+            "u32",
+            NEVER,
+        )
+        .expect("from_output is expanded");
+        assert!(matches!(block.terminator.kind, TerminatorKind::Goto(_)));
+        let (projection, value) = assigned(&block, 0);
+        assert!(matches!(
+            projection.as_slice(),
+            [PlaceElem::Field(0, Ty::Int(IntTy::U32))]
+        ));
+        assert!(matches!(value, Rvalue::Use(Operand::Move(_))));
+        // `branch` goes on with the field: `Continue(self.0)`.
+        let flow = format!("std::ops::ControlFlow<{NEVER_RESIDUAL}, u32>");
+        let block = try_call(&format!("<{NEVER} as std::ops::Try>::branch"), NEVER, &flow)
+            .expect("branch is expanded");
+        let (_, value) = assigned(&block, 0);
+        let Rvalue::Aggregate(crate::model::AggregateKind::Adt { path, .. }, fields) = value else {
+            panic!("{value:?}");
+        };
+        assert_eq!(path.last_name(), "Continue");
+        assert!(matches!(
+            fields.as_slice(),
+            [Operand::Move(p)] if matches!(p.projection.as_slice(), [PlaceElem::Field(0, _)])
+        ));
+        // Its residual has no values: `from_residual` is unreachable.
+        let block = try_call(
+            &format!("<{NEVER} as std::ops::FromResidual>::from_residual"),
+            NEVER_RESIDUAL,
+            NEVER,
+        )
+        .expect("from_residual is expanded");
+        assert!(matches!(block.terminator.kind, TerminatorKind::Unreachable));
+    }
+
+    #[test]
+    fn control_flows_from_output_continues_and_from_residual_breaks() {
+        let flow = "std::ops::ControlFlow<&u32>";
+        let block = try_call(
+            &format!("<{flow} as std::ops::Try>::from_output"),
+            "()",
+            flow,
+        )
+        .expect("from_output is expanded");
+        let variant = |block: &crate::model::BlockData| match assigned(block, 0).1 {
+            Rvalue::Aggregate(crate::model::AggregateKind::Adt { path, .. }, _) => {
+                path.last_name().to_string()
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(variant(&block), "Continue");
+        let residual = "std::ops::ControlFlow<&u32, std::convert::Infallible>";
+        let block = try_call(
+            &format!("<{flow} as std::ops::FromResidual>::from_residual"),
+            residual,
+            "std::ops::ControlFlow<&u32, ()>",
+        )
+        .expect("from_residual is expanded");
+        assert_eq!(variant(&block), "Break");
+    }
+
+    #[test]
+    fn try_calls_of_other_types_or_mismatched_results_stay_calls() {
+        let never_from_output = format!("<{NEVER} as std::ops::Try>::from_output");
+        let stays = [
+            // A result of another type, an input of another type.
+            (
+                never_from_output.as_str(),
+                "u32",
+                "std::ops::try_trait::NeverShortCircuit<u64>",
+            ),
+            (never_from_output.as_str(), "u64", NEVER),
+            // `Option`'s and a kernel type's are not written here.
+            (
+                "<std::option::Option<u32> as std::ops::Try>::from_output",
+                "u32",
+                "std::option::Option<u32>",
+            ),
+            (
+                "<kernel::Flow<u32> as std::ops::Try>::from_output",
+                "u32",
+                "kernel::Flow<u32>",
+            ),
+            // A residual that is not `ControlFlow<B, Infallible>`.
+            (
+                "<std::ops::ControlFlow<u32, u8> as std::ops::FromResidual>::from_residual",
+                "std::ops::ControlFlow<u64, std::convert::Infallible>",
+                "std::ops::ControlFlow<u32, u8>",
+            ),
+        ];
+        for (callee, input, output) in stays {
+            assert!(
+                try_call(callee, input, output).is_none(),
+                "{callee}({input}) -> {output}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_try_parameter_is_named_by_its_type_in_types_and_calls() {
+        let mir = "fn kernel::k(_1: R) -> () {
+    let mut _0: ();
+    let mut _2: std::ops::ControlFlow<<R as std::ops::Try>::Residual, <R as std::ops::Try>::Output>;
+
+    bb0: {
+        _2 = <R as std::ops::Try>::branch(move _1) -> [return: bb1, unwind unreachable];
+    }
+
+    bb1: {
+        return;
+    }
+}
+";
+        let krate = crate::import_text(mir, "", None).expect("the MIR imports");
+        let mut body = krate.bodies.values().next().expect("one body").clone();
+        let never = crate::parse::parse_type(NEVER).expect("a type");
+        let subst: Substitution = [("R".to_string(), never)].into_iter().collect();
+        body.substitute(&subst);
+        instantiate_try_param(&mut body, &subst);
+        let flow = body.locals.values().nth(2).expect("_2").ty.to_string();
+        assert_eq!(
+            flow,
+            format!("std::ops::ControlFlow<{NEVER_RESIDUAL}, u32>")
+        );
+        let start = body.blocks.keys().next().expect("bb0");
+        let TerminatorKind::Call {
+            func: Callee::Item(callee),
+            ..
+        } = &body.blocks[start].terminator.kind
+        else {
+            panic!("a call");
+        };
+        assert_eq!(
+            callee.to_string(),
+            format!("<{NEVER} as std::ops::Try>::branch")
+        );
+        // And then it is expanded.
+        assert!(expand_try_call(&mut body, start));
     }
 
     fn expanded(input: &str, output: &str) -> Option<Body> {

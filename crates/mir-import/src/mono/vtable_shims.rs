@@ -64,7 +64,7 @@ pub fn vtable_shims(krate: &Crate) -> BTreeMap<String, DepCall> {
                         ret: ret.clone(),
                         must_reach: None,
                         stand_in: None,
-                        closure_params: Vec::new(),
+                        type_params: Vec::new(),
                     },
                 );
             }

@@ -26,6 +26,7 @@ pub(in crate::eval) fn run_probe(
         kernel,
         opts,
         &format!("pub mod {PROBE_MODULE} {{\n{src}}}\n"),
+        &[],
     )
 }
 

@@ -46,15 +46,20 @@
 //!   read where the layout probe measured them, by the index its
 //!   aggregate gives each;
 //! - `Take::try_fold`'s `check(n, fold)` over a `fold` giving
-//!   `NeverShortCircuit<Acc>`: `(acc, x)` gives `*n -= 1`, `r = fold(acc,
-//!   x)`, then `Break(r)` if `*n` is 0 and `Continue(r.0)` otherwise; its
-//!   captures as `enumerate`'s;
+//!   `NeverShortCircuit<Acc>` or `ControlFlow<B, Acc>`: `(acc, x)` gives
+//!   `*n -= 1`, `r = fold(acc, x)`, then `Break(r)` if `*n` is 0 and
+//!   `ControlFlow::from_try(r)` otherwise (`Continue(r.0)`; for a
+//!   `ControlFlow`, `Break(r)` if it broke); its captures as
+//!   `enumerate`'s;
 //! - `position`'s `check(predicate, acc)`: `((), x)` gives `Break(*acc)`
 //!   if `predicate(x)`, else `*acc += 1` and `Continue(())`; its captures
 //!   as `enumerate`'s;
 //! - `Filter::fold`'s `filter_fold(predicate, fold)`: `(acc, item)` gives
 //!   `fold(acc, item)` if `predicate(&item)`, else `acc` (for items plainly
 //!   without drop glue, which it drops); its captures as `enumerate`'s;
+//! - `map_fold(f, g)` with `g` any other closure (`map(..).filter(..)
+//!   .count()`, whose `g` is `map_fold(to_usize(p), sum)`): `(acc, elt)`
+//!   gives `g(acc, f(elt))`, two calls; its captures as `enumerate`'s;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -66,9 +71,7 @@
 //! `f` may itself be a wrapper (`map_fold(to_usize(p), ..)`): expansion
 //! repeats, up to [`EXPANSION_PASSES`] times. Only `call_mut` with its
 //! arguments in a place is expanded. Any other wrapper stays a call,
-//! refused by name: `map_fold` with two closures that may capture, whose
-//! order in the environment is rustc's to choose, or one this module was
-//! never seen to need.
+//! refused by name: one this module was never seen to need.
 
 mod rewrite;
 mod two_captures;
@@ -122,9 +125,10 @@ enum Wrapper {
     /// ([`crate::model::Crate::closure_proxy_tuples`]).
     Enumerate(String),
     /// `Take::try_fold`'s `check(n, fold)` with `fold`'s result
-    /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`): `move |acc,
-    /// x| { *n -= 1; let r = fold(acc, x); if *n == 0 { Break(r) } else {
-    /// Continue(r.0) } }`. Two captures, as for [`Wrapper::Enumerate`].
+    /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`) or
+    /// `ControlFlow<B, Acc>`: `move |acc, x| { *n -= 1; let r = fold(acc,
+    /// x); if *n == 0 { Break(r) } else { ControlFlow::from_try(r) } }`.
+    /// Two captures, as for [`Wrapper::Enumerate`].
     TakeCheck(String),
     /// `position`'s `check(predicate, acc)`: `move |_, x| if predicate(x) {
     /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
@@ -134,6 +138,10 @@ enum Wrapper {
     /// second): `move |acc, item| if predicate(&item) { fold(acc, item) }
     /// else { acc }`. Two captures, as for [`Wrapper::Enumerate`].
     FilterFold(String, String),
+    /// `map_fold(f, g)` with `g` any other closure (the first, the second,
+    /// and the type of `f`'s result as printed): `move |acc, elt| g(acc,
+    /// f(elt))`. Two captures, as for [`Wrapper::Enumerate`].
+    MapFoldEach(String, String, String),
 }
 
 impl Wrapper {
@@ -154,7 +162,8 @@ impl Wrapper {
             | Wrapper::Enumerate(f)
             | Wrapper::TakeCheck(f)
             | Wrapper::Position(f)
-            | Wrapper::FilterFold(_, f) => Some(f),
+            | Wrapper::FilterFold(_, f)
+            | Wrapper::MapFoldEach(_, f, _) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
     }
@@ -163,7 +172,7 @@ impl Wrapper {
     /// `filter_fold`'s predicate.
     fn captured(&self) -> Vec<&str> {
         match self {
-            Wrapper::FilterFold(p, f) => vec![p, f],
+            Wrapper::FilterFold(p, f) | Wrapper::MapFoldEach(p, f, _) => vec![p, f],
             _ => self.callee().into_iter().collect(),
         }
     }
@@ -185,13 +194,14 @@ pub(super) struct KernelClosures<'a> {
 }
 
 /// Whether dropping closure `f` does nothing: a kernel closure whose
-/// `drops_nothing`, or a wrapper whose captured closures are such closures
-/// (its other captures, a count or a `&mut usize`, and `Sum`'s closure or
-/// `min_by`'s over a function item, have no drop glue).
+/// `drops_nothing`, `min_by`'s or `max_by`'s over a function item (which
+/// captures only that), or a wrapper whose captured closures are such
+/// closures (its other captures, a count or a `&mut usize`, and `Sum`'s
+/// closure, have no drop glue).
 pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
     match wrapper_of(f) {
         Some(w) => w.captured().into_iter().all(|g| drops_nothing(g, kernel)),
-        None => (kernel.drops_nothing)(f),
+        None => (kernel.drops_nothing)(f) || capture_less_reduction(f),
     }
 }
 
@@ -240,7 +250,8 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
             };
             let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
                 expanded |= super::std_range_folds::expand_range_fold(body, bb, kernel)
-                    || super::std_try::expand_branch(body, bb);
+                    || super::std_try::expand_branch(body, bb)
+                    || super::std_try::expand_try_call(body, bb);
                 continue;
             };
             let Some(wrapper) = wrapper_of(self_ty) else {
@@ -261,9 +272,11 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
 }
 
 /// Whether a call of closure type `f` will have a body: the kernel's
-/// closure with one, or a wrapper of one.
+/// closure with one, a wrapper of one, or `min_by`'s or `max_by`'s
+/// `fold(compare)` over a function item, which a shim stands in for.
 pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f)
+        || capture_less_reduction(f)
         || wrapper_of(f).is_some_and(|w| w.captured().into_iter().all(|g| callable(g, has_body)))
 }
 
@@ -342,7 +355,15 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
                 {
                     Some(Wrapper::MapFoldThen(f.to_string(), g.to_string()))
                 }
-                _ => None,
+                // `map_fold<T, B, Acc, F, G>`.
+                _ => match args.as_slice() {
+                    [_, b, _, _, _] if closure(g) => Some(Wrapper::MapFoldEach(
+                        f.to_string(),
+                        g.to_string(),
+                        b.to_string(),
+                    )),
+                    _ => None,
+                },
             }
         }
         _ => None,
@@ -549,6 +570,15 @@ mod tests {
             "{{closure@<std::iter::Take<I> as std::iter::Iterator>::try_fold::check<'_, &u32, u32, std::ops::try_trait::NeverShortCircuit<u32>, {kernel}>::{{closure#0}}}}"
         );
         assert_eq!(wrapper_of(&check), Some(Wrapper::TakeCheck(kernel.clone())));
+        // Over a `ControlFlow` (`find` through `take`) too.
+        let over_flow = check.replace(
+            "std::ops::try_trait::NeverShortCircuit<u32>",
+            "std::ops::ControlFlow<&u32>",
+        );
+        assert_eq!(
+            wrapper_of(&over_flow),
+            Some(Wrapper::TakeCheck(kernel.clone()))
+        );
         // `Take::for_each`'s `check(action)` is another closure.
         let for_each = check.replace("try_fold::check", "spec_for_each::check");
         assert_eq!(wrapper_of(&for_each), None);
@@ -625,20 +655,48 @@ mod tests {
         // A function pointer, or a closure, as `compare` takes space.
         let pointer = max_by("for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering");
         assert!(!capture_less_reduction(&pointer));
-        assert_eq!(wrapper_of(&map_fold(&pointer)), None);
-        // `f`'s items must be the accumulator's.
+        // Such a `g` is read by its index, but nothing can call it.
+        assert!(matches!(
+            wrapper_of(&map_fold(&pointer)),
+            Some(Wrapper::MapFoldEach(..))
+        ));
+        assert!(!callable(&map_fold(&pointer), &|c| {
+            c == "{closure@/src/kernel.rs:13:42: 13:47}"
+        }));
+        // `f`'s items must be the accumulator's for that; otherwise `g`
+        // is read from the environment by its index like any capture.
         let other_items = map_fold(&by_ord).replace("<&u32, usize, usize,", "<&u32, u8, usize,");
-        assert_eq!(wrapper_of(&other_items), None);
+        assert_eq!(
+            wrapper_of(&other_items),
+            Some(Wrapper::MapFoldEach(
+                TO_USIZE.to_string(),
+                by_ord.clone(),
+                "u8".to_string()
+            ))
+        );
         let closure = max_by("{closure@/src/kernel.rs:1:2: 1:3}");
         assert!(!capture_less_reduction(&closure));
         assert!(!capture_less_reduction(
             &by_ord.replace("max_by::fold", "max_by::other")
         ));
-        // Two closures that may both capture: their order is rustc's.
+        // Two closures that may both capture: each read by its index,
+        // `f`'s result of the type `map_fold`'s second argument names.
+        let g = "{closure@/src/kernel.rs:1:2: 1:3}";
         assert_eq!(
-            wrapper_of(&map_fold("{closure@/src/kernel.rs:1:2: 1:3}")),
-            None
+            wrapper_of(&map_fold(g)),
+            Some(Wrapper::MapFoldEach(
+                TO_USIZE.to_string(),
+                g.to_string(),
+                "usize".to_string()
+            ))
         );
+        // Callable only if both are.
+        let to_usize_kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
+        assert!(!callable(&map_fold(g), &to_usize_kernel));
+        assert!(callable(&map_fold(g), &|c| to_usize_kernel(c) || c == g));
+        // `max_by`'s fold over a function item is stood in: callable, and
+        // it drops nothing.
+        assert!(callable(&by_ord, &|_| false));
         // The kernel closure `to_usize` wraps must have a body.
         let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
         assert!(callable(&map_fold(SUM), &kernel));

@@ -71,6 +71,9 @@ pub(super) fn expand(
         Wrapper::FilterFold(p, f) => {
             return two_captures::expand_filter_fold(body, bb, p, f, kernel);
         }
+        Wrapper::MapFoldEach(f, g, mapped) => {
+            return two_captures::expand_map_fold_each(body, bb, (f, g, mapped), kernel);
+        }
         Wrapper::Check(f, check) => return expand_check(body, bb, f, *check, false),
         Wrapper::FindByRef(f) => return expand_check(body, bb, f, Check::Find, true),
     };
@@ -189,7 +192,8 @@ pub(super) fn expand(
         | Wrapper::Enumerate(..)
         | Wrapper::TakeCheck(..)
         | Wrapper::Position(..)
-        | Wrapper::FilterFold(..) => return false,
+        | Wrapper::FilterFold(..)
+        | Wrapper::MapFoldEach(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {

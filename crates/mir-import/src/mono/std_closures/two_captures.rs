@@ -1,7 +1,8 @@
 //! The MIR written at the call of a `core` closure with two captures:
 //! `Enumerate::fold`'s `enumerate(count, fold)`, `Take::try_fold`'s
-//! `check(n, fold)`, `position`'s `check(predicate, acc)` and
-//! `Filter::fold`'s `filter_fold(predicate, fold)`.
+//! `check(n, fold)`, `position`'s `check(predicate, acc)`,
+//! `Filter::fold`'s `filter_fold(predicate, fold)` and `Map::fold`'s
+//! `map_fold(f, g)` with two closures that may capture.
 //!
 //! Each capture is projected from the environment by the index the
 //! closure's aggregate gives it ([`super::KernelClosures::captures`]: a
@@ -179,10 +180,12 @@ pub(super) fn expand_enumerate(
 }
 
 /// Rewrites a call of `Take::try_fold`'s `check(n, fold)` ending block
-/// `bb`, `(acc, x)`, with `fold` giving `NeverShortCircuit<Acc>` and the
-/// call `ControlFlow<NeverShortCircuit<Acc>, Acc>`: `*n -= 1`, `r =
-/// fold(acc, x)`, then `Break(r)` if `*n` is 0 and `Continue(r.0)`
-/// otherwise. Whether it did.
+/// `bb`, `(acc, x)`, with `fold` giving an `R` and the call `ControlFlow<R,
+/// Acc>`: `*n -= 1`, `r = fold(acc, x)`, then `Break(r)` if `*n` is 0 and
+/// `ControlFlow::from_try(r)` otherwise. `R` is `NeverShortCircuit<Acc>`,
+/// whose `from_try(r)` is `Continue(r.0)`, or `ControlFlow<B, Acc>`, whose
+/// is `Continue(c)` for `Continue(c)` and `Break(r)` for a break (its
+/// `from_residual` gives the break back). Whether it did.
 pub(super) fn expand_take_check(
     body: &mut Body,
     bb: BasicBlock,
@@ -201,12 +204,17 @@ pub(super) fn expand_take_check(
     let [acc_ty, _] = elems.as_slice() else {
         return false;
     };
-    // `ControlFlow<NeverShortCircuit<Acc>, Acc>`.
+    // `ControlFlow<R, Acc>`, `R` giving `Acc` when it goes on.
     let Some((r_ty, c)) = control_flow(&flow) else {
         return false;
     };
     let never = format!("ops::try_trait::NeverShortCircuit<{acc_ty}>");
-    if crate::calls::std_relative(&r_ty.to_string()) != Some(never.as_str()) || c != *acc_ty {
+    let r_is_flow = match &r_ty {
+        Ty::Adt(r) => control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty),
+        _ => false,
+    };
+    let r_is_never = crate::calls::std_relative(&r_ty.to_string()) == Some(never.as_str());
+    if !(r_is_never || r_is_flow) || c != *acc_ty {
         return false;
     }
     let n_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Int(IntTy::Usize)));
@@ -224,7 +232,13 @@ pub(super) fn expand_take_check(
         new_local(body, Ty::Bool),
     );
     let n = deref(&n_ref);
+    // `r.0`, or `(r as Continue).0`.
     let mut inner = r.clone();
+    if r_is_flow {
+        inner
+            .projection
+            .push(PlaceElem::Downcast("Continue".to_string()));
+    }
     inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
     let ends = |body: &mut Body, variant: &str, payload: Place| {
         site.push_block(
@@ -236,10 +250,23 @@ pub(super) fn expand_take_check(
             TerminatorKind::Goto(site.target),
         )
     };
-    let (stop, go_on) = (
+    let (stop, mut go_on) = (
         ends(body, "Break", r.clone()),
         ends(body, "Continue", inner),
     );
+    if r_is_flow {
+        // `Continue` is variant 0; a break stops with `r` itself.
+        let tag = new_local(body, Ty::Int(IntTy::Isize));
+        go_on = site.push_block(
+            body,
+            vec![stmt(&tag, Rvalue::Discriminant(r.clone()))],
+            TerminatorKind::SwitchInt {
+                discr: Operand::Move(tag),
+                targets: vec![(0, go_on)],
+                otherwise: stop,
+            },
+        );
+    }
     let branch = site.push_branch(
         body,
         vec![stmt(
@@ -467,6 +494,86 @@ pub(super) fn expand_filter_fold(
         args: vec![Operand::Move(predicate_ref), Operand::Move(test_args)],
         destination: keep,
         target: Some(branch),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
+
+/// Rewrites a call of `Map::fold`'s `map_fold(f, g)` ending block `bb`,
+/// `(acc, elt)`, with `f` giving a `mapped` (its text as printed), into
+/// `mapped = f(elt)` and then `g(acc, mapped)` into the call's
+/// destination, each closure borrowed from the environment where its
+/// index puts it. Whether it did.
+pub(super) fn expand_map_fold_each(
+    body: &mut Body,
+    bb: BasicBlock,
+    (f, g, mapped): (&str, &str, &str),
+    kernel: &KernelClosures,
+) -> bool {
+    let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
+        return false;
+    };
+    let Some(env_ty) = operand_ty(body, &env_op) else {
+        return false;
+    };
+    let Ok(mapped_ty) = crate::parse::parse_type(mapped) else {
+        return false;
+    };
+    let [acc_ty, elt_ty] = elems.as_slice() else {
+        return false;
+    };
+    if *acc_ty != dest_ty {
+        return false;
+    }
+    let (f_ty, g_ty) = (Ty::Opaque(f.to_string()), Ty::Opaque(g.to_string()));
+    let Some(env) = Env::of(body, &env_ty, &f_ty, &g_ty, kernel) else {
+        return false;
+    };
+    let field = |i: usize| tuple_field(&tuple, &elems, i);
+    let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
+    let f_args_ty = Ty::Tuple(vec![elt_ty.clone()]);
+    let g_args_ty = Ty::Tuple(vec![acc_ty.clone(), mapped_ty.clone()]);
+    let (f_ref, g_ref, f_args, g_args, mapped) = (
+        new_local(body, Ty::Ref(Mutability::Mut, Box::new(f_ty.clone()))),
+        new_local(body, Ty::Ref(Mutability::Mut, Box::new(g_ty.clone()))),
+        new_local(body, f_args_ty.clone()),
+        new_local(body, g_args_ty.clone()),
+        new_local(body, mapped_ty),
+    );
+    let folded = site.push_block(
+        body,
+        vec![
+            stmt(&g_ref, Rvalue::Ref(Mutability::Mut, env.closure(g_ty))),
+            stmt(
+                &g_args,
+                Rvalue::Aggregate(
+                    AggregateKind::Tuple,
+                    vec![Operand::Move(field(0)), Operand::Move(mapped.clone())],
+                ),
+            ),
+        ],
+        TerminatorKind::Call {
+            func: Callee::Item(call_mut_path(g, &g_args_ty)),
+            args: vec![Operand::Move(g_ref), Operand::Move(g_args)],
+            destination: site.destination.clone(),
+            target: Some(site.target),
+            unwind: site.unwind.clone(),
+        },
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        env.load(&site, env_op),
+        stmt(&f_ref, Rvalue::Ref(Mutability::Mut, env.other(f_ty))),
+        stmt(
+            &f_args,
+            Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
+        ),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(call_mut_path(f, &f_args_ty)),
+        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
+        destination: mapped,
+        target: Some(folded),
         unwind: site.unwind.clone(),
     };
     true
