@@ -262,6 +262,12 @@ impl Printed {
     pub fn appended(&self) -> Option<&str> {
         self.instances.as_ref().map(|(s, _)| s.text.as_str())
     }
+
+    /// The unstable features the run that printed the appended text
+    /// enabled (a `try_fold` shim's `Try` bound).
+    pub fn features(&self) -> Vec<&'static str> {
+        mono::shims::shim_features(&self.dep_calls)
+    }
 }
 
 /// Runs rustc on `kernel` (again, with the instances of its generic
@@ -317,9 +323,7 @@ pub fn print_kernel(
             appended
                 .text
                 .push_str(&mono::shims::dep_call_source(&shims));
-            let features: std::collections::BTreeSet<&str> =
-                shims.values().flat_map(|d| d.features()).collect();
-            let features: Vec<&str> = features.into_iter().collect();
+            let features = mono::shims::shim_features(&shims);
             match rustc::run_rustc_appended(kernel, opts, &appended.text, &features) {
                 Ok(out) => break (appended, out),
                 // The new shims rustc names in its errors are dropped and
@@ -420,6 +424,7 @@ pub fn import_text(
     }
     krate.record_closure_captures();
     krate.expand_std_guard_drops();
+    krate.materialize_std_promoteds();
     if let Some((text, file)) = source {
         // rustc named the kernel by its sandbox path; spans name the file read.
         let printed = rustc::printed_kernel_path(Path::new(file));

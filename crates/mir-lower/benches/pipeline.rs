@@ -64,7 +64,8 @@ fn main() {
             let first = mir_import::rustc::run_rustc(&k, &opts).map(|o| o.mir.len());
             match printed.appended() {
                 Some(more) => {
-                    mir_import::rustc::run_rustc_appended(&k, &opts, more, &[]).map(|o| o.mir.len())
+                    mir_import::rustc::run_rustc_appended(&k, &opts, more, &printed.features())
+                        .map(|o| o.mir.len())
                 }
                 None => first,
             }

@@ -498,7 +498,9 @@ impl Interp<'_> {
         for (name, e) in fields {
             let off = field_offset(layout, variant.as_deref(), name)?;
             let fty = match e {
-                ValTree::Path(p) => self.path_value_ty(p),
+                ValTree::Path(p) | ValTree::Tuple(Some(p), _) | ValTree::Struct(p, _) => {
+                    self.path_value_ty(p)
+                }
                 _ => valtree_field_ty(e)?,
             };
             self.write_valtree(&self.at(dest, off, fty), e)?;
@@ -509,11 +511,12 @@ impl Interp<'_> {
         Ok(())
     }
 
-    /// The type of a field printed as a path: a unit struct's own path
-    /// (`PhantomData::<u32>`), or for a unit variant (`Ordering::Equal`,
-    /// inside `Some(Ordering::Equal)`) its enum, the path less its last name,
-    /// or for an integer limit (rustc prints a field holding `i32::MIN` so)
-    /// the integer type.
+    /// The type of a field printed as a path, or as a value by its path: a
+    /// unit struct's own path (`PhantomData::<u32>`), a struct's, or for a
+    /// variant (`Ordering::Equal` inside `Some(Ordering::Equal)`,
+    /// `ControlFlow::<()>::Break(())` inside a `ControlFlow<ControlFlow<()>>`)
+    /// its enum, the path less its last name, or for an integer limit
+    /// (rustc prints a field holding `i32::MIN` so) the integer type.
     fn path_value_ty(&self, p: &Path) -> Ty {
         let own = Ty::Adt(p.clone());
         if self.layout(&own).is_ok() {

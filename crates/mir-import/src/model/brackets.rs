@@ -80,6 +80,15 @@ pub(crate) fn trailing_generic_args(text: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// `<SELF as TRAIT>::REST` split into its three parts (angle brackets
+/// balanced, so `SELF` and `TRAIT` may hold generic arguments).
+pub(crate) fn split_qualified(text: &str) -> Option<(&str, &str, &str)> {
+    let close = closing_bracket(text, 0).filter(|_| text.starts_with('<'))?;
+    let (self_ty, trait_path) = split_top_level(&text[1..close], " as ")?;
+    let rest = &text[close + 1..];
+    Some((self_ty, trait_path, rest.strip_prefix("::").unwrap_or(rest)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

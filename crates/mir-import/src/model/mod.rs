@@ -15,12 +15,13 @@ mod integrity;
 mod pos;
 mod query;
 mod std_guards;
+mod std_promoted;
 mod trait_calls;
 mod ty;
 mod visit;
 
 pub(crate) use brackets::{
-    closing_bracket, split_top_level, top_level_items, trailing_generic_args,
+    closing_bracket, split_qualified, split_top_level, top_level_items, trailing_generic_args,
 };
 pub(crate) use const_fns::ConstWalk;
 pub(crate) use fn_pointers::reified;

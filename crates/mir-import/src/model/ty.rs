@@ -79,6 +79,19 @@ impl IntTy {
         )
     }
 
+    /// The unsigned type of its size (itself if unsigned).
+    pub fn to_unsigned(self) -> IntTy {
+        match self {
+            IntTy::I8 => IntTy::U8,
+            IntTy::I16 => IntTy::U16,
+            IntTy::I32 => IntTy::U32,
+            IntTy::I64 => IntTy::U64,
+            IntTy::I128 => IntTy::U128,
+            IntTy::Isize => IntTy::Usize,
+            unsigned => unsigned,
+        }
+    }
+
     /// Its name as Rust writes it.
     pub fn name(self) -> &'static str {
         match self {

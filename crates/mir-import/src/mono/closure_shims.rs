@@ -19,8 +19,10 @@
 //! [`super::closures`] instantiates that MIR at the call's closure, as it
 //! does the kernel's own generic functions: the closure's calls become
 //! calls of its body, or of the `core` wrappers [`super::std_closures`]
-//! expands. Only `Iterator::fold` and `DoubleEndedIterator::rfold` over a
-//! self type source can name, whose bound `core`'s signature fixes, get one.
+//! expands. Only `Iterator::fold` and `DoubleEndedIterator::rfold`, and
+//! `try_fold` and `try_rfold` at a `Try` type whose calls
+//! [`super::std_try`] writes (also a parameter, bounded by the unstable
+//! `Try`), over a self type source can name, get one.
 
 use super::shims::{DepCall, ShimTypeParam, callee_source, with_lifetime, with_params};
 use crate::calls::std_relative;
@@ -75,7 +77,7 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
     let [qualified, method] = path.segments.as_slice() else {
         return None;
     };
-    let (self_text, trait_path, _) = super::std_stand_ins::split_qualified(&qualified.name)?;
+    let (self_text, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
     let kind = FoldKind::of(&method.name, trait_path)?;
     let (acc, closure, try_ty) = match (kind, method.args.as_slice()) {
         (FoldKind::Fold, [GenericArg::Type(acc), GenericArg::Type(closure)]) => {
@@ -124,7 +126,8 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         feature: None,
     });
     if let Some(r) = try_ty {
-        if super::is_closure(r) {
+        // Only a `Try` type whose calls the instance can write.
+        if !super::std_try::is_written_try_type(r) {
             return None;
         }
         type_params.push(ShimTypeParam {

@@ -279,7 +279,7 @@ fn is_bodiless_prelude_call(krate: &Crate, path: &Path) -> bool {
     // a `core` impl at a type that merely holds one, `Option<gpu::X>`).
     let of_prelude = |text: &str| text.starts_with(&format!("{PRELUDE_MODULE}::"));
     let in_prelude = first == PRELUDE_MODULE
-        || super::std_stand_ins::split_qualified(first)
+        || crate::model::split_qualified(first)
             .is_some_and(|(self_ty, trait_path, _)| of_prelude(self_ty) || of_prelude(trait_path));
     in_prelude
         && calls::classify(path).is_none()

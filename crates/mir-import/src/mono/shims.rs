@@ -183,6 +183,13 @@ fn lifetimes_named(t: &Ty) -> Ty {
     })
 }
 
+/// The unstable features the bounds of `shims` name, each once, in order:
+/// what the run that prints them enables.
+pub fn shim_features(shims: &BTreeMap<String, DepCall>) -> Vec<&'static str> {
+    let features: BTreeSet<&'static str> = shims.values().flat_map(DepCall::features).collect();
+    features.into_iter().collect()
+}
+
 /// The source of every shim, appended to the kernel's text.
 pub fn dep_call_source(shims: &BTreeMap<String, DepCall>) -> String {
     let mut by_module: BTreeMap<String, &DepCall> = BTreeMap::new();

@@ -44,8 +44,8 @@
 
 use super::call_site::{CallSite, call_mut_path, new_local, operand_ty, variant_value};
 use super::std_closures::{KernelClosures, callable, closure_function, drops_nothing};
-use super::std_stand_ins::split_qualified;
 use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
+use crate::model::split_qualified;
 use crate::model::{
     BasicBlock, BinOp, Body, Callee, CastKind, ConstOperand, GenericArg, IntTy, Mutability,
     Operand, Path, Place, PlaceElem, Rvalue, Scalar, TerminatorKind, Ty, top_level_items,

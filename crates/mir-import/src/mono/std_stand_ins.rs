@@ -35,7 +35,7 @@
 
 use super::shims::DepCall;
 use crate::calls::std_relative;
-use crate::model::{FloatTy, IntTy, Mutability, Path, Ty, closing_bracket, split_top_level};
+use crate::model::{FloatTy, IntTy, Mutability, Path, Ty, closing_bracket, split_qualified};
 
 /// The stand-in shim of the call of `path` with arguments of types
 /// `params` and a result of type `ret`, when it is one of the items this
@@ -316,6 +316,39 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
                 "a0 + ::core::iter::Iterator::count(a1)".to_string(),
             )
         }
+        // `Step::forward_unchecked` and `backward_unchecked` of a primitive
+        // integer (`Range<usize>`'s `nth` in `skip(..).take(..)`): 1.95's
+        // `step_unsigned_methods!` and `step_signed_methods!` bodies, the
+        // caller promising no overflow.
+        (
+            "iter::Step" | "iter::range::Step",
+            [_, method @ ("forward_unchecked" | "backward_unchecked")],
+        ) if params.len() == 2
+            && params[1] == usize_ty
+            && params[0] == *ret
+            && matches!(ret, Ty::Int(_))
+            && ret.to_string() == self_ty =>
+        {
+            let Ty::Int(int) = ret else { return None };
+            let forward = *method == "forward_unchecked";
+            let body = if int.is_signed() {
+                let unsigned = int.to_unsigned().name();
+                let op = if forward {
+                    "checked_add_unsigned"
+                } else {
+                    "checked_sub_unsigned"
+                };
+                format!("a0.{op}(a1 as {unsigned}).unwrap_unchecked()")
+            } else {
+                let op = if forward {
+                    "unchecked_add"
+                } else {
+                    "unchecked_sub"
+                };
+                format!("a0.{op}(a1 as {self_ty})")
+            };
+            ("step_unchecked", body)
+        }
         // Random access into an iterator that has it (`Take`'s, `Skip`'s,
         // `Map`'s `__iterator_get_unchecked` reach it through
         // `zip::try_get_unchecked`): the item `a1` places after the
@@ -323,12 +356,30 @@ fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> 
         // the iterators without side effects `random_access` lists. The
         // caller promises that the item exists.
         // `Zip`'s own (`ZipImpl::get_unchecked`, which its `fold` calls)
-        // is relative to its position too.
+        // is relative to its position too, and so is the hidden
+        // `Iterator::__iterator_get_unchecked` those reach, when rustc
+        // leaves that call (`Zip`'s `get_unchecked` of a `Skip`).
         (
-            "iter::adapters::zip::SpecTrustedRandomAccess" | "iter::adapters::zip::ZipImpl",
-            [_, "try_get_unchecked" | "get_unchecked"],
+            "iter::adapters::zip::SpecTrustedRandomAccess"
+            | "iter::adapters::zip::ZipImpl"
+            | "iter::Iterator"
+            | "iter::traits::iterator::Iterator",
+            [
+                _,
+                "try_get_unchecked" | "get_unchecked" | "__iterator_get_unchecked",
+            ],
         ) if random_access(self_ty)
-            && (trait_path == "iter::adapters::zip::ZipImpl") == (names[1] == "get_unchecked")
+            && matches!(
+                (trait_path, names[1]),
+                (
+                    "iter::adapters::zip::SpecTrustedRandomAccess",
+                    "try_get_unchecked"
+                ) | ("iter::adapters::zip::ZipImpl", "get_unchecked")
+                    | (
+                        "iter::Iterator" | "iter::traits::iterator::Iterator",
+                        "__iterator_get_unchecked"
+                    )
+            )
             && matches!(params, [Ty::Ref(Mutability::Mut, it), index]
                     if it.to_string() == self_ty && *index == usize_ty) =>
         {
@@ -404,15 +455,6 @@ fn closure_def(printed: &str) -> Option<(&str, &str)> {
     }
     let close = closing_bracket(printed, 1)?;
     Some((&printed["<{closure@".len()..close], &printed[close + 1..]))
-}
-
-/// `<SELF as TRAIT>::REST` split into its three parts (angle brackets
-/// balanced, so `SELF` and `TRAIT` may hold generic arguments).
-pub(super) fn split_qualified(text: &str) -> Option<(&str, &str, &str)> {
-    let close = closing_bracket(text, 0).filter(|_| text.starts_with('<'))?;
-    let (self_ty, trait_path) = split_top_level(&text[1..close], " as ")?;
-    let rest = &text[close + 1..];
-    Some((self_ty, trait_path, rest.strip_prefix("::").unwrap_or(rest)))
 }
 
 /// A path of `std` or `core` without its crate (`iter::Sum` for
@@ -648,9 +690,15 @@ mod tests {
         assert!(access(&skipped, spec, "try_get_unchecked").is_some());
         let zip = format!("std::iter::Zip<{iter}, std::iter::Take<{iter}>>");
         assert!(access(&zip, &zip_impl(iter, iter), "get_unchecked").is_some());
+        // `Iterator`'s hidden method, which `Zip`'s `get_unchecked` of a
+        // `Skip` calls.
+        let iterator = "std::iter::Iterator";
+        assert!(access(&skipped, iterator, "__iterator_get_unchecked").is_some());
         // Each trait's own method only.
         assert!(access(&zip, spec, "get_unchecked").is_none());
         assert!(access(iter, &zip_impl(iter, iter), "try_get_unchecked").is_none());
+        assert!(access(iter, iterator, "try_get_unchecked").is_none());
+        assert!(access(iter, spec, "__iterator_get_unchecked").is_none());
         // A mutable iterator has no clone, a `Map` may have side effects
         // (and its closure no name), a `Rev` no random access, and another
         // crate's iterator may do anything.
@@ -666,6 +714,40 @@ mod tests {
                 "{other}"
             );
         }
+    }
+
+    #[test]
+    fn a_primitive_integers_unchecked_steps_are_cores_bodies() {
+        let usize_ty = int(IntTy::Usize);
+        let step = |ty: IntTy, method: &str| {
+            let t = int(ty);
+            stand_in(
+                &path(&format!("<{} as std::iter::Step>", ty.name()), &[method]),
+                &[t.clone(), usize_ty.clone()],
+                &t,
+            )
+            .and_then(|s| s.stand_in)
+        };
+        assert_eq!(
+            step(IntTy::Usize, "forward_unchecked").as_deref(),
+            Some("a0.unchecked_add(a1 as usize)")
+        );
+        assert_eq!(
+            step(IntTy::U8, "backward_unchecked").as_deref(),
+            Some("a0.unchecked_sub(a1 as u8)")
+        );
+        assert_eq!(
+            step(IntTy::I32, "forward_unchecked").as_deref(),
+            Some("a0.checked_add_unsigned(a1 as u32).unwrap_unchecked()")
+        );
+        // Another method, or a result of another type.
+        assert!(step(IntTy::U32, "forward").is_none());
+        let other = stand_in(
+            &path("<u32 as std::iter::Step>", &["forward_unchecked"]),
+            &[int(IntTy::U32), usize_ty.clone()],
+            &int(IntTy::U64),
+        );
+        assert!(other.is_none());
     }
 
     #[test]

@@ -1,13 +1,13 @@
-//! `Try::branch` of `core`'s `ControlFlow`, when rustc's inliner left it
-//! as a call, written in MIR at the call.
+//! The `Try` calls of `core`'s `ControlFlow` and `NeverShortCircuit`, when
+//! rustc's inliner left them as calls, written in MIR at the call.
 //!
 //! `?` desugars to `match Try::branch(x) { Continue(v) => v, Break(r) =>
 //! return FromResidual::from_residual(r) }`. Past its budget for one
 //! top-level call ([`super::shims`]) rustc leaves `branch` itself as a
 //! call, deep in `core`'s folds (`Take::try_fold`'s `check` over
-//! `NeverShortCircuit`, in `rev().skip(..).take(..).sum()`), where no shim
-//! can serve it: `Try` is unstable to name, and the argument's type may be
-//! private (`ControlFlow<NeverShortCircuit<u32>, u32>`). `ControlFlow<B,
+//! `NeverShortCircuit`, in `rev().skip(..).take(..).sum()`), where a shim
+//! would have to name the argument's type, often private
+//! (`ControlFlow<NeverShortCircuit<u32>, u32>`). `ControlFlow<B,
 //! C>`'s `branch` is one `match` that `core`'s source fixes: `Continue(c)`
 //! gives `Continue(c)`, `Break(b)` gives `Break(ControlFlow::Break(b))`,
 //! in a `ControlFlow<ControlFlow<B, Infallible>, C>`.
@@ -38,8 +38,7 @@ use crate::model::{
 /// The trait of a qualified call's first segment (`<T as std::ops::Try>`),
 /// relative to `core` or `std`, with the self type as printed.
 fn qualified_trait(path: &Path) -> Option<(&str, &'static str)> {
-    let (self_text, trait_path, _) =
-        super::std_stand_ins::split_qualified(&path.segments.first()?.name)?;
+    let (self_text, trait_path, _) = crate::model::split_qualified(&path.segments.first()?.name)?;
     let which = match std_relative(trait_path)? {
         "ops::Try" | "ops::try_trait::Try" => "Try",
         "ops::FromResidual" | "ops::try_trait::FromResidual" => "FromResidual",
@@ -54,6 +53,13 @@ fn is_branch(path: &Path) -> bool {
     path.segments.len() == 2
         && path.segments[1].name == "branch"
         && qualified_trait(path).is_some_and(|(_, t)| t == "Try")
+}
+
+/// Whether `ty` is a `Try` type whose calls [`expand_try_call`] and
+/// [`expand_branch`] write: `NeverShortCircuit<T>` or `ControlFlow<B, C>`.
+/// A `try_fold` shim is generic over no other.
+pub(super) fn is_written_try_type(ty: &Ty) -> bool {
+    TryType::of(ty).is_some()
 }
 
 /// One of `core`'s `Try` types that a `try_fold` shim is instantiated at,

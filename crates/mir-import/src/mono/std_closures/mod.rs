@@ -45,7 +45,8 @@
 //!   `fold(acc, (count, item))`, then `count += 1`; its two captures are
 //!   read where the layout probe measured them, by the index its
 //!   aggregate gives each;
-//! - `Take::try_fold`'s `check(n, fold)` over a `fold` giving
+//! - `Take::try_fold`'s `check(n, fold)` (and `Skip::try_rfold`'s, whose
+//!   `n` is its own `usize`) over a `fold` giving
 //!   `NeverShortCircuit<Acc>` or `ControlFlow<B, Acc>`: `(acc, x)` gives
 //!   `*n -= 1`, `r = fold(acc, x)`, then `Break(r)` if `*n` is 0 and
 //!   `ControlFlow::from_try(r)` otherwise (`Continue(r.0)`; for a
@@ -82,6 +83,7 @@ use crate::model::{
     trailing_generic_args,
 };
 use rewrite::expand;
+use two_captures::Counter;
 
 /// What a wrapper does with the closure `f` it captures (a closure type
 /// as printed: the kernel's, or another wrapper).
@@ -127,9 +129,10 @@ enum Wrapper {
     /// `Take::try_fold`'s `check(n, fold)` with `fold`'s result
     /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`) or
     /// `ControlFlow<B, Acc>`: `move |acc, x| { *n -= 1; let r = fold(acc,
-    /// x); if *n == 0 { Break(r) } else { ControlFlow::from_try(r) } }`.
-    /// Two captures, as for [`Wrapper::Enumerate`].
-    TakeCheck(String),
+    /// x); if *n == 0 { Break(r) } else { ControlFlow::from_try(r) } }`;
+    /// or `Skip::try_rfold`'s, the same with `n` its own. Two captures, as
+    /// for [`Wrapper::Enumerate`].
+    TakeCheck(String, two_captures::Counter),
     /// `position`'s `check(predicate, acc)`: `move |_, x| if predicate(x) {
     /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
     /// for [`Wrapper::Enumerate`].
@@ -160,7 +163,7 @@ impl Wrapper {
             | Wrapper::WrapMut2(f)
             | Wrapper::ReduceBy(f, _)
             | Wrapper::Enumerate(f)
-            | Wrapper::TakeCheck(f)
+            | Wrapper::TakeCheck(f, _)
             | Wrapper::Position(f)
             | Wrapper::FilterFold(_, f)
             | Wrapper::MapFoldEach(_, f, _) => Some(f),
@@ -273,10 +276,10 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
 
 /// Whether a call of closure type `f` will have a body: the kernel's
 /// closure with one, a wrapper of one, or `min_by`'s or `max_by`'s
-/// `fold(compare)` over a function item, which a shim stands in for.
+/// `fold(compare)` over a function item that a shim stands in for.
 pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f)
-        || capture_less_reduction(f)
+        || stood_in_reduction(f)
         || wrapper_of(f).is_some_and(|w| w.captured().into_iter().all(|g| callable(g, has_body)))
 }
 
@@ -325,7 +328,10 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             Some(Wrapper::Enumerate(last))
         }
         "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check" => {
-            Some(Wrapper::TakeCheck(last))
+            Some(Wrapper::TakeCheck(last, Counter::Borrowed))
+        }
+        "<std::iter::Skip<I> as std::iter::DoubleEndedIterator>::try_rfold::check" => {
+            Some(Wrapper::TakeCheck(last, Counter::Owned))
         }
         "iter::Iterator::max_by::fold" => Some(Wrapper::ReduceBy(last, Keep::Max)),
         "iter::Iterator::min_by::fold" => Some(Wrapper::ReduceBy(last, Keep::Min)),
@@ -404,6 +410,28 @@ fn capture_less_reduction(closure_ty: &str) -> bool {
     reduction && matches!(items.as_slice(), [_, compare] if fn_item(compare))
 }
 
+/// Whether `closure_ty` is a [`capture_less_reduction`] that a shim stands
+/// in for ([`super::std_stand_ins`]): its `compare` is `<T as Ord>::cmp`
+/// (`min()`, `max()`) or the key methods' nested `compare`.
+fn stood_in_reduction(closure_ty: &str) -> bool {
+    let Some((_, args)) = closure_function(closure_ty) else {
+        return false;
+    };
+    let compare_item = top_level_items(args)
+        .last()
+        .and_then(|c| c.rsplit_once(" {"))
+        .and_then(|(_, item)| item.strip_suffix('}'));
+    let known = compare_item.is_some_and(|item| {
+        item.ends_with(" as std::cmp::Ord>::cmp")
+            || item.ends_with(" as core::cmp::Ord>::cmp")
+            || std_relative(item).is_some_and(|i| {
+                i.starts_with("iter::Iterator::min_by_key::compare::<")
+                    || i.starts_with("iter::Iterator::max_by_key::compare::<")
+            })
+    });
+    capture_less_reduction(closure_ty) && known
+}
+
 /// The function a closure `core` defines is the `{closure#0}` of, as
 /// printed in its type (`{closure@FUNCTION<ARGS>::{closure#0}}`): its name
 /// and its generic arguments' text.
@@ -419,7 +447,7 @@ pub(super) fn closure_function(closure_ty: &str) -> Option<(&str, &str)> {
 /// are all `iter.fold(zero, |a, b| a + b)` (`*`, one); other types' may be
 /// anyone's.
 fn accumulator(function: &str) -> Option<(&str, BinOp, bool)> {
-    let (self_ty, trait_path, method) = super::std_stand_ins::split_qualified(function)?;
+    let (self_ty, trait_path, method) = crate::model::split_qualified(function)?;
     if !super::std_stand_ins::primitive_number(self_ty) {
         return None;
     }
@@ -569,15 +597,28 @@ mod tests {
         let check = format!(
             "{{closure@<std::iter::Take<I> as std::iter::Iterator>::try_fold::check<'_, &u32, u32, std::ops::try_trait::NeverShortCircuit<u32>, {kernel}>::{{closure#0}}}}"
         );
-        assert_eq!(wrapper_of(&check), Some(Wrapper::TakeCheck(kernel.clone())));
+        assert_eq!(
+            wrapper_of(&check),
+            Some(Wrapper::TakeCheck(kernel.clone(), Counter::Borrowed))
+        );
         // Over a `ControlFlow` (`find` through `take`) too.
         let over_flow = check.replace(
-            "std::ops::try_trait::NeverShortCircuit<u32>",
-            "std::ops::ControlFlow<&u32>",
+            ", u32, std::ops::try_trait::NeverShortCircuit<u32>,",
+            ", (), std::ops::ControlFlow<&u32>,",
         );
+        assert_ne!(over_flow, check);
         assert_eq!(
             wrapper_of(&over_flow),
-            Some(Wrapper::TakeCheck(kernel.clone()))
+            Some(Wrapper::TakeCheck(kernel.clone(), Counter::Borrowed))
+        );
+        // `Skip::try_rfold`'s `check` owns its count.
+        let skip_check = check.replace(
+            "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check<'_, ",
+            "<std::iter::Skip<I> as std::iter::DoubleEndedIterator>::try_rfold::check<",
+        );
+        assert_eq!(
+            wrapper_of(&skip_check),
+            Some(Wrapper::TakeCheck(kernel.clone(), Counter::Owned))
         );
         // `Take::for_each`'s `check(action)` is another closure.
         let for_each = check.replace("try_fold::check", "spec_for_each::check");
@@ -694,9 +735,14 @@ mod tests {
         let to_usize_kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
         assert!(!callable(&map_fold(g), &to_usize_kernel));
         assert!(callable(&map_fold(g), &|c| to_usize_kernel(c) || c == g));
-        // `max_by`'s fold over a function item is stood in: callable, and
-        // it drops nothing.
+        // `max_by`'s fold over `Ord::cmp` is stood in: callable; over
+        // another function item it is not.
         assert!(callable(&by_ord, &|_| false));
+        let by_total = max_by(
+            "for<'a, 'b> fn(&'a f32, &'b f32) -> std::cmp::Ordering {core::f32::<impl f32>::total_cmp}",
+        );
+        assert!(capture_less_reduction(&by_total));
+        assert!(!callable(&by_total, &|_| false));
         // The kernel closure `to_usize` wraps must have a body.
         let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
         assert!(callable(&map_fold(SUM), &kernel));

@@ -66,7 +66,9 @@ pub(super) fn expand(
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
         Wrapper::ReduceBy(f, which) => return expand_reduce_by(body, bb, f, *which),
         Wrapper::Enumerate(f) => return two_captures::expand_enumerate(body, bb, f, kernel),
-        Wrapper::TakeCheck(f) => return two_captures::expand_take_check(body, bb, f, kernel),
+        Wrapper::TakeCheck(f, counter) => {
+            return two_captures::expand_take_check(body, bb, f, *counter, kernel);
+        }
         Wrapper::Position(f) => return two_captures::expand_position(body, bb, f, kernel),
         Wrapper::FilterFold(p, f) => {
             return two_captures::expand_filter_fold(body, bb, p, f, kernel);

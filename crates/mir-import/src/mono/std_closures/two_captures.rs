@@ -15,8 +15,8 @@
 use super::KernelClosures;
 use super::rewrite::plainly_dropless;
 use crate::model::{
-    AggregateKind, BasicBlock, BinOp, Body, Callee, ConstOperand, IntTy, Mutability, Operand,
-    Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
+    AggregateKind, BasicBlock, BinOp, Body, Callee, CastKind, ConstOperand, IntTy, Mutability,
+    Operand, Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
     CallSite, call_mut_path, closure_call, control_flow, new_local, operand_ty, tuple_field,
@@ -83,6 +83,39 @@ impl Env {
     /// The captured closure.
     fn closure(&self, ty: Ty) -> Place {
         self.capture(self.closure_at, ty)
+    }
+}
+
+/// Where an expansion reaches two captured closures from.
+enum Reach {
+    /// The environment, each by its index.
+    Indexed(Env),
+    /// A local holding the environment's pointer, which is one to either
+    /// closure when neither takes space.
+    Pointer(Place),
+}
+
+impl Reach {
+    /// Holds the call's environment operand `env`, at the call.
+    fn load(&self, site: &CallSite, env: Operand) -> Statement {
+        match self {
+            Reach::Indexed(e) => e.load(site, env),
+            Reach::Pointer(p) => site.assign(p, Rvalue::Use(env)),
+        }
+    }
+
+    /// `&mut` the closure of type `closure`: the environment's capture of
+    /// the other type (`other`) or its captured closure.
+    fn borrow(&self, closure: &Ty, other: bool) -> Rvalue {
+        match self {
+            Reach::Indexed(e) if other => Rvalue::Ref(Mutability::Mut, e.other(closure.clone())),
+            Reach::Indexed(e) => Rvalue::Ref(Mutability::Mut, e.closure(closure.clone())),
+            Reach::Pointer(p) => Rvalue::Cast(
+                CastKind::Transmute,
+                Operand::Copy(p.clone()),
+                Ty::Ref(Mutability::Mut, Box::new(closure.clone())),
+            ),
+        }
     }
 }
 
@@ -179,9 +212,19 @@ pub(super) fn expand_enumerate(
     true
 }
 
-/// Rewrites a call of `Take::try_fold`'s `check(n, fold)` ending block
-/// `bb`, `(acc, x)`, with `fold` giving an `R` and the call `ControlFlow<R,
-/// Acc>`: `*n -= 1`, `r = fold(acc, x)`, then `Break(r)` if `*n` is 0 and
+/// How a `check(n, fold)` closure holds its count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Counter {
+    /// `Take::try_fold`'s: `&mut usize`, the adapter's own field.
+    Borrowed,
+    /// `Skip::try_rfold`'s: a `usize` of its own (`self.len()`).
+    Owned,
+}
+
+/// Rewrites a call of `Take::try_fold`'s or `Skip::try_rfold`'s `check(n,
+/// fold)` ending block `bb`, `(acc, x)`, with `fold` giving an `R` and the
+/// call `ControlFlow<R, Acc>`: `n -= 1` (through the reference for
+/// `Take`'s), `r = fold(acc, x)`, then `Break(r)` if `n` is 0 and
 /// `ControlFlow::from_try(r)` otherwise. `R` is `NeverShortCircuit<Acc>`,
 /// whose `from_try(r)` is `Continue(r.0)`, or `ControlFlow<B, Acc>`, whose
 /// is `Continue(c)` for `Continue(c)` and `Break(r)` for a break (its
@@ -190,6 +233,7 @@ pub(super) fn expand_take_check(
     body: &mut Body,
     bb: BasicBlock,
     fold: &str,
+    counter: Counter,
     kernel: &KernelClosures,
 ) -> bool {
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
@@ -217,9 +261,14 @@ pub(super) fn expand_take_check(
     if !(r_is_never || r_is_flow) || c != *acc_ty {
         return false;
     }
-    let n_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Int(IntTy::Usize)));
+    let usize_ty = Ty::Int(IntTy::Usize);
+    let n_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty.clone()));
+    let counter_ty = match counter {
+        Counter::Borrowed => n_ref_ty.clone(),
+        Counter::Owned => usize_ty.clone(),
+    };
     let fold_ty = Ty::Opaque(fold.to_string());
-    let Some(env) = Env::of(body, &env_ty, &n_ref_ty, &fold_ty, kernel) else {
+    let Some(env) = Env::of(body, &env_ty, &counter_ty, &fold_ty, kernel) else {
         return false;
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
@@ -231,7 +280,11 @@ pub(super) fn expand_take_check(
         new_local(body, r_ty),
         new_local(body, Ty::Bool),
     );
-    let n = deref(&n_ref);
+    // `*n`, or the count the environment holds.
+    let n = match counter {
+        Counter::Borrowed => deref(&n_ref),
+        Counter::Owned => env.other(usize_ty),
+    };
     // `r.0`, or `(r as Continue).0`.
     let mut inner = r.clone();
     if r_is_flow {
@@ -279,9 +332,14 @@ pub(super) fn expand_take_check(
     );
     let args = new_local(body, args_ty.clone());
     let block = &mut body.blocks[bb];
+    block.statements.push(env.load(&site, env_op));
+    if counter == Counter::Borrowed {
+        block.statements.push(stmt(
+            &n_ref,
+            Rvalue::Use(Operand::Copy(env.other(n_ref_ty))),
+        ));
+    }
     block.statements.extend([
-        env.load(&site, env_op),
-        stmt(&n_ref, Rvalue::Use(Operand::Copy(env.other(n_ref_ty)))),
         stmt(
             &n,
             Rvalue::BinaryOp(BinOp::Sub, Operand::Copy(n.clone()), usize_const(1)),
@@ -503,7 +561,10 @@ pub(super) fn expand_filter_fold(
 /// `(acc, elt)`, with `f` giving a `mapped` (its text as printed), into
 /// `mapped = f(elt)` and then `g(acc, mapped)` into the call's
 /// destination, each closure borrowed from the environment where its
-/// index puts it. Whether it did.
+/// index puts it. When neither captures anything, the environment takes
+/// no space and no printed body builds it (so no index is known): each is
+/// then borrowed through the environment's own pointer, as any non-null
+/// pointer is one to a closure that takes no space. Whether it did.
 pub(super) fn expand_map_fold_each(
     body: &mut Body,
     bb: BasicBlock,
@@ -526,8 +587,13 @@ pub(super) fn expand_map_fold_each(
         return false;
     }
     let (f_ty, g_ty) = (Ty::Opaque(f.to_string()), Ty::Opaque(g.to_string()));
-    let Some(env) = Env::of(body, &env_ty, &f_ty, &g_ty, kernel) else {
-        return false;
+    let capture_less = |c: &str| (kernel.captures)(c).is_some_and(|c| c.is_empty());
+    // Where the two closures are reached from: by index, or, when neither
+    // takes space, through the environment's pointer itself.
+    let reach = match Env::of(body, &env_ty, &f_ty, &g_ty, kernel) {
+        Some(env) => Reach::Indexed(env),
+        None if capture_less(f) && capture_less(g) => Reach::Pointer(new_local(body, env_ty)),
+        None => return false,
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
     let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
@@ -543,7 +609,7 @@ pub(super) fn expand_map_fold_each(
     let folded = site.push_block(
         body,
         vec![
-            stmt(&g_ref, Rvalue::Ref(Mutability::Mut, env.closure(g_ty))),
+            stmt(&g_ref, reach.borrow(&g_ty, false)),
             stmt(
                 &g_args,
                 Rvalue::Aggregate(
@@ -562,8 +628,8 @@ pub(super) fn expand_map_fold_each(
     );
     let block = &mut body.blocks[bb];
     block.statements.extend([
-        env.load(&site, env_op),
-        stmt(&f_ref, Rvalue::Ref(Mutability::Mut, env.other(f_ty))),
+        reach.load(&site, env_op),
+        stmt(&f_ref, reach.borrow(&f_ty, true)),
         stmt(
             &f_args,
             Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
