@@ -26,6 +26,8 @@
 //!   `f(x)` (`f(&x)`) and the `ControlFlow` the check makes of it
 //!   (`Break(())`, `Continue(())`, `Break(x)`); `find`'s of a `&mut f`
 //!   (`Filter::next`) the same through the reference it holds;
+//! - `find_map`'s `check(f)`: `((), x)` gives `Break(b)` if `f(x)` is
+//!   `Some(b)`, else `Continue(())` (`find_map`);
 //! - `adapters::map::map_fold(f, g)` where `g` is `Sum`'s or `Product`'s
 //!   closure of a primitive number (as in `.filter(..).count()` and
 //!   `.map(..).sum()`), taking its items by value: `(acc, elt)` gives
@@ -47,11 +49,13 @@
 //!   aggregate gives each;
 //! - `Take::try_fold`'s `check(n, fold)` (and `Skip::try_rfold`'s, whose
 //!   `n` is its own `usize`) over a `fold` giving
-//!   `NeverShortCircuit<Acc>` or `ControlFlow<B, Acc>`: `(acc, x)` gives
-//!   `*n -= 1`, `r = fold(acc, x)`, then `Break(r)` if `*n` is 0 and
-//!   `ControlFlow::from_try(r)` otherwise (`Continue(r.0)`; for a
-//!   `ControlFlow`, `Break(r)` if it broke); its captures as
-//!   `enumerate`'s;
+//!   `NeverShortCircuit<Acc>`, `ControlFlow<B, Acc>` or `Option<Acc>`:
+//!   `(acc, x)` gives `*n -= 1`, `r = fold(acc, x)`, then `Break(r)` if
+//!   `*n` is 0 and `ControlFlow::from_try(r)` otherwise (`Continue(r.0)`;
+//!   for the others, `Break(r)` if it broke); its captures as
+//!   `enumerate`'s (`Enumerate::try_rfold`'s own `enumerate`, which counts
+//!   down, is known only for its drop: rustc was not seen to leave its
+//!   call);
 //! - `position`'s `check(predicate, acc)`: `((), x)` gives `Break(*acc)`
 //!   if `predicate(x)`, else `*acc += 1` and `Continue(())`; its captures
 //!   as `enumerate`'s;
@@ -59,8 +63,9 @@
 //!   `fold(acc, item)` if `predicate(&item)`, else `acc` (for items plainly
 //!   without drop glue, which it drops); its captures as `enumerate`'s;
 //! - `map_fold(f, g)` with `g` any other closure (`map(..).filter(..)
-//!   .count()`, whose `g` is `map_fold(to_usize(p), sum)`): `(acc, elt)`
-//!   gives `g(acc, f(elt))`, two calls; its captures as `enumerate`'s;
+//!   .count()`, whose `g` is `map_fold(to_usize(p), sum)`), and
+//!   `Map::try_fold`'s `map_try_fold(&mut f, g)`: `(acc, elt)` gives
+//!   `g(acc, f(elt))`, two calls; its captures as `enumerate`'s;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -74,6 +79,7 @@
 //! arguments in a place is expanded. Any other wrapper stays a call,
 //! refused by name: one this module was never seen to need.
 
+mod find_map;
 mod rewrite;
 mod two_captures;
 
@@ -83,7 +89,7 @@ use crate::model::{
     trailing_generic_args,
 };
 use rewrite::expand;
-use two_captures::Counter;
+use two_captures::{Counter, Counting, MapForm};
 
 /// What a wrapper does with the closure `f` it captures (a closure type
 /// as printed: the kernel's, or another wrapper).
@@ -125,10 +131,10 @@ enum Wrapper {
     /// let acc = fold(acc, (count, item)); count += 1; acc }`. Two
     /// captures, at the offsets the layout probe measured
     /// ([`crate::model::Crate::closure_proxy_tuples`]).
-    Enumerate(String),
+    Enumerate(String, Counting),
     /// `Take::try_fold`'s `check(n, fold)` with `fold`'s result
-    /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`) or
-    /// `ControlFlow<B, Acc>`: `move |acc, x| { *n -= 1; let r = fold(acc,
+    /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`),
+    /// `ControlFlow<B, Acc>` or `Option<Acc>`: `move |acc, x| { *n -= 1; let r = fold(acc,
     /// x); if *n == 0 { Break(r) } else { ControlFlow::from_try(r) } }`;
     /// or `Skip::try_rfold`'s, the same with `n` its own. Two captures, as
     /// for [`Wrapper::Enumerate`].
@@ -141,10 +147,13 @@ enum Wrapper {
     /// second): `move |acc, item| if predicate(&item) { fold(acc, item) }
     /// else { acc }`. Two captures, as for [`Wrapper::Enumerate`].
     FilterFold(String, String),
+    /// `find_map`'s `check(f)`: `move |(), x| match f(x) { Some(x) =>
+    /// Break(x), None => Continue(()) }`.
+    FindMap(String),
     /// `map_fold(f, g)` with `g` any other closure (the first, the second,
     /// and the type of `f`'s result as printed): `move |acc, elt| g(acc,
     /// f(elt))`. Two captures, as for [`Wrapper::Enumerate`].
-    MapFoldEach(String, String, String),
+    MapFoldEach(String, String, String, MapForm),
 }
 
 impl Wrapper {
@@ -162,11 +171,12 @@ impl Wrapper {
             | Wrapper::MapFoldThen(f, _)
             | Wrapper::WrapMut2(f)
             | Wrapper::ReduceBy(f, _)
-            | Wrapper::Enumerate(f)
+            | Wrapper::Enumerate(f, _)
             | Wrapper::TakeCheck(f, _)
             | Wrapper::Position(f)
             | Wrapper::FilterFold(_, f)
-            | Wrapper::MapFoldEach(_, f, _) => Some(f),
+            | Wrapper::MapFoldEach(_, f, ..)
+            | Wrapper::FindMap(f) => Some(f),
             Wrapper::Accumulate(..) => None,
         }
     }
@@ -175,7 +185,7 @@ impl Wrapper {
     /// `filter_fold`'s predicate.
     fn captured(&self) -> Vec<&str> {
         match self {
-            Wrapper::FilterFold(p, f) | Wrapper::MapFoldEach(p, f, _) => vec![p, f],
+            Wrapper::FilterFold(p, f) | Wrapper::MapFoldEach(p, f, ..) => vec![p, f],
             _ => self.callee().into_iter().collect(),
         }
     }
@@ -317,6 +327,7 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         "iter::Iterator::for_each::call" => Some(Wrapper::ForEach(last)),
         "iter::Iterator::any::check" => Some(Wrapper::Check(last, Check::Any)),
         "iter::Iterator::position::check" => Some(Wrapper::Position(last)),
+        "iter::Iterator::find_map::check" => Some(Wrapper::FindMap(last)),
         "iter::Iterator::all::check" => Some(Wrapper::Check(last, Check::All)),
         "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check" => {
             Some(Wrapper::Check(last, Check::Find))
@@ -325,7 +336,10 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             Some(Wrapper::ToUsize(last))
         }
         "<std::iter::Enumerate<I> as std::iter::Iterator>::fold::enumerate" => {
-            Some(Wrapper::Enumerate(last))
+            Some(Wrapper::Enumerate(last, Counting::Up))
+        }
+        "<std::iter::Enumerate<I> as std::iter::DoubleEndedIterator>::try_rfold::enumerate" => {
+            Some(Wrapper::Enumerate(last, Counting::Down))
         }
         "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check" => {
             Some(Wrapper::TakeCheck(last, Counter::Borrowed))
@@ -342,6 +356,16 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         }
         "iter::adapters::filter::filter_fold" => match args.as_slice() {
             [_, _, p, _] if closure(p) => Some(Wrapper::FilterFold(p.to_string(), last)),
+            _ => None,
+        },
+        // `map_try_fold<'a, T, B, Acc, R, F, G>`, which holds `&mut f`.
+        "iter::adapters::map::map_try_fold" => match args.as_slice() {
+            [_, _, b, _, _, f, g] if closure(f) && closure(g) => Some(Wrapper::MapFoldEach(
+                f.to_string(),
+                g.to_string(),
+                b.to_string(),
+                MapForm::TryFold,
+            )),
             _ => None,
         },
         "iter::adapters::map::map_fold" => {
@@ -367,6 +391,7 @@ fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
                         f.to_string(),
                         g.to_string(),
                         b.to_string(),
+                        MapForm::Fold,
                     )),
                     _ => None,
                 },
@@ -503,14 +528,21 @@ mod tests {
             check("std::iter::DoubleEndedIterator::rfind::check"),
             Some(Wrapper::Check(kernel, Check::Find))
         );
-        // `position`'s check captures a counter too; `find_map`'s differs.
+        // `position`'s check captures a counter too; `find_map`'s breaks
+        // with what `f` found; `try_for_each`'s is another closure.
         assert_eq!(
             check("std::iter::Iterator::position::check"),
             Some(Wrapper::Position(
                 "{closure@/src/kernel.rs:13:39: 13:44}".to_string()
             ))
         );
-        assert_eq!(check("std::iter::Iterator::find_map::check"), None);
+        assert_eq!(
+            check("std::iter::Iterator::find_map::check"),
+            Some(Wrapper::FindMap(
+                "{closure@/src/kernel.rs:13:39: 13:44}".to_string()
+            ))
+        );
+        assert_eq!(check("std::iter::Iterator::try_for_each::call"), None);
         assert_eq!(
             wrapper_of(SUM),
             Some(Wrapper::Accumulate(BinOp::Add, false))
@@ -583,10 +615,19 @@ mod tests {
         );
         assert_eq!(
             wrapper_of(&enumerate),
-            Some(Wrapper::Enumerate(kernel.clone()))
+            Some(Wrapper::Enumerate(kernel.clone(), Counting::Up))
         );
-        // `try_fold`'s `enumerate` captures `&mut count`, `rfold`'s counts
-        // down: neither is this one.
+        // `try_rfold`'s counts down from the length.
+        let down = enumerate.replace(
+            "Iterator>::fold::enumerate",
+            "DoubleEndedIterator>::try_rfold::enumerate",
+        );
+        assert_eq!(
+            wrapper_of(&down),
+            Some(Wrapper::Enumerate(kernel.clone(), Counting::Down))
+        );
+        // `try_fold`'s `enumerate` captures `&mut count`; `rfold`'s, never
+        // seen left, is not expanded.
         for other in [
             "Iterator>::try_fold::enumerate",
             "DoubleEndedIterator>::rfold::enumerate",
@@ -712,7 +753,8 @@ mod tests {
             Some(Wrapper::MapFoldEach(
                 TO_USIZE.to_string(),
                 by_ord.clone(),
-                "u8".to_string()
+                "u8".to_string(),
+                MapForm::Fold
             ))
         );
         let closure = max_by("{closure@/src/kernel.rs:1:2: 1:3}");
@@ -728,7 +770,21 @@ mod tests {
             Some(Wrapper::MapFoldEach(
                 TO_USIZE.to_string(),
                 g.to_string(),
-                "usize".to_string()
+                "usize".to_string(),
+                MapForm::Fold
+            ))
+        );
+        // `Map::try_fold`'s `map_try_fold`, which holds `&mut f`.
+        let try_fold = format!(
+            "{{closure@std::iter::adapters::map::map_try_fold<'_, &u32, u32, (), std::ops::ControlFlow<usize>, {TO_USIZE}, {g}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&try_fold),
+            Some(Wrapper::MapFoldEach(
+                TO_USIZE.to_string(),
+                g.to_string(),
+                "u32".to_string(),
+                MapForm::TryFold
             ))
         );
         // Callable only if both are.

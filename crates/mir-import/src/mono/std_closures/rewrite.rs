@@ -1,7 +1,7 @@
 //! The rewriting of each closure call [`super::expand_calls`] expands:
 //! the MIR written at the call for each [`Wrapper`].
 
-use super::{Check, Keep, Wrapper, two_captures};
+use super::{Check, Counting, Keep, Wrapper, two_captures};
 use crate::calls::std_relative;
 use crate::model::{
     AggregateKind, BasicBlock, Body, Callee, CastKind, Mutability, Operand, Place, PlaceElem,
@@ -65,7 +65,10 @@ pub(super) fn expand(
         | Wrapper::WrapMut2(f) => f,
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
         Wrapper::ReduceBy(f, which) => return expand_reduce_by(body, bb, f, *which),
-        Wrapper::Enumerate(f) => return two_captures::expand_enumerate(body, bb, f, kernel),
+        Wrapper::Enumerate(f, Counting::Up) => {
+            return two_captures::expand_enumerate(body, bb, f, kernel);
+        }
+        Wrapper::Enumerate(_, Counting::Down) => return false,
         Wrapper::TakeCheck(f, counter) => {
             return two_captures::expand_take_check(body, bb, f, *counter, kernel);
         }
@@ -73,8 +76,9 @@ pub(super) fn expand(
         Wrapper::FilterFold(p, f) => {
             return two_captures::expand_filter_fold(body, bb, p, f, kernel);
         }
-        Wrapper::MapFoldEach(f, g, mapped) => {
-            return two_captures::expand_map_fold_each(body, bb, (f, g, mapped), kernel);
+        Wrapper::FindMap(f) => return super::find_map::expand_find_map_check(body, bb, f),
+        Wrapper::MapFoldEach(f, g, mapped, form) => {
+            return two_captures::expand_map_fold_each(body, bb, (f, g, mapped), *form, kernel);
         }
         Wrapper::Check(f, check) => return expand_check(body, bb, f, *check, false),
         Wrapper::FindByRef(f) => return expand_check(body, bb, f, Check::Find, true),
@@ -195,7 +199,8 @@ pub(super) fn expand(
         | Wrapper::TakeCheck(..)
         | Wrapper::Position(..)
         | Wrapper::FilterFold(..)
-        | Wrapper::MapFoldEach(..) => return false,
+        | Wrapper::MapFoldEach(..)
+        | Wrapper::FindMap(..) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {

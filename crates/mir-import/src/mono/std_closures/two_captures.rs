@@ -134,6 +134,19 @@ fn deref(reference: &Place) -> Place {
     p
 }
 
+/// Which way an `enumerate(count, fold)` closure counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Counting {
+    /// `Enumerate::fold`'s: `let acc = fold(acc, (count, item)); count +=
+    /// 1; acc`.
+    Up,
+    /// `Enumerate::try_rfold`'s, from the length down: `count -= 1;
+    /// fold(acc, (count, item))`. rustc was seen to leave only its `drop`
+    /// (its call inlined), which needs it known as a wrapper that drops
+    /// nothing but its `fold`; a call of it is not expanded.
+    Down,
+}
+
 /// Rewrites a call of `Enumerate::fold`'s `enumerate(count, fold)` ending
 /// block `bb`, `(acc, item)`, into the call `fold(acc, (count, item))`,
 /// then `count += 1` (wrapping: the build has no overflow checks). Whether
@@ -226,9 +239,10 @@ pub(super) enum Counter {
 /// call `ControlFlow<R, Acc>`: `n -= 1` (through the reference for
 /// `Take`'s), `r = fold(acc, x)`, then `Break(r)` if `n` is 0 and
 /// `ControlFlow::from_try(r)` otherwise. `R` is `NeverShortCircuit<Acc>`,
-/// whose `from_try(r)` is `Continue(r.0)`, or `ControlFlow<B, Acc>`, whose
-/// is `Continue(c)` for `Continue(c)` and `Break(r)` for a break (its
-/// `from_residual` gives the break back). Whether it did.
+/// whose `from_try(r)` is `Continue(r.0)`, or `ControlFlow<B, Acc>` or
+/// `Option<Acc>`, whose is `Continue(c)` for `Continue(c)` (`Some(c)`) and
+/// `Break(r)` for a break (`from_residual` gives the break, or `None`,
+/// back). Whether it did.
 pub(super) fn expand_take_check(
     body: &mut Body,
     bb: BasicBlock,
@@ -253,12 +267,20 @@ pub(super) fn expand_take_check(
         return false;
     };
     let never = format!("ops::try_trait::NeverShortCircuit<{acc_ty}>");
-    let r_is_flow = match &r_ty {
-        Ty::Adt(r) => control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty),
-        _ => false,
+    let option = format!("option::Option<{acc_ty}>");
+    let relative = crate::calls::std_relative(&r_ty.to_string()).map(str::to_string);
+    // How `R` goes on: `NeverShortCircuit`'s one field, or the variant
+    // (and its discriminant) of a `ControlFlow<B, Acc>` or `Option<Acc>`
+    // that holds the accumulator; any other `R` breaks with itself.
+    let goes_on = match &r_ty {
+        _ if relative.as_deref() == Some(never.as_str()) => None,
+        _ if relative.as_deref() == Some(option.as_str()) => Some(("Some", 1)),
+        Ty::Adt(r) if control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty) => {
+            Some(("Continue", 0))
+        }
+        _ => return false,
     };
-    let r_is_never = crate::calls::std_relative(&r_ty.to_string()) == Some(never.as_str());
-    if !(r_is_never || r_is_flow) || c != *acc_ty {
+    if c != *acc_ty {
         return false;
     }
     let usize_ty = Ty::Int(IntTy::Usize);
@@ -285,12 +307,12 @@ pub(super) fn expand_take_check(
         Counter::Borrowed => deref(&n_ref),
         Counter::Owned => env.other(usize_ty),
     };
-    // `r.0`, or `(r as Continue).0`.
+    // `r.0`, or `(r as Continue).0` (`(r as Some).0`).
     let mut inner = r.clone();
-    if r_is_flow {
+    if let Some((variant, _)) = goes_on {
         inner
             .projection
-            .push(PlaceElem::Downcast("Continue".to_string()));
+            .push(PlaceElem::Downcast(variant.to_string()));
     }
     inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
     let ends = |body: &mut Body, variant: &str, payload: Place| {
@@ -307,15 +329,15 @@ pub(super) fn expand_take_check(
         ends(body, "Break", r.clone()),
         ends(body, "Continue", inner),
     );
-    if r_is_flow {
-        // `Continue` is variant 0; a break stops with `r` itself.
+    if let Some((_, discriminant)) = goes_on {
+        // A break stops with `r` itself.
         let tag = new_local(body, Ty::Int(IntTy::Isize));
         go_on = site.push_block(
             body,
             vec![stmt(&tag, Rvalue::Discriminant(r.clone()))],
             TerminatorKind::SwitchInt {
                 discr: Operand::Move(tag),
-                targets: vec![(0, go_on)],
+                targets: vec![(discriminant, go_on)],
                 otherwise: stop,
             },
         );
@@ -557,7 +579,17 @@ pub(super) fn expand_filter_fold(
     true
 }
 
-/// Rewrites a call of `Map::fold`'s `map_fold(f, g)` ending block `bb`,
+/// Which of `Map`'s folds a `map_fold`-like closure is from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MapForm {
+    /// `map_fold(f, g)`: captures `f` and `g`, `g` gives the accumulator.
+    Fold,
+    /// `map_try_fold(f, g)`: captures `&mut f` and `g`, `g` gives an `R`.
+    TryFold,
+}
+
+/// Rewrites a call of `Map::fold`'s `map_fold(f, g)` (or `Map::try_fold`'s
+/// `map_try_fold(&mut f, g)`) ending block `bb`,
 /// `(acc, elt)`, with `f` giving a `mapped` (its text as printed), into
 /// `mapped = f(elt)` and then `g(acc, mapped)` into the call's
 /// destination, each closure borrowed from the environment where its
@@ -569,6 +601,7 @@ pub(super) fn expand_map_fold_each(
     body: &mut Body,
     bb: BasicBlock,
     (f, g, mapped): (&str, &str, &str),
+    form: MapForm,
     kernel: &KernelClosures,
 ) -> bool {
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
@@ -583,24 +616,39 @@ pub(super) fn expand_map_fold_each(
     let [acc_ty, elt_ty] = elems.as_slice() else {
         return false;
     };
-    if *acc_ty != dest_ty {
+    // `map_fold`'s `g` gives the accumulator, `map_try_fold`'s an `R`.
+    if form == MapForm::Fold && *acc_ty != dest_ty {
         return false;
     }
     let (f_ty, g_ty) = (Ty::Opaque(f.to_string()), Ty::Opaque(g.to_string()));
+    let f_ref_ty = Ty::Ref(Mutability::Mut, Box::new(f_ty.clone()));
+    let f_capture_ty = match form {
+        MapForm::Fold => f_ty.clone(),
+        MapForm::TryFold => f_ref_ty.clone(),
+    };
     let capture_less = |c: &str| (kernel.captures)(c).is_some_and(|c| c.is_empty());
     // Where the two closures are reached from: by index, or, when neither
     // takes space, through the environment's pointer itself.
-    let reach = match Env::of(body, &env_ty, &f_ty, &g_ty, kernel) {
+    let reach = match Env::of(body, &env_ty, &f_capture_ty, &g_ty, kernel) {
         Some(env) => Reach::Indexed(env),
-        None if capture_less(f) && capture_less(g) => Reach::Pointer(new_local(body, env_ty)),
+        None if form == MapForm::Fold && capture_less(f) && capture_less(g) => {
+            Reach::Pointer(new_local(body, env_ty))
+        }
         None => return false,
+    };
+    // `&mut f`, or the `&mut f` `map_try_fold` holds.
+    let f_borrow = match (&reach, form) {
+        (Reach::Indexed(env), MapForm::TryFold) => {
+            Rvalue::Use(Operand::Copy(env.other(f_ref_ty.clone())))
+        }
+        _ => reach.borrow(&f_ty, true),
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
     let stmt = |place: &Place, rv: Rvalue| site.assign(place, rv);
     let f_args_ty = Ty::Tuple(vec![elt_ty.clone()]);
     let g_args_ty = Ty::Tuple(vec![acc_ty.clone(), mapped_ty.clone()]);
     let (f_ref, g_ref, f_args, g_args, mapped) = (
-        new_local(body, Ty::Ref(Mutability::Mut, Box::new(f_ty.clone()))),
+        new_local(body, f_ref_ty),
         new_local(body, Ty::Ref(Mutability::Mut, Box::new(g_ty.clone()))),
         new_local(body, f_args_ty.clone()),
         new_local(body, g_args_ty.clone()),
@@ -629,7 +677,7 @@ pub(super) fn expand_map_fold_each(
     let block = &mut body.blocks[bb];
     block.statements.extend([
         reach.load(&site, env_op),
-        stmt(&f_ref, reach.borrow(&f_ty, true)),
+        stmt(&f_ref, f_borrow),
         stmt(
             &f_args,
             Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
