@@ -96,6 +96,29 @@ impl CallSite {
     }
 }
 
+impl CallSite {
+    /// `destination = <closure as FnMut<ARGS>>::call_mut(move closure_ref,
+    /// move args)`, `args` a tuple of type `args_ty`, going on to `target`
+    /// and unwinding as the call did: how each expansion calls the
+    /// closure a wrapper holds.
+    pub fn call_mut(
+        &self,
+        closure: &str,
+        closure_ref: Place,
+        (args, args_ty): (Place, &Ty),
+        destination: Place,
+        target: BasicBlock,
+    ) -> TerminatorKind {
+        TerminatorKind::Call {
+            func: crate::model::Callee::Item(call_mut_path(closure, args_ty)),
+            args: vec![Operand::Move(closure_ref), Operand::Move(args)],
+            destination,
+            target: Some(target),
+            unwind: self.unwind.clone(),
+        }
+    }
+}
+
 /// The closure call ending block `bb`, `call_mut(env, tuple)` with the
 /// tuple in a place: the call, the environment argument, the tuple's place
 /// and element types, and the type of the call's destination; what each

@@ -42,7 +42,7 @@
 //! Any other `Try` type or element type (`char`, which skips the
 //! surrogates) stays a call, refused by name.
 
-use super::call_site::{CallSite, call_mut_path, new_local, operand_ty, variant_value};
+use super::call_site::{CallSite, new_local, operand_ty, variant_value};
 use super::std_closures::{KernelClosures, callable, closure_function, drops_nothing};
 use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
 use crate::model::split_qualified;
@@ -266,7 +266,7 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
     let Some(site) = CallSite::of(body, bb) else {
         return false;
     };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (destination, target) = (&site.destination, &site.target);
     let [range_arg, init, wrapper_arg] = site.args.as_slice() else {
         return false;
     };
@@ -408,13 +408,8 @@ fn expand(body: &mut Body, bb: BasicBlock, fold: &RangeFold) -> bool {
                 (result, check)
             }
         };
-        body.blocks[block].terminator = terminator(TerminatorKind::Call {
-            func: Callee::Item(call_mut_path(&fold.closure, &args_ty)),
-            args: vec![Operand::Move(f_ref), Operand::Move(args)],
-            destination: result,
-            target: Some(after),
-            unwind: unwind.clone(),
-        });
+        body.blocks[block].terminator =
+            terminator(site.call_mut(&fold.closure, f_ref, (args, &args_ty), result, after));
     };
 
     // The call's block: the arguments into locals of their own.

@@ -4,11 +4,9 @@
 //! Its one capture, `f`, is at offset 0, so the environment pointer is a
 //! pointer to it.
 
-use crate::model::{BasicBlock, Body, Callee, CastKind, Mutability, Operand, Path, PlaceElem};
+use crate::model::{BasicBlock, Body, CastKind, Mutability, Operand, Path, PlaceElem};
 use crate::model::{GenericArg, IntTy, Rvalue, TerminatorKind, Ty};
-use crate::mono::call_site::{
-    call_mut_path, closure_call, control_flow, new_local, tuple_field, variant_value,
-};
+use crate::mono::call_site::{closure_call, control_flow, new_local, tuple_field, variant_value};
 
 /// Rewrites the call of `find_map`'s `check(f)` ending block `bb`, `((),
 /// x)`, with the call `ControlFlow<B>`: `found = f(x)`, then `Break(b)` for
@@ -81,12 +79,6 @@ pub(super) fn expand_find_map_check(body: &mut Body, bb: BasicBlock, f: &str) ->
             ),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(f, &f_args_ty)),
-        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
-        destination: found,
-        target: Some(branch),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(f, f_ref, (f_args, &f_args_ty), found, branch);
     true
 }

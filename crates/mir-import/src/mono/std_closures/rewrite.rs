@@ -241,7 +241,7 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
     let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (destination, target) = (&site.destination, &site.target);
     let Some(env_ty) = operand_ty(body, &env) else {
         return false;
     };
@@ -289,13 +289,7 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
                 ),
             ),
         ],
-        TerminatorKind::Call {
-            func: Callee::Item(call_mut_path(g, &g_args_ty)),
-            args: vec![Operand::Move(g_ref), Operand::Move(g_args)],
-            destination: destination.clone(),
-            target: Some(*target),
-            unwind: unwind.clone(),
-        },
+        site.call_mut(g, g_ref, (g_args, &g_args_ty), destination.clone(), *target),
     );
     let block = &mut body.blocks[bb];
     block.statements.extend([
@@ -309,13 +303,7 @@ fn expand_map_fold_then(body: &mut Body, bb: BasicBlock, f: &str, g: &str) -> bo
             Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(f, &f_args_ty)),
-        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
-        destination: mapped,
-        target: Some(then),
-        unwind: unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(f, f_ref, (f_args, &f_args_ty), mapped, then);
     true
 }
 
@@ -328,7 +316,7 @@ fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, which: Keep)
     let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (destination, target) = (&site.destination, &site.target);
     // `(T, T) -> T`; the one not kept is dropped, which the expansion
     // does not do: only for items whose drop does nothing.
     let [x_ty, y_ty] = elems.as_slice() else {
@@ -389,13 +377,7 @@ fn expand_reduce_by(body: &mut Body, bb: BasicBlock, compare: &str, which: Keep)
             ),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(compare, &args_ty)),
-        args: vec![Operand::Move(compare_ref), Operand::Move(args)],
-        destination: order,
-        target: Some(branch),
-        unwind: unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(compare, compare_ref, (args, &args_ty), order, branch);
     true
 }
 
@@ -407,7 +389,7 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: 
     let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let (destination, target, unwind) = (&site.destination, &site.target, &site.unwind);
+    let (destination, target) = (&site.destination, &site.target);
     let Ty::Adt(flow) = dest_ty else {
         return false;
     };
@@ -496,13 +478,7 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: 
     let branch = site.push_branch(body, Vec::new(), &keep, yes, no);
     let block = &mut body.blocks[bb];
     block.statements.extend(stmts);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(f, &f_args_ty)),
-        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
-        destination: keep,
-        target: Some(branch),
-        unwind: unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(f, f_ref, (f_args, &f_args_ty), keep, branch);
     true
 }
 

@@ -15,12 +15,11 @@
 use super::KernelClosures;
 use super::rewrite::plainly_dropless;
 use crate::model::{
-    AggregateKind, BasicBlock, BinOp, Body, Callee, CastKind, ConstOperand, IntTy, Mutability,
-    Operand, Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
+    AggregateKind, BasicBlock, BinOp, Body, CastKind, ConstOperand, IntTy, Mutability, Operand,
+    Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, call_mut_path, closure_call, control_flow, new_local, operand_ty, tuple_field,
-    variant_value,
+    CallSite, closure_call, control_flow, new_local, operand_ty, tuple_field, variant_value,
 };
 
 /// The environment of a closure with two captures at a call of it: a local
@@ -215,13 +214,13 @@ pub(super) fn expand_enumerate(
             Rvalue::Ref(Mutability::Mut, env.closure(fold_ty)),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(fold, &args_ty)),
-        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
-        destination: site.destination.clone(),
-        target: Some(counted),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(
+        fold,
+        fold_ref,
+        (args, &args_ty),
+        site.destination.clone(),
+        counted,
+    );
     true
 }
 
@@ -378,13 +377,7 @@ pub(super) fn expand_take_check(
             ),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(fold, &args_ty)),
-        args: vec![Operand::Move(fold_ref), Operand::Move(args)],
-        destination: r,
-        target: Some(branch),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(fold, fold_ref, (args, &args_ty), r, branch);
     true
 }
 
@@ -470,13 +463,7 @@ pub(super) fn expand_position(
             Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(predicate, &args_ty)),
-        args: vec![Operand::Move(predicate_ref), Operand::Move(args)],
-        destination: keep,
-        target: Some(branch),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(predicate, predicate_ref, (args, &args_ty), keep, branch);
     true
 }
 
@@ -539,13 +526,13 @@ pub(super) fn expand_filter_fold(
                 ),
             ),
         ],
-        TerminatorKind::Call {
-            func: Callee::Item(call_mut_path(fold, &fold_args_ty)),
-            args: vec![Operand::Move(fold_ref), Operand::Move(fold_args)],
-            destination: site.destination.clone(),
-            target: Some(site.target),
-            unwind: site.unwind.clone(),
-        },
+        site.call_mut(
+            fold,
+            fold_ref,
+            (fold_args, &fold_args_ty),
+            site.destination.clone(),
+            site.target,
+        ),
     );
     let skipped = site.push_block(
         body,
@@ -569,13 +556,13 @@ pub(super) fn expand_filter_fold(
             Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(item_ref)]),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(predicate, &test_args_ty)),
-        args: vec![Operand::Move(predicate_ref), Operand::Move(test_args)],
-        destination: keep,
-        target: Some(branch),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(
+        predicate,
+        predicate_ref,
+        (test_args, &test_args_ty),
+        keep,
+        branch,
+    );
     true
 }
 
@@ -666,13 +653,13 @@ pub(super) fn expand_map_fold_each(
                 ),
             ),
         ],
-        TerminatorKind::Call {
-            func: Callee::Item(call_mut_path(g, &g_args_ty)),
-            args: vec![Operand::Move(g_ref), Operand::Move(g_args)],
-            destination: site.destination.clone(),
-            target: Some(site.target),
-            unwind: site.unwind.clone(),
-        },
+        site.call_mut(
+            g,
+            g_ref,
+            (g_args, &g_args_ty),
+            site.destination.clone(),
+            site.target,
+        ),
     );
     let block = &mut body.blocks[bb];
     block.statements.extend([
@@ -683,12 +670,6 @@ pub(super) fn expand_map_fold_each(
             Rvalue::Aggregate(AggregateKind::Tuple, vec![Operand::Move(field(1))]),
         ),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(call_mut_path(f, &f_args_ty)),
-        args: vec![Operand::Move(f_ref), Operand::Move(f_args)],
-        destination: mapped,
-        target: Some(folded),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_mut(f, f_ref, (f_args, &f_args_ty), mapped, folded);
     true
 }
