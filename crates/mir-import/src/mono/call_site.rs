@@ -226,6 +226,13 @@ pub(super) fn control_flow(path: &Path) -> Option<(Ty, Ty)> {
     }
 }
 
+/// Whether `printed` (a type as printed) is `core`'s
+/// `NeverShortCircuit<inner>` (`inner` as printed).
+pub(super) fn never_short_circuit(printed: &str, inner: &str) -> bool {
+    crate::calls::std_relative(printed)
+        == Some(&format!("ops::try_trait::NeverShortCircuit<{inner}>"))
+}
+
 /// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
 pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
     Path {

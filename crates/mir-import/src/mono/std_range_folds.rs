@@ -42,7 +42,7 @@
 //! Any other `Try` type or element type (`char`, which skips the
 //! surrogates) stays a call, refused by name.
 
-use super::call_site::{CallSite, new_local, operand_ty, variant_value};
+use super::call_site::{CallSite, never_short_circuit, new_local, operand_ty, variant_value};
 use super::std_closures::{KernelClosures, callable, closure_function, drops_nothing};
 use crate::calls::{RANGE_INCLUSIVE_FIELDS, RANGE_INCLUSIVE_PATHS, std_relative};
 use crate::model::split_qualified;
@@ -252,11 +252,6 @@ fn enum_residual(result: &Ty, accumulator: &Ty) -> Option<Residual> {
         variant,
         discr,
     })
-}
-
-/// Whether `printed` is `NeverShortCircuit<inner>` of `core`.
-fn never_short_circuit(printed: &str, inner: &str) -> bool {
-    std_relative(printed) == Some(&format!("ops::try_trait::NeverShortCircuit<{inner}>"))
 }
 
 /// Rewrites the call ending block `bb` into the loop of the module's

@@ -1,14 +1,15 @@
 //! The rewriting of each closure call [`super::expand_calls`] expands:
 //! the MIR written at the call for each [`Wrapper`].
 
-use super::{Check, Counting, Keep, Wrapper, two_captures};
-use crate::calls::std_relative;
+use super::two_captures::{self, Counting};
+use super::{Check, Keep, Wrapper};
 use crate::model::{
     AggregateKind, BasicBlock, Body, Callee, CastKind, Mutability, Operand, Place, PlaceElem,
     Rvalue, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    call_mut_path, closure_call, control_flow, new_local, operand_ty, tuple_field, variant_value,
+    call_mut_path, closure_call, control_flow, never_short_circuit, new_local, operand_ty,
+    tuple_field, variant_value,
 };
 
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
@@ -173,11 +174,8 @@ pub(super) fn expand(
         // `NeverShortCircuit(f(a, b))`: `f`'s result is the wrapper's one
         // field, of the accumulator's type.
         Wrapper::WrapMut2(_) => {
-            let never = format!(
-                "ops::try_trait::NeverShortCircuit<{}>",
-                elems.first().map_or(String::new(), Ty::to_string)
-            );
-            if elems.len() != 2 || std_relative(&dest_ty.to_string()) != Some(never.as_str()) {
+            let inner = elems.first().map_or(String::new(), Ty::to_string);
+            if elems.len() != 2 || !never_short_circuit(&dest_ty.to_string(), &inner) {
                 return false;
             }
             let mut wrapped = destination.clone();

@@ -19,7 +19,8 @@ use crate::model::{
     Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, closure_call, control_flow, new_local, operand_ty, tuple_field, variant_value,
+    CallSite, closure_call, control_flow, never_short_circuit, new_local, operand_ty, tuple_field,
+    variant_value,
 };
 
 /// The environment of a closure with two captures at a call of it: a local
@@ -34,16 +35,18 @@ struct Env {
 }
 
 impl Env {
-    /// The environment behind `env_ty` (`&mut C`), if `C`'s captures are
-    /// exactly `other` and `closure` (in either order); its local is new.
+    /// The environment the call passes as `env` (a `&mut C`), if `C`'s
+    /// captures are exactly `other` and `closure` (in either order); its
+    /// local is new.
     fn of(
         body: &mut Body,
-        env_ty: &Ty,
+        env: &Operand,
         other: &Ty,
         closure: &Ty,
         kernel: &KernelClosures,
     ) -> Option<Env> {
-        let Ty::Ref(Mutability::Mut, pointee) = env_ty else {
+        let env_ty = operand_ty(body, env)?;
+        let Ty::Ref(Mutability::Mut, pointee) = &env_ty else {
             return None;
         };
         let Ty::Opaque(name) = &**pointee else {
@@ -55,7 +58,7 @@ impl Env {
             _ => return None,
         };
         Some(Env {
-            place: new_local(body, env_ty.clone()),
+            place: new_local(body, env_ty),
             other_at,
             closure_at,
         })
@@ -159,9 +162,6 @@ pub(super) fn expand_enumerate(
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some(env_ty) = operand_ty(body, &env_op) else {
-        return false;
-    };
     // `(acc, item)`, the accumulator of the result's type.
     let [acc_ty, item_ty] = elems.as_slice() else {
         return false;
@@ -171,7 +171,7 @@ pub(super) fn expand_enumerate(
     if *acc_ty != dest_ty {
         return false;
     }
-    let Some(env) = Env::of(body, &env_ty, &usize_ty, &fold_ty, kernel) else {
+    let Some(env) = Env::of(body, &env_op, &usize_ty, &fold_ty, kernel) else {
         return false;
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
@@ -252,9 +252,6 @@ pub(super) fn expand_take_check(
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some(env_ty) = operand_ty(body, &env_op) else {
-        return false;
-    };
     let Ty::Adt(flow) = dest_ty else {
         return false;
     };
@@ -265,14 +262,14 @@ pub(super) fn expand_take_check(
     let Some((r_ty, c)) = control_flow(&flow) else {
         return false;
     };
-    let never = format!("ops::try_trait::NeverShortCircuit<{acc_ty}>");
     let option = format!("option::Option<{acc_ty}>");
-    let relative = crate::calls::std_relative(&r_ty.to_string()).map(str::to_string);
+    let r_text = r_ty.to_string();
+    let relative = crate::calls::std_relative(&r_text).map(str::to_string);
     // How `R` goes on: `NeverShortCircuit`'s one field, or the variant
     // (and its discriminant) of a `ControlFlow<B, Acc>` or `Option<Acc>`
     // that holds the accumulator; any other `R` breaks with itself.
     let goes_on = match &r_ty {
-        _ if relative.as_deref() == Some(never.as_str()) => None,
+        _ if never_short_circuit(&r_text, &acc_ty.to_string()) => None,
         _ if relative.as_deref() == Some(option.as_str()) => Some(("Some", 1)),
         Ty::Adt(r) if control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty) => {
             Some(("Continue", 0))
@@ -289,7 +286,7 @@ pub(super) fn expand_take_check(
         Counter::Owned => usize_ty.clone(),
     };
     let fold_ty = Ty::Opaque(fold.to_string());
-    let Some(env) = Env::of(body, &env_ty, &counter_ty, &fold_ty, kernel) else {
+    let Some(env) = Env::of(body, &env_op, &counter_ty, &fold_ty, kernel) else {
         return false;
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
@@ -395,9 +392,6 @@ pub(super) fn expand_position(
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some(env_ty) = operand_ty(body, &env_op) else {
-        return false;
-    };
     let Ty::Adt(flow) = dest_ty else {
         return false;
     };
@@ -411,7 +405,7 @@ pub(super) fn expand_position(
     }
     let acc_ref_ty = Ty::Ref(Mutability::Mut, Box::new(usize_ty));
     let predicate_ty = Ty::Opaque(predicate.to_string());
-    let Some(env) = Env::of(body, &env_ty, &acc_ref_ty, &predicate_ty, kernel) else {
+    let Some(env) = Env::of(body, &env_op, &acc_ref_ty, &predicate_ty, kernel) else {
         return false;
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
@@ -481,9 +475,6 @@ pub(super) fn expand_filter_fold(
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some(env_ty) = operand_ty(body, &env_op) else {
-        return false;
-    };
     let [acc_ty, item_ty] = elems.as_slice() else {
         return false;
     };
@@ -492,7 +483,7 @@ pub(super) fn expand_filter_fold(
     }
     let predicate_ty = Ty::Opaque(predicate.to_string());
     let fold_ty = Ty::Opaque(fold.to_string());
-    let Some(env) = Env::of(body, &env_ty, &predicate_ty, &fold_ty, kernel) else {
+    let Some(env) = Env::of(body, &env_op, &predicate_ty, &fold_ty, kernel) else {
         return false;
     };
     let field = |i: usize| tuple_field(&tuple, &elems, i);
@@ -594,9 +585,6 @@ pub(super) fn expand_map_fold_each(
     let Some((site, env_op, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
-    let Some(env_ty) = operand_ty(body, &env_op) else {
-        return false;
-    };
     let Ok(mapped_ty) = crate::parse::parse_type(mapped) else {
         return false;
     };
@@ -616,9 +604,12 @@ pub(super) fn expand_map_fold_each(
     let capture_less = |c: &str| (kernel.captures)(c).is_some_and(|c| c.is_empty());
     // Where the two closures are reached from: by index, or, when neither
     // takes space, through the environment's pointer itself.
-    let reach = match Env::of(body, &env_ty, &f_capture_ty, &g_ty, kernel) {
+    let reach = match Env::of(body, &env_op, &f_capture_ty, &g_ty, kernel) {
         Some(env) => Reach::Indexed(env),
         None if form == MapForm::Fold && capture_less(f) && capture_less(g) => {
+            let Some(env_ty) = operand_ty(body, &env_op) else {
+                return false;
+            };
             Reach::Pointer(new_local(body, env_ty))
         }
         None => return false,

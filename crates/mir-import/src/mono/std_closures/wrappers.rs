@@ -1,0 +1,644 @@
+//! Which `core` closure a closure type is ([`Wrapper`]), read from the
+//! function and generic arguments its printed type names: what
+//! [`super::expand_calls`] expands and [`super::drops_nothing`] and
+//! [`super::callable`] reason about.
+
+use super::two_captures::{Counter, Counting, MapForm};
+use crate::calls::std_relative;
+use crate::model::{BinOp, top_level_items, trailing_generic_args};
+
+/// What a wrapper does with the closure `f` it captures (a closure type
+/// as printed: the kernel's, or another wrapper).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Wrapper {
+    /// `move |x| (f(&x), x)`.
+    Key(String),
+    /// `move |acc, &elt| f(acc, elt)`.
+    CopyFold(String),
+    /// `move |x| f(&x) as usize`.
+    ToUsize(String),
+    /// `move |(), item| f(item)`.
+    ForEach(String),
+    /// `any`'s, `all`'s, `find`'s and `rfind`'s `check(f)`: `move |(), x|`
+    /// a `ControlFlow` after `f(x)` (`find`, `rfind`: `f(&x)`).
+    Check(String, Check),
+    /// `find`'s (`rfind`'s) `check` of a `&mut f` (`Filter::next`'s
+    /// `find(&mut self.predicate)`): as [`Check::Find`], `f` behind the
+    /// reference the environment holds.
+    FindByRef(String),
+    /// `move |acc, elt| g(acc, f(elt))` with `g` an [`Wrapper::Accumulate`]
+    /// of that operation.
+    MapFold(String, BinOp),
+    /// `move |acc, elt| g(acc, f(elt))` with `g` (the second) a closure
+    /// that captures nothing and is called, not expanded: `min_by`'s or
+    /// `max_by`'s `fold(compare)` over a function item (stood in,
+    /// [`super::std_stand_ins`]).
+    MapFoldThen(String, String),
+    /// `|a, b| a + b` (or `*`), capturing nothing; `b` by reference for
+    /// `Sum<&T>` (`Product<&T>`).
+    Accumulate(BinOp, bool),
+    /// `NeverShortCircuit::wrap_mut_2(f)`: `move |a, b|
+    /// NeverShortCircuit(f(a, b))`.
+    WrapMut2(String),
+    /// `max_by`'s (`min_by`'s) `fold(compare)` with `compare` a closure:
+    /// `move |x, y| cmp::max_by(x, y, &mut compare)`.
+    ReduceBy(String, Keep),
+    /// `Enumerate::fold`'s `enumerate(count, fold)`: `move |acc, item| {
+    /// let acc = fold(acc, (count, item)); count += 1; acc }`. Two
+    /// captures, at the offsets the layout probe measured
+    /// ([`crate::model::Crate::closure_proxy_tuples`]).
+    Enumerate(String, Counting),
+    /// `Take::try_fold`'s `check(n, fold)` with `fold`'s result
+    /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`),
+    /// `ControlFlow<B, Acc>` or `Option<Acc>`: `move |acc, x| { *n -= 1; let r = fold(acc,
+    /// x); if *n == 0 { Break(r) } else { ControlFlow::from_try(r) } }`;
+    /// or `Skip::try_rfold`'s, the same with `n` its own. Two captures, as
+    /// for [`Wrapper::Enumerate`].
+    TakeCheck(String, Counter),
+    /// `position`'s `check(predicate, acc)`: `move |_, x| if predicate(x) {
+    /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
+    /// for [`Wrapper::Enumerate`].
+    Position(String),
+    /// `Filter::fold`'s `filter_fold(predicate, fold)` (the first and the
+    /// second): `move |acc, item| if predicate(&item) { fold(acc, item) }
+    /// else { acc }`. Two captures, as for [`Wrapper::Enumerate`].
+    FilterFold(String, String),
+    /// `find_map`'s `check(f)`: `move |(), x| match f(x) { Some(x) =>
+    /// Break(x), None => Continue(()) }`.
+    FindMap(String),
+    /// `map_fold(f, g)` with `g` any other closure (the first, the second,
+    /// and the type of `f`'s result as printed): `move |acc, elt| g(acc,
+    /// f(elt))`. Two captures, as for [`Wrapper::Enumerate`].
+    MapFoldEach(String, String, String, MapForm),
+}
+
+impl Wrapper {
+    /// The closure the wrapper passes the work on to, if any (`filter_fold`
+    /// calls its predicate as well: [`Wrapper::captured`]).
+    fn callee(&self) -> Option<&str> {
+        match self {
+            Wrapper::Key(f)
+            | Wrapper::CopyFold(f)
+            | Wrapper::ToUsize(f)
+            | Wrapper::ForEach(f)
+            | Wrapper::Check(f, _)
+            | Wrapper::FindByRef(f)
+            | Wrapper::MapFold(f, _)
+            | Wrapper::MapFoldThen(f, _)
+            | Wrapper::WrapMut2(f)
+            | Wrapper::ReduceBy(f, _)
+            | Wrapper::Enumerate(f, _)
+            | Wrapper::TakeCheck(f, _)
+            | Wrapper::Position(f)
+            | Wrapper::FilterFold(_, f)
+            | Wrapper::MapFoldEach(_, f, ..)
+            | Wrapper::FindMap(f) => Some(f),
+            Wrapper::Accumulate(..) => None,
+        }
+    }
+
+    /// Every closure the wrapper captures and calls: its callee, and
+    /// `filter_fold`'s predicate.
+    pub(super) fn captured(&self) -> Vec<&str> {
+        match self {
+            Wrapper::FilterFold(p, f) | Wrapper::MapFoldEach(p, f, ..) => vec![p, f],
+            _ => self.callee().into_iter().collect(),
+        }
+    }
+}
+
+/// Which of two items a [`Wrapper::ReduceBy`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// `cmp::max_by`'s: the first if it compares `Greater`, else the
+    /// second.
+    Max,
+    /// `cmp::min_by`'s: the second if the first compares `Greater`, else
+    /// the first.
+    Min,
+}
+
+/// Which `check` closure a [`Wrapper::Check`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Check {
+    /// `if f(x) { Break(()) } else { Continue(()) }`.
+    Any,
+    /// `if f(x) { Continue(()) } else { Break(()) }`.
+    All,
+    /// `if f(&x) { Break(x) } else { Continue(()) }`.
+    Find,
+}
+
+/// Which of the closures above a closure type (`{closure@DEF}`) is, with
+/// the closure it wraps (its function's last generic argument; for
+/// `map_fold`, the second to last).
+pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
+    let (name, args) = closure_function(closure_ty)?;
+    if let Some((_, op, by_ref)) = accumulator(name) {
+        return Some(Wrapper::Accumulate(op, by_ref));
+    }
+    let name = std_relative(name).unwrap_or(name);
+    let args = top_level_items(args);
+    // A closure by value: a shared or mutable reference to one (`&mut F`)
+    // is another type, which only `find`'s check is expanded for (what
+    // `Filter::next` passes: `self.iter.find(&mut self.predicate)`).
+    let closure = |a: &&str| a.starts_with("{closure@") && a.ends_with('}');
+    if let Some(f) = args
+        .last()
+        .and_then(|a| a.strip_prefix("&mut "))
+        .filter(closure)
+        && matches!(
+            name,
+            "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check"
+        )
+    {
+        return Some(Wrapper::FindByRef(f.to_string()));
+    }
+    let last = args.last().filter(|a| closure(a))?.to_string();
+    match name {
+        "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => {
+            Some(Wrapper::Key(last))
+        }
+        "iter::adapters::copied::copy_fold" => Some(Wrapper::CopyFold(last)),
+        "iter::Iterator::for_each::call" => Some(Wrapper::ForEach(last)),
+        "iter::Iterator::any::check" => Some(Wrapper::Check(last, Check::Any)),
+        "iter::Iterator::position::check" => Some(Wrapper::Position(last)),
+        "iter::Iterator::find_map::check" => Some(Wrapper::FindMap(last)),
+        "iter::Iterator::all::check" => Some(Wrapper::Check(last, Check::All)),
+        "iter::Iterator::find::check" | "iter::DoubleEndedIterator::rfind::check" => {
+            Some(Wrapper::Check(last, Check::Find))
+        }
+        "<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize" => {
+            Some(Wrapper::ToUsize(last))
+        }
+        "<std::iter::Enumerate<I> as std::iter::Iterator>::fold::enumerate" => {
+            Some(Wrapper::Enumerate(last, Counting::Up))
+        }
+        "<std::iter::Enumerate<I> as std::iter::DoubleEndedIterator>::try_rfold::enumerate" => {
+            Some(Wrapper::Enumerate(last, Counting::Down))
+        }
+        "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check" => {
+            Some(Wrapper::TakeCheck(last, Counter::Borrowed))
+        }
+        "<std::iter::Skip<I> as std::iter::DoubleEndedIterator>::try_rfold::check" => {
+            Some(Wrapper::TakeCheck(last, Counter::Owned))
+        }
+        "iter::Iterator::max_by::fold" => Some(Wrapper::ReduceBy(last, Keep::Max)),
+        "iter::Iterator::min_by::fold" => Some(Wrapper::ReduceBy(last, Keep::Min)),
+        n if n.starts_with("ops::try_trait::NeverShortCircuit<")
+            && n.ends_with(">::wrap_mut_2") =>
+        {
+            Some(Wrapper::WrapMut2(last))
+        }
+        "iter::adapters::filter::filter_fold" => match args.as_slice() {
+            [_, _, p, _] if closure(p) => Some(Wrapper::FilterFold(p.to_string(), last)),
+            _ => None,
+        },
+        // `map_try_fold<'a, T, B, Acc, R, F, G>`, which holds `&mut f`.
+        "iter::adapters::map::map_try_fold" => match args.as_slice() {
+            [_, _, b, _, _, f, g] if closure(f) && closure(g) => Some(Wrapper::MapFoldEach(
+                f.to_string(),
+                g.to_string(),
+                b.to_string(),
+                MapForm::TryFold,
+            )),
+            _ => None,
+        },
+        "iter::adapters::map::map_fold" => {
+            let [.., f, g] = args.as_slice() else {
+                return None;
+            };
+            if !closure(f) {
+                return None;
+            }
+            match wrapper_of(g) {
+                Some(Wrapper::Accumulate(op, false)) => Some(Wrapper::MapFold(f.to_string(), op)),
+                // `map_fold<T, B, Acc, F, G>`: `f`'s result is `g`'s
+                // second argument, of the accumulator's type (`max()`).
+                _ if closure(g)
+                    && capture_less_reduction(g)
+                    && matches!(args.as_slice(), [_, b, acc, _, _] if b == acc) =>
+                {
+                    Some(Wrapper::MapFoldThen(f.to_string(), g.to_string()))
+                }
+                // `map_fold<T, B, Acc, F, G>`.
+                _ => match args.as_slice() {
+                    [_, b, _, _, _] if closure(g) => Some(Wrapper::MapFoldEach(
+                        f.to_string(),
+                        g.to_string(),
+                        b.to_string(),
+                        MapForm::Fold,
+                    )),
+                    _ => None,
+                },
+            }
+        }
+        _ => None,
+    }
+}
+
+/// For a closure type that is `Sum`'s or `Product`'s closure of a
+/// primitive number: the number type, the operation, and whether the
+/// second operand is a reference (`Sum<&T>`).
+pub(in crate::mono) fn accumulator_closure(closure_ty: &str) -> Option<(String, BinOp, bool)> {
+    let (name, _) = closure_function(closure_ty)?;
+    let (number, op, by_ref) = accumulator(name)?;
+    Some((number.to_string(), op, by_ref))
+}
+
+/// Whether `closure_ty` is `min_by`'s or `max_by`'s `fold(compare)`
+/// closure with `compare` a function item (`for<'a, 'b> fn(&'a u32, &'b
+/// u32) -> Ordering {<u32 as Ord>::cmp}`, what `min()`, `max()` and the
+/// key methods pass): its one capture is zero-sized, so it captures
+/// nothing that takes space. A function pointer (no `{item}`) or a closure
+/// as `compare` may.
+pub(super) fn capture_less_reduction(closure_ty: &str) -> bool {
+    let Some((name, args)) = closure_function(closure_ty) else {
+        return false;
+    };
+    let reduction = matches!(
+        std_relative(name),
+        Some("iter::Iterator::min_by::fold" | "iter::Iterator::max_by::fold")
+    );
+    let items = top_level_items(args);
+    let fn_item = |compare: &str| {
+        compare.rsplit_once(" {").is_some_and(|(signature, item)| {
+            (signature.starts_with("fn(") || signature.starts_with("for<"))
+                && item.ends_with('}')
+                && !item.starts_with("closure@")
+        })
+    };
+    reduction && matches!(items.as_slice(), [_, compare] if fn_item(compare))
+}
+
+/// Whether `closure_ty` is a [`capture_less_reduction`] that a shim stands
+/// in for ([`super::std_stand_ins`]): its `compare` is `<T as Ord>::cmp`
+/// (`min()`, `max()`) or the key methods' nested `compare`.
+pub(super) fn stood_in_reduction(closure_ty: &str) -> bool {
+    let Some((_, args)) = closure_function(closure_ty) else {
+        return false;
+    };
+    let compare_item = top_level_items(args)
+        .last()
+        .and_then(|c| c.rsplit_once(" {"))
+        .and_then(|(_, item)| item.strip_suffix('}'));
+    let known = compare_item.is_some_and(|item| {
+        item.ends_with(" as std::cmp::Ord>::cmp")
+            || item.ends_with(" as core::cmp::Ord>::cmp")
+            || std_relative(item).is_some_and(|i| {
+                i.starts_with("iter::Iterator::min_by_key::compare::<")
+                    || i.starts_with("iter::Iterator::max_by_key::compare::<")
+            })
+    });
+    capture_less_reduction(closure_ty) && known
+}
+
+/// The function a closure `core` defines is the `{closure#0}` of, as
+/// printed in its type (`{closure@FUNCTION<ARGS>::{closure#0}}`): its name
+/// and its generic arguments' text.
+pub(in crate::mono) fn closure_function(closure_ty: &str) -> Option<(&str, &str)> {
+    let def = closure_ty.strip_prefix("{closure@")?.strip_suffix('}')?;
+    trailing_generic_args(def.strip_suffix("::{closure#0}")?)
+}
+
+/// The operation of `Sum`'s or `Product`'s closure of a primitive number
+/// (`<u32 as std::iter::Sum>::sum`, `<u32 as std::iter::Sum<&u32>>::sum`:
+/// the function the closure is defined in), and whether it takes its
+/// second operand by reference. `core`'s impls for the primitive numbers
+/// are all `iter.fold(zero, |a, b| a + b)` (`*`, one); other types' may be
+/// anyone's.
+fn accumulator(function: &str) -> Option<(&str, BinOp, bool)> {
+    let (self_ty, trait_path, method) = crate::model::split_qualified(function)?;
+    if !crate::mono::std_stand_ins::primitive_number(self_ty) {
+        return None;
+    }
+    let (op, expected) = match method {
+        "sum" => (BinOp::Add, "iter::Sum"),
+        "product" => (BinOp::Mul, "iter::Product"),
+        _ => return None,
+    };
+    let trait_path = std_relative(trait_path)?;
+    let by_ref = if trait_path == expected {
+        false
+    } else if trait_path == format!("{expected}<&{self_ty}>") {
+        true
+    } else {
+        return None;
+    };
+    Some((self_ty, op, by_ref))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::callable;
+    use super::super::rewrite::plainly_dropless;
+    use super::*;
+    use crate::model::{Mutability, Path, Ty};
+
+    const KEY: &str = "{closure@std::iter::Iterator::min_by_key::key<&u32, u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
+    const TO_USIZE: &str = "{closure@<std::iter::Filter<I, P> as std::iter::Iterator>::count::to_usize<&u32, {closure@/src/kernel.rs:13:42: 13:47}>::{closure#0}}";
+    const SUM: &str = "{closure@<usize as std::iter::Sum>::sum<std::iter::Map<std::slice::Iter<'_, u32>, F>>::{closure#0}}";
+
+    #[test]
+    fn wrappers_are_known_by_their_function_and_capture() {
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        assert_eq!(wrapper_of(KEY), Some(Wrapper::Key(kernel.clone())));
+        let fold = "{closure@std::iter::adapters::copied::copy_fold<u32, u32, {closure@/src/kernel.rs:13:66: 13:72}>::{closure#0}}";
+        assert!(matches!(wrapper_of(fold), Some(Wrapper::CopyFold(_))));
+        assert!(matches!(wrapper_of(TO_USIZE), Some(Wrapper::ToUsize(_))));
+        let for_each = "{closure@std::iter::Iterator::for_each::call<u32, {closure@/src/kernel.rs:13:39: 13:44}>::{closure#0}}";
+        assert_eq!(wrapper_of(for_each), Some(Wrapper::ForEach(kernel.clone())));
+        let check = |function: &str| {
+            wrapper_of(&format!(
+                "{{closure@{function}<u32, {{closure@/src/kernel.rs:13:39: 13:44}}>::{{closure#0}}}}"
+            ))
+        };
+        assert_eq!(
+            check("std::iter::Iterator::any::check"),
+            Some(Wrapper::Check(kernel.clone(), Check::Any))
+        );
+        assert_eq!(
+            check("core::iter::Iterator::all::check"),
+            Some(Wrapper::Check(kernel.clone(), Check::All))
+        );
+        assert_eq!(
+            check("std::iter::DoubleEndedIterator::rfind::check"),
+            Some(Wrapper::Check(kernel, Check::Find))
+        );
+        // `position`'s check captures a counter too; `find_map`'s breaks
+        // with what `f` found; `try_for_each`'s is another closure.
+        assert_eq!(
+            check("std::iter::Iterator::position::check"),
+            Some(Wrapper::Position(
+                "{closure@/src/kernel.rs:13:39: 13:44}".to_string()
+            ))
+        );
+        assert_eq!(
+            check("std::iter::Iterator::find_map::check"),
+            Some(Wrapper::FindMap(
+                "{closure@/src/kernel.rs:13:39: 13:44}".to_string()
+            ))
+        );
+        assert_eq!(check("std::iter::Iterator::try_for_each::call"), None);
+        assert_eq!(
+            wrapper_of(SUM),
+            Some(Wrapper::Accumulate(BinOp::Add, false))
+        );
+        let product_by_ref = SUM.replace(
+            "<usize as std::iter::Sum>::sum",
+            "<f32 as core::iter::Product<&f32>>::product",
+        );
+        assert_eq!(
+            wrapper_of(&product_by_ref),
+            Some(Wrapper::Accumulate(BinOp::Mul, true))
+        );
+        // A capture by reference, another closure index.
+        let by_ref = KEY.replace(", {closure@/src", ", &mut {closure@/src");
+        assert_eq!(wrapper_of(&by_ref), None);
+        let other = KEY.replace("::{closure#0}}", "::{closure#1}}");
+        assert_eq!(wrapper_of(&other), None);
+        // `Sum` of a type whose impl may be anyone's, or by reference.
+        assert_eq!(
+            wrapper_of(&SUM.replace("<usize as", "<kernel::Money as")),
+            None
+        );
+        assert_eq!(wrapper_of(&SUM.replace("Sum>", "Sum<&u8>>")), None);
+        assert_eq!(wrapper_of(&SUM.replace("Sum>::sum", "Sum>::product")), None);
+    }
+
+    #[test]
+    fn short_circuit_wrappers_and_closure_reductions_are_known() {
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        let wrap = format!(
+            "{{closure@std::ops::try_trait::NeverShortCircuit<u32>::wrap_mut_2<u32, &u32, {kernel}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&wrap), Some(Wrapper::WrapMut2(kernel.clone())));
+        assert_eq!(
+            wrapper_of(&wrap.replace("NeverShortCircuit<u32>", "kernel::Wrapped<u32>")),
+            None
+        );
+        let reduce = |function: &str, compare: &str| {
+            wrapper_of(&format!(
+                "{{closure@{function}<(usize, u32), {compare}>::{{closure#0}}}}"
+            ))
+        };
+        assert_eq!(
+            reduce("std::iter::Iterator::max_by::fold", &kernel),
+            Some(Wrapper::ReduceBy(kernel.clone(), Keep::Max))
+        );
+        assert_eq!(
+            reduce("core::iter::Iterator::min_by::fold", &kernel),
+            Some(Wrapper::ReduceBy(kernel.clone(), Keep::Min))
+        );
+        // A function item as `compare` is `capture_less_reduction`'s (stood
+        // in), a `&mut` closure another type.
+        let by_ord =
+            "for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}";
+        assert_eq!(reduce("std::iter::Iterator::max_by::fold", by_ord), None);
+        assert_eq!(
+            reduce(
+                "std::iter::Iterator::max_by::fold",
+                &format!("&mut {kernel}")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn two_capture_wrappers_are_known_by_their_function() {
+        let kernel = "{closure@/src/kernel.rs:13:39: 13:44}".to_string();
+        let enumerate = format!(
+            "{{closure@<std::iter::Enumerate<I> as std::iter::Iterator>::fold::enumerate<&u32, u32, {kernel}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&enumerate),
+            Some(Wrapper::Enumerate(kernel.clone(), Counting::Up))
+        );
+        // `try_rfold`'s counts down from the length.
+        let down = enumerate.replace(
+            "Iterator>::fold::enumerate",
+            "DoubleEndedIterator>::try_rfold::enumerate",
+        );
+        assert_eq!(
+            wrapper_of(&down),
+            Some(Wrapper::Enumerate(kernel.clone(), Counting::Down))
+        );
+        // `try_fold`'s `enumerate` captures `&mut count`; `rfold`'s, never
+        // seen left, is not expanded.
+        for other in [
+            "Iterator>::try_fold::enumerate",
+            "DoubleEndedIterator>::rfold::enumerate",
+        ] {
+            let name = enumerate.replace("Iterator>::fold::enumerate", other);
+            assert_eq!(wrapper_of(&name), None, "{name}");
+        }
+        let check = format!(
+            "{{closure@<std::iter::Take<I> as std::iter::Iterator>::try_fold::check<'_, &u32, u32, std::ops::try_trait::NeverShortCircuit<u32>, {kernel}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&check),
+            Some(Wrapper::TakeCheck(kernel.clone(), Counter::Borrowed))
+        );
+        // Over a `ControlFlow` (`find` through `take`) too.
+        let over_flow = check.replace(
+            ", u32, std::ops::try_trait::NeverShortCircuit<u32>,",
+            ", (), std::ops::ControlFlow<&u32>,",
+        );
+        assert_ne!(over_flow, check);
+        assert_eq!(
+            wrapper_of(&over_flow),
+            Some(Wrapper::TakeCheck(kernel.clone(), Counter::Borrowed))
+        );
+        // `Skip::try_rfold`'s `check` owns its count.
+        let skip_check = check.replace(
+            "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check<'_, ",
+            "<std::iter::Skip<I> as std::iter::DoubleEndedIterator>::try_rfold::check<",
+        );
+        assert_eq!(
+            wrapper_of(&skip_check),
+            Some(Wrapper::TakeCheck(kernel.clone(), Counter::Owned))
+        );
+        // `Take::for_each`'s `check(action)` is another closure.
+        let for_each = check.replace("try_fold::check", "spec_for_each::check");
+        assert_eq!(wrapper_of(&for_each), None);
+    }
+
+    #[test]
+    fn filter_fold_and_find_of_a_reference_are_known() {
+        let (p, f) = (
+            "{closure@/src/kernel.rs:1:2: 1:3}".to_string(),
+            "{closure@/src/kernel.rs:4:5: 4:6}".to_string(),
+        );
+        let filter_fold = format!(
+            "{{closure@std::iter::adapters::filter::filter_fold<u32, u32, {p}, {f}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&filter_fold),
+            Some(Wrapper::FilterFold(p.clone(), f.clone()))
+        );
+        // Both closures must have bodies and drop nothing.
+        let only_f = |c: &str| c == f;
+        assert!(!callable(&filter_fold, &only_f));
+        assert!(callable(&filter_fold, &|c| c == p || c == f));
+        let find = format!(
+            "{{closure@std::iter::Iterator::find::check<&[u32], &mut {p}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&find), Some(Wrapper::FindByRef(p.clone())));
+        // Only `find`'s (`rfind`'s) check of a reference.
+        let any = find.replace("find::check", "any::check");
+        assert_eq!(wrapper_of(&any), None);
+    }
+
+    #[test]
+    fn items_plainly_without_drop_glue_are_numbers_references_and_their_groups() {
+        let u32_ty = Ty::Int(crate::model::IntTy::U32);
+        let by_ref = Ty::Ref(Mutability::Not, Box::new(u32_ty.clone()));
+        assert!(plainly_dropless(&Ty::Tuple(vec![by_ref, Ty::Bool])));
+        assert!(plainly_dropless(&Ty::Array(
+            Box::new(u32_ty.clone()),
+            crate::model::ArrayLen::Known(4)
+        )));
+        // A type whose definition would have to be read, or a closure.
+        let own = Ty::Adt(Path::plain("kernel::Tally"));
+        assert!(!plainly_dropless(&own));
+        assert!(!plainly_dropless(&Ty::Tuple(vec![u32_ty, own])));
+        assert!(!plainly_dropless(&Ty::Opaque(
+            "{closure@k.rs:1:2: 1:3}".into()
+        )));
+    }
+
+    #[test]
+    fn map_fold_is_expanded_into_an_accumulator_or_a_capture_less_reduction() {
+        let map_fold = |g: &str| {
+            format!(
+                "{{closure@std::iter::adapters::map::map_fold<&u32, usize, usize, {TO_USIZE}, {g}>::{{closure#0}}}}"
+            )
+        };
+        assert_eq!(
+            wrapper_of(&map_fold(SUM)),
+            Some(Wrapper::MapFold(TO_USIZE.to_string(), BinOp::Add))
+        );
+        // `max()` after a map: `max_by`'s fold over a function item takes
+        // no space, so `f` is at offset 0 and `g` is called.
+        let max_by = |compare: &str| {
+            format!("{{closure@std::iter::Iterator::max_by::fold<u32, {compare}>::{{closure#0}}}}")
+        };
+        let by_ord = max_by(
+            "for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}",
+        );
+        assert_eq!(
+            wrapper_of(&map_fold(&by_ord)),
+            Some(Wrapper::MapFoldThen(TO_USIZE.to_string(), by_ord.clone()))
+        );
+        assert!(capture_less_reduction(&by_ord.replace("max_by", "min_by")));
+        // A function pointer, or a closure, as `compare` takes space.
+        let pointer = max_by("for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering");
+        assert!(!capture_less_reduction(&pointer));
+        // Such a `g` is read by its index, but nothing can call it.
+        assert!(matches!(
+            wrapper_of(&map_fold(&pointer)),
+            Some(Wrapper::MapFoldEach(..))
+        ));
+        assert!(!callable(&map_fold(&pointer), &|c| {
+            c == "{closure@/src/kernel.rs:13:42: 13:47}"
+        }));
+        // `f`'s items must be the accumulator's for that; otherwise `g`
+        // is read from the environment by its index like any capture.
+        let other_items = map_fold(&by_ord).replace("<&u32, usize, usize,", "<&u32, u8, usize,");
+        assert_eq!(
+            wrapper_of(&other_items),
+            Some(Wrapper::MapFoldEach(
+                TO_USIZE.to_string(),
+                by_ord.clone(),
+                "u8".to_string(),
+                MapForm::Fold
+            ))
+        );
+        let closure = max_by("{closure@/src/kernel.rs:1:2: 1:3}");
+        assert!(!capture_less_reduction(&closure));
+        assert!(!capture_less_reduction(
+            &by_ord.replace("max_by::fold", "max_by::other")
+        ));
+        // Two closures that may both capture: each read by its index,
+        // `f`'s result of the type `map_fold`'s second argument names.
+        let g = "{closure@/src/kernel.rs:1:2: 1:3}";
+        assert_eq!(
+            wrapper_of(&map_fold(g)),
+            Some(Wrapper::MapFoldEach(
+                TO_USIZE.to_string(),
+                g.to_string(),
+                "usize".to_string(),
+                MapForm::Fold
+            ))
+        );
+        // `Map::try_fold`'s `map_try_fold`, which holds `&mut f`.
+        let try_fold = format!(
+            "{{closure@std::iter::adapters::map::map_try_fold<'_, &u32, u32, (), std::ops::ControlFlow<usize>, {TO_USIZE}, {g}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&try_fold),
+            Some(Wrapper::MapFoldEach(
+                TO_USIZE.to_string(),
+                g.to_string(),
+                "u32".to_string(),
+                MapForm::TryFold
+            ))
+        );
+        // Callable only if both are.
+        let to_usize_kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
+        assert!(!callable(&map_fold(g), &to_usize_kernel));
+        assert!(callable(&map_fold(g), &|c| to_usize_kernel(c) || c == g));
+        // `max_by`'s fold over `Ord::cmp` is stood in: callable; over
+        // another function item it is not.
+        assert!(callable(&by_ord, &|_| false));
+        let by_total = max_by(
+            "for<'a, 'b> fn(&'a f32, &'b f32) -> std::cmp::Ordering {core::f32::<impl f32>::total_cmp}",
+        );
+        assert!(capture_less_reduction(&by_total));
+        assert!(!callable(&by_total, &|_| false));
+        // The kernel closure `to_usize` wraps must have a body.
+        let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
+        assert!(callable(&map_fold(SUM), &kernel));
+        assert!(!callable(&map_fold(SUM), &|_| false));
+    }
+}

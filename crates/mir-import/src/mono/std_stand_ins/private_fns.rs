@@ -1,0 +1,174 @@
+//! Stand-ins for methods of `core`'s private traits and nested functions
+//! whose bodies are known (`SpecAssumeCount`, `Flatten::count`'s `count`,
+//! `Step`'s unchecked steps, random access into side-effect-free
+//! iterators): the part of [`super`] that matches a call by its trait and
+//! method rather than by a closure's type.
+
+use super::{StandIn, strip_std};
+use crate::calls::std_relative;
+use crate::model::{IntTy, Mutability, Path, Ty, split_qualified};
+
+/// A method of a private trait or a nested function of `core` whose body
+/// is known.
+pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<StandIn> {
+    let names: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
+    let first = *names.first()?;
+    let usize_ty = Ty::Int(IntTy::Usize);
+    let (self_ty, trait_path, _) = split_qualified(first).unwrap_or(("", "", ""));
+    let trait_path = strip_std(trait_path).unwrap_or("");
+    let stand_in = match (trait_path, names.as_slice()) {
+        // `Filter::count` checks its count against the size hint's upper
+        // bound: `let _ = upper - count;`, overflow-checked as the caller
+        // is (the default impl). The `TrustedLen` impl only promises the
+        // optimiser `count <= upper`, under which the subtraction cannot
+        // overflow; the stand-in keeps the subtraction, not the promise.
+        ("iter::adapters::filter::SpecAssumeCount", [_, "assume_count_le_upper_bound"])
+            if params == [usize_ty.clone(), usize_ty.clone()] && *ret == Ty::unit() =>
+        {
+            ("assume_count", "{ let _ = a1 - a0; }".to_string())
+        }
+        // `Flatten::count` folds each inner iterator with the nested
+        // `fn count<U: Iterator>(acc: usize, iter: U) -> usize { acc +
+        // iter.count() }`.
+        ("iter::Iterator", [_, "count", "count"])
+            if std_relative(self_ty)
+                .is_some_and(|t| t.starts_with("iter::adapters::flatten::FlattenCompat<"))
+                && params.len() == 2
+                && params[0] == usize_ty
+                && *ret == usize_ty =>
+        {
+            (
+                "flatten_count",
+                "a0 + ::core::iter::Iterator::count(a1)".to_string(),
+            )
+        }
+        // `Step::forward_unchecked` and `backward_unchecked` of a primitive
+        // integer (`Range<usize>`'s `nth` in `skip(..).take(..)`): 1.95's
+        // `step_unsigned_methods!` and `step_signed_methods!` bodies, the
+        // caller promising no overflow.
+        (
+            "iter::Step" | "iter::range::Step",
+            [_, method @ ("forward_unchecked" | "backward_unchecked")],
+        ) if params.len() == 2
+            && params[1] == usize_ty
+            && params[0] == *ret
+            && matches!(ret, Ty::Int(_))
+            && ret.to_string() == self_ty =>
+        {
+            let Ty::Int(int) = ret else { return None };
+            let forward = *method == "forward_unchecked";
+            let body = if int.is_signed() {
+                let unsigned = int.to_unsigned().name();
+                let op = if forward {
+                    "checked_add_unsigned"
+                } else {
+                    "checked_sub_unsigned"
+                };
+                format!("a0.{op}(a1 as {unsigned}).unwrap_unchecked()")
+            } else {
+                let op = if forward {
+                    "unchecked_add"
+                } else {
+                    "unchecked_sub"
+                };
+                format!("a0.{op}(a1 as {self_ty})")
+            };
+            ("step_unchecked", body)
+        }
+        // Random access into an iterator that has it (`Take`'s, `Skip`'s,
+        // `Map`'s `__iterator_get_unchecked` reach it through
+        // `zip::try_get_unchecked`): the item `a1` places after the
+        // iterator's position, which `nth` on a clone of it gives too, for
+        // the iterators without side effects `random_access` lists. The
+        // caller promises that the item exists.
+        // `Zip`'s own (`ZipImpl::get_unchecked`, which its `fold` calls)
+        // is relative to its position too, and so is the hidden
+        // `Iterator::__iterator_get_unchecked` those reach, when rustc
+        // leaves that call (`Zip`'s `get_unchecked` of a `Skip`).
+        (
+            "iter::adapters::zip::SpecTrustedRandomAccess"
+            | "iter::adapters::zip::ZipImpl"
+            | "iter::Iterator"
+            | "iter::traits::iterator::Iterator",
+            [
+                _,
+                "try_get_unchecked" | "get_unchecked" | "__iterator_get_unchecked",
+            ],
+        ) if random_access(self_ty)
+            && matches!(
+                (trait_path, names[1]),
+                (
+                    "iter::adapters::zip::SpecTrustedRandomAccess",
+                    "try_get_unchecked"
+                ) | ("iter::adapters::zip::ZipImpl", "get_unchecked")
+                    | (
+                        "iter::Iterator" | "iter::traits::iterator::Iterator",
+                        "__iterator_get_unchecked"
+                    )
+            )
+            && matches!(params, [Ty::Ref(Mutability::Mut, it), index]
+                    if it.to_string() == self_ty && *index == usize_ty) =>
+        {
+            (
+                "get_unchecked",
+                "::core::iter::Iterator::nth(&mut ::core::clone::Clone::clone(&*a0), a1)\
+                 .unwrap_unchecked()"
+                    .to_string(),
+            )
+        }
+        _ => return None,
+    };
+    (params.iter().all(crate::mono::nameable) && crate::mono::nameable(ret))
+        .then(|| (stand_in.0, params.to_vec(), stand_in.1))
+}
+
+/// Whether an iterator type (as printed) is one whose random access
+/// (`__iterator_get_unchecked`) has no side effect and gives what `nth`
+/// on a clone gives: a slice's `Iter`, `Windows`, `Chunks`, `ChunksExact`,
+/// `RChunks`, and `Copied`, `Enumerate`, `Skip`, `Take` and `Zip` of
+/// such iterators.
+fn random_access(self_ty: &str) -> bool {
+    let Ok(Ty::Adt(path)) = crate::parse::parse_type(self_ty) else {
+        return false;
+    };
+    let inner: Vec<String> = path
+        .segments
+        .last()
+        .map(|s| {
+            s.args
+                .iter()
+                .filter_map(|a| match a {
+                    crate::model::GenericArg::Type(t) => Some(t.to_string()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let all_inner = |n: usize| inner.len() == n && inner.iter().all(|t| random_access(t));
+    match std_relative(&path.def_path()) {
+        Some(
+            "slice::Iter"
+            | "slice::iter::Iter"
+            | "slice::Windows"
+            | "slice::iter::Windows"
+            | "slice::Chunks"
+            | "slice::iter::Chunks"
+            | "slice::ChunksExact"
+            | "slice::iter::ChunksExact"
+            | "slice::RChunks"
+            | "slice::iter::RChunks",
+        ) => true,
+        Some(
+            "iter::Copied"
+            | "iter::adapters::copied::Copied"
+            | "iter::Enumerate"
+            | "iter::adapters::enumerate::Enumerate"
+            | "iter::Skip"
+            | "iter::adapters::skip::Skip"
+            | "iter::Take"
+            | "iter::adapters::take::Take",
+        ) => all_inner(1),
+        Some("iter::Zip" | "iter::adapters::zip::Zip") => all_inner(2),
+        _ => false,
+    }
+}
