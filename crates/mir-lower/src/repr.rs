@@ -210,17 +210,21 @@ pub fn repr_of(layouts: &Layouts, ty: &Ty) -> Result<Repr, ReprError> {
                         Encoding::Niche {
                             offset: 0,
                             size,
+                            untagged,
                             tagged,
-                            ..
                         },
                     ..
                 } if l.size == POINTER_SIZE
                     && *size == POINTER_SIZE
                     && matches!(tagged.as_slice(), [(_, 0)]) =>
                 {
-                    // `Option<NonZero<u64>>` is its integer; `Option<&T>`,
-                    // `Option<NonNull<T>>` and the rest are their pointer.
-                    match option_payload(ty).map(|t| repr_of(layouts, t)) {
+                    // `Option<NonZero<u64>>` (and `ControlFlow<Option<
+                    // Infallible>, NonZero<usize>>`, `advance_by`'s) is its
+                    // integer; `Option<&T>`, `Option<NonNull<T>>` and the
+                    // rest are their pointer.
+                    let payload =
+                        single_variant_field_ty(ty, untagged).map(|t| repr_of(layouts, &t));
+                    match payload {
                         Some(Ok(Repr::Scalar(Scalar::Int(64)))) => Repr::Scalar(Scalar::Int(64)),
                         _ => Repr::Scalar(Scalar::Ptr),
                     }

@@ -99,10 +99,15 @@ impl Path {
         self.replace(&|t| Some(t.substitute(s)))
     }
 
-    /// This path with [`Ty::replace`] applied to its type arguments.
+    /// This path with [`Ty::replace`] applied to its type arguments, and to
+    /// the self type and trait of a qualified segment (`<Map<I, F0> as
+    /// Iterator>`, a trait method's callee).
     pub fn replace(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Path {
         let mut p = self.clone();
         for seg in &mut p.segments {
+            if let Some(name) = replace_in_qualified(&seg.name, f) {
+                seg.name = name;
+            }
             for a in &mut seg.args {
                 if let GenericArg::Type(t) = a {
                     *t = t.replace(f);
@@ -111,6 +116,31 @@ impl Path {
         }
         p
     }
+}
+
+/// A qualified segment (`<SELF as TRAIT>`) with [`Ty::replace`] applied
+/// to its self type and its trait (read as a type, for its generic
+/// arguments); `None` when it is no such segment or nothing changes, so
+/// that an unchanged segment keeps its printed text.
+fn replace_in_qualified(name: &str, f: &dyn Fn(&Ty) -> Option<Ty>) -> Option<String> {
+    let (self_text, trait_text, rest) = super::split_qualified(name)?;
+    if !rest.is_empty() {
+        return None;
+    }
+    let replaced = |text: &str| {
+        let ty = crate::parse::parse_type(text).ok()?;
+        let new = ty.replace(f);
+        (new != ty).then(|| new.to_string())
+    };
+    let (new_self, new_trait) = (replaced(self_text), replaced(trait_text));
+    if new_self.is_none() && new_trait.is_none() {
+        return None;
+    }
+    Some(format!(
+        "<{} as {}>",
+        new_self.as_deref().unwrap_or(self_text),
+        new_trait.as_deref().unwrap_or(trait_text)
+    ))
 }
 
 /// What [`Body::visit_mut`] shows a visitor, each position once, outer
@@ -514,5 +544,31 @@ mod tests {
             named("{closure@/src/kernel.rs:1:2: 1:3}"),
             "{closure@/src/kernel.rs:1:2: 1:3}"
         );
+    }
+
+    #[test]
+    fn a_qualified_callee_gets_its_self_type_and_trait_substituted() {
+        let closure = "{closure@/src/kernel.rs:1:2: 1:3}";
+        let subst: Substitution = [("F0".to_string(), Ty::Opaque(closure.into()))]
+            .into_iter()
+            .collect();
+        let path = |t: &str| crate::parse::parse_value_path(t).expect("a printed callee");
+        let call = path(
+            "<std::iter::Skip<std::iter::Map<std::slice::Iter<'_, u32>, F0>> as std::iter::Iterator>::fold::<u32, F0>",
+        );
+        assert_eq!(
+            call.substitute(&subst).to_string(),
+            format!(
+                "<std::iter::Skip<std::iter::Map<std::slice::Iter<'_, u32>, {closure}>> as std::iter::Iterator>::fold<u32, {closure}>"
+            )
+        );
+        let closure_call = path("<F0 as std::ops::FnMut<(&u32,)>>::call_mut");
+        assert_eq!(
+            closure_call.substitute(&subst).to_string(),
+            format!("<{closure} as std::ops::FnMut<(&u32,)>>::call_mut")
+        );
+        // A segment without a parameter keeps its printed text.
+        let other = path("<std::iter::Map<I, G> as std::iter::Iterator>::next");
+        assert_eq!(other.substitute(&subst), other);
     }
 }

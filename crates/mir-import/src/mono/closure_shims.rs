@@ -78,7 +78,9 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         return None;
     };
     let (self_text, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
-    let kind = FoldKind::of(&method.name, trait_path)?;
+    let Some(kind) = FoldKind::of(&method.name, trait_path) else {
+        return adapter_method_shim(krate, path, params, ret);
+    };
     let (acc, closure, try_ty) = match (kind, method.args.as_slice()) {
         (FoldKind::Fold, [GenericArg::Type(acc), GenericArg::Type(closure)]) => {
             (acc, closure, None)
@@ -123,7 +125,6 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         name: "F".to_string(),
         bound: format!("FnMut({b}, <{s} as ::core::iter::Iterator>::Item) -> {step}"),
         stands_for: closure.clone(),
-        feature: None,
     });
     if let Some(r) = try_ty {
         // Only a `Try` type whose calls the instance can write.
@@ -134,7 +135,6 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
             name: "R".to_string(),
             bound: format!("::core::ops::Try<Output = {b}>"),
             stands_for: r.clone(),
-            feature: Some("try_trait_v2"),
         });
     }
     // The callee with its generic arguments left to inference, its self
@@ -149,6 +149,82 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         must_reach: None,
         stand_in: None,
         type_params,
+        features: try_ty.map(|_| "try_trait_v2").into_iter().collect(),
+    })
+}
+
+/// The generic shim of a call of a method without generic arguments of its
+/// own on an iterator that holds kernel closures in its `Map` and `Filter`
+/// adapters, the other arguments and the result nameable, generic over
+/// those closures as [`closure_shim`]'s is:
+///
+/// - a method of `Iterator` or `DoubleEndedIterator` (`next`, `nth`,
+///   `next_back`, which `Skip`'s and `Take`'s folds call), taking the
+///   iterator by value or by `&mut`;
+/// - `core`'s random access into an iterator that has it
+///   (`SpecTrustedRandomAccess::try_get_unchecked`, which `Take`'s fold
+///   and `Zip`'s call), through the hidden `__iterator_get_unchecked` it
+///   stands for there: the print enables `trusted_random_access`. Only for
+///   the iterators [`super::std_stand_ins::random_access`] lists and `Map`
+///   over one, whose random access runs its closure on the one item, as
+///   `next` would.
+fn adapter_method_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
+    let [qualified, method] = path.segments.as_slice() else {
+        return None;
+    };
+    let (self_text, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
+    let self_ty = crate::parse::parse_type(self_text).ok()?;
+    let relative = std_relative(trait_path)?;
+    let random_access = relative == "iter::adapters::zip::SpecTrustedRandomAccess"
+        && method.name == "try_get_unchecked";
+    let iterator = matches!(
+        relative,
+        "iter::Iterator"
+            | "iter::traits::iterator::Iterator"
+            | "iter::DoubleEndedIterator"
+            | "iter::traits::double_ended::DoubleEndedIterator"
+    );
+    let usize_ty = Ty::Int(crate::model::IntTy::Usize);
+    let by_mut_ref =
+        |t: &Ty| matches!(t, Ty::Ref(crate::model::Mutability::Mut, s) if **s == self_ty);
+    let fits = match params {
+        [receiver, index] if random_access => {
+            by_mut_ref(receiver)
+                && *index == usize_ty
+                && super::std_stand_ins::random_access(&self_ty, true)
+        }
+        [receiver, rest @ ..] if iterator => {
+            (by_mut_ref(receiver) || *receiver == self_ty) && rest.iter().all(super::nameable)
+        }
+        _ => false,
+    };
+    if !fits || !method.args.is_empty() || !super::nameable(ret) {
+        return None;
+    }
+    let type_params = adapter_closures(krate, &self_ty)?;
+    if type_params.is_empty() {
+        return None;
+    }
+    let s = with_lifetime(&with_params(&self_ty, &type_params));
+    let (callee, features) = if random_access {
+        (
+            "::core::iter::Iterator::__iterator_get_unchecked".to_string(),
+            vec!["trusted_random_access"],
+        )
+    } else {
+        (
+            format!("<{s} as {trait_path}>::{}", method.name),
+            Vec::new(),
+        )
+    };
+    Some(DepCall {
+        callee,
+        params: params.to_vec(),
+        ret: ret.clone(),
+        must_reach: None,
+        stand_in: None,
+        type_params,
+        features,
     })
 }
 
@@ -210,7 +286,6 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
                     name: format!("F{}", found.len()),
                     bound,
                     stands_for: (*closure).clone(),
-                    feature: None,
                 });
             }
             Some(())
@@ -335,7 +410,7 @@ mod tests {
             "{source}"
         );
         // `Try` is unstable: the print enables it.
-        assert_eq!(shim.features().collect::<Vec<_>>(), ["try_trait_v2"]);
+        assert_eq!(shim.features, ["try_trait_v2"]);
         // By value, or with a result of another type, it is no `try_fold`.
         let by_value = [ty(take), ty("u32"), ty(closure)];
         assert!(closure_shim(&krate, &path, &by_value, &ty(never)).is_none());
@@ -345,5 +420,75 @@ mod tests {
             "<{take} as std::iter::DoubleEndedIterator>::try_rfold::<u32, {closure}, {never}>"
         ));
         assert!(closure_shim(&krate, &rfold, &params, &ty(never)).is_some());
+    }
+
+    #[test]
+    fn a_method_of_an_iterator_holding_a_kernel_closure_gets_a_shim_generic_over_it() {
+        let closure = "{closure@/src/kernel.rs:1:2: 1:3}";
+        let mir = format!(
+            "fn kernel::k::{{closure#0}}(_1: &mut {closure}, _2: &u32) -> u32 {{
+    let mut _0: u32;
+
+    bb0: {{
+        _0 = copy (*_2);
+        return;
+    }}
+}}
+"
+        );
+        let krate = crate::import_text(&mir, "", None).expect("the MIR imports");
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let map = format!("std::iter::Map<std::slice::Iter<'_, u32>, {closure}>");
+        let map_a = "std::iter::Map<std::slice::Iter<'a, u32>, F0>";
+        let by_ref = ty(&format!("&mut {map}"));
+        let option = ty("std::option::Option<u32>");
+        let next = call(&format!("<{map} as std::iter::Iterator>::next"));
+        let shim = closure_shim(&krate, &next, std::slice::from_ref(&by_ref), &option)
+            .expect("a shim generic over the closure");
+        let source = shim.source_fn();
+        assert!(
+            source.contains(&format!(
+                "pub fn call<'a, F0: FnMut(&u32) -> u32>(a0: &'a mut {map_a}) -> std::option::Option<u32> {{"
+            )),
+            "{source}"
+        );
+        assert!(
+            source.contains(&format!("<{map_a} as std::iter::Iterator>::next(a0)")),
+            "{source}"
+        );
+        assert!(shim.features.is_empty());
+        // Random access through the `Map`: the hidden method, unstable.
+        let usize_ty = ty("usize");
+        let get = call(&format!(
+            "<{map} as std::iter::adapters::zip::SpecTrustedRandomAccess>::try_get_unchecked"
+        ));
+        let params = [by_ref.clone(), usize_ty.clone()];
+        let shim = closure_shim(&krate, &get, &params, &ty("u32")).expect("a random-access shim");
+        assert!(
+            shim.source_fn()
+                .contains("::core::iter::Iterator::__iterator_get_unchecked(a0, a1)")
+        );
+        assert_eq!(shim.features, ["trusted_random_access"]);
+        // Not through an iterator without random access, nor with another
+        // index type; and an iterator holding no closure gets none here.
+        let rev = format!("std::iter::Map<std::iter::Rev<std::slice::Iter<'_, u32>>, {closure}>");
+        let rev_get = call(&format!(
+            "<{rev} as std::iter::adapters::zip::SpecTrustedRandomAccess>::try_get_unchecked"
+        ));
+        let rev_params = [ty(&format!("&mut {rev}")), usize_ty];
+        assert!(closure_shim(&krate, &rev_get, &rev_params, &ty("u32")).is_none());
+        let by_u32 = [by_ref, ty("u32")];
+        assert!(closure_shim(&krate, &get, &by_u32, &ty("u32")).is_none());
+        let plain = call("<std::slice::Iter<'_, u32> as std::iter::Iterator>::next");
+        let plain_params = [ty("&mut std::slice::Iter<'_, u32>")];
+        assert!(
+            closure_shim(
+                &krate,
+                &plain,
+                &plain_params,
+                &ty("std::option::Option<&u32>")
+            )
+            .is_none()
+        );
     }
 }

@@ -178,12 +178,17 @@ fn by_body_paths(text: &str, closures: &BTreeMap<String, ClosureBody>) -> String
 
 /// Whether closure type `c` is one the standard library defines, which
 /// prints by its function's path (`{closure@std::iter::..::map_fold<..>
-/// ::{closure#0}}`, `{closure@<std::iter::Filter<I, P> as ..>::..}`), not
-/// by a span as the kernel's and its dependencies' do.
+/// ::{closure#0}}`, `{closure@<std::iter::Filter<I, P> as ..>::..}`,
+/// `{closure@<u32 as std::iter::Sum>::sum<..>::{closure#0}}`), not by a
+/// span as the kernel's and its dependencies' do.
 fn is_std_closure(c: &str) -> bool {
-    ["std::", "core::", "<std::", "<core::"]
-        .iter()
-        .any(|p| c.starts_with(&format!("{{closure@{p}")))
+    let Some(def) = c.strip_prefix("{closure@") else {
+        return false;
+    };
+    let std = |path: &str| path.starts_with("std::") || path.starts_with("core::");
+    std(def)
+        || crate::model::split_qualified(def)
+            .is_some_and(|(self_ty, trait_path, _)| std(self_ty) || std(trait_path))
 }
 
 /// Writes each call of a closure trait's method on a parameter of `subst`
@@ -415,6 +420,14 @@ pub fn instantiate(
             krate.left_calls.append(&mut left.borrow_mut());
         }
     }
+    // A call with a shim generic over the closures its self type holds
+    // (`<Map<Iter<'_, u32>, {closure@..}> as Iterator>::next`), which its
+    // type arguments do not show.
+    let generic_shim = |c: &Path| {
+        shims
+            .get(&c.to_string())
+            .is_some_and(|d| !d.type_params.is_empty())
+    };
     let mut done: BTreeSet<String> = BTreeSet::new();
     loop {
         let mut todo: BTreeMap<String, Path> = BTreeMap::new();
@@ -424,7 +437,7 @@ pub fn instantiate(
                     func: Callee::Item(c),
                     ..
                 } = &bb.terminator.kind
-                    && all_type_args(c).any(is_closure)
+                    && (all_type_args(c).any(is_closure) || generic_shim(c))
                     && !done.contains(&c.to_string())
                 {
                     todo.insert(c.to_string(), c.clone());

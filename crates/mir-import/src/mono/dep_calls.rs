@@ -89,6 +89,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                     must_reach,
                     stand_in: None,
                     type_params: Vec::new(),
+                    features: Vec::new(),
                 },
             );
         }
@@ -154,6 +155,7 @@ fn reified_dep_fns(
                     must_reach: is_inherent(path).then_some(printed),
                     stand_in: None,
                     type_params: Vec::new(),
+                    features: Vec::new(),
                 },
             );
         }
@@ -422,6 +424,7 @@ mod tests {
             must_reach: Some("gpu::DisjointSlice<'_, u32>::len".into()),
             stand_in: None,
             type_params: Vec::new(),
+            features: Vec::new(),
         };
         let mut shims = BTreeMap::new();
         shims.insert("gpu::DisjointSlice<'_, u32>::len".to_string(), d.clone());
@@ -463,6 +466,7 @@ mod tests {
             must_reach: Some("dep::m::<impl dep::T>::len".into()),
             stand_in: None,
             type_params: Vec::new(),
+            features: Vec::new(),
         };
         let shim = |callee: &str| {
             format!(

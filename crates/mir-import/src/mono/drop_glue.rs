@@ -57,6 +57,7 @@ fn glue_shim(ty: &Ty) -> DepCall {
         must_reach: None,
         stand_in: None,
         type_params: Vec::new(),
+        features: Vec::new(),
     }
 }
 

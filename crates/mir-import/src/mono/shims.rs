@@ -41,6 +41,10 @@ pub struct DepCall {
     /// them, and instantiated at those types from its MIR
     /// ([`super::closures`]).
     pub type_params: Vec<ShimTypeParam>,
+    /// The unstable library features the shim names (`try_trait_v2` for
+    /// the `Try` bound of a `try_fold`'s), which the print of the shims
+    /// enables.
+    pub features: Vec<&'static str>,
 }
 
 /// A shim's type parameter for a type that source cannot name: a closure,
@@ -55,9 +59,6 @@ pub struct ShimTypeParam {
     pub bound: String,
     /// The type it stands for.
     pub stands_for: Ty,
-    /// The unstable library feature its bound names (`try_trait_v2` for
-    /// `Try`), which the print of the shims enables.
-    pub feature: Option<&'static str>,
 }
 
 impl DepCall {
@@ -83,11 +84,6 @@ impl DepCall {
     /// The def path of the shim's body.
     pub fn body_path(&self) -> String {
         format!("{KERNEL_MODULE}::{}::call", self.module())
-    }
-
-    /// The unstable features the shim's bounds name.
-    pub fn features(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.type_params.iter().filter_map(|p| p.feature)
     }
 
     /// `t` with each type that a [`ShimTypeParam`] stands for written as
@@ -183,10 +179,13 @@ fn lifetimes_named(t: &Ty) -> Ty {
     })
 }
 
-/// The unstable features the bounds of `shims` name, each once, in order:
+/// The unstable features `shims` name, each once, in order:
 /// what the run that prints them enables.
 pub fn shim_features(shims: &BTreeMap<String, DepCall>) -> Vec<&'static str> {
-    let features: BTreeSet<&'static str> = shims.values().flat_map(DepCall::features).collect();
+    let features: BTreeSet<&'static str> = shims
+        .values()
+        .flat_map(|d| d.features.iter().copied())
+        .collect();
     features.into_iter().collect()
 }
 
@@ -381,6 +380,7 @@ mod tests {
             must_reach: None,
             stand_in: None,
             type_params: Vec::new(),
+            features: Vec::new(),
         };
         let mut shims = BTreeMap::new();
         shims.insert("a".to_string(), shim("dep::public::f"));
@@ -508,6 +508,7 @@ mod tests {
             must_reach: None,
             stand_in: None,
             type_params: Vec::new(),
+            features: Vec::new(),
         };
         let m = d.module();
         assert!(m.starts_with("__dep_call_finalize_"), "{m}");

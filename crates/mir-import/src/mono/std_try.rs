@@ -12,9 +12,13 @@
 //! gives `Continue(c)`, `Break(b)` gives `Break(ControlFlow::Break(b))`,
 //! in a `ControlFlow<ControlFlow<B, Infallible>, C>`.
 //!
-//! `Option`'s and `Result`'s `branch` are as simple, but no kernel was seen
-//! to leave them (rustc inlines them at the `?` of the kernel's own code),
-//! so they stay refused by name until one does and a fixture pins them.
+//! `Option<T>`'s `branch` is as simple (`Some(v)` gives `Continue(v)`,
+//! `None` gives `Break(None)`, in a `ControlFlow<Option<Infallible>, T>`),
+//! and rustc leaves it in `advance_by`'s `try_fold` over `Option<NonZero<
+//! usize>>` (`map(..).step_by(..)`): [`expand_option_branch`]. `Result`'s
+//! was never seen left (rustc inlines it at the `?` of the kernel's own
+//! code), so it stays refused by name until a kernel does and a fixture
+//! pins it.
 //!
 //! A `try_fold` shim generic over its `Try` type `R` ([`super::closure_shims`])
 //! is printed with calls of `<R as Try>::branch`, `from_output` and
@@ -31,8 +35,8 @@
 use super::call_site::{CallSite, control_flow, new_local, variant_value};
 use crate::calls::std_relative;
 use crate::model::{
-    BasicBlock, Body, Callee, GenericArg, IntTy, Operand, Path, PlaceElem, Rvalue, Substitution,
-    TerminatorKind, Ty, VisitMut,
+    BasicBlock, Body, Callee, ConstOperand, GenericArg, IntTy, Operand, Path, PlaceElem, Rvalue,
+    Substitution, TerminatorKind, Ty, VisitMut,
 };
 
 /// The trait of a qualified call's first segment (`<T as std::ops::Try>`),
@@ -125,21 +129,22 @@ impl TryType {
 }
 
 /// Writes a shim's instance at the `Try` types that `subst` gives its
-/// parameters: each `<R as Try>::Output` and `<R as Try>::Residual` type as
-/// the type `core` defines, and each call `<R as TRAIT>::m` as a call on
-/// the type (`<NeverShortCircuit<u32> as Try>::branch`), for
-/// [`expand_try_call`]. Parameters of other types are left alone.
+/// parameters, once substituted (which writes `<R as Try>::branch` as a
+/// call on the type, `<NeverShortCircuit<u32> as Try>::branch`, for
+/// [`expand_try_call`]): each `<T as Try>::Output` and `<T as
+/// Try>::Residual` type as the type `core` defines. Parameters of other
+/// types are left alone.
 pub(super) fn instantiate_try_param(body: &mut Body, subst: &Substitution) {
-    let tries: Vec<(String, Ty, TryType)> = subst
-        .iter()
-        .filter_map(|(name, ty)| Some((name.clone(), ty.clone(), TryType::of(ty)?)))
+    let tries: Vec<(String, TryType)> = subst
+        .values()
+        .filter_map(|ty| Some((ty.to_string(), TryType::of(ty)?)))
         .collect();
     if tries.is_empty() {
         return;
     }
-    struct Naming<'a>(&'a [(String, Ty, TryType)]);
+    struct Naming<'a>(&'a [(String, TryType)]);
     impl Naming<'_> {
-        /// `<R as Try>::Output` or `::Residual` of a parameter here.
+        /// `<T as Try>::Output` or `::Residual` of a `Try` type here.
         fn projection(&self, t: &Ty) -> Option<Ty> {
             let Ty::Adt(p) = t else { return None };
             let [_, assoc] = p.segments.as_slice() else {
@@ -148,7 +153,7 @@ pub(super) fn instantiate_try_param(body: &mut Body, subst: &Substitution) {
             let (self_text, "Try") = qualified_trait(p)? else {
                 return None;
             };
-            let (_, _, try_type) = self.0.iter().find(|(name, ..)| name == self_text)?;
+            let (_, try_type) = self.0.iter().find(|(text, _)| text == self_text)?;
             match assoc.name.as_str() {
                 "Output" if assoc.args.is_empty() => Some(try_type.output()),
                 "Residual" if assoc.args.is_empty() => Some(try_type.residual()),
@@ -162,15 +167,6 @@ pub(super) fn instantiate_try_param(body: &mut Body, subst: &Substitution) {
         }
         fn visit_path(&mut self, path: &mut Path) {
             *path = path.replace(&|t| self.projection(t));
-            let Some(first) = path.segments.first_mut() else {
-                return;
-            };
-            for (name, ty, _) in self.0 {
-                if let Some(rest) = first.name.strip_prefix(&format!("<{name} as ")) {
-                    first.name = format!("<{ty} as {rest}");
-                    return;
-                }
-            }
         }
     }
     body.visit_mut(&mut Naming(&tries));
@@ -390,6 +386,95 @@ pub(super) fn expand_branch(body: &mut Body, bb: BasicBlock) -> bool {
     block.terminator.kind = TerminatorKind::SwitchInt {
         discr: Operand::Move(tag),
         targets: vec![(0, continued)],
+        otherwise: stopped,
+    };
+    true
+}
+
+/// `Option<T>`'s `T`, when `path` (a type's) is `core`'s `Option`.
+fn option_of(path: &Path) -> Option<Ty> {
+    if std_relative(&path.def_path()) != Some("option::Option") {
+        return None;
+    }
+    match path.segments.last()?.args.as_slice() {
+        [GenericArg::Type(t)] => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// Expands the call of `Try::branch` ending block `bb`, if it is
+/// `Option<T>`'s into a `ControlFlow<Option<Infallible>, T>`: `Some(v)`
+/// gives `Continue(v)`, `None` gives `Break(None)` (`advance_by`'s
+/// `try_fold` over `Option<NonZero<usize>>`, in `map(..).skip(..)`).
+/// Whether it did.
+pub(super) fn expand_option_branch(body: &mut Body, bb: BasicBlock) -> bool {
+    let TerminatorKind::Call {
+        func: Callee::Item(path),
+        ..
+    } = &body.blocks[bb].terminator.kind
+    else {
+        return false;
+    };
+    if !is_branch(path) {
+        return false;
+    }
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    let (arg, moved) = match site.args.as_slice() {
+        [Operand::Move(arg)] => (arg.clone(), true),
+        [Operand::Copy(arg)] => (arg.clone(), false),
+        _ => return false,
+    };
+    let (Some(Ty::Adt(input)), Some(Ty::Adt(flow))) =
+        (body.place_ty(&arg), body.place_ty(&site.destination))
+    else {
+        return false;
+    };
+    let (Some(t), Some((Ty::Adt(residual), value_ty))) = (option_of(&input), control_flow(&flow))
+    else {
+        return false;
+    };
+    let infallible = option_of(&residual).and_then(|i| match i {
+        Ty::Adt(p) => std_relative(&p.def_path()).map(|d| d == "convert::Infallible"),
+        _ => None,
+    });
+    if infallible != Some(true) || value_ty != t {
+        return false;
+    }
+    let (destination, target) = (site.destination.clone(), site.target);
+    let mut held = arg.clone();
+    held.projection
+        .push(PlaceElem::Downcast("Some".to_string()));
+    held.projection.push(PlaceElem::Field(0, t));
+    let payload = if moved {
+        Operand::Move(held)
+    } else {
+        Operand::Copy(held)
+    };
+    // `Some(v)`: `Continue(v)`.
+    let continued = site.push_block(
+        body,
+        vec![site.assign(&destination, variant_value(&flow, "Continue", payload))],
+        TerminatorKind::Goto(target),
+    );
+    // `None`: `Break(None)`, the residual `Option<Infallible>` having no
+    // other value and no size.
+    let none = Operand::Const(ConstOperand::ZeroSized(Ty::Adt(residual)));
+    let stopped = site.push_block(
+        body,
+        vec![site.assign(&destination, variant_value(&flow, "Break", none))],
+        TerminatorKind::Goto(target),
+    );
+    // `Some` is variant 1.
+    let tag = new_local(body, Ty::Int(IntTy::Isize));
+    let block = &mut body.blocks[bb];
+    block
+        .statements
+        .push(site.assign(&tag, Rvalue::Discriminant(arg)));
+    block.terminator.kind = TerminatorKind::SwitchInt {
+        discr: Operand::Move(tag),
+        targets: vec![(1, continued)],
         otherwise: stopped,
     };
     true
@@ -653,7 +738,8 @@ mod tests {
                 "std::ops::ControlFlow<u32, u8>",
                 "std::ops::ControlFlow<std::ops::ControlFlow<u32, std::convert::Infallible>, u16>",
             ),
-            // `Option`'s and another type's branch are not written here.
+            // `Option`'s ([`expand_option_branch`]'s) and another type's
+            // branch are not written here.
             (
                 "std::option::Option<u8>",
                 "std::ops::ControlFlow<std::option::Option<std::convert::Infallible>, u8>",
@@ -665,6 +751,52 @@ mod tests {
         ];
         for (input, output) in mismatched {
             assert!(expanded(input, output).is_none(), "{input} -> {output}");
+        }
+    }
+
+    #[test]
+    fn options_branch_goes_on_with_some_and_stops_with_none() {
+        let option = "std::option::Option<u8>";
+        let flow = "std::ops::ControlFlow<std::option::Option<std::convert::Infallible>, u8>";
+        let krate = branching(option, flow);
+        let mut body = krate.bodies.values().next().expect("one body").clone();
+        let start = body.blocks.keys().next().expect("bb0");
+        assert!(expand_option_branch(&mut body, start));
+        let TerminatorKind::SwitchInt {
+            targets, otherwise, ..
+        } = &body.blocks[start].terminator.kind
+        else {
+            panic!("{:?}", body.blocks[start].terminator.kind);
+        };
+        // `Some` (1) goes on with its payload; `None` breaks with `None`.
+        let [(1, continued)] = targets.as_slice() else {
+            panic!("{targets:?}");
+        };
+        let assigned = |bb: BasicBlock| match &body.blocks[bb].statements[0].kind {
+            crate::model::StatementKind::Assign(
+                _,
+                Rvalue::Aggregate(crate::model::AggregateKind::Adt { path, .. }, ops),
+            ) => (path.last_name().to_string(), ops.clone()),
+            other => panic!("{other:?}"),
+        };
+        let (variant, ops) = assigned(*continued);
+        assert_eq!(variant, "Continue");
+        assert!(matches!(ops.as_slice(), [Operand::Move(p)] if p.projection.len() == 2));
+        let (variant, ops) = assigned(*otherwise);
+        assert_eq!(variant, "Break");
+        assert!(matches!(
+            ops.as_slice(),
+            [Operand::Const(ConstOperand::ZeroSized(_))]
+        ));
+        // Another residual, or a value of another type, stays a call.
+        for output in [
+            "std::ops::ControlFlow<std::option::Option<u8>, u8>",
+            "std::ops::ControlFlow<std::option::Option<std::convert::Infallible>, u16>",
+        ] {
+            let krate = branching(option, output);
+            let mut body = krate.bodies.values().next().expect("one body").clone();
+            let start = body.blocks.keys().next().expect("bb0");
+            assert!(!expand_option_branch(&mut body, start), "{output}");
         }
     }
 }

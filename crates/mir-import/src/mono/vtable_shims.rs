@@ -65,6 +65,7 @@ pub fn vtable_shims(krate: &Crate) -> BTreeMap<String, DepCall> {
                         must_reach: None,
                         stand_in: None,
                         type_params: Vec::new(),
+                        features: Vec::new(),
                     },
                 );
             }

@@ -86,7 +86,10 @@ mod wrappers;
 
 use crate::model::{BasicBlock, Body, Callee, TerminatorKind, closure_trait_call};
 use rewrite::expand;
-use wrappers::{Check, Keep, Wrapper, capture_less_reduction, stood_in_reduction, wrapper_of};
+use wrappers::{
+    Check, Keep, Wrapper, capture_less_reduction, stood_in_advance_by, stood_in_reduction,
+    wrapper_of,
+};
 pub(super) use wrappers::{accumulator_closure, closure_function};
 
 /// What expansion asks of the kernel's closures (by type, as printed).
@@ -112,7 +115,7 @@ pub(super) struct KernelClosures<'a> {
 pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
     match wrapper_of(f) {
         Some(w) => w.captured().into_iter().all(|g| drops_nothing(g, kernel)),
-        None => (kernel.drops_nothing)(f) || capture_less_reduction(f),
+        None => (kernel.drops_nothing)(f) || capture_less_reduction(f) || stood_in_advance_by(f),
     }
 }
 
@@ -140,6 +143,7 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
             let Some((self_ty, "call_mut")) = closure_trait_call(path) else {
                 expanded |= super::std_range_folds::expand_range_fold(body, bb, kernel)
                     || super::std_try::expand_branch(body, bb)
+                    || super::std_try::expand_option_branch(body, bb)
                     || super::std_try::expand_try_call(body, bb);
                 continue;
             };
@@ -161,10 +165,12 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
 }
 
 /// Whether a call of closure type `f` will have a body: the kernel's
-/// closure with one, a wrapper of one, or `min_by`'s or `max_by`'s
-/// `fold(compare)` over a function item that a shim stands in for.
+/// closure with one, a wrapper of one, or a capture-less closure of `core`
+/// that a shim stands in for (`min_by`'s or `max_by`'s `fold(compare)`
+/// over a function item, `advance_by`'s counting closure).
 pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f)
         || stood_in_reduction(f)
+        || stood_in_advance_by(f)
         || wrapper_of(f).is_some_and(|w| w.captured().into_iter().all(|g| callable(g, has_body)))
 }

@@ -293,6 +293,21 @@ pub(super) fn stood_in_reduction(closure_ty: &str) -> bool {
     capture_less_reduction(closure_ty) && known
 }
 
+/// Whether `closure_ty` is `advance_by`'s counting closure (`|n, _|
+/// NonZero::new(n.get() - 1)`, over an iterator without a faster
+/// `advance_by`), which captures nothing and which a shim stands in for
+/// ([`super::super::std_stand_ins`]).
+pub(super) fn stood_in_advance_by(closure_ty: &str) -> bool {
+    closure_ty
+        .strip_prefix("{closure@")
+        .and_then(|def| def.strip_suffix("::{closure#0}}"))
+        .and_then(crate::model::split_qualified)
+        .is_some_and(|(_, trait_path, method)| {
+            std_relative(trait_path) == Some("iter::Iterator::advance_by::SpecAdvanceBy")
+                && method == "spec_advance_by"
+        })
+}
+
 /// The function a closure `core` defines is the `{closure#0}` of, as
 /// printed in its type (`{closure@FUNCTION<ARGS>::{closure#0}}`): its name
 /// and its generic arguments' text.

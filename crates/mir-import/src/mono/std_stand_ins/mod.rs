@@ -36,6 +36,7 @@
 mod private_fns;
 
 use private_fns::private_fn_stand_in;
+pub(super) use private_fns::random_access;
 
 use super::shims::DepCall;
 use crate::calls::std_relative;
@@ -56,6 +57,7 @@ pub(super) fn stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> 
         must_reach: None,
         stand_in: Some(body),
         type_params: Vec::new(),
+        features: Vec::new(),
     })
 }
 
@@ -149,6 +151,23 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
                 "slice_contains",
                 vec![env_as(capture)?, params[1].clone()],
                 body.to_string(),
+            )
+        }
+        // `advance_by`'s for an iterator without a faster one (`Map`'s, in
+        // `map(..).skip(..)`): `self.try_fold(n, |n, _| NonZero::new(n.get()
+        // - 1))`, counting down from `n >= 1`, so the subtraction cannot
+        // overflow.
+        ("iter::Iterator::advance_by::SpecAdvanceBy", "spec_advance_by", "0")
+            if args.len() == 2
+                && std_relative(&args[0].to_string()) == Some("num::NonZero<usize>")
+                && std_relative(&ret.to_string())
+                    == Some(format!("option::Option<{}>", args[0]).as_str()) =>
+        {
+            (
+                "advance_by_step",
+                vec![env_as(Ty::unit())?, params[1].clone()],
+                "{ let _ = a0; let _ = &a1.1; ::core::num::NonZero::new(a1.0.get() - 1) }"
+                    .to_string(),
             )
         }
         _ => return None,

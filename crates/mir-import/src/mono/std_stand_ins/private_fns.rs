@@ -94,7 +94,7 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
                 _,
                 "try_get_unchecked" | "get_unchecked" | "__iterator_get_unchecked",
             ],
-        ) if random_access(self_ty)
+        ) if crate::parse::parse_type(self_ty).is_ok_and(|t| random_access(&t, false))
             && matches!(
                 (trait_path, names[1]),
                 (
@@ -122,29 +122,32 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
         .then(|| (stand_in.0, params.to_vec(), stand_in.1))
 }
 
-/// Whether an iterator type (as printed) is one whose random access
-/// (`__iterator_get_unchecked`) has no side effect and gives what `nth`
-/// on a clone gives: a slice's `Iter`, `Windows`, `Chunks`, `ChunksExact`,
-/// `RChunks`, and `Copied`, `Enumerate`, `Skip`, `Take` and `Zip` of
-/// such iterators.
-fn random_access(self_ty: &str) -> bool {
-    let Ok(Ty::Adt(path)) = crate::parse::parse_type(self_ty) else {
+/// Whether an iterator type has random access (`__iterator_get_unchecked`)
+/// without side effects, which gives what `nth` on a clone gives: a
+/// slice's `Iter`, `Windows`, `Chunks`, `ChunksExact`, `RChunks`, and
+/// `Copied`, `Enumerate`, `Skip`, `Take` and `Zip` of such iterators.
+/// With `through_map`, `Map` of one too, whose random access runs its
+/// closure on the one item it gives, as `next` does (and `nth` on a clone
+/// would not: it runs the closure on each item it skips).
+pub(in crate::mono) fn random_access(ty: &Ty, through_map: bool) -> bool {
+    let Ty::Adt(path) = ty else {
         return false;
     };
-    let inner: Vec<String> = path
+    let inner: Vec<&Ty> = path
         .segments
         .last()
         .map(|s| {
             s.args
                 .iter()
                 .filter_map(|a| match a {
-                    crate::model::GenericArg::Type(t) => Some(t.to_string()),
+                    crate::model::GenericArg::Type(t) => Some(t),
                     _ => None,
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let all_inner = |n: usize| inner.len() == n && inner.iter().all(|t| random_access(t));
+    let all_inner =
+        |n: usize| inner.len() == n && inner.iter().all(|t| random_access(t, through_map));
     match std_relative(&path.def_path()) {
         Some(
             "slice::Iter"
@@ -169,6 +172,9 @@ fn random_access(self_ty: &str) -> bool {
             | "iter::adapters::take::Take",
         ) => all_inner(1),
         Some("iter::Zip" | "iter::adapters::zip::Zip") => all_inner(2),
+        Some("iter::Map" | "iter::adapters::map::Map") if through_map => {
+            matches!(inner.as_slice(), [i, _] if random_access(i, through_map))
+        }
         _ => false,
     }
 }
