@@ -147,7 +147,18 @@ impl Crate {
                         .get(closure)
                         .is_some_and(|l| l.size == 0 && l.align == 1)
                 };
-                let proxy = closure_proxy(&Ty::Opaque(name.clone()), &captures, &zero_sized, 0)?;
+                // The report prints a layout for sized types only.
+                let sized = |t: &Ty| {
+                    self.layouts.sizedness(t) == Some(true)
+                        || self.layouts.get(&t.to_string()).is_some()
+                };
+                let proxy = closure_proxy(
+                    &Ty::Opaque(name.clone()),
+                    &captures,
+                    &zero_sized,
+                    &sized,
+                    0,
+                )?;
                 Some((name.clone(), proxy))
             })
             .collect()
@@ -221,26 +232,42 @@ impl Crate {
 /// The captures of a `core` closure whose source fixes them, from the
 /// generic arguments in its name, in the order its body first names them:
 /// `Filter::fold`'s `filter_fold<T, Acc, P, F>` captures `predicate: P`,
-/// then `fold: F`. `None` for any other closure.
+/// then `fold: F`; `Enumerate::fold`'s `enumerate<T, Acc, F>`, `fold: F`
+/// then `count: usize`. `None` for any other closure.
 fn known_std_captures(name: &str) -> Option<Vec<Ty>> {
     let def = name
         .strip_prefix("{closure@")?
         .strip_suffix("::{closure#0}}")?;
     let (function, args) = super::brackets::trailing_generic_args(def)?;
-    if crate::calls::std_relative(function) != Some("iter::adapters::filter::filter_fold") {
-        return None;
-    }
     let items = super::brackets::top_level_items(args);
-    let [_, _, predicate, fold] = items.as_slice() else {
+    let closure = |t: &str| t.starts_with("{closure@") && t.ends_with('}');
+    if crate::calls::std_relative(function) == Some("iter::adapters::filter::filter_fold") {
+        let [_, _, predicate, fold] = items.as_slice() else {
+            return None;
+        };
+        return (closure(predicate) && closure(fold)).then(|| {
+            vec![
+                Ty::Opaque(predicate.to_string()),
+                Ty::Opaque(fold.to_string()),
+            ]
+        });
+    }
+    // `Enumerate::fold`'s `enumerate<T, Acc, F>(count, fold)`: `move |acc,
+    // item| { let acc = fold(acc, (count, item)); count += 1; acc }`, which
+    // captures `fold` first (rustc prints `{ 0: fold, 1: count }`). rustc
+    // passes it as a constant where `count` is 0 and `fold` takes no space.
+    let (self_ty, trait_path, method) = super::split_qualified(function)?;
+    let enumerate = crate::calls::std_relative(self_ty).is_some_and(|s| {
+        s.starts_with("iter::Enumerate<") || s.starts_with("iter::adapters::enumerate::Enumerate<")
+    }) && matches!(
+        crate::calls::std_relative(trait_path),
+        Some("iter::Iterator" | "iter::traits::iterator::Iterator")
+    ) && method == "fold::enumerate";
+    let [_, _, fold] = items.as_slice() else {
         return None;
     };
-    let closure = |t: &str| t.starts_with("{closure@") && t.ends_with('}');
-    (closure(predicate) && closure(fold)).then(|| {
-        vec![
-            Ty::Opaque(predicate.to_string()),
-            Ty::Opaque(fold.to_string()),
-        ]
-    })
+    (enumerate && closure(fold))
+        .then(|| vec![Ty::Opaque(fold.to_string()), Ty::Int(super::IntTy::Usize)])
 }
 
 /// How deep [`closure_proxy`] follows closures inside closures.
@@ -248,27 +275,39 @@ const PROXY_DEPTH: usize = 8;
 
 /// The type the layout probe measures for `ty`: a closure as the tuple of
 /// its captures' proxies followed by `()` (see
-/// [`Crate::closure_proxy_tuples`]), a pointer to a closure as a pointer
-/// to `()` (a thin pointer either way), tuples and arrays element by
-/// element, anything else as it is; a closure whose captures are not known
-/// but that the report prints zero-sized and byte-aligned as `()`. `None`
-/// for any other closure whose captures are not known.
+/// [`Crate::closure_proxy_tuples`]), a pointer to a closure, or to a type
+/// that `sized` knows to be sized and that holds one (`StepBy`'s `nth`
+/// closure's `&mut Skip<Map<I, {closure}>>`), as a pointer to `()` (a thin
+/// pointer either way), tuples and arrays element by element, anything
+/// else as it is; a closure whose captures are not known but that the
+/// report prints zero-sized and byte-aligned as `()`. `None` for any other
+/// closure whose captures are not known.
 fn closure_proxy(
     ty: &Ty,
     captures: &BTreeMap<String, Vec<Ty>>,
     zero_sized: &dyn Fn(&str) -> bool,
+    sized: &dyn Fn(&Ty) -> bool,
     depth: usize,
 ) -> Option<Ty> {
     if depth > PROXY_DEPTH {
         return None;
     }
     let closure = |t: &Ty| matches!(t, Ty::Opaque(n) if n.starts_with("{closure@"));
+    let holds_closure = |t: &Ty| {
+        let found = std::cell::Cell::new(false);
+        t.replace(&|inner| {
+            found.set(found.get() || closure(inner));
+            None
+        });
+        found.get()
+    };
+    let thin = |t: &Ty| closure(t) || (holds_closure(t) && sized(t));
     Some(match ty {
         Ty::Opaque(name) if closure(ty) => match captures.get(name) {
             Some(of) => {
                 let mut fields: Vec<Ty> = of
                     .iter()
-                    .map(|c| closure_proxy(c, captures, zero_sized, depth + 1))
+                    .map(|c| closure_proxy(c, captures, zero_sized, sized, depth + 1))
                     .collect::<Option<_>>()?;
                 fields.push(Ty::unit());
                 Ty::Tuple(fields)
@@ -276,16 +315,16 @@ fn closure_proxy(
             None if zero_sized(name) => Ty::unit(),
             None => return None,
         },
-        Ty::Ref(m, inner) if closure(inner) => Ty::Ref(*m, Box::new(Ty::unit())),
-        Ty::RawPtr(m, inner) if closure(inner) => Ty::RawPtr(*m, Box::new(Ty::unit())),
+        Ty::Ref(m, inner) if thin(inner) => Ty::Ref(*m, Box::new(Ty::unit())),
+        Ty::RawPtr(m, inner) if thin(inner) => Ty::RawPtr(*m, Box::new(Ty::unit())),
         Ty::Tuple(items) => Ty::Tuple(
             items
                 .iter()
-                .map(|t| closure_proxy(t, captures, zero_sized, depth + 1))
+                .map(|t| closure_proxy(t, captures, zero_sized, sized, depth + 1))
                 .collect::<Option<_>>()?,
         ),
         Ty::Array(item, len) => Ty::Array(
-            Box::new(closure_proxy(item, captures, zero_sized, depth + 1)?),
+            Box::new(closure_proxy(item, captures, zero_sized, sized, depth + 1)?),
             len.clone(),
         ),
         other => other.clone(),
@@ -330,8 +369,10 @@ mod tests {
         ]
         .into();
         let zero_sized = |n: &str| n == "{closure@empty}";
-        let proxy =
-            |n: &str| closure_proxy(&closure(n), &captures, &zero_sized, 0).map(|t| t.to_string());
+        let sized = |t: &Ty| t.to_string().starts_with("kernel::Sized");
+        let proxy = |n: &str| {
+            closure_proxy(&closure(n), &captures, &zero_sized, &sized, 0).map(|t| t.to_string())
+        };
         assert_eq!(
             proxy("enumerate").as_deref(),
             Some("(((&u32, ()), ()), usize, ())")
@@ -343,12 +384,42 @@ mod tests {
         assert_eq!(proxy("pointing"), None);
         let pointer_only: BTreeMap<String, Vec<Ty>> = [(
             "{closure@p}".to_string(),
-            vec![by_ref(closure("unknown")), usize_ty],
+            vec![by_ref(closure("unknown")), usize_ty.clone()],
         )]
         .into();
         assert_eq!(
-            closure_proxy(&closure("p"), &pointer_only, &zero_sized, 0).map(|t| t.to_string()),
+            closure_proxy(&closure("p"), &pointer_only, &zero_sized, &sized, 0)
+                .map(|t| t.to_string()),
             Some("(&mut (), usize, ())".to_string())
+        );
+        // So is a pointer to a sized type that holds a closure (`StepBy`'s
+        // `nth` closure's `&mut Skip<Map<I, F>>`), which the probe cannot
+        // name; one whose sizedness is unknown keeps its type.
+        let holder = |name: &str| {
+            crate::parse::parse_type(&format!("kernel::{name}<{{closure@unknown}}>"))
+                .expect("a type")
+        };
+        let holding: BTreeMap<String, Vec<Ty>> = [
+            (
+                "{closure@sized}".to_string(),
+                vec![by_ref(holder("Sized")), usize_ty.clone()],
+            ),
+            (
+                "{closure@unsure}".to_string(),
+                vec![by_ref(holder("Maybe")), usize_ty],
+            ),
+        ]
+        .into();
+        let holding_proxy = |n: &str| {
+            closure_proxy(&closure(n), &holding, &zero_sized, &sized, 0).map(|t| t.to_string())
+        };
+        assert_eq!(
+            holding_proxy("sized").as_deref(),
+            Some("(&mut (), usize, ())")
+        );
+        assert_eq!(
+            holding_proxy("unsure").as_deref(),
+            Some("(&mut kernel::Maybe<{closure@unknown}>, usize, ())")
         );
     }
 
@@ -374,6 +445,26 @@ mod tests {
             known_std_captures(&name.replace("{closure#0}}", "{closure#1}}")),
             None
         );
+    }
+
+    #[test]
+    fn enumerate_folds_captures_are_its_fold_then_its_count() {
+        let f = "{closure@/src/kernel.rs:4:5: 4:6}";
+        let name = format!(
+            "{{closure@<std::iter::Enumerate<I> as std::iter::Iterator>::fold::enumerate<&u32, u32, {f}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            known_std_captures(&name),
+            Some(vec![Ty::Opaque(f.into()), Ty::Int(IntTy::Usize)])
+        );
+        // `try_fold`'s captures `&mut count`; `rfold`'s is another trait's.
+        for other in [
+            "Iterator>::try_fold::enumerate",
+            "DoubleEndedIterator>::rfold::enumerate",
+        ] {
+            let renamed = name.replace("Iterator>::fold::enumerate", other);
+            assert_eq!(known_std_captures(&renamed), None, "{renamed}");
+        }
     }
 
     /// A kernel that builds the closure `{closure@/src/kernel.rs:3:13: 3:16}`

@@ -9,8 +9,8 @@ use super::ty::{GenericArg, Ty};
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// Standard-library types, by their path under `std` or `core`, that have
-/// drop glue only through their type arguments: no `Drop` impl, or one that only drops the values of their
-/// type argument that they still hold. Each names how many of its leading
+/// drop glue only through their type arguments: no `Drop` impl, or one
+/// that only drops the values of their type argument that they still hold. Each names how many of its leading
 /// type arguments it holds by value; the rest it holds only behind a
 /// reference, so their drop glue is not its own.
 const DROPS_ONLY_ELEMENTS: &[(&str, usize)] = &[
@@ -49,6 +49,7 @@ const DROPS_ONLY_ELEMENTS: &[(&str, usize)] = &[
     ("iter::Cloned", usize::MAX),
     ("iter::StepBy", usize::MAX),
     ("iter::Inspect", usize::MAX),
+    ("iter::FromFn", usize::MAX),
 ];
 
 impl Crate {
@@ -93,18 +94,13 @@ impl Crate {
                 let module = p.segments.first().map(|s| s.name.as_str());
                 let own = !self.kernel_implements_drop
                     && matches!(module, Some(KERNEL_MODULE | PRELUDE_MODULE));
-                let std_relative = def
-                    .strip_prefix("std::")
-                    .or_else(|| def.strip_prefix("core::"));
+                let std_relative = crate::calls::std_relative(&def);
                 let std_elements = DROPS_ONLY_ELEMENTS
                     .iter()
                     .find(|(path, _)| Some(*path) == std_relative)
                     .map(|&(_, held)| held);
                 // `PhantomData` holds nothing.
-                let phantom = matches!(
-                    def.as_str(),
-                    "std::marker::PhantomData" | "core::marker::PhantomData"
-                );
+                let phantom = std_relative == Some("marker::PhantomData");
                 let held = std_elements.unwrap_or(usize::MAX);
                 (own || std_elements.is_some() || phantom)
                     && p.segments.iter().all(|s| {

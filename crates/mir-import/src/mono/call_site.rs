@@ -200,6 +200,18 @@ pub(super) fn variant_value(enum_path: &Path, variant: &str, payload: Operand) -
     )
 }
 
+/// `Option<T>`'s `T`, when `ty` is `core`'s `Option`.
+pub(super) fn option_of(ty: &Ty) -> Option<Ty> {
+    let Ty::Adt(path) = ty else { return None };
+    if crate::calls::std_relative(&path.def_path()) != Some("option::Option") {
+        return None;
+    }
+    match path.segments.last()?.args.as_slice() {
+        [crate::model::GenericArg::Type(t)] => Some(t.clone()),
+        _ => None,
+    }
+}
+
 /// `ControlFlow<B, C>`'s `B` and `C`, when `path` (a type's) is `core`'s
 /// `ControlFlow` (`C = ()` when printed without it).
 pub(super) fn control_flow(path: &Path) -> Option<(Ty, Ty)> {

@@ -1,6 +1,9 @@
-//! Shims generic over a closure argument, for the `core` folds rustc's
-//! inliner left as calls with one (`<Zip<..> as Iterator>::fold::<usize,
-//! {closure@map_fold<..>}>`, in `zip(..).filter(..).count()`).
+//! Shims generic over the closures a `core` call takes or its iterator
+//! holds, for the calls rustc's inliner left with one: a fold with a
+//! closure argument (`<Zip<..> as Iterator>::fold::<usize,
+//! {closure@map_fold<..>}>`, in `zip(..).filter(..).count()`), or a method
+//! of an iterator whose `Map` or `Filter` adapter holds a kernel closure
+//! (`<Map<Iter<'_, u32>, {closure@..}> as Iterator>::next`).
 //!
 //! A closure's type has no name in source, so the dependency-call shim of
 //! [`super::dep_calls`] cannot be written for such a call. But the shim can
@@ -14,15 +17,16 @@
 //! }
 //! ```
 //!
-//! rustc prints its MIR generic over `F` only, with the fold inlined (its
+//! rustc prints its MIR generic over `F` only, with the callee inlined (its
 //! inliner works on generic bodies where the callee resolves), and
-//! [`super::closures`] instantiates that MIR at the call's closure, as it
-//! does the kernel's own generic functions: the closure's calls become
-//! calls of its body, or of the `core` wrappers [`super::std_closures`]
-//! expands. Only `Iterator::fold` and `DoubleEndedIterator::rfold`, and
+//! [`super::closures`] instantiates that MIR at the call's closures, as it
+//! does the kernel's own generic functions: the closures' calls become
+//! calls of their bodies, or of the `core` wrappers [`super::std_closures`]
+//! expands. Served: `Iterator::fold` and `DoubleEndedIterator::rfold`, and
 //! `try_fold` and `try_rfold` at a `Try` type whose calls
 //! [`super::std_try`] writes (also a parameter, bounded by the unstable
-//! `Try`), over a self type source can name, get one.
+//! `Try`); a few stable methods without generic arguments of their own
+//! ([`ADAPTER_METHODS`]); and random access through a `Map`.
 
 use super::shims::{DepCall, ShimTypeParam, callee_source, with_lifetime, with_params};
 use crate::calls::std_relative;
@@ -42,27 +46,55 @@ enum FoldKind {
 impl FoldKind {
     /// The fold `method` of `trait_path` is, if it is one.
     fn of(method: &str, trait_path: &str) -> Option<FoldKind> {
-        let relative = std_relative(trait_path)?;
-        let iterator = matches!(
-            relative,
-            "iter::Iterator" | "iter::traits::iterator::Iterator"
-        );
-        let double_ended = matches!(
-            relative,
-            "iter::DoubleEndedIterator" | "iter::traits::double_ended::DoubleEndedIterator"
-        );
-        match method {
-            "fold" if iterator => Some(FoldKind::Fold),
-            "rfold" if double_ended => Some(FoldKind::Fold),
-            "try_fold" if iterator => Some(FoldKind::TryFold),
-            "try_rfold" if double_ended => Some(FoldKind::TryFold),
+        match (method, IteratorTrait::of(trait_path)?) {
+            ("fold", IteratorTrait::Forward) => Some(FoldKind::Fold),
+            ("rfold", IteratorTrait::DoubleEnded) => Some(FoldKind::Fold),
+            ("try_fold", IteratorTrait::Forward) => Some(FoldKind::TryFold),
+            ("try_rfold", IteratorTrait::DoubleEnded) => Some(FoldKind::TryFold),
             _ => None,
         }
     }
 }
 
+/// `Iterator` or `DoubleEndedIterator`, by a trait path as printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IteratorTrait {
+    Forward,
+    DoubleEnded,
+}
+
+impl IteratorTrait {
+    fn of(trait_path: &str) -> Option<IteratorTrait> {
+        match std_relative(trait_path)? {
+            "iter::Iterator" | "iter::traits::iterator::Iterator" => Some(IteratorTrait::Forward),
+            "iter::DoubleEndedIterator" | "iter::traits::double_ended::DoubleEndedIterator" => {
+                Some(IteratorTrait::DoubleEnded)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The methods of `Iterator` and `DoubleEndedIterator` that get a shim
+/// generic over the closures their iterator holds, without generic
+/// arguments of their own (`Skip::nth` calls `nth`, `Zip`'s fold `next`,
+/// `StepBy`'s `nth` over a `Skip` `advance_by`), each with the unstable
+/// feature the print enables for it.
+const ADAPTER_METHODS: [(&str, Option<&str>); 9] = [
+    ("next", None),
+    ("next_back", None),
+    ("nth", None),
+    ("nth_back", None),
+    ("size_hint", None),
+    ("count", None),
+    ("last", None),
+    ("advance_by", Some("iter_advance_by")),
+    ("advance_back_by", Some("iter_advance_by")),
+];
+
 /// The generic shim of a call of `path` with arguments of types `params`
-/// and a result of type `ret`, when it is a fold with a closure, of an
+/// and a result of type `ret`, when it is one [`adapter_method_shim`]
+/// serves, or a fold with a closure, of an
 /// iterator that source can name but for the kernel closures its `Map` and
 /// `Filter` adapters hold (each a parameter of its own, bounded by the
 /// closure's signature as its body gives it):
@@ -153,37 +185,33 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
     })
 }
 
-/// The generic shim of a call of a method without generic arguments of its
-/// own on an iterator that holds kernel closures in its `Map` and `Filter`
-/// adapters, the other arguments and the result nameable, generic over
-/// those closures as [`closure_shim`]'s is:
+/// The generic shim of a call on an iterator that holds kernel closures in
+/// its `Map` and `Filter` adapters, the other arguments and the result
+/// nameable, generic over those closures as [`closure_shim`]'s is:
 ///
-/// - a method of `Iterator` or `DoubleEndedIterator` (`next`, `nth`,
-///   `next_back`, which `Skip`'s and `Take`'s folds call), taking the
-///   iterator by value or by `&mut`;
+/// - one of [`ADAPTER_METHODS`], taking the iterator by value or by
+///   `&mut`;
 /// - `core`'s random access into an iterator that has it
-///   (`SpecTrustedRandomAccess::try_get_unchecked`, which `Take`'s fold
-///   and `Zip`'s call), through the hidden `__iterator_get_unchecked` it
-///   stands for there: the print enables `trusted_random_access`. Only for
-///   the iterators [`super::std_stand_ins::random_access`] lists and `Map`
-///   over one, whose random access runs its closure on the one item, as
-///   `next` would.
+///   (`SpecTrustedRandomAccess::try_get_unchecked`, which `Zip`'s fold and
+///   the random access of `Skip`, `Map` and `Enumerate` call, and the
+///   hidden `Iterator::__iterator_get_unchecked` it stands for, which
+///   `Take`'s fold calls), through that hidden method: the print enables
+///   `trusted_random_access`. Only for the iterators
+///   [`super::std_stand_ins::random_access`] lists, `Map`s anywhere in
+///   them, whose random access runs the closure on the one item it gives,
+///   as `next` would.
 fn adapter_method_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
     let [qualified, method] = path.segments.as_slice() else {
         return None;
     };
     let (self_text, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
     let self_ty = crate::parse::parse_type(self_text).ok()?;
-    let relative = std_relative(trait_path)?;
-    let random_access = relative == "iter::adapters::zip::SpecTrustedRandomAccess"
-        && method.name == "try_get_unchecked";
-    let iterator = matches!(
-        relative,
-        "iter::Iterator"
-            | "iter::traits::iterator::Iterator"
-            | "iter::DoubleEndedIterator"
-            | "iter::traits::double_ended::DoubleEndedIterator"
-    );
+    let iterator = IteratorTrait::of(trait_path);
+    let random_access = match (std_relative(trait_path)?, method.name.as_str()) {
+        ("iter::adapters::zip::SpecTrustedRandomAccess", "try_get_unchecked") => true,
+        (_, "__iterator_get_unchecked") => iterator == Some(IteratorTrait::Forward),
+        _ => false,
+    };
     let usize_ty = Ty::Int(crate::model::IntTy::Usize);
     let by_mut_ref =
         |t: &Ty| matches!(t, Ty::Ref(crate::model::Mutability::Mut, s) if **s == self_ty);
@@ -193,8 +221,10 @@ fn adapter_method_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> O
                 && *index == usize_ty
                 && super::std_stand_ins::random_access(&self_ty, true)
         }
-        [receiver, rest @ ..] if iterator => {
-            (by_mut_ref(receiver) || *receiver == self_ty) && rest.iter().all(super::nameable)
+        [receiver, rest @ ..] if iterator.is_some() => {
+            ADAPTER_METHODS.iter().any(|(m, _)| *m == method.name)
+                && (by_mut_ref(receiver) || *receiver == self_ty)
+                && rest.iter().all(super::nameable)
         }
         _ => false,
     };
@@ -205,17 +235,23 @@ fn adapter_method_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> O
     if type_params.is_empty() {
         return None;
     }
-    let s = with_lifetime(&with_params(&self_ty, &type_params));
     let (callee, features) = if random_access {
         (
             "::core::iter::Iterator::__iterator_get_unchecked".to_string(),
             vec!["trusted_random_access"],
         )
     } else {
-        (
-            format!("<{s} as {trait_path}>::{}", method.name),
-            Vec::new(),
-        )
+        // The callee through the self type as the signature writes it.
+        let mut callee_path = path.clone();
+        callee_path.segments[0].name = format!(
+            "<{} as {trait_path}>",
+            with_lifetime(&with_params(&self_ty, &type_params))
+        );
+        let feature = ADAPTER_METHODS
+            .iter()
+            .find_map(|(m, f)| (*m == method.name).then_some(*f))
+            .flatten();
+        (callee_source(&callee_path)?, feature.into_iter().collect())
     };
     Some(DepCall {
         callee,
@@ -256,7 +292,14 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
             _ => None,
         })
         .collect();
-    let adapter = std_relative(&path.def_path()).and_then(|d| match d {
+    let def = path.def_path();
+    if matches!(
+        std_relative(&def),
+        Some("iter::FromFn" | "iter::sources::from_fn::FromFn")
+    ) {
+        return collect_step_nth(krate, &args, found);
+    }
+    let adapter = std_relative(&def).and_then(|d| match d {
         "iter::Map" | "iter::adapters::map::Map" => Some(false),
         "iter::Filter" | "iter::adapters::filter::Filter" => Some(true),
         _ => None,
@@ -300,6 +343,40 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
             Some(())
         }
     }
+}
+
+/// Adds to `found` the closure of a `FromFn` (its type arguments `args`)
+/// when it is `StepBy`'s `nth(iter, step_minus_one)` closure, over an
+/// iterator source can name but for the kernel closures of its own
+/// adapters (added first): a parameter bounded by `FnMut() ->
+/// Option<<I as Iterator>::Item>`, which the instance's call of it is
+/// expanded from ([`super::std_closures`]). `None` for another closure.
+fn collect_step_nth(krate: &Crate, args: &[&Ty], found: &mut Vec<ShimTypeParam>) -> Option<()> {
+    let [closure @ Ty::Opaque(name)] = args else {
+        return None;
+    };
+    let (function, iter) = super::std_closures::closure_function(name)?;
+    let (_, trait_path, method) = crate::model::split_qualified(function)?;
+    let step_by = std_relative(trait_path)
+        .is_some_and(|t| t.starts_with("iter::adapters::step_by::StepByImpl<"))
+        && matches!(method, "spec_fold::nth" | "spec_try_fold::nth");
+    if !step_by {
+        return None;
+    }
+    let iter = crate::parse::parse_type(iter).ok()?;
+    collect_adapters(krate, &iter, found)?;
+    let item = format!(
+        "<{} as ::core::iter::Iterator>::Item",
+        with_lifetime(&with_params(&iter, found))
+    );
+    if !found.iter().any(|c| c.stands_for == **closure) {
+        found.push(ShimTypeParam {
+            name: format!("F{}", found.len()),
+            bound: format!("FnMut() -> ::core::option::Option<{item}>"),
+            stands_for: (*closure).clone(),
+        });
+    }
+    Some(())
 }
 
 /// The input and result types of the kernel closure `name`, from its body;
@@ -475,10 +552,16 @@ mod tests {
         let rev_get = call(&format!(
             "<{rev} as std::iter::adapters::zip::SpecTrustedRandomAccess>::try_get_unchecked"
         ));
-        let rev_params = [ty(&format!("&mut {rev}")), usize_ty];
+        let rev_params = [ty(&format!("&mut {rev}")), usize_ty.clone()];
         assert!(closure_shim(&krate, &rev_get, &rev_params, &ty("u32")).is_none());
-        let by_u32 = [by_ref, ty("u32")];
+        let by_u32 = [by_ref.clone(), ty("u32")];
         assert!(closure_shim(&krate, &get, &by_u32, &ty("u32")).is_none());
+        // An unstable method names its feature.
+        let advance = call(&format!("<{map} as std::iter::Iterator>::advance_by"));
+        let advance_params = [by_ref, usize_ty];
+        let result = ty("std::result::Result<(), std::num::NonZero<usize>>");
+        let shim = closure_shim(&krate, &advance, &advance_params, &result).expect("a shim");
+        assert_eq!(shim.features, ["iter_advance_by"]);
         let plain = call("<std::slice::Iter<'_, u32> as std::iter::Iterator>::next");
         let plain_params = [ty("&mut std::slice::Iter<'_, u32>")];
         assert!(
@@ -490,5 +573,32 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn a_from_fn_of_step_bys_nth_is_generic_over_that_closure() {
+        let nth = "{closure@<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_fold::nth<std::slice::Iter<'_, u32>>::{closure#0}}";
+        let from_fn = format!("std::iter::FromFn<{nth}>");
+        let sum = "{closure@<u32 as std::iter::Sum<&u32>>::sum<std::iter::FromFn<F>>::{closure#0}}";
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let fold = call(&format!(
+            "<{from_fn} as std::iter::Iterator>::fold::<u32, {sum}>"
+        ));
+        let params = [ty(&from_fn), ty("u32"), ty(sum)];
+        let krate = Crate::default();
+        let shim = closure_shim(&krate, &fold, &params, &ty("u32")).expect("a generic shim");
+        let source = shim.source_fn();
+        assert!(
+            source.contains("F0: FnMut() -> ::core::option::Option<<std::slice::Iter<'a, u32> as ::core::iter::Iterator>::Item>"),
+            "{source}"
+        );
+        assert!(source.contains("a0: std::iter::FromFn<F0>"), "{source}");
+        // Another closure in a `FromFn` is not known.
+        let other = from_fn.replace("spec_fold::nth", "spec_fold::next");
+        let other_fold = call(&format!(
+            "<{other} as std::iter::Iterator>::fold::<u32, {sum}>"
+        ));
+        let other_params = [ty(&other), ty("u32"), ty(sum)];
+        assert!(closure_shim(&krate, &other_fold, &other_params, &ty("u32")).is_none());
     }
 }

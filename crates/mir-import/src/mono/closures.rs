@@ -191,42 +191,6 @@ fn is_std_closure(c: &str) -> bool {
             .is_some_and(|(self_ty, trait_path, _)| std(self_ty) || std(trait_path))
 }
 
-/// Writes each call of a closure trait's method on a parameter of `subst`
-/// (`<F as FnMut<..>>::call_mut`), or on a `core` closure named with one,
-/// as a call on the closure type itself, so
-/// that a `core` wrapper closure is expanded like one rustc left named
-/// ([`super::std_closures`]); a kernel closure's is rewritten either way.
-fn name_closure_calls(body: &mut crate::model::Body, subst: &Substitution) {
-    for block in body.blocks.values_mut() {
-        let TerminatorKind::Call {
-            func: Callee::Item(path),
-            ..
-        } = &mut block.terminator.kind
-        else {
-            continue;
-        };
-        let Some((param, _)) = closure_trait_call(path) else {
-            continue;
-        };
-        // A parameter, or a `core` closure named with one
-        // (`{closure@..::map_fold<&[u32], u32, u32, F0, F>::{closure#0}}`).
-        let named = match subst.get(param) {
-            Some(t) => t.clone(),
-            None => Ty::Opaque(param.to_string()).substitute(subst),
-        };
-        let Ty::Opaque(closure) = &named else {
-            continue;
-        };
-        if closure == param {
-            continue;
-        }
-        let Some(rest) = path.segments[0].name.strip_prefix(&format!("<{param} as ")) else {
-            continue;
-        };
-        path.segments[0].name = format!("<{closure} as {rest}");
-    }
-}
-
 /// The template of a `core` call with a closure argument that has a shim
 /// generic over it ([`super::closure_shims`]): the shim's body.
 fn shim_template(
@@ -469,8 +433,11 @@ pub fn instantiate(
                 continue;
             }
             let mut body = krate.bodies[t.body].clone();
+            // The substitution names each closure in its calls too
+            // (`<F as FnMut<..>>::call_mut` becomes `<{closure@..} as
+            // FnMut<..>>::call_mut`), so a `core` wrapper closure is
+            // expanded like one rustc left named ([`super::std_closures`]).
             body.substitute(&t.subst);
-            name_closure_calls(&mut body, &t.subst);
             if from_shim {
                 super::std_try::instantiate_try_param(&mut body, &t.subst);
             }

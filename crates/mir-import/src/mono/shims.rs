@@ -41,9 +41,10 @@ pub struct DepCall {
     /// them, and instantiated at those types from its MIR
     /// ([`super::closures`]).
     pub type_params: Vec<ShimTypeParam>,
-    /// The unstable library features the shim names (`try_trait_v2` for
-    /// the `Try` bound of a `try_fold`'s), which the print of the shims
-    /// enables.
+    /// The unstable library features the shim names, in its bounds
+    /// (`try_trait_v2` for a `try_fold`'s `Try`) or its callee
+    /// (`trusted_random_access` for `__iterator_get_unchecked`), which the
+    /// print of the shims enables.
     pub features: Vec<&'static str>,
 }
 

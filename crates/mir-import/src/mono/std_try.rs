@@ -32,11 +32,11 @@
 //! `ControlFlow<B, Infallible>` residual, and unreachable for
 //! `NeverShortCircuit`, whose residual type has no values.
 
-use super::call_site::{CallSite, control_flow, new_local, variant_value};
+use super::call_site::{CallSite, control_flow, new_local, option_of, variant_value};
 use crate::calls::std_relative;
 use crate::model::{
-    BasicBlock, Body, Callee, ConstOperand, GenericArg, IntTy, Operand, Path, PlaceElem, Rvalue,
-    Substitution, TerminatorKind, Ty, VisitMut,
+    BasicBlock, Body, Callee, ConstOperand, GenericArg, IntTy, Operand, Path, Place, PlaceElem,
+    Rvalue, Statement, Substitution, TerminatorKind, Ty, VisitMut,
 };
 
 /// The trait of a qualified call's first segment (`<T as std::ops::Try>`),
@@ -302,36 +302,109 @@ pub(super) fn expand_try_call(body: &mut Body, bb: BasicBlock) -> bool {
     true
 }
 
-/// Expands the call of `Try::branch` ending block `bb`, if it is
-/// `ControlFlow<B, C>`'s into a `ControlFlow<ControlFlow<B, _>, C>`.
-/// Whether it did.
-pub(super) fn expand_branch(body: &mut Body, bb: BasicBlock) -> bool {
-    let TerminatorKind::Call {
-        func: Callee::Item(path),
-        ..
-    } = &body.blocks[bb].terminator.kind
-    else {
-        return false;
-    };
-    if !is_branch(path) {
-        return false;
+/// The call of `Try::branch` ending a block, on a place: what both
+/// expansions of it read.
+struct BranchCall {
+    site: CallSite,
+    /// The argument's place, and whether the call moved it.
+    arg: Place,
+    moved: bool,
+    /// The argument's type and the result's (`ControlFlow<R, T>`).
+    input: Path,
+    flow: Path,
+}
+
+impl BranchCall {
+    fn of(body: &Body, bb: BasicBlock) -> Option<BranchCall> {
+        let TerminatorKind::Call {
+            func: Callee::Item(path),
+            ..
+        } = &body.blocks[bb].terminator.kind
+        else {
+            return None;
+        };
+        if !is_branch(path) {
+            return None;
+        }
+        let site = CallSite::of(body, bb)?;
+        let (arg, moved) = match site.args.as_slice() {
+            [Operand::Move(arg)] => (arg.clone(), true),
+            [Operand::Copy(arg)] => (arg.clone(), false),
+            _ => return None,
+        };
+        let (Some(Ty::Adt(input)), Some(Ty::Adt(flow))) =
+            (body.place_ty(&arg), body.place_ty(&site.destination))
+        else {
+            return None;
+        };
+        Some(BranchCall {
+            site,
+            arg,
+            moved,
+            input,
+            flow,
+        })
     }
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let (arg, moved) = match site.args.as_slice() {
-        [Operand::Move(arg)] => (arg, true),
-        [Operand::Copy(arg)] => (arg, false),
-        _ => return false,
-    };
-    let (Some(Ty::Adt(input)), Some(Ty::Adt(flow))) =
-        (body.place_ty(arg), body.place_ty(&site.destination))
-    else {
+
+    /// The argument's `variant`'s one field, of type `ty`, moved out only
+    /// if the call moved the argument.
+    fn payload(&self, variant: &str, ty: Ty) -> Operand {
+        let mut held = self.arg.clone();
+        held.projection
+            .push(PlaceElem::Downcast(variant.to_string()));
+        held.projection.push(PlaceElem::Field(0, ty));
+        if self.moved {
+            Operand::Move(held)
+        } else {
+            Operand::Copy(held)
+        }
+    }
+
+    /// Ends block `bb` with a switch on the argument's discriminant: to a
+    /// new block that writes `Continue(going_on)` when it is `go_on`, else
+    /// to one that runs `stop`; both go on to the call's target.
+    fn expand(
+        self,
+        body: &mut Body,
+        bb: BasicBlock,
+        (go_on, going_on): (u128, Operand),
+        stop: Vec<Statement>,
+    ) {
+        let site = &self.site;
+        let continued = site.push_block(
+            body,
+            vec![site.assign(
+                &site.destination,
+                variant_value(&self.flow, "Continue", going_on),
+            )],
+            TerminatorKind::Goto(site.target),
+        );
+        let stopped = site.push_block(body, stop, TerminatorKind::Goto(site.target));
+        let tag = new_local(body, Ty::Int(IntTy::Isize));
+        let block = &mut body.blocks[bb];
+        block
+            .statements
+            .push(site.assign(&tag, Rvalue::Discriminant(self.arg)));
+        block.terminator.kind = TerminatorKind::SwitchInt {
+            discr: Operand::Move(tag),
+            targets: vec![(go_on, continued)],
+            otherwise: stopped,
+        };
+    }
+}
+
+/// Expands the call of `Try::branch` ending block `bb`, if it is
+/// `ControlFlow<B, C>`'s into a `ControlFlow<ControlFlow<B, _>, C>`:
+/// `Continue(c)` (variant 0) gives `Continue(c)`, `Break(b)` gives
+/// `Break(ControlFlow::Break(b))`. Whether it did.
+pub(super) fn expand_branch(body: &mut Body, bb: BasicBlock) -> bool {
+    let Some(call) = BranchCall::of(body, bb) else {
         return false;
     };
     // The input `ControlFlow<B, C>`, the result `ControlFlow<R, C>` with
     // the residual `R = ControlFlow<B, Infallible>`.
-    let (Some((b, c)), Some((residual_ty, value_ty))) = (control_flow(&input), control_flow(&flow))
+    let (Some((b, c)), Some((residual_ty, value_ty))) =
+        (control_flow(&call.input), control_flow(&call.flow))
     else {
         return false;
     };
@@ -342,141 +415,51 @@ pub(super) fn expand_branch(body: &mut Body, bb: BasicBlock) -> bool {
     if residual_break.as_ref() != Some(&b) || value_ty != c {
         return false;
     }
-    let (destination, target) = (site.destination.clone(), site.target);
-    // The payload, moved out of the argument only if the call moved it.
-    let payload = |variant: &str, ty: Ty| {
-        let mut held = arg.clone();
-        held.projection
-            .push(PlaceElem::Downcast(variant.to_string()));
-        held.projection.push(PlaceElem::Field(0, ty));
-        if moved {
-            Operand::Move(held)
-        } else {
-            Operand::Copy(held)
-        }
-    };
-    // `Continue(c)`.
-    let continued = site.push_block(
-        body,
-        vec![site.assign(
-            &destination,
-            variant_value(&flow, "Continue", payload("Continue", c)),
-        )],
-        TerminatorKind::Goto(target),
-    );
-    // `Break(ControlFlow::Break(b))`.
     let held = new_local(body, residual_ty.clone());
-    let stopped = site.push_block(
-        body,
-        vec![
-            site.assign(&held, variant_value(residual, "Break", payload("Break", b))),
-            site.assign(
-                &destination,
-                variant_value(&flow, "Break", Operand::Move(held)),
-            ),
-        ],
-        TerminatorKind::Goto(target),
-    );
-    // `Continue` is variant 0.
-    let tag = new_local(body, Ty::Int(IntTy::Isize));
-    let block = &mut body.blocks[bb];
-    block
-        .statements
-        .push(site.assign(&tag, Rvalue::Discriminant(arg.clone())));
-    block.terminator.kind = TerminatorKind::SwitchInt {
-        discr: Operand::Move(tag),
-        targets: vec![(0, continued)],
-        otherwise: stopped,
-    };
+    let stop = vec![
+        call.site.assign(
+            &held,
+            variant_value(residual, "Break", call.payload("Break", b)),
+        ),
+        call.site.assign(
+            &call.site.destination,
+            variant_value(&call.flow, "Break", Operand::Move(held)),
+        ),
+    ];
+    let going_on = call.payload("Continue", c);
+    call.expand(body, bb, (0, going_on), stop);
     true
-}
-
-/// `Option<T>`'s `T`, when `path` (a type's) is `core`'s `Option`.
-fn option_of(path: &Path) -> Option<Ty> {
-    if std_relative(&path.def_path()) != Some("option::Option") {
-        return None;
-    }
-    match path.segments.last()?.args.as_slice() {
-        [GenericArg::Type(t)] => Some(t.clone()),
-        _ => None,
-    }
 }
 
 /// Expands the call of `Try::branch` ending block `bb`, if it is
 /// `Option<T>`'s into a `ControlFlow<Option<Infallible>, T>`: `Some(v)`
-/// gives `Continue(v)`, `None` gives `Break(None)` (`advance_by`'s
-/// `try_fold` over `Option<NonZero<usize>>`, in `map(..).skip(..)`).
-/// Whether it did.
+/// (variant 1) gives `Continue(v)`, `None` gives `Break(None)`
+/// (`advance_by`'s `try_fold` over `Option<NonZero<usize>>`, in
+/// `map(..).skip(..)`). Whether it did.
 pub(super) fn expand_option_branch(body: &mut Body, bb: BasicBlock) -> bool {
-    let TerminatorKind::Call {
-        func: Callee::Item(path),
-        ..
-    } = &body.blocks[bb].terminator.kind
-    else {
+    let Some(call) = BranchCall::of(body, bb) else {
         return false;
     };
-    if !is_branch(path) {
+    let (Some(t), Some((residual @ Ty::Adt(_), value_ty))) = (
+        option_of(&Ty::Adt(call.input.clone())),
+        control_flow(&call.flow),
+    ) else {
+        return false;
+    };
+    let infallible = option_of(&residual).is_some_and(
+        |i| matches!(i, Ty::Adt(p) if std_relative(&p.def_path()) == Some("convert::Infallible")),
+    );
+    if !infallible || value_ty != t {
         return false;
     }
-    let Some(site) = CallSite::of(body, bb) else {
-        return false;
-    };
-    let (arg, moved) = match site.args.as_slice() {
-        [Operand::Move(arg)] => (arg.clone(), true),
-        [Operand::Copy(arg)] => (arg.clone(), false),
-        _ => return false,
-    };
-    let (Some(Ty::Adt(input)), Some(Ty::Adt(flow))) =
-        (body.place_ty(&arg), body.place_ty(&site.destination))
-    else {
-        return false;
-    };
-    let (Some(t), Some((Ty::Adt(residual), value_ty))) = (option_of(&input), control_flow(&flow))
-    else {
-        return false;
-    };
-    let infallible = option_of(&residual).and_then(|i| match i {
-        Ty::Adt(p) => std_relative(&p.def_path()).map(|d| d == "convert::Infallible"),
-        _ => None,
-    });
-    if infallible != Some(true) || value_ty != t {
-        return false;
-    }
-    let (destination, target) = (site.destination.clone(), site.target);
-    let mut held = arg.clone();
-    held.projection
-        .push(PlaceElem::Downcast("Some".to_string()));
-    held.projection.push(PlaceElem::Field(0, t));
-    let payload = if moved {
-        Operand::Move(held)
-    } else {
-        Operand::Copy(held)
-    };
-    // `Some(v)`: `Continue(v)`.
-    let continued = site.push_block(
-        body,
-        vec![site.assign(&destination, variant_value(&flow, "Continue", payload))],
-        TerminatorKind::Goto(target),
-    );
-    // `None`: `Break(None)`, the residual `Option<Infallible>` having no
-    // other value and no size.
-    let none = Operand::Const(ConstOperand::ZeroSized(Ty::Adt(residual)));
-    let stopped = site.push_block(
-        body,
-        vec![site.assign(&destination, variant_value(&flow, "Break", none))],
-        TerminatorKind::Goto(target),
-    );
-    // `Some` is variant 1.
-    let tag = new_local(body, Ty::Int(IntTy::Isize));
-    let block = &mut body.blocks[bb];
-    block
-        .statements
-        .push(site.assign(&tag, Rvalue::Discriminant(arg)));
-    block.terminator.kind = TerminatorKind::SwitchInt {
-        discr: Operand::Move(tag),
-        targets: vec![(1, continued)],
-        otherwise: stopped,
-    };
+    // The residual `Option<Infallible>` has no other value and no size.
+    let none = Operand::Const(ConstOperand::ZeroSized(residual));
+    let stop = vec![call.site.assign(
+        &call.site.destination,
+        variant_value(&call.flow, "Break", none),
+    )];
+    let going_on = call.payload("Some", t);
+    call.expand(body, bb, (1, going_on), stop);
     true
 }
 

@@ -21,6 +21,10 @@ pub(super) fn expand(
     wrapper: &Wrapper,
     kernel: &super::KernelClosures,
 ) -> bool {
+    // Called with `()`, which MIR passes as a constant.
+    if let Wrapper::StepNth(iter) = wrapper {
+        return two_captures::expand_step_nth(body, bb, iter, kernel);
+    }
     let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
@@ -78,6 +82,8 @@ pub(super) fn expand(
             return two_captures::expand_filter_fold(body, bb, p, f, kernel);
         }
         Wrapper::FindMap(f) => return super::find_map::expand_find_map_check(body, bb, f),
+        // Expanded above.
+        Wrapper::StepNth(_) => return false,
         Wrapper::MapFoldEach(f, g, mapped, form) => {
             return two_captures::expand_map_fold_each(body, bb, (f, g, mapped), *form, kernel);
         }
@@ -198,7 +204,8 @@ pub(super) fn expand(
         | Wrapper::Position(..)
         | Wrapper::FilterFold(..)
         | Wrapper::MapFoldEach(..)
-        | Wrapper::FindMap(..) => return false,
+        | Wrapper::FindMap(..)
+        | Wrapper::StepNth(_) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();
     let Some(input_tys) = input_tys else {

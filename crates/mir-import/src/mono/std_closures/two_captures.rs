@@ -224,6 +224,62 @@ pub(super) fn expand_enumerate(
     true
 }
 
+/// Rewrites a call of `StepBy`'s `nth(iter, step_minus_one)` closure
+/// ending block `bb`, `()`, into the call `<I as Iterator>::nth(iter,
+/// step_minus_one)` of its captures (`iter_ty` is `I`, as printed), which
+/// gets a shim of its own. Whether it did.
+pub(super) fn expand_step_nth(
+    body: &mut Body,
+    bb: BasicBlock,
+    iter_ty: &str,
+    kernel: &KernelClosures,
+) -> bool {
+    let Some(site) = CallSite::of(body, bb) else {
+        return false;
+    };
+    // `(env, ())`, the unit as a constant or a place.
+    let [env_op, unit] = site.args.as_slice() else {
+        return false;
+    };
+    let (env_op, dest_ty) = (env_op.clone(), body.place_ty(&site.destination));
+    let (Some(dest_ty), Some(Ty::Tuple(elems))) = (dest_ty, operand_ty(body, unit)) else {
+        return false;
+    };
+    let (Ok(iter), Ok(callee)) = (
+        crate::parse::parse_type(iter_ty),
+        crate::parse::parse_value_path(&format!("<{iter_ty} as std::iter::Iterator>::nth")),
+    ) else {
+        return false;
+    };
+    let usize_ty = Ty::Int(IntTy::Usize);
+    let iter_ref = Ty::Ref(Mutability::Mut, Box::new(iter));
+    if !elems.is_empty() || crate::mono::call_site::option_of(&dest_ty).is_none() {
+        return false;
+    }
+    // `iter` stands where `Env` expects a closure: a capture of its own type.
+    let Some(env) = Env::of(body, &env_op, &usize_ty, &iter_ref, kernel) else {
+        return false;
+    };
+    let (iter_arg, step_arg) = (
+        new_local(body, iter_ref.clone()),
+        new_local(body, usize_ty.clone()),
+    );
+    let block = &mut body.blocks[bb];
+    block.statements.extend([
+        env.load(&site, env_op),
+        site.assign(&iter_arg, Rvalue::Use(Operand::Copy(env.closure(iter_ref)))),
+        site.assign(&step_arg, Rvalue::Use(Operand::Copy(env.other(usize_ty)))),
+    ]);
+    block.terminator.kind = TerminatorKind::Call {
+        func: crate::model::Callee::Item(callee),
+        args: vec![Operand::Move(iter_arg), Operand::Move(step_arg)],
+        destination: site.destination.clone(),
+        target: Some(site.target),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
+
 /// How a `check(n, fold)` closure holds its count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Counter {

@@ -70,6 +70,11 @@ pub(super) enum Wrapper {
     /// and the type of `f`'s result as printed): `move |acc, elt| g(acc,
     /// f(elt))`. Two captures, as for [`Wrapper::Enumerate`].
     MapFoldEach(String, String, String, MapForm),
+    /// `StepBy`'s `nth(iter, step_minus_one)` (its `fold`'s and
+    /// `try_fold`'s, over `from_fn`), with the iterator's type as printed:
+    /// `move || iter.nth(step_minus_one)`, capturing `&mut I` and a
+    /// `usize` and no closure. Two captures, as for [`Wrapper::Enumerate`].
+    StepNth(String),
 }
 
 impl Wrapper {
@@ -93,7 +98,7 @@ impl Wrapper {
             | Wrapper::FilterFold(_, f)
             | Wrapper::MapFoldEach(_, f, ..)
             | Wrapper::FindMap(f) => Some(f),
-            Wrapper::Accumulate(..) => None,
+            Wrapper::Accumulate(..) | Wrapper::StepNth(_) => None,
         }
     }
 
@@ -153,6 +158,14 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         )
     {
         return Some(Wrapper::FindByRef(f.to_string()));
+    }
+    if let (
+        "<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_fold::nth"
+        | "<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_try_fold::nth",
+        [iter],
+    ) = (name, args.as_slice())
+    {
+        return Some(Wrapper::StepNth(iter.to_string()));
     }
     let last = args.last().filter(|a| closure(a))?.to_string();
     match name {
@@ -516,6 +529,25 @@ mod tests {
         // `Take::for_each`'s `check(action)` is another closure.
         let for_each = check.replace("try_fold::check", "spec_for_each::check");
         assert_eq!(wrapper_of(&for_each), None);
+    }
+
+    #[test]
+    fn step_bys_nth_closure_is_known_by_its_iterator() {
+        let iter = "std::iter::Skip<std::slice::Iter<'_, u32>>";
+        let fold = format!(
+            "{{closure@<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_fold::nth<{iter}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&fold), Some(Wrapper::StepNth(iter.to_string())));
+        let try_fold = fold.replace("spec_fold::nth", "spec_try_fold::nth");
+        assert_eq!(
+            wrapper_of(&try_fold),
+            Some(Wrapper::StepNth(iter.to_string()))
+        );
+        // It captures no closure: callable, and dropping nothing to check.
+        assert!(callable(&fold, &|_| false));
+        // `size_hint`'s closures are stood in, not expanded.
+        let size = fold.replace("spec_fold::nth", "spec_size_hint::other_size");
+        assert_eq!(wrapper_of(&size), None);
     }
 
     #[test]

@@ -153,15 +153,38 @@ fn closure_stand_in(printed: &str, params: &[Ty], ret: &Ty) -> Option<StandIn> {
                 body.to_string(),
             )
         }
+        // `StepBy::size_hint`'s `first_size(step)` and `other_size(step)`
+        // (`zip` of a `step_by`): `move |n| if n == 0 { 0 } else { 1 + (n -
+        // 1) / step }` and `move |n| n / step`, capturing `step:
+        // NonZero<usize>` (the division cannot fail, nor the sum overflow).
+        (
+            "iter::adapters::step_by::StepByImpl",
+            method @ ("spec_size_hint::first_size" | "spec_size_hint::other_size"),
+            "0",
+        ) if args.as_slice() == [Ty::Int(IntTy::Usize)]
+            && *ret == Ty::Int(IntTy::Usize)
+            && matches!(env, Ty::Ref(..)) =>
+        {
+            let step = crate::parse::parse_type("core::num::NonZero<usize>").ok()?;
+            let body = if method.ends_with("first_size") {
+                "if a1.0 == 0 { 0 } else { 1 + (a1.0 - 1) / a0.get() }"
+            } else {
+                "a1.0 / a0.get()"
+            };
+            (
+                "step_by_size",
+                vec![env_as(step)?, params[1].clone()],
+                body.to_string(),
+            )
+        }
         // `advance_by`'s for an iterator without a faster one (`Map`'s, in
         // `map(..).skip(..)`): `self.try_fold(n, |n, _| NonZero::new(n.get()
         // - 1))`, counting down from `n >= 1`, so the subtraction cannot
         // overflow.
         ("iter::Iterator::advance_by::SpecAdvanceBy", "spec_advance_by", "0")
-            if args.len() == 2
-                && std_relative(&args[0].to_string()) == Some("num::NonZero<usize>")
-                && std_relative(&ret.to_string())
-                    == Some(format!("option::Option<{}>", args[0]).as_str()) =>
+            if matches!(args.as_slice(), [count, _]
+                    if nonzero_usize(count)
+                        && super::call_site::option_of(ret).as_ref() == Some(count)) =>
         {
             (
                 "advance_by_step",
@@ -315,6 +338,13 @@ fn closure_def(printed: &str) -> Option<(&str, &str)> {
     Some((&printed["<{closure@".len()..close], &printed[close + 1..]))
 }
 
+/// Whether `ty` is `core`'s `NonZero<usize>`.
+fn nonzero_usize(ty: &Ty) -> bool {
+    matches!(ty, Ty::Adt(p)
+        if std_relative(&p.def_path()) == Some("num::NonZero")
+            && matches!(p.generic_args(), [crate::model::GenericArg::Type(Ty::Int(IntTy::Usize))]))
+}
+
 /// A path of `std` or `core` without its crate (`iter::Sum` for
 /// `std::iter::Sum<&u32>`: generic arguments dropped).
 fn strip_std(path: &str) -> Option<&str> {
@@ -393,6 +423,60 @@ mod tests {
         // A kernel iterator may override `count` with a closure of its own.
         let own = std_iter.replace("<std::iter::SkipWhile<std::slice::Iter<'_, u32>, {closure@/src/kernel.rs:1:2: 1:3}> as", "<kernel::Countdown as");
         assert!(stand_in(&path(&own, &["call_mut"]), &[env(), args], &usize_ty).is_none());
+    }
+
+    #[test]
+    fn step_by_sizes_and_advance_by_count_as_core_does() {
+        let usize_ty = int(IntTy::Usize);
+        let size = |f: &str| {
+            let closure = format!(
+                "<{{closure@<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_size_hint::{f}::{{closure#0}}}} as std::ops::FnMut<(usize,)>>"
+            );
+            stand_in(
+                &path(&closure, &["call_mut"]),
+                &[env(), Ty::Tuple(vec![usize_ty.clone()])],
+                &usize_ty,
+            )
+        };
+        let first = size("first_size").expect("first_size has a stand-in");
+        assert_eq!(
+            first.stand_in.as_deref(),
+            Some("if a1.0 == 0 { 0 } else { 1 + (a1.0 - 1) / a0.get() }")
+        );
+        // The environment is a reference to the captured step.
+        assert_eq!(
+            first.params[0].to_string(),
+            "&mut core::num::NonZero<usize>"
+        );
+        let other = size("other_size").expect("other_size has a stand-in");
+        assert_eq!(other.stand_in.as_deref(), Some("a1.0 / a0.get()"));
+        assert!(size("third_size").is_none());
+        // `advance_by`'s counting closure over `Option<NonZero<usize>>`.
+        let nonzero = crate::parse::parse_type("std::num::NonZero<usize>").expect("a type");
+        let counting = "<{closure@<std::iter::Map<std::slice::Iter<'_, u32>, {closure@/src/kernel.rs:1:2: 1:3}> as std::iter::Iterator::advance_by::SpecAdvanceBy>::spec_advance_by::{closure#0}} as std::ops::FnMut<(std::num::NonZero<usize>, u32)>>";
+        let args = Ty::Tuple(vec![nonzero.clone(), int(IntTy::U32)]);
+        let option = |t: &str| {
+            crate::parse::parse_type(&format!("std::option::Option<{t}>")).expect("a type")
+        };
+        let step = stand_in(
+            &path(counting, &["call_mut"]),
+            &[env(), args.clone()],
+            &option("std::num::NonZero<usize>"),
+        )
+        .expect("advance_by's closure has a stand-in");
+        assert!(
+            step.stand_in
+                .is_some_and(|b| b.contains("NonZero::new(a1.0.get() - 1)"))
+        );
+        // Another result type is another closure.
+        assert!(
+            stand_in(
+                &path(counting, &["call_mut"]),
+                &[env(), args],
+                &option("usize")
+            )
+            .is_none()
+        );
     }
 
     #[test]
@@ -546,7 +630,7 @@ mod tests {
         );
         let skipped = format!("std::iter::Skip<std::iter::Copied<{iter}>>");
         assert!(access(&skipped, spec, "try_get_unchecked").is_some());
-        let zip = format!("std::iter::Zip<{iter}, std::iter::Take<{iter}>>");
+        let zip = format!("std::iter::Zip<{iter}, std::iter::Skip<{iter}>>");
         assert!(access(&zip, &zip_impl(iter, iter), "get_unchecked").is_some());
         // `Iterator`'s hidden method, which `Zip`'s `get_unchecked` of a
         // `Skip` calls.
@@ -564,6 +648,7 @@ mod tests {
             "std::slice::IterMut<'_, u32>".to_string(),
             format!("std::iter::Map<{iter}, {{closure@/src/kernel.rs:1:2: 1:3}}>"),
             format!("std::iter::Rev<{iter}>"),
+            format!("std::iter::Take<{iter}>"),
             format!("std::iter::Enumerate<dep::Walk<{iter}>>"),
             format!("std::iter::Zip<{iter}, std::iter::Rev<{iter}>>"),
         ] {

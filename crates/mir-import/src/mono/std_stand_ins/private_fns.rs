@@ -75,8 +75,8 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
             };
             ("step_unchecked", body)
         }
-        // Random access into an iterator that has it (`Take`'s, `Skip`'s,
-        // `Map`'s `__iterator_get_unchecked` reach it through
+        // Random access into an iterator that has it (`Skip`'s, `Map`'s
+        // and `Enumerate`'s `__iterator_get_unchecked` reach it through
         // `zip::try_get_unchecked`): the item `a1` places after the
         // iterator's position, which `nth` on a clone of it gives too, for
         // the iterators without side effects `random_access` lists. The
@@ -125,7 +125,9 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
 /// Whether an iterator type has random access (`__iterator_get_unchecked`)
 /// without side effects, which gives what `nth` on a clone gives: a
 /// slice's `Iter`, `Windows`, `Chunks`, `ChunksExact`, `RChunks`, and
-/// `Copied`, `Enumerate`, `Skip`, `Take` and `Zip` of such iterators.
+/// `Copied`, `Enumerate`, `Skip` and `Zip` of such iterators (not `Take`,
+/// which `core` does not give random access: its fold uses its inner
+/// iterator's).
 /// With `through_map`, `Map` of one too, whose random access runs its
 /// closure on the one item it gives, as `next` does (and `nth` on a clone
 /// would not: it runs the closure on each item it skips).
@@ -167,9 +169,7 @@ pub(in crate::mono) fn random_access(ty: &Ty, through_map: bool) -> bool {
             | "iter::Enumerate"
             | "iter::adapters::enumerate::Enumerate"
             | "iter::Skip"
-            | "iter::adapters::skip::Skip"
-            | "iter::Take"
-            | "iter::adapters::take::Take",
+            | "iter::adapters::skip::Skip",
         ) => all_inner(1),
         Some("iter::Zip" | "iter::adapters::zip::Zip") => all_inner(2),
         Some("iter::Map" | "iter::adapters::map::Map") if through_map => {
