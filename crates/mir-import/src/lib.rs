@@ -417,7 +417,9 @@ pub fn import_text(
         vtable_names: parsed.vtable_names,
         ..Crate::default()
     };
-    for mut body in parsed.bodies {
+    let mut bodies = parsed.bodies;
+    model::reify_closure_fn_pointers(&mut bodies);
+    for mut body in bodies {
         body.devirtualize_fn_pointers();
         body.call_fn_items_directly();
         krate.bodies.push(body);

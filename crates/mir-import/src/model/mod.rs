@@ -4,6 +4,7 @@ mod alloc;
 mod attrs;
 mod body;
 mod brackets;
+mod closure_fn_pointers;
 mod closures;
 mod const_display;
 mod const_fns;
@@ -23,6 +24,7 @@ mod visit;
 pub(crate) use brackets::{
     closing_bracket, split_qualified, split_top_level, top_level_items, trailing_generic_args,
 };
+pub(crate) use closure_fn_pointers::reify_closure_fn_pointers;
 pub(crate) use const_fns::ConstWalk;
 pub(crate) use fn_pointers::reified;
 pub use integrity::{HandleError, check_handles};

@@ -147,6 +147,14 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
                     || super::std_try::expand_try_call(body, bb);
                 continue;
             };
+            if let Some(closure) = self_ty
+                .strip_prefix("&mut ")
+                .filter(|c| c.starts_with("{closure@"))
+            {
+                let closure = closure.to_string();
+                expanded |= rewrite::call_through_reference(body, bb, &closure);
+                continue;
+            }
             let Some(wrapper) = wrapper_of(self_ty) else {
                 continue;
             };

@@ -12,6 +12,54 @@ use crate::mono::call_site::{
     tuple_field, variant_value,
 };
 
+/// Rewrites the call ending block `bb` of a closure through a mutable
+/// reference to it, `<&mut C as FnMut<A>>::call_mut(env, args)` (`Chain`'s
+/// `try_fold` passes `&mut f` to each half), into the call of the closure
+/// `C` itself, `<C as FnMut<A>>::call_mut(*env, args)`: what `core`'s
+/// `impl FnMut<A> for &mut F` does. Whether it did.
+pub(super) fn call_through_reference(body: &mut Body, bb: BasicBlock, closure: &str) -> bool {
+    let Some(site) = crate::mono::call_site::CallSite::of(body, bb) else {
+        return false;
+    };
+    let TerminatorKind::Call {
+        func: Callee::Item(path),
+        ..
+    } = &body.blocks[bb].terminator.kind
+    else {
+        return false;
+    };
+    let mut callee = path.clone();
+    let Some(rest) = callee.segments[0].name.strip_prefix("<&mut ") else {
+        return false;
+    };
+    callee.segments[0].name = format!("<{rest}");
+    let [Operand::Move(env) | Operand::Copy(env), args] = site.args.as_slice() else {
+        return false;
+    };
+    let closure_ty = Ty::Opaque(closure.to_string());
+    let by_ref = Ty::Ref(Mutability::Mut, Box::new(closure_ty));
+    let outer = Ty::Ref(Mutability::Mut, Box::new(by_ref.clone()));
+    if body.place_ty(env).as_ref() != Some(&outer) {
+        return false;
+    }
+    let mut pointee = env.clone();
+    pointee.projection.push(PlaceElem::Deref);
+    let inner = new_local(body, by_ref);
+    let args = args.clone();
+    let block = &mut body.blocks[bb];
+    block
+        .statements
+        .push(site.assign(&inner, Rvalue::Use(Operand::Copy(pointee))));
+    block.terminator.kind = TerminatorKind::Call {
+        func: Callee::Item(callee),
+        args: vec![Operand::Move(inner), args],
+        destination: site.destination.clone(),
+        target: Some(site.target),
+        unwind: site.unwind.clone(),
+    };
+    true
+}
+
 /// Rewrites the wrapper call ending block `bb` into what the wrapper
 /// does: the call of the closure it captures, with its work before and
 /// after, or the accumulator's operation. Whether it did.
@@ -67,7 +115,8 @@ pub(super) fn expand(
         | Wrapper::ToUsize(f)
         | Wrapper::ForEach(f)
         | Wrapper::MapFold(f, _)
-        | Wrapper::WrapMut2(f) => f,
+        | Wrapper::WrapMut2(f)
+        | Wrapper::WrapMut1(f, _) => f,
         Wrapper::MapFoldThen(f, g) => return expand_map_fold_then(body, bb, f, g),
         Wrapper::ReduceBy(f, which) => return expand_reduce_by(body, bb, f, *which),
         Wrapper::Enumerate(f, Counting::Up) => {
@@ -193,6 +242,18 @@ pub(super) fn expand(
                 wrapped,
                 None,
             )
+        }
+        // `NeverShortCircuit(f(a))`, `T` its one field.
+        Wrapper::WrapMut1(_, t) => {
+            let ([_], Ok(t)) = (elems.as_slice(), crate::parse::parse_type(t)) else {
+                return false;
+            };
+            if !never_short_circuit(&dest_ty.to_string(), &t.to_string()) {
+                return false;
+            }
+            let mut wrapped = destination.clone();
+            wrapped.projection.push(PlaceElem::Field(0, t));
+            (vec![Operand::Move(field(0))], wrapped, None)
         }
         Wrapper::Accumulate(..)
         | Wrapper::MapFoldThen(..)

@@ -40,6 +40,12 @@ pub(super) enum Wrapper {
     /// `NeverShortCircuit::wrap_mut_2(f)`: `move |a, b|
     /// NeverShortCircuit(f(a, b))`.
     WrapMut2(String),
+    /// `NeverShortCircuit::wrap_mut_1(f)`, the struct `Wrapped<T, A, F> {
+    /// f, p: PhantomData }` whose `call_mut((a,))` is
+    /// `NeverShortCircuit((self.f)(a))` (`[T; N]::map`'s), with `T` as
+    /// printed. `f` is its one field that takes space, at offset 0, as a
+    /// closure's one capture is.
+    WrapMut1(String, String),
     /// `max_by`'s (`min_by`'s) `fold(compare)` with `compare` a closure:
     /// `move |x, y| cmp::max_by(x, y, &mut compare)`.
     ReduceBy(String, Keep),
@@ -91,6 +97,7 @@ impl Wrapper {
             | Wrapper::MapFold(f, _)
             | Wrapper::MapFoldThen(f, _)
             | Wrapper::WrapMut2(f)
+            | Wrapper::WrapMut1(f, _)
             | Wrapper::ReduceBy(f, _)
             | Wrapper::Enumerate(f, _)
             | Wrapper::TakeCheck(f, _)
@@ -138,6 +145,9 @@ pub(super) enum Check {
 /// the closure it wraps (its function's last generic argument; for
 /// `map_fold`, the second to last).
 pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
+    if let Some(wrapped) = wrapped(closure_ty) {
+        return Some(wrapped);
+    }
     let (name, args) = closure_function(closure_ty)?;
     if let Some((_, op, by_ref)) = accumulator(name) {
         return Some(Wrapper::Accumulate(op, by_ref));
@@ -304,6 +314,21 @@ pub(super) fn stood_in_reduction(closure_ty: &str) -> bool {
             })
     });
     capture_less_reduction(closure_ty) && known
+}
+
+/// `core`'s `Wrapped<T, A, F>` over a closure `F` (a type as printed):
+/// [`Wrapper::WrapMut1`].
+fn wrapped(ty: &str) -> Option<Wrapper> {
+    let (name, args) = trailing_generic_args(ty)?;
+    if std_relative(name) != Some("ops::try_trait::Wrapped") {
+        return None;
+    }
+    match top_level_items(args).as_slice() {
+        [t, _, f] if f.starts_with("{closure@") && f.ends_with('}') => {
+            Some(Wrapper::WrapMut1(f.to_string(), t.to_string()))
+        }
+        _ => None,
+    }
 }
 
 /// Whether `closure_ty` is `advance_by`'s counting closure (`|n, _|
