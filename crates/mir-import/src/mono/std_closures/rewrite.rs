@@ -560,3 +560,66 @@ pub(super) fn plainly_dropless(ty: &Ty) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body whose `bb0` calls the closure through `&mut`, `env` of type
+    /// `env_ty`.
+    fn through_reference(env_ty: &str) -> Body {
+        let closure = "{closure@/src/kernel.rs:1:2: 1:3}";
+        let mir = format!(
+            "fn kernel::k(_1: {env_ty}, _2: u32) -> u32 {{
+    let mut _0: u32;
+    let mut _3: (u32,);
+
+    bb0: {{
+        _3 = (copy _2,);
+        _0 = <&mut {closure} as std::ops::FnMut<(u32,)>>::call_mut(move _1, move _3) -> [return: bb1, unwind unreachable];
+    }}
+
+    bb1: {{
+        return;
+    }}
+}}
+"
+        );
+        let krate = crate::import_text(&mir, "", None).expect("the MIR imports");
+        krate.bodies.values().next().expect("one body").clone()
+    }
+
+    #[test]
+    fn a_closure_called_through_a_reference_is_called_itself() {
+        let closure = "{closure@/src/kernel.rs:1:2: 1:3}";
+        let mut body = through_reference(&format!("&mut &mut {closure}"));
+        let start = body.blocks.keys().next().expect("bb0");
+        assert!(call_through_reference(&mut body, start, closure));
+        let block = &body.blocks[start];
+        let TerminatorKind::Call {
+            func: Callee::Item(callee),
+            args,
+            ..
+        } = &block.terminator.kind
+        else {
+            panic!("a call");
+        };
+        assert_eq!(
+            callee.to_string(),
+            format!("<{closure} as std::ops::FnMut<(u32,)>>::call_mut")
+        );
+        // The receiver is the reference the environment points at.
+        let Some(crate::model::Statement {
+            kind: crate::model::StatementKind::Assign(inner, Rvalue::Use(Operand::Copy(pointee))),
+            ..
+        }) = block.statements.last()
+        else {
+            panic!("the reference read");
+        };
+        assert_eq!(pointee.projection, [PlaceElem::Deref]);
+        assert!(matches!(&args[0], Operand::Move(p) if p == inner));
+        // An environment of another type stays a call.
+        let mut other = through_reference(&format!("&mut {closure}"));
+        assert!(!call_through_reference(&mut other, start, closure));
+    }
+}

@@ -557,6 +557,21 @@ mod tests {
     }
 
     #[test]
+    fn array_maps_wrapped_is_known_by_its_closure_and_result() {
+        let f = "{closure@/src/kernel.rs:1:2: 1:3}";
+        let wrapped = format!("std::ops::try_trait::Wrapped<u8, u32, {f}>");
+        assert_eq!(
+            wrapper_of(&wrapped),
+            Some(Wrapper::WrapMut1(f.to_string(), "u8".to_string()))
+        );
+        // Over a function item, or another struct of three arguments, not.
+        let over_fn = wrapped.replace(f, "fn(u32) -> u8 {kernel::f}");
+        assert_eq!(wrapper_of(&over_fn), None);
+        let other = wrapped.replace("try_trait::Wrapped", "try_trait::Other");
+        assert_eq!(wrapper_of(&other), None);
+    }
+
+    #[test]
     fn step_bys_nth_closure_is_known_by_its_iterator() {
         let iter = "std::iter::Skip<std::slice::Iter<'_, u32>>";
         let fold = format!(
