@@ -85,10 +85,11 @@ pub(crate) fn reify_closure_fn_pointers(bodies: &mut Vec<Body>) {
             }
         }
         for (bb, k, shim) in rewrites {
-            if let StatementKind::Assign(_, Rvalue::Cast(kind, op, _)) =
+            if let StatementKind::Assign(_, Rvalue::Cast(CastKind::PointerCoercion(kind), op, _)) =
                 &mut body.blocks[bb].statements[k].kind
             {
-                *kind = CastKind::PointerCoercion("ReifyFnPointer(Safe), Implicit".to_string());
+                // `ClosureFnPointer(Safe)` becomes `ReifyFnPointer(Safe)`.
+                *kind = kind.replacen("ClosureFnPointer", "ReifyFnPointer", 1);
                 *op = Operand::Const(ConstOperand::FnItem(shim));
             }
         }
@@ -104,6 +105,11 @@ fn closure_fns(bodies: &[Body]) -> BTreeMap<String, ClosureFn> {
         let Some((by, name)) = b.closure_receiver() else {
             continue;
         };
+        // A closure defined inside a generic function: its body is generic
+        // too (as `mono::closures` leaves it).
+        if b.locals.values().any(|l| l.ty.mentions_type_parameter()) {
+            continue;
+        }
         let inputs = b
             .locals
             .values()

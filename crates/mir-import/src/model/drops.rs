@@ -10,9 +10,10 @@ use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// Standard-library types, by their path under `std` or `core`, that have
 /// drop glue only through their type arguments: no `Drop` impl, or one
-/// that only drops the values of their type argument that they still hold. Each names how many of its leading
-/// type arguments it holds by value; the rest it holds only behind a
-/// reference, so their drop glue is not its own.
+/// that only drops the values of their type argument that they still hold.
+/// Each names how many of its leading type arguments it holds by value; the
+/// rest it holds only behind a reference, so their drop glue is not its
+/// own.
 const DROPS_ONLY_ELEMENTS: &[(&str, usize)] = &[
     // `[T; N]::map` drains its input through `Drain<'l, 'f, T, N, F>`, whose
     // `Drop` drops the elements not yet taken. It holds `f: &'f mut F`, so

@@ -190,7 +190,7 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
 /// nameable, generic over those closures as [`closure_shim`]'s is:
 ///
 /// - one of [`ADAPTER_METHODS`], taking the iterator by value or by
-///   `&mut`;
+///   reference (`&mut`, or `&` for `size_hint`);
 /// - `core`'s random access into an iterator that has it
 ///   (`SpecTrustedRandomAccess::try_get_unchecked`, which `Zip`'s fold and
 ///   the random access of `Skip`, `Map` and `Enumerate` call, and the
@@ -223,7 +223,9 @@ fn adapter_method_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> O
         }
         [receiver, rest @ ..] if iterator.is_some() => {
             ADAPTER_METHODS.iter().any(|(m, _)| *m == method.name)
-                && (by_mut_ref(receiver) || *receiver == self_ty)
+                && (by_mut_ref(receiver)
+                    || *receiver == self_ty
+                    || matches!(receiver, Ty::Ref(_, s) if **s == self_ty))
                 && rest.iter().all(super::nameable)
         }
         _ => false,
@@ -355,14 +357,7 @@ fn collect_step_nth(krate: &Crate, args: &[&Ty], found: &mut Vec<ShimTypeParam>)
     let [closure @ Ty::Opaque(name)] = args else {
         return None;
     };
-    let (function, iter) = super::std_closures::closure_function(name)?;
-    let (_, trait_path, method) = crate::model::split_qualified(function)?;
-    let step_by = std_relative(trait_path)
-        .is_some_and(|t| t.starts_with("iter::adapters::step_by::StepByImpl<"))
-        && matches!(method, "spec_fold::nth" | "spec_try_fold::nth");
-    if !step_by {
-        return None;
-    }
+    let iter = super::std_closures::step_nth_iter(name)?;
     let iter = crate::parse::parse_type(iter).ok()?;
     collect_adapters(krate, &iter, found)?;
     let item = format!(

@@ -140,11 +140,12 @@ impl FnLower<'_, '_> {
                 };
                 Ok(Val::Pair(p, self.iconst(64, n as i128)))
             }
-            // `ReifyFnPointer` of a function item constant is `fn_address`.
-            // Any other way to a `fn` pointer (a closure's
-            // `ClosureFnPointer`, a function item held in a local) has no
-            // value to carry: its zero-sized operand would leave the pointer
-            // undefined.
+            // `ReifyFnPointer` of a function item constant is `fn_address`
+            // (mir-import makes a closure's `ClosureFnPointer` one, of a
+            // shim it writes). Any other way to a `fn` pointer (a closure
+            // whose body mir-import could not use, a function item held in
+            // a local) has no value to carry: its zero-sized operand would
+            // leave the pointer undefined.
             CastKind::PointerCoercion(k)
                 if matches!(v, Val::Zst) && matches!(to, Ty::FnPtr(..)) =>
             {

@@ -90,7 +90,7 @@ use wrappers::{
     Check, Keep, Wrapper, capture_less_reduction, stood_in_advance_by, stood_in_reduction,
     wrapper_of,
 };
-pub(super) use wrappers::{accumulator_closure, closure_function};
+pub(super) use wrappers::{accumulator_closure, closure_function, step_nth_iter};
 
 /// What expansion asks of the kernel's closures (by type, as printed).
 pub(super) struct KernelClosures<'a> {
@@ -121,8 +121,9 @@ pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
 
 /// How many times expansion goes over a body: each pass expands the
 /// wrappers the previous one made calls of. The deepest seen takes three:
-/// a range fold, then its `map_fold(to_usize(p), sum)`, then `to_usize`.
-const EXPANSION_PASSES: usize = 4;
+/// a range fold, then its `map_fold(to_usize(p), sum)`, then `to_usize`;
+/// a call through `&mut` (`Chain`'s) takes one more.
+const EXPANSION_PASSES: usize = 5;
 
 /// Expands, in `body`, every call of one of the closures above whose
 /// callee will have a body: a kernel closure that `has_body`, or a wrapper

@@ -169,12 +169,7 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     {
         return Some(Wrapper::FindByRef(f.to_string()));
     }
-    if let (
-        "<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_fold::nth"
-        | "<std::iter::StepBy<I> as std::iter::adapters::step_by::StepByImpl<I>>::spec_try_fold::nth",
-        [iter],
-    ) = (name, args.as_slice())
-    {
+    if let Some(iter) = step_nth_iter(closure_ty) {
         return Some(Wrapper::StepNth(iter.to_string()));
     }
     let last = args.last().filter(|a| closure(a))?.to_string();
@@ -314,6 +309,20 @@ pub(super) fn stood_in_reduction(closure_ty: &str) -> bool {
             })
     });
     capture_less_reduction(closure_ty) && known
+}
+
+/// The iterator type (as printed) of `StepBy`'s `nth(iter, step)`
+/// closure, `spec_fold`'s or `spec_try_fold`'s, when `closure_ty` is one.
+pub(in crate::mono) fn step_nth_iter(closure_ty: &str) -> Option<&str> {
+    let (function, args) = closure_function(closure_ty)?;
+    let (_, trait_path, method) = crate::model::split_qualified(function)?;
+    let step_by = std_relative(trait_path)
+        .is_some_and(|t| t.starts_with("iter::adapters::step_by::StepByImpl<"))
+        && matches!(method, "spec_fold::nth" | "spec_try_fold::nth");
+    match top_level_items(args).as_slice() {
+        [iter] if step_by => Some(iter),
+        _ => None,
+    }
 }
 
 /// `core`'s `Wrapped<T, A, F>` over a closure `F` (a type as printed):
