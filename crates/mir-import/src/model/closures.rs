@@ -9,10 +9,41 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::unambiguous::Unambiguous;
 
 use super::Crate;
-use super::body::{Local, PlaceElem};
+use super::body::{Body, Local, PlaceElem};
 use super::ty::Ty;
 
 impl Crate {
+    /// The closures `b` builds (an aggregate of a closure type), each by
+    /// its type's name with its captures' types, in the order built.
+    pub fn closures_built_in(&self, b: &Body) -> Vec<(String, Vec<Ty>)> {
+        let mut out = Vec::new();
+        for bb in b.blocks.values() {
+            for st in &bb.statements {
+                let super::StatementKind::Assign(
+                    dest,
+                    super::Rvalue::Aggregate(super::AggregateKind::Opaque(_), ops),
+                ) = &st.kind
+                else {
+                    continue;
+                };
+                // The report names a closure as the destination's type
+                // does (std's by path, `{closure@std::iter::..::map_fold<..>
+                // ::{closure#0}}`), not as the aggregate does (by span).
+                let Some(Ty::Opaque(name)) = b.place_ty(dest) else {
+                    continue;
+                };
+                if !name.starts_with("{closure@") {
+                    continue;
+                }
+                let tys: Option<Vec<Ty>> = ops.iter().map(|op| self.operand_ty(b, op)).collect();
+                if let Some(tys) = tys {
+                    out.push((name, tys));
+                }
+            }
+        }
+        out
+    }
+
     /// The capture types of each closure type, by its printed name: from
     /// the aggregates that build one (`{closure@..} { a: copy _5 }`), and
     /// else from its body's reads of its captures (`((*_1).0: u8)`), which
@@ -36,30 +67,8 @@ impl Crate {
             }
         };
         for b in self.bodies.values() {
-            for bb in b.blocks.values() {
-                for st in &bb.statements {
-                    let super::StatementKind::Assign(
-                        dest,
-                        super::Rvalue::Aggregate(super::AggregateKind::Opaque(_), ops),
-                    ) = &st.kind
-                    else {
-                        continue;
-                    };
-                    // The report names a closure as the destination's type
-                    // does (std's by path, `{closure@std::iter::..::map_fold<..>
-                    // ::{closure#0}}`), not as the aggregate does (by span).
-                    let Some(Ty::Opaque(name)) = b.place_ty(dest) else {
-                        continue;
-                    };
-                    if !name.starts_with("{closure@") {
-                        continue;
-                    }
-                    let tys: Option<Vec<Ty>> =
-                        ops.iter().map(|op| self.operand_ty(b, op)).collect();
-                    if let Some(tys) = tys {
-                        record(&mut found, name, tys);
-                    }
-                }
+            for (name, tys) in self.closures_built_in(b) {
+                record(&mut found, name, tys);
             }
         }
         // The closures aggregates built: their bodies' reads are not needed.

@@ -357,12 +357,15 @@ pub fn instantiate(
         .map(|(c, _)| c.clone())
         .collect();
     let left = std::cell::RefCell::new(BTreeMap::new());
-    let captures = krate.closure_captures();
+    // Grown by the closures each instance builds, which a call in it is
+    // expanded from (`Take::try_fold`'s `check(n, fold)`, built in a fold
+    // shim's instance).
+    let captures = std::cell::RefCell::new(krate.closure_captures());
     let kernel = super::std_closures::KernelClosures {
         has_body: &|c| closures.contains_key(c),
         drops_nothing: &|c| drop_nothing.contains(c),
         left: &left,
-        captures: &|c| captures.get(c).cloned(),
+        captures: &|c| captures.borrow().get(c).cloned(),
     };
     // Direct calls first, until no body is newly reached: a closure's body
     // reached only through a rewritten call may hold such calls too.
@@ -446,6 +449,13 @@ pub fn instantiate(
             // that call, call itself forever.
             if from_shim && body.called_items().any(|p| p.to_string() == key) {
                 continue;
+            }
+            // The closures the instance builds itself (`Take::try_fold`'s
+            // `check(n, fold)`), which a call in it is expanded from.
+            for (name, tys) in krate.closures_built_in(&body) {
+                if !tys.iter().any(Ty::mentions_type_parameter) {
+                    captures.borrow_mut().entry(name).or_insert(tys);
+                }
             }
             super::std_closures::expand_calls(&mut body, &kernel);
             krate.left_calls.append(&mut left.borrow_mut());
