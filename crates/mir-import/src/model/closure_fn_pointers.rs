@@ -107,16 +107,12 @@ fn closure_fns(bodies: &[Body]) -> BTreeMap<String, ClosureFn> {
         };
         // A closure defined inside a generic function: its body is generic
         // too (as `mono::closures` leaves it).
-        if b.locals.values().any(|l| l.ty.mentions_type_parameter()) {
+        if b.is_generic() {
             continue;
         }
-        let inputs = b
-            .locals
-            .values()
-            .skip(2)
-            .take(b.arg_count as usize - 1)
-            .map(|l| l.ty.clone())
-            .collect();
+        let Some(inputs) = b.closure_inputs() else {
+            continue;
+        };
         found.insert(
             name.to_string(),
             ClosureFn {

@@ -118,6 +118,26 @@ impl Body {
         }
     }
 
+    /// A closure body's inputs, its arguments after the receiver `_1`, by
+    /// type; `None` for a body that takes no receiver.
+    pub fn closure_inputs(&self) -> Option<Vec<Ty>> {
+        let count = usize::try_from(self.arg_count.checked_sub(1)?).ok()?;
+        Some(
+            self.locals
+                .values()
+                .skip(2)
+                .take(count)
+                .map(|l| l.ty.clone())
+                .collect(),
+        )
+    }
+
+    /// Whether a local of this body mentions a type parameter: a generic
+    /// function's body, or a closure defined inside one.
+    pub fn is_generic(&self) -> bool {
+        self.locals.values().any(|l| l.ty.mentions_type_parameter())
+    }
+
     /// The type of `p`: the local's declared type through each projection.
     /// `None` when a projection does not fit (a deref of a non-pointer, an
     /// index into a non-array) or the local is not declared.

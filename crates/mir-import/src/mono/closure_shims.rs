@@ -386,14 +386,7 @@ fn closure_signature(krate: &Crate, name: &str) -> Option<(Vec<Ty>, Ty)> {
     if bodies.next().is_some() {
         return None;
     }
-    // The receiver is `_1`, the inputs follow it.
-    let inputs: Vec<Ty> = body
-        .locals
-        .values()
-        .skip(2)
-        .take(usize::try_from(body.arg_count.checked_sub(1)?).ok()?)
-        .map(|l| l.ty.clone())
-        .collect();
+    let inputs = body.closure_inputs()?;
     let output = body.return_ty.clone();
     let nameable = inputs.iter().all(super::nameable) && super::nameable(&output);
     nameable.then_some((inputs, output))

@@ -72,7 +72,7 @@ fn closure_bodies(krate: &Crate) -> BTreeMap<String, ClosureBody> {
         };
         // A closure defined inside a generic function: its body is generic
         // too, and is not instantiated.
-        if b.locals.values().any(|l| l.ty.mentions_type_parameter()) {
+        if b.is_generic() {
             continue;
         }
         let receiver = match by {
