@@ -97,6 +97,18 @@ impl CallSite {
 }
 
 impl CallSite {
+    /// The call of `callee` with `args` in place of this one: into its
+    /// destination, returning to its target, unwinding as it did.
+    pub fn call_instead(&self, callee: Path, args: Vec<Operand>) -> TerminatorKind {
+        TerminatorKind::Call {
+            func: crate::model::Callee::Item(callee),
+            args,
+            destination: self.destination.clone(),
+            target: Some(self.target),
+            unwind: self.unwind.clone(),
+        }
+    }
+
     /// `destination = <closure as FnMut<ARGS>>::call_mut(move closure_ref,
     /// move args)`, `args` a tuple of type `args_ty`, going on to `target`
     /// and unwinding as the call did: how each expansion calls the

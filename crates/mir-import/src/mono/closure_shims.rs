@@ -111,7 +111,7 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
     };
     let (self_text, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
     let Some(kind) = FoldKind::of(&method.name, trait_path) else {
-        return adapter_method_shim(krate, path, params, ret);
+        return adapter_method_shim(krate, path, (self_text, trait_path), params, ret);
     };
     let (acc, closure, try_ty) = match (kind, method.args.as_slice()) {
         (FoldKind::Fold, [GenericArg::Type(acc), GenericArg::Type(closure)]) => {
@@ -200,11 +200,19 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
 ///   [`super::std_stand_ins::random_access`] lists, `Map`s anywhere in
 ///   them, whose random access runs the closure on the one item it gives,
 ///   as `next` would.
-fn adapter_method_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
-    let [qualified, method] = path.segments.as_slice() else {
+///
+/// `path` is the call's, `<SELF as TRAIT>::method`, with its qualified
+/// segment already split.
+fn adapter_method_shim(
+    krate: &Crate,
+    path: &Path,
+    (self_text, trait_path): (&str, &str),
+    params: &[Ty],
+    ret: &Ty,
+) -> Option<DepCall> {
+    let [_, method] = path.segments.as_slice() else {
         return None;
     };
-    let (self_text, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
     let self_ty = crate::parse::parse_type(self_text).ok()?;
     let iterator = IteratorTrait::of(trait_path);
     let random_access = match (std_relative(trait_path)?, method.name.as_str()) {

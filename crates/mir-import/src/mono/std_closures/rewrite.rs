@@ -50,13 +50,7 @@ pub(super) fn call_through_reference(body: &mut Body, bb: BasicBlock, closure: &
     block
         .statements
         .push(site.assign(&inner, Rvalue::Use(Operand::Copy(pointee))));
-    block.terminator.kind = TerminatorKind::Call {
-        func: Callee::Item(callee),
-        args: vec![Operand::Move(inner), args],
-        destination: site.destination.clone(),
-        target: Some(site.target),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_instead(callee, vec![Operand::Move(inner), args]);
     true
 }
 

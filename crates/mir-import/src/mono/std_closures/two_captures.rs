@@ -270,13 +270,10 @@ pub(super) fn expand_step_nth(
         site.assign(&iter_arg, Rvalue::Use(Operand::Copy(env.closure(iter_ref)))),
         site.assign(&step_arg, Rvalue::Use(Operand::Copy(env.other(usize_ty)))),
     ]);
-    block.terminator.kind = TerminatorKind::Call {
-        func: crate::model::Callee::Item(callee),
-        args: vec![Operand::Move(iter_arg), Operand::Move(step_arg)],
-        destination: site.destination.clone(),
-        target: Some(site.target),
-        unwind: site.unwind.clone(),
-    };
+    block.terminator.kind = site.call_instead(
+        callee,
+        vec![Operand::Move(iter_arg), Operand::Move(step_arg)],
+    );
     true
 }
 
