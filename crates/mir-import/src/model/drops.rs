@@ -81,6 +81,8 @@ impl Crate {
         match ty {
             Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Never | Ty::Str => true,
             Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => true,
+            // A function item holds nothing.
+            t if t.is_fn_item() => true,
             Ty::Tuple(v) => v.iter().all(|t| self.trivially_dropped_with(t, captures)),
             Ty::Array(e, _) | Ty::Slice(e) => self.trivially_dropped_with(e, captures),
             Ty::Opaque(name) if name.starts_with("{closure@") => {

@@ -258,9 +258,10 @@ impl Crate {
     /// the declared type of the const item or promoted it names, or, for a
     /// path that names no item or a value printed by path (`PhantomData::<&u32>`,
     /// `kernel::E::C`, `kernel::E::A(7_u32)`), its struct, or the enum whose
-    /// variant it names. `None` for other printed values and function
-    /// items, whose type the operand does not say, and for a promoted with no
-    /// body.
+    /// variant it names; for a function item read as a value (an argument
+    /// `map(u32::try_from)` passes, a field of the `Map` it builds), a
+    /// function item type naming it ([`Ty::fn_item_of`]). `None` for other
+    /// printed values, and for a promoted with no body.
     pub fn const_ty(&self, c: &ConstOperand) -> Option<Ty> {
         if let Some(ty) = c.literal_ty() {
             return Some(ty);
@@ -304,7 +305,8 @@ impl Crate {
                     super::ArrayLen::Known(b.len() as u64),
                 )),
             ),
-            ConstOperand::FnItem(_) | ConstOperand::Uninit => return None,
+            ConstOperand::FnItem(p) => Ty::fn_item_of(p),
+            ConstOperand::Uninit => return None,
             // Said by the constant itself, above.
             ConstOperand::Scalar(_)
             | ConstOperand::Unit

@@ -11,7 +11,10 @@
 
 use super::ValTree;
 use super::brackets::split_top_level;
-use super::{Body, Callee, ConstOperand, Operand, Path, Place, PlaceElem, TerminatorKind, Ty};
+use super::{
+    AggregateKind, Body, Callee, ConstOperand, Operand, Path, Place, PlaceElem, Rvalue, Statement,
+    StatementKind, TerminatorKind, Ty,
+};
 
 /// For `<F as std::ops::FnMut<(u32,)>>::call_mut`: the self type as
 /// printed (`F`, `{closure@..}`, `fn() -> u32 {f}`) and the method, when
@@ -113,9 +116,11 @@ impl Body {
     /// Rewrites each call of a closure trait's method on a function item
     /// (`<fn() -> R {f} as FnOnce<()>>::call_once(move _3, const ())`) as
     /// a call of the function (`f()`): a function item is zero-sized, so
-    /// the receiver carries nothing. Returns how many calls it rewrote. A
-    /// call whose argument tuple cannot be spread stays, and the lowering
-    /// refuses it by name.
+    /// the receiver carries nothing. A call of one of `core`'s constructors
+    /// ([`std_constructor`]), so made or as rustc left it after inlining
+    /// such a call, becomes the value it builds. Returns how many calls it
+    /// rewrote. A call whose argument tuple cannot be spread stays, and the
+    /// lowering refuses it by name.
     pub fn call_fn_items_directly(&mut self) -> usize {
         let mut rewritten = 0;
         for bb in self.blocks.keys().collect::<Vec<_>>() {
@@ -127,26 +132,73 @@ impl Body {
             else {
                 continue;
             };
-            let Some((self_ty, _)) = closure_trait_call(path) else {
+            let direct = match closure_trait_call(path) {
+                Some((self_ty, _)) => fn_item_path(self_ty).and_then(|callee| {
+                    let [_receiver, tuple] = args.as_slice() else {
+                        return None;
+                    };
+                    Some((callee, spread_tuple(&|p| self.place_ty(p), tuple)?))
+                }),
+                None => None,
+            };
+            let block = &mut self.blocks[bb];
+            let TerminatorKind::Call {
+                func: Callee::Item(func),
+                args,
+                destination,
+                target,
+                ..
+            } = &mut block.terminator.kind
+            else {
                 continue;
             };
-            let Some(callee) = fn_item_path(self_ty) else {
-                continue;
-            };
-            let [_receiver, tuple] = args.as_slice() else {
-                continue;
-            };
-            let Some(inputs) = spread_tuple(&|p| self.place_ty(p), tuple) else {
-                continue;
-            };
-            if let TerminatorKind::Call { func, args, .. } = &mut self.blocks[bb].terminator.kind {
-                *func = Callee::Item(callee);
+            let made_direct = direct.is_some();
+            if let Some((callee, inputs)) = direct {
+                *func = callee;
                 *args = inputs;
-                rewritten += 1;
             }
+            // A constructor has no body to call: its value is built.
+            if let (true, Some(target)) = (std_constructor(func), *target) {
+                let kind = StatementKind::Assign(
+                    destination.clone(),
+                    Rvalue::Aggregate(
+                        AggregateKind::Adt {
+                            path: func.clone(),
+                            field_names: Vec::new(),
+                        },
+                        std::mem::take(args),
+                    ),
+                );
+                block.statements.push(Statement {
+                    kind,
+                    pos: block.terminator.pos,
+                    source: block.terminator.source.clone(),
+                });
+                block.terminator.kind = TerminatorKind::Goto(target);
+            } else if !made_direct {
+                continue;
+            }
+            rewritten += 1;
         }
         rewritten
     }
+}
+
+/// Whether `path` names a constructor of `core` whose function item a
+/// kernel passes (`map(Some)`, `map_err(Err)`, `map(Reverse)`), by its
+/// definition path: rustc prints no body for it, and a call of it is the
+/// value it builds. A kernel's own constructors have printed bodies.
+fn std_constructor(path: &Path) -> bool {
+    matches!(
+        crate::calls::std_relative(&path.def_path()),
+        Some(
+            "option::Option::Some"
+                | "result::Result::Ok"
+                | "result::Result::Err"
+                | "cmp::Reverse"
+                | "num::Wrapping"
+        )
+    )
 }
 
 #[cfg(test)]
@@ -265,6 +317,39 @@ mod tests {
         };
         assert_eq!(func.to_string(), "kernel::twice");
         assert_eq!(args.len(), 1, "the tuple is spread: {args:?}");
+    }
+
+    #[test]
+    fn a_constructor_of_core_passed_as_a_function_builds_its_value() {
+        let mut parsed = through_fn_once(
+            "fn(u32) -> std::option::Option<u32> {std::option::Option::<u32>::Some}",
+        );
+        let body = &mut parsed.bodies[0];
+        assert_eq!(body.call_fn_items_directly(), 1);
+        let block = body.blocks.values().next().expect("bb0");
+        assert!(matches!(block.terminator.kind, TerminatorKind::Goto(_)));
+        let Some(StatementKind::Assign(
+            _,
+            Rvalue::Aggregate(AggregateKind::Adt { path, .. }, fields),
+        )) = block.statements.last().map(|s| &s.kind)
+        else {
+            panic!("no aggregate: {:?}", block.statements.last());
+        };
+        assert_eq!(path.last_name(), "Some");
+        assert_eq!(fields.len(), 1);
+        // A kernel's own constructor has a printed body: it stays a call.
+        let mut own = through_fn_once("fn(u32) -> kernel::W {kernel::W}");
+        assert_eq!(own.bodies[0].call_fn_items_directly(), 1);
+        assert!(matches!(
+            own.bodies[0]
+                .blocks
+                .values()
+                .next()
+                .expect("bb0")
+                .terminator
+                .kind,
+            TerminatorKind::Call { .. }
+        ));
     }
 
     #[test]

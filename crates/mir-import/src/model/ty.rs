@@ -370,11 +370,25 @@ impl Ty {
         Ty::Tuple(Vec::new())
     }
 
+    /// The type of function item `path` where its signature is not printed
+    /// (a function item read as a value: MIR prints no type for it), written
+    /// `fn(..) {path}`. It is zero-sized and byte-aligned, which is all a
+    /// function item's value needs: calls of it name the function itself
+    /// ([`super::Body::call_fn_items_directly`]).
+    pub fn fn_item_of(path: &Path) -> Ty {
+        Ty::Opaque(format!("fn(..) {{{path}}}"))
+    }
+
     /// Whether this is a function item's type (`fn(&u32) -> u32
     /// {load_value}`, `fn(&'a u32, &'b u32) -> bool {<u32 as
     /// PartialOrd>::lt}`): zero-sized and byte-aligned, like `()`.
     pub fn is_fn_item(&self) -> bool {
         let Ty::Opaque(text) = self else { return false };
+        // `for<'a> fn(&'a u32) -> bool {odd}`.
+        let text = match text.strip_prefix("for<") {
+            Some(rest) => rest.split_once("> ").map_or(rest, |(_, after)| after),
+            None => text,
+        };
         let text = text.strip_prefix("unsafe ").unwrap_or(text);
         // `extern "C" fn(..) {f}`.
         let text = match text.strip_prefix("extern \"") {
@@ -382,6 +396,22 @@ impl Ty {
             None => text,
         };
         text.starts_with("fn(") && text.ends_with('}')
+    }
+
+    /// A function item type's signature (`fn(u32) -> u32 {halve}` gives
+    /// `([u32], u32)`), as the printed type says it: its lifetimes dropped,
+    /// as types here drop them. `None` for another type, or a function item
+    /// whose signature is not printed ([`Ty::fn_item_of`]).
+    pub fn fn_item_signature(&self) -> Option<(Vec<Ty>, Ty)> {
+        if !self.is_fn_item() {
+            return None;
+        }
+        let Ty::Opaque(text) = self else { return None };
+        let (signature, _) = super::brackets::split_top_level(text, " {")?;
+        match crate::parse::parse_type(signature) {
+            Ok(Ty::FnPtr(inputs, output)) => Some((inputs, *output)),
+            _ => None,
+        }
     }
 
     /// Whether this type names a type parameter: a one-segment path without
@@ -659,6 +689,36 @@ mod tests {
         assert!(item("extern \"C\" fn(u32) {k}"));
         assert!(!item("{closure@/src/kernel.rs:3:9: 3:12}"));
         assert!(!Ty::FnPtr(vec![], Box::new(Ty::unit())).is_fn_item());
+    }
+
+    #[test]
+    fn a_higher_ranked_function_item_keeps_its_binder_and_gives_its_signature() {
+        let printed = "for<'a> fn(&'a u32) -> bool {kernel::odd}";
+        let t = crate::parse::parse_type(printed).expect("a type");
+        // Its text is its name, as rustc prints it inside closure types.
+        assert_eq!(t, Ty::Opaque(printed.into()));
+        assert!(t.is_fn_item());
+        let (inputs, output) = t.fn_item_signature().expect("a signature");
+        assert_eq!(
+            inputs,
+            vec![Ty::Ref(Mutability::Not, Box::new(Ty::Int(IntTy::U32)))]
+        );
+        assert_eq!(output, Ty::Bool);
+        let plain = crate::parse::parse_type("fn(u32) -> kernel::W {kernel::W}").expect("a type");
+        assert_eq!(
+            plain.fn_item_signature().map(|(i, o)| (i, o.to_string())),
+            Some((vec![Ty::Int(IntTy::U32)], "kernel::W".to_string()))
+        );
+        // A higher-ranked pointer is a pointer still.
+        let pointer = crate::parse::parse_type("for<'a> fn(&'a u32) -> bool").expect("a type");
+        assert!(matches!(pointer, Ty::FnPtr(..)));
+        assert_eq!(pointer.fn_item_signature(), None);
+        // A function item read as a value: no signature is printed.
+        let path =
+            crate::parse::parse_value_path("std::option::Option::<u32>::Some").expect("a path");
+        let unprinted = Ty::fn_item_of(&path);
+        assert!(unprinted.is_fn_item());
+        assert_eq!(unprinted.fn_item_signature(), None);
     }
 
     #[test]

@@ -92,6 +92,22 @@ const ADAPTER_METHODS: [(&str, Option<&str>); 9] = [
     ("advance_back_by", Some("iter_advance_by")),
 ];
 
+/// The unstable library feature a shim's call of `path` needs, when it is
+/// an unstable method of `Iterator` or `DoubleEndedIterator` that rustc
+/// leaves as a call (`<Iter<'_, u32> as Iterator>::advance_by`, which
+/// `Chain::advance_by` calls in `chain(..).skip(..)`).
+pub(super) fn iterator_method_feature(path: &Path) -> Option<&'static str> {
+    let [qualified, method] = path.segments.as_slice() else {
+        return None;
+    };
+    let (_, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
+    IteratorTrait::of(trait_path)?;
+    ADAPTER_METHODS
+        .iter()
+        .find_map(|(m, f)| (*m == method.name).then_some(*f))
+        .flatten()
+}
+
 /// The generic shim of a call of `path` with arguments of types `params`
 /// and a result of type `ret`, when it is one [`adapter_method_shim`]
 /// serves, or a fold with a closure, of an
@@ -136,7 +152,7 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         _ => return None,
     };
     let self_parsed = crate::parse::parse_type(self_text).ok()?;
-    if !super::is_closure(closure)
+    if !(super::is_closure(closure) || super::is_fn_item(closure))
         || f != closure
         || init != acc
         || ret != try_ty.unwrap_or(acc)
@@ -182,6 +198,69 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         stand_in: None,
         type_params,
         features: try_ty.map(|_| "try_trait_v2").into_iter().collect(),
+    })
+}
+
+/// The generic shim of a call of a `core` function whose generic arguments
+/// hold function items (`Option::<NonZero<usize>>::map_or::<Result<(),
+/// NonZero<usize>>, fn(NonZero<usize>) -> Result<(), NonZero<usize>>
+/// {Result::Err}>`, which `advance_by` of a `Chain` calls), every other
+/// type nameable: each function item is a parameter `Fi: Fn(..) -> ..`,
+/// bounded by the signature its printed type gives (a function item
+/// implements `Fn`, which satisfies whichever closure trait the callee
+/// asks for), and the callee's own generic arguments are left to
+/// inference. The arguments that are function items (`params`, in order)
+/// are the parameters, in the order the generic arguments name them; a
+/// function item read as a constant has no printed signature
+/// ([`Ty::fn_item_of`]), so the pairing is by order, and the counts must
+/// agree.
+pub(super) fn fn_item_shim(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
+    let mut items: Vec<&Ty> = Vec::new();
+    for t in super::all_type_args(path).filter(|t| t.is_fn_item()) {
+        if !items.contains(&t) {
+            items.push(t);
+        }
+    }
+    let item_params = params.iter().filter(|t| t.is_fn_item()).count();
+    if items.is_empty() || item_params != items.len() {
+        return None;
+    }
+    let mut type_params = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let (inputs, output) = item.fn_item_signature()?;
+        if !inputs.iter().all(super::nameable) || !super::nameable(&output) {
+            return None;
+        }
+        let inputs: Vec<String> = inputs.iter().map(Ty::to_rust_source).collect();
+        type_params.push(ShimTypeParam {
+            name: format!("F{i}"),
+            bound: format!("Fn({}) -> {}", inputs.join(", "), output.to_rust_source()),
+            stands_for: (*item).clone(),
+        });
+    }
+    let mut next_item = items.iter();
+    let params: Vec<Ty> = params
+        .iter()
+        .map(|t| match t.is_fn_item() {
+            true => next_item.next().map(|item| (*item).clone()),
+            false => Some(t.clone()),
+        })
+        .collect::<Option<_>>()?;
+    // All else nameable.
+    let rest = |t: &Ty| super::nameable(&t.replace(&|t| items.contains(&t).then(Ty::unit)));
+    if !params.iter().chain([ret]).all(rest) {
+        return None;
+    }
+    let mut callee_path = path.clone();
+    callee_path.segments.last_mut()?.args.clear();
+    Some(DepCall {
+        callee: callee_source(&callee_path)?,
+        params,
+        ret: ret.clone(),
+        must_reach: None,
+        stand_in: None,
+        type_params,
+        features: Vec::new(),
     })
 }
 
@@ -257,10 +336,7 @@ fn adapter_method_shim(
             "<{} as {trait_path}>",
             with_lifetime(&with_params(&self_ty, &type_params))
         );
-        let feature = ADAPTER_METHODS
-            .iter()
-            .find_map(|(m, f)| (*m == method.name).then_some(*f))
-            .flatten();
+        let feature = iterator_method_feature(path);
         (callee_source(&callee_path)?, feature.into_iter().collect())
     };
     Some(DepCall {
@@ -315,14 +391,23 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
         _ => None,
     });
     match (adapter, args.as_slice()) {
-        (Some(filter), [inner, closure]) if super::is_closure(closure) => {
+        (Some(filter), [inner, closure])
+            if super::is_closure(closure) || super::is_fn_item(closure) =>
+        {
             collect_adapters(krate, inner, found)?;
             let Ty::Opaque(name) = closure else {
                 return None;
             };
             // The closure's own signature, its lifetimes elided (an
-            // associated type in a closure bound is not normalised there).
-            let (inputs, output) = closure_signature(krate, name)?;
+            // associated type in a closure bound is not normalised there),
+            // or the one a function item's type prints.
+            let (inputs, output) = match closure.fn_item_signature() {
+                Some(signature) => signature,
+                None => closure_signature(krate, name)?,
+            };
+            if !inputs.iter().all(super::nameable) || !super::nameable(&output) {
+                return None;
+            }
             let [input] = inputs.as_slice() else {
                 return None;
             };
@@ -345,7 +430,7 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
         }
         _ => {
             for a in args {
-                if super::is_closure(a) {
+                if super::is_closure(a) || super::is_fn_item(a) {
                     return None;
                 }
                 collect_adapters(krate, a, found)?;
@@ -383,8 +468,7 @@ fn collect_step_nth(krate: &Crate, args: &[&Ty], found: &mut Vec<ShimTypeParam>)
 }
 
 /// The input and result types of the kernel closure `name`, from its body;
-/// `None` unless exactly one body takes that closure and its types are
-/// nameable.
+/// `None` unless exactly one body takes that closure.
 fn closure_signature(krate: &Crate, name: &str) -> Option<(Vec<Ty>, Ty)> {
     let mut bodies = krate
         .bodies
@@ -394,10 +478,7 @@ fn closure_signature(krate: &Crate, name: &str) -> Option<(Vec<Ty>, Ty)> {
     if bodies.next().is_some() {
         return None;
     }
-    let inputs = body.closure_inputs()?;
-    let output = body.return_ty.clone();
-    let nameable = inputs.iter().all(super::nameable) && super::nameable(&output);
-    nameable.then_some((inputs, output))
+    Some((body.closure_inputs()?, body.return_ty.clone()))
 }
 
 #[cfg(test)]
@@ -569,6 +650,92 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn a_function_in_a_map_or_filter_is_a_parameter_bounded_by_its_printed_signature() {
+        let krate = crate::import_text("", "", None).expect("nothing imports");
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let halve = "fn(u32) -> u32 {kernel::halve}";
+        let odd = "for<'a> fn(&'a u32) -> bool {kernel::odd}";
+        let iter = format!(
+            "std::iter::Filter<std::iter::Map<std::iter::Copied<std::slice::Iter<'_, u32>>, {halve}>, {odd}>"
+        );
+        let next = call(&format!("<{iter} as std::iter::Iterator>::next"));
+        let by_ref = ty(&format!("&mut {iter}"));
+        let shim = closure_shim(
+            &krate,
+            &next,
+            std::slice::from_ref(&by_ref),
+            &ty("std::option::Option<u32>"),
+        )
+        .expect("a shim generic over both functions");
+        let source = shim.source_fn();
+        assert!(
+            source.contains("F0: FnMut(u32) -> u32, F1: FnMut(&u32) -> bool"),
+            "{source}"
+        );
+        assert_eq!(shim.type_params[1].stands_for, ty(odd));
+        // A `Filter`'s function must give a `bool`.
+        let not_a_predicate = iter.replace("-> bool {kernel::odd}", "-> u32 {kernel::odd}");
+        let next = call(&format!("<{not_a_predicate} as std::iter::Iterator>::next"));
+        let by_ref = ty(&format!("&mut {not_a_predicate}"));
+        assert!(
+            closure_shim(
+                &krate,
+                &next,
+                std::slice::from_ref(&by_ref),
+                &ty("std::option::Option<u32>")
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn a_core_call_taking_a_function_item_is_generic_over_it() {
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let nz = "std::num::NonZero<usize>";
+        let result = format!("std::result::Result<(), {nz}>");
+        let err = format!("fn({nz}) -> {result} {{std::result::Result::<(), {nz}>::Err}}");
+        let map_or = call(&format!(
+            "std::option::Option::<{nz}>::map_or::<{result}, {err}>"
+        ));
+        // The argument is a constant: its type names the function only.
+        let item_path =
+            crate::parse::parse_value_path(&format!("std::result::Result::<(), {nz}>::Err"))
+                .expect("a path");
+        let params = [
+            ty(&format!("std::option::Option<{nz}>")),
+            ty(&result),
+            Ty::fn_item_of(&item_path),
+        ];
+        let shim = fn_item_shim(&map_or, &params, &ty(&result)).expect("a shim generic over `Err`");
+        let source = shim.source_fn();
+        assert!(
+            source.contains(&format!(
+                "F0: Fn(std::num::NonZero<usize>) -> std::result::Result<(), std::num::NonZero<usize>>>(a0: std::option::Option<{nz}>, a1: {result}, a2: F0)"
+            )),
+            "{source}"
+        );
+        assert!(source.contains("map_or(a0, a1, a2)"), "{source}");
+        assert!(!source.contains("map_or::<"), "inferred: {source}");
+        assert_eq!(shim.type_params[0].stands_for, ty(&err));
+        // No function item among the arguments, or more items than
+        // arguments to pair them with: none.
+        assert!(fn_item_shim(&map_or, &params[..2], &ty(&result)).is_none());
+        let plain = call(&format!("std::option::Option::<{nz}>::is_some"));
+        assert!(fn_item_shim(&plain, &params[..1], &Ty::Bool).is_none());
+    }
+
+    #[test]
+    fn unstable_iterator_methods_name_their_feature() {
+        let advance = call("<std::slice::Iter<'_, u32> as std::iter::Iterator>::advance_by");
+        assert_eq!(iterator_method_feature(&advance), Some("iter_advance_by"));
+        let next = call("<std::slice::Iter<'_, u32> as std::iter::Iterator>::next");
+        assert_eq!(iterator_method_feature(&next), None);
+        // Another trait's method of that name.
+        let other = call("<std::slice::Iter<'_, u32> as dep::Advance>::advance_by");
+        assert_eq!(iterator_method_feature(&other), None);
     }
 
     #[test]

@@ -384,6 +384,7 @@ pub fn instantiate(
             let body = &mut krate.bodies[id];
             super::std_closures::expand_calls(body, &kernel);
             rewrite_closure_calls(body, &Substitution::new(), &closures);
+            body.call_fn_items_directly();
             krate.left_calls.append(&mut left.borrow_mut());
         }
     }
@@ -460,6 +461,7 @@ pub fn instantiate(
             super::std_closures::expand_calls(&mut body, &kernel);
             krate.left_calls.append(&mut left.borrow_mut());
             rewrite_closure_calls(&mut body, &t.subst, &closures);
+            body.call_fn_items_directly();
             for bb in body.blocks.keys().collect::<Vec<_>>() {
                 // A `core` wrapper closure drops what it wraps.
                 let dropless = |ty: &Ty| match ty {

@@ -69,6 +69,7 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             };
             if let Some(shim) = super::std_stand_ins::stand_in(path, &params, &ret)
                 .or_else(|| super::closure_shims::closure_shim(krate, path, &params, &ret))
+                .or_else(|| super::closure_shims::fn_item_shim(path, &params, &ret))
             {
                 out.insert(printed, shim);
                 continue;
@@ -79,7 +80,8 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             if !params.iter().chain([&ret]).all(super::nameable) {
                 continue;
             }
-            let must_reach = (prelude || is_inherent(path)).then(|| printed.clone());
+            let must_reach =
+                (prelude || is_inherent(path) || is_core_type_item(path)).then(|| printed.clone());
             out.insert(
                 printed,
                 DepCall {
@@ -89,7 +91,9 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                     must_reach,
                     stand_in: None,
                     type_params: Vec::new(),
-                    features: Vec::new(),
+                    features: super::closure_shims::iterator_method_feature(path)
+                        .into_iter()
+                        .collect(),
                 },
             );
         }
@@ -155,7 +159,9 @@ fn reified_dep_fns(
                     must_reach: is_inherent(path).then_some(printed),
                     stand_in: None,
                     type_params: Vec::new(),
-                    features: Vec::new(),
+                    features: super::closure_shims::iterator_method_feature(path)
+                        .into_iter()
+                        .collect(),
                 },
             );
         }
@@ -201,6 +207,29 @@ fn is_inherent(path: &Path) -> bool {
     path.segments
         .iter()
         .any(|s| s.name.starts_with("<impl ") && !s.name.starts_with("<impl at "))
+}
+
+/// Whether `path` names a function under one of `core`'s types or traits
+/// by its path, as a function item passed where a closure is expected
+/// prints: a method by the type's path (`std::result::Result::<u32,
+/// E>::ok`, from `map(Result::ok)`), or a function nested in a trait's
+/// default method (`std::iter::Iterator::last::some`, which `last` folds
+/// with). A segment between the crate and the function is capitalised, as
+/// `core`'s type and trait names are and its module names are not. Its
+/// constructors build values instead
+/// ([`crate::model::Body::call_fn_items_directly`]); a private nested
+/// function gets a shim only where one stands in for it.
+fn is_core_type_item(path: &Path) -> bool {
+    let [first, inner @ .., function] = path.segments.as_slice() else {
+        return false;
+    };
+    matches!(first.name.as_str(), "core" | "std")
+        && inner
+            .iter()
+            .any(|s| s.name.starts_with(|c: char| c.is_ascii_uppercase()))
+        && function
+            .name
+            .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
 }
 
 /// Whether `body` calls `callee` (as printed).
@@ -264,7 +293,7 @@ fn is_bodiless_core_trait_call(krate: &Crate, path: &Path) -> bool {
 fn is_bodiless_core_inherent_call(krate: &Crate, path: &Path) -> bool {
     let first = path.segments.first().map_or("", |s| s.name.as_str());
     matches!(first, "core" | "std")
-        && is_inherent(path)
+        && (is_inherent(path) || is_core_type_item(path))
         && calls::classify(path).is_none()
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
 }
@@ -312,6 +341,21 @@ mod tests {
         assert!(names_a_dependency("<[u8] as sha2::digest::Tr>::m", &deps));
         assert!(!names_a_dependency("my_sha2::f", &deps));
         assert!(!names_a_dependency("kernel::sha2_like::f", &deps));
+    }
+
+    #[test]
+    fn functions_under_cores_types_and_traits_are_told_by_a_capitalised_segment() {
+        let item =
+            |text: &str| is_core_type_item(&crate::parse::parse_value_path(text).expect("a path"));
+        assert!(item(
+            "std::result::Result::<u32, std::num::TryFromIntError>::ok"
+        ));
+        assert!(item("core::option::Option::<u32>::map_or::<u32, F>"));
+        assert!(item("std::iter::Iterator::last::some::<u32>"));
+        // A free function of a module, a dependency's method, a type.
+        assert!(!item("core::hint::black_box::<u32>"));
+        assert!(!item("sha2::Sha256::new"));
+        assert!(!item("std::option::Option::<u32>"));
     }
 
     /// A kernel `kernel::k` whose body calls `callee` on its argument, a

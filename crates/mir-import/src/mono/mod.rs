@@ -151,6 +151,16 @@ pub fn is_closure(t: &Ty) -> bool {
     matches!(t, Ty::Opaque(s) if s.starts_with("{closure@"))
 }
 
+/// Whether `t` is called as a closure is but names its body: a function
+/// item's type, the type of a function passed where a closure is expected
+/// (`map(u32::count_ones)`, `filter(is_odd)`), zero-sized like a closure
+/// that captures nothing. Its calls through the closure traits become calls
+/// of the function ([`crate::model::Body::call_fn_items_directly`]), after
+/// the substitution or expansion that names it in them.
+pub fn is_fn_item(t: &Ty) -> bool {
+    t.is_fn_item()
+}
+
 /// Whether `t` can be written in source outside the generic body: no
 /// closure, coroutine or other opaque type, no type parameter left.
 pub(crate) fn nameable(t: &Ty) -> bool {

@@ -91,7 +91,10 @@ fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
         Some(Tok::Ident(w)) if w == "fn" || w == "unsafe" || w == "extern" => parse_fn_ptr(c),
         // `for<'a, 'b> fn(&'a [u8]) -> u64`: a higher-ranked function
         // pointer; the binder names lifetimes only, which types here drop.
+        // A function item's type keeps it, as rustc prints it: its text is
+        // its name (a layout's key, a closure's generic argument).
         Some(Tok::Ident(w)) if w == "for" => {
+            let start = c.mark();
             c.bump()?;
             c.expect_punct("<")?;
             while !c.eat_punct(">") {
@@ -101,7 +104,10 @@ fn parse_ty_level(c: &mut Cursor) -> Result<Ty, ParseError> {
                 c.bump()?;
                 c.eat_punct(",");
             }
-            parse_ty(c)
+            match parse_ty(c)? {
+                t if t.is_fn_item() => Ok(Ty::Opaque(c.text_between(start, c.mark()))),
+                t => Ok(t),
+            }
         }
         Some(Tok::Ident(w)) if w == "dyn" || w == "impl" => {
             let start = c.mark();

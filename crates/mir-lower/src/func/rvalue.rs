@@ -448,14 +448,14 @@ impl FnLower<'_, '_> {
                 Ok(())
             }
             // A closure's captures, by index: only offsets the layout proves
-            // (see `LayoutTable::record_captures`).
+            // (see `LayoutTable::record_captures` and `capture_offset`).
             AggregateKind::Opaque(s) if s.starts_with("{closure@") => {
                 for (i, op) in ops.iter().enumerate() {
                     if is_uninit(op) {
                         continue;
                     }
                     let fty = self.operand_ty(op)?;
-                    let off = self.field_offset(ty, None, &i.to_string()).map_err(|_| {
+                    let off = self.capture_offset(ty, i as u32, &fty).map_err(|_| {
                         self.unsupported(format!(
                             "a closure with {} captures (`{s}`): rustc's report gives no offsets for them",
                             ops.len()

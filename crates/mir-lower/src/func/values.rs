@@ -419,7 +419,10 @@ impl FnLower<'_, '_> {
                 })
             }
             PlaceElem::Field(i, fty) => {
-                let off = self.field_offset(&ty, variant.as_deref(), &i.to_string())?;
+                let off = match variant {
+                    None if is_closure(&ty) => self.capture_offset(&ty, *i, fty)?,
+                    _ => self.field_offset(&ty, variant.as_deref(), &i.to_string())?,
+                };
                 let a = self.offset(addr, off);
                 // The unsized tail of a dynamically sized struct keeps the
                 // struct's length. Only a slice or `str` tail sits at the
@@ -548,6 +551,30 @@ impl FnLower<'_, '_> {
 
     /// The offset of field `name` (an index such as `0`, or a declared name)
     /// of a struct, a tuple, an enum variant or a fat pointer.
+    /// The offset of capture `index`, of type `capture`, in closure type
+    /// `closure`: the report's, or, where it gives none, 0 for a capture
+    /// that takes no space (it may sit anywhere) or for the one capture
+    /// as large as the closure itself (all else is zero-sized), which
+    /// `core`'s closures over a function item or a capture-less closure
+    /// are (`map_fold(f, g)`, named only by the span of its definition in
+    /// the instance that builds it).
+    pub(super) fn capture_offset(
+        &self,
+        closure: &Ty,
+        index: u32,
+        capture: &Ty,
+    ) -> Result<u64, Diagnostic> {
+        let reported = self.field_offset(closure, None, &index.to_string());
+        if reported.is_ok() || self.repr(capture)? == Repr::Zst {
+            return Ok(reported.unwrap_or(0));
+        }
+        let size = self.layout_of(capture)?.size;
+        if size > 0 && self.layout_of(closure)?.size == size {
+            return Ok(0);
+        }
+        reported
+    }
+
     pub(super) fn field_offset(
         &self,
         ty: &Ty,
@@ -768,4 +795,9 @@ impl FnLower<'_, '_> {
             _ => Err(self.unsupported(format!("`{ty}` is not an enum"))),
         }
     }
+}
+
+/// Whether `ty` is a closure's type, as printed (`{closure@..}`).
+fn is_closure(ty: &Ty) -> bool {
+    matches!(ty, Ty::Opaque(s) if s.starts_with("{closure@"))
 }

@@ -87,7 +87,7 @@ mod wrappers;
 use crate::model::{BasicBlock, Body, Callee, TerminatorKind, closure_trait_call};
 use rewrite::expand;
 use wrappers::{
-    Check, Keep, Wrapper, capture_less_reduction, stood_in_advance_by, stood_in_reduction,
+    Check, Keep, Wrapper, capture_less_reduction, fn_item, stood_in_advance_by, stood_in_reduction,
     wrapper_of,
 };
 pub(super) use wrappers::{accumulator_closure, closure_function, step_nth_iter};
@@ -115,7 +115,12 @@ pub(super) struct KernelClosures<'a> {
 pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
     match wrapper_of(f) {
         Some(w) => w.captured().into_iter().all(|g| drops_nothing(g, kernel)),
-        None => (kernel.drops_nothing)(f) || capture_less_reduction(f) || stood_in_advance_by(f),
+        None => {
+            (kernel.drops_nothing)(f)
+                || capture_less_reduction(f)
+                || stood_in_advance_by(f)
+                || fn_item(f)
+        }
     }
 }
 
@@ -179,6 +184,7 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
 /// over a function item, `advance_by`'s counting closure).
 pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f)
+        || fn_item(f)
         || stood_in_reduction(f)
         || stood_in_advance_by(f)
         || wrapper_of(f).is_some_and(|w| w.captured().into_iter().all(|g| callable(g, has_body)))

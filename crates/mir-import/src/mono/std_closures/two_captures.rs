@@ -129,6 +129,22 @@ fn usize_const(bits: u128) -> Operand {
     }))
 }
 
+/// Whether closure `c` takes no space: a function item, or each of its
+/// captures is a function item, `()` or a closure that takes none (`filter_fold(p, min_by::fold(
+/// <u32 as Ord>::cmp))` with `p` capture-less). `min_by`'s or `max_by`'s
+/// `fold` over a function item, whose captures no printed body may show,
+/// is one.
+fn takes_no_space(c: &str, kernel: &KernelClosures) -> bool {
+    if super::capture_less_reduction(c) || super::fn_item(c) {
+        return true;
+    }
+    let zero_sized = |t: &Ty| match t {
+        Ty::Opaque(name) if name.starts_with("{closure@") => takes_no_space(name, kernel),
+        t => t.is_fn_item() || *t == Ty::unit(),
+    };
+    (kernel.captures)(c).is_some_and(|captures| captures.iter().all(zero_sized))
+}
+
 /// `place` behind the reference in `reference`.
 fn deref(reference: &Place) -> Place {
     let mut p = reference.clone();
@@ -625,7 +641,7 @@ pub(super) enum MapForm {
 /// `mapped = f(elt)` and then `g(acc, mapped)` into the call's
 /// destination, each closure borrowed from the environment where its
 /// index puts it. When neither captures anything, the environment takes
-/// no space and no printed body builds it (so no index is known): each is
+/// no space and no printed body may build it (so no index is known): each is
 /// then borrowed through the environment's own pointer, as any non-null
 /// pointer is one to a closure that takes no space. Whether it did.
 pub(super) fn expand_map_fold_each(
@@ -654,12 +670,11 @@ pub(super) fn expand_map_fold_each(
         MapForm::Fold => f_ty.clone(),
         MapForm::TryFold => f_ref_ty.clone(),
     };
-    let capture_less = |c: &str| (kernel.captures)(c).is_some_and(|c| c.is_empty());
     // Where the two closures are reached from: by index, or, when neither
     // takes space, through the environment's pointer itself.
     let reach = match Env::of(body, &env_op, &f_capture_ty, &g_ty, kernel) {
         Some(env) => Reach::Indexed(env),
-        None if form == MapForm::Fold && capture_less(f) && capture_less(g) => {
+        None if form == MapForm::Fold && takes_no_space(f, kernel) && takes_no_space(g, kernel) => {
             let Some(env_ty) = operand_ty(body, &env_op) else {
                 return false;
             };

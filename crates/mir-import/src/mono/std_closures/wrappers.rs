@@ -158,6 +158,15 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     // is another type, which only `find`'s check is expanded for (what
     // `Filter::next` passes: `self.iter.find(&mut self.predicate)`).
     let closure = |a: &&str| a.starts_with("{closure@") && a.ends_with('}');
+    // Or a function passed where a closure is expected (`map(halve)`),
+    // called as one: the wrapper's call of it becomes a call of the
+    // function. Not as `min_by`'s or `max_by`'s `compare`, which is stood
+    // in ([`stood_in_reduction`]) or refused by name.
+    let reduction = matches!(
+        name,
+        "iter::Iterator::max_by::fold" | "iter::Iterator::min_by::fold"
+    );
+    let callable = |a: &&str| closure(a) || (!reduction && fn_item(a));
     if let Some(f) = args
         .last()
         .and_then(|a| a.strip_prefix("&mut "))
@@ -172,7 +181,7 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     if let Some(iter) = step_nth_iter(closure_ty) {
         return Some(Wrapper::StepNth(iter.to_string()));
     }
-    let last = args.last().filter(|a| closure(a))?.to_string();
+    let last = args.last().filter(|a| callable(a))?.to_string();
     match name {
         "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => {
             Some(Wrapper::Key(last))
@@ -209,12 +218,12 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             Some(Wrapper::WrapMut2(last))
         }
         "iter::adapters::filter::filter_fold" => match args.as_slice() {
-            [_, _, p, _] if closure(p) => Some(Wrapper::FilterFold(p.to_string(), last)),
+            [_, _, p, _] if callable(p) => Some(Wrapper::FilterFold(p.to_string(), last)),
             _ => None,
         },
         // `map_try_fold<'a, T, B, Acc, R, F, G>`, which holds `&mut f`.
         "iter::adapters::map::map_try_fold" => match args.as_slice() {
-            [_, _, b, _, _, f, g] if closure(f) && closure(g) => Some(Wrapper::MapFoldEach(
+            [_, _, b, _, _, f, g] if callable(f) && closure(g) => Some(Wrapper::MapFoldEach(
                 f.to_string(),
                 g.to_string(),
                 b.to_string(),
@@ -226,7 +235,7 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             let [.., f, g] = args.as_slice() else {
                 return None;
             };
-            if !closure(f) {
+            if !callable(f) {
                 return None;
             }
             match wrapper_of(g) {
@@ -255,6 +264,11 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
     }
 }
 
+/// Whether `ty` (as printed) is a function item's type.
+pub(super) fn fn_item(ty: &str) -> bool {
+    crate::parse::parse_type(ty).is_ok_and(|t| t.is_fn_item())
+}
+
 /// For a closure type that is `Sum`'s or `Product`'s closure of a
 /// primitive number: the number type, the operation, and whether the
 /// second operand is a reference (`Sum<&T>`).
@@ -279,13 +293,6 @@ pub(super) fn capture_less_reduction(closure_ty: &str) -> bool {
         Some("iter::Iterator::min_by::fold" | "iter::Iterator::max_by::fold")
     );
     let items = top_level_items(args);
-    let fn_item = |compare: &str| {
-        compare.rsplit_once(" {").is_some_and(|(signature, item)| {
-            (signature.starts_with("fn(") || signature.starts_with("for<"))
-                && item.ends_with('}')
-                && !item.starts_with("closure@")
-        })
-    };
     reduction && matches!(items.as_slice(), [_, compare] if fn_item(compare))
 }
 
@@ -736,5 +743,33 @@ mod tests {
         let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
         assert!(callable(&map_fold(SUM), &kernel));
         assert!(!callable(&map_fold(SUM), &|_| false));
+    }
+
+    #[test]
+    fn a_function_passed_as_a_closure_is_wrapped_and_called_like_one() {
+        // `map(halve).sum()`: the function is `f`, and callable as it is.
+        let halve = "fn(u32) -> u32 {kernel::halve}";
+        let map_fold = format!(
+            "{{closure@std::iter::adapters::map::map_fold<u32, usize, usize, {halve}, {SUM}>::{{closure#0}}}}"
+        );
+        assert!(
+            matches!(wrapper_of(&map_fold), Some(Wrapper::MapFold(f, BinOp::Add)) if f == halve)
+        );
+        assert!(callable(&map_fold, &|_| false));
+        // `filter(odd)`: the predicate.
+        let odd = "for<'a> fn(&'a u32) -> bool {kernel::odd}";
+        let filter_fold = format!(
+            "{{closure@std::iter::adapters::filter::filter_fold<u32, u32, {odd}, {map_fold}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&filter_fold),
+            Some(Wrapper::FilterFold(odd.to_string(), map_fold.clone()))
+        );
+        // Not as `max_by`'s `compare`, which is stood in or refused.
+        let by_ord = "{closure@std::iter::Iterator::max_by::fold<u32, for<'a, 'b> fn(&'a u32, &'b u32) -> std::cmp::Ordering {<u32 as std::cmp::Ord>::cmp}>::{closure#0}}";
+        assert_eq!(wrapper_of(by_ord), None);
+        // A function pointer is not a function item.
+        let pointer = map_fold.replace(halve, "fn(u32) -> u32");
+        assert_eq!(wrapper_of(&pointer), None);
     }
 }

@@ -606,6 +606,26 @@ mod tests {
     }
 
     #[test]
+    fn lasts_nested_some_is_some_of_the_item() {
+        let some = crate::parse::parse_value_path("std::iter::Iterator::last::some::<u32>")
+            .expect("a path");
+        let option = crate::parse::parse_type("std::option::Option<u32>").expect("a type");
+        let u32_ty = int(IntTy::U32);
+        let shim = stand_in(&some, &[option.clone(), u32_ty.clone()], &option)
+            .expect("`last`'s `some` has a stand-in");
+        assert_eq!(
+            shim.stand_in.as_deref(),
+            Some("::core::option::Option::Some(a1)")
+        );
+        // The item must be the option's.
+        assert!(stand_in(&some, &[option.clone(), int(IntTy::U8)], &option).is_none());
+        // Nor a function of that name elsewhere.
+        let other =
+            crate::parse::parse_value_path("dep::Iterator::last::some::<u32>").expect("a path");
+        assert!(stand_in(&other, &[option.clone(), u32_ty], &option).is_none());
+    }
+
+    #[test]
     fn random_access_into_side_effect_free_iterators_is_nth_on_a_clone() {
         let usize_ty = int(IntTy::Usize);
         let access = |self_ty: &str, trait_path: &str, method: &str| {

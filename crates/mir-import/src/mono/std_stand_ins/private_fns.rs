@@ -42,6 +42,27 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
                 "a0 + ::core::iter::Iterator::count(a1)".to_string(),
             )
         }
+        // `Iterator::last` folds with the nested `fn some<T>(_: Option<T>,
+        // x: T) -> Option<T> { Some(x) }`, a function item: rustc leaves
+        // the direct call when it does not inline it.
+        (
+            "",
+            ["core" | "std", "iter", "Iterator", "last", "some"]
+            | [
+                "core" | "std",
+                "iter",
+                "traits",
+                "iterator",
+                "Iterator",
+                "last",
+                "some",
+            ],
+        ) if matches!(params, [previous, item]
+                if previous == ret
+                    && crate::mono::call_site::option_of(ret).as_ref() == Some(item)) =>
+        {
+            ("last_some", "::core::option::Option::Some(a1)".to_string())
+        }
         // `Step::forward_unchecked` and `backward_unchecked` of a primitive
         // integer (`Range<usize>`'s `nth` in `skip(..).take(..)`): 1.95's
         // `step_unsigned_methods!` and `step_signed_methods!` bodies, the
