@@ -99,13 +99,22 @@ pub(super) fn fn_items_as_unit(t: &Ty) -> Ty {
     t.replace(&|t| t.is_fn_item().then(Ty::unit))
 }
 
+/// An enum rustc printed with no tag, as the probe names it, with its
+/// size and variants.
+pub(super) type UntaggedEnum<'k> = (Ty, u64, &'k [VariantLayout]);
+
 /// The enums that probed functions hold in locals, that source can name
 /// and that rustc printed with no tag, each with its size and variants:
-/// the ones whose niche the probes measure.
-pub(super) fn untagged_enums(krate: &Crate) -> Vec<(Ty, u64, &[VariantLayout])> {
-    local_adts(krate, false)
+/// the ones whose niche the probes measure. One that holds a closure
+/// (`Option<Map<Iter<'_, u32>, {closure}>>`, inside `FlatMap`) is probed
+/// as its proxy ([`Crate::closure_proxy`]), which rustc lays out the same:
+/// the map gives, for each proxy's name, the enums it stands for.
+pub(super) fn untagged_enums(
+    krate: &Crate,
+) -> (Vec<UntaggedEnum<'_>>, BTreeMap<String, Vec<String>>) {
+    let mut stands_for: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let enums = local_adts(krate, false)
         .into_iter()
-        .filter(nameable)
         .filter_map(|t| {
             let l = krate.layouts.get(&t.to_string())?;
             let TypeShape::Enum {
@@ -115,14 +124,23 @@ pub(super) fn untagged_enums(krate: &Crate) -> Vec<(Ty, u64, &[VariantLayout])> 
             else {
                 return None;
             };
-            Some((t, l.size, variants.as_slice()))
+            let probed = if nameable(&t) {
+                t
+            } else {
+                let proxy = krate.closure_proxy(&t).filter(nameable)?;
+                let of = stands_for.entry(proxy.to_string()).or_default();
+                of.push(t.to_string());
+                proxy
+            };
+            Some((probed, l.size, variants.as_slice()))
         })
-        .collect()
+        .collect();
+    (enums, stands_for)
 }
 
 /// Of `untagged` ([`untagged_enums`]), every two-variant enum with a
 /// field-less variant: the static probe measures these.
-fn niche_statics(untagged: &[(Ty, u64, &[VariantLayout])]) -> Vec<NicheStatic> {
+fn niche_statics(untagged: &[UntaggedEnum<'_>]) -> Vec<NicheStatic> {
     untagged
         .iter()
         .filter_map(|(t, _, variants)| {
@@ -397,7 +415,7 @@ pub fn probe_tuples(
     krate: &mut Crate,
     opts: &RustcOptions,
 ) -> Result<TupleLayouts, ProbeError> {
-    let untagged = untagged_enums(krate);
+    let (untagged, stands_for) = untagged_enums(krate);
     let by_use = super::sizedness::by_use(krate);
     let req = ProbeRequest {
         tuples: tuple_types(krate).into_iter().collect(),
@@ -417,6 +435,13 @@ pub fn probe_tuples(
         .collect();
     out.niches
         .extend(super::niche_report::probe(kernel, opts, &rest)?);
+    for (proxy, enums) in stands_for {
+        if let Some(niche) = out.niches.get(&proxy).cloned() {
+            for e in enums {
+                out.niches.insert(e, niche.clone());
+            }
+        }
+    }
     for (def_path, names) in orders {
         let attrs = krate.attrs.entry(def_path).or_default();
         attrs.field_names.get_or_insert(names);

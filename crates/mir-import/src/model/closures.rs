@@ -150,27 +150,36 @@ impl Crate {
                     })
             })
             .filter_map(|(name, _)| {
-                // Zero-sized and byte-aligned, as `()` is.
-                let zero_sized = |closure: &str| {
-                    self.layouts
-                        .get(closure)
-                        .is_some_and(|l| l.size == 0 && l.align == 1)
-                };
-                // The report prints a layout for sized types only.
-                let sized = |t: &Ty| {
-                    self.layouts.sizedness(t) == Some(true)
-                        || self.layouts.get(&t.to_string()).is_some()
-                };
-                let proxy = closure_proxy(
-                    &Ty::Opaque(name.clone()),
-                    &captures,
-                    &zero_sized,
-                    &sized,
-                    0,
-                )?;
+                let proxy = self.proxy_with(&Ty::Opaque(name.clone()), &captures)?;
                 Some((name.clone(), proxy))
             })
             .collect()
+    }
+
+    /// `ty` with each closure inside it replaced by its proxy tuple, and
+    /// each pointer to a type holding one by a pointer to `()`, as
+    /// [`Crate::closure_proxy_tuples`] builds them: a type source can name
+    /// and rustc lays out as `ty` (size, alignment, niche), which the
+    /// layout probe can measure for it (`Option<Map<Iter<'_, u32>,
+    /// {closure}>>`, which `FlatMap` holds). `None` if a closure's captures
+    /// are unknown.
+    pub fn closure_proxy(&self, ty: &Ty) -> Option<Ty> {
+        self.proxy_with(ty, &self.closure_captures())
+    }
+
+    /// [`Crate::closure_proxy`] with the closures' captures given.
+    fn proxy_with(&self, ty: &Ty, captures: &BTreeMap<String, Vec<Ty>>) -> Option<Ty> {
+        // Zero-sized and byte-aligned, as `()` is.
+        let zero_sized = |closure: &str| {
+            self.layouts
+                .get(closure)
+                .is_some_and(|l| l.size == 0 && l.align == 1)
+        };
+        // The report prints a layout for sized types only.
+        let sized = |t: &Ty| {
+            self.layouts.sizedness(t) == Some(true) || self.layouts.get(&t.to_string()).is_some()
+        };
+        closure_proxy(ty, captures, &zero_sized, &sized, 0)
     }
 
     /// Gives each closure of [`Crate::closure_proxy_tuples`] its capture
@@ -336,6 +345,19 @@ fn closure_proxy(
             Box::new(closure_proxy(item, captures, zero_sized, sized, depth + 1)?),
             len.clone(),
         ),
+        // A struct or enum holding a closure (`Map<I, {closure}>`) is laid
+        // out as the same one holding its proxy.
+        Ty::Adt(path) if holds_closure(ty) => {
+            let mut path = path.clone();
+            for segment in &mut path.segments {
+                for arg in &mut segment.args {
+                    if let crate::model::GenericArg::Type(t) = arg {
+                        *t = closure_proxy(t, captures, zero_sized, sized, depth + 1)?;
+                    }
+                }
+            }
+            Ty::Adt(path)
+        }
         other => other.clone(),
     })
 }
@@ -430,6 +452,26 @@ mod tests {
             holding_proxy("unsure").as_deref(),
             Some("(&mut kernel::Maybe<{closure@unknown}>, usize, ())")
         );
+        // A struct or enum holding a closure (`FlatMap`'s `Option<Map<I,
+        // F>>`) holds its proxy instead; none if the closure has none.
+        let fused = |f: &str| {
+            crate::parse::parse_type(&format!(
+                "std::option::Option<std::iter::Map<std::slice::Iter<'_, u32>, {{closure@{f}}}>>"
+            ))
+            .expect("a type")
+        };
+        let adt_proxy = |f: &str| {
+            closure_proxy(&fused(f), &captures, &zero_sized, &sized, 0).map(|t| t.to_string())
+        };
+        assert_eq!(
+            adt_proxy("key").as_deref(),
+            Some("std::option::Option<std::iter::Map<std::slice::Iter<'_, u32>, (&u32, ())>>")
+        );
+        assert_eq!(
+            adt_proxy("empty").as_deref(),
+            Some("std::option::Option<std::iter::Map<std::slice::Iter<'_, u32>, ()>>")
+        );
+        assert_eq!(adt_proxy("unknown"), None);
     }
 
     #[test]

@@ -370,6 +370,12 @@ impl Ty {
         Ty::Tuple(Vec::new())
     }
 
+    /// Whether this is a closure's type, as printed
+    /// (`{closure@kernel.rs:12:20: 12:23}`).
+    pub fn is_closure(&self) -> bool {
+        matches!(self, Ty::Opaque(s) if s.starts_with("{closure@"))
+    }
+
     /// The type of function item `path` where its signature is not printed
     /// (a function item read as a value: MIR prints no type for it), written
     /// `fn(..) {path}`. It is zero-sized and byte-aligned, which is all a
@@ -377,6 +383,26 @@ impl Ty {
     /// ([`super::Body::call_fn_items_directly`]).
     pub fn fn_item_of(path: &Path) -> Ty {
         Ty::Opaque(format!("fn(..) {{{path}}}"))
+    }
+
+    /// The function a function item's type names (`fn(u32) -> u32
+    /// {kernel::halve}`, or `fn(..) {kernel::halve}` where no signature is
+    /// printed, gives `kernel::halve`), as a call names it.
+    pub fn fn_item_name(&self) -> Option<Path> {
+        let Ty::Opaque(text) = self else { return None };
+        if !self.is_fn_item() {
+            return None;
+        }
+        let (_, name) = super::brackets::split_top_level(text, " {")?;
+        let name = name.strip_suffix('}')?;
+        // As rustc prints it (`Result::<(), E>::Err`), or as a path
+        // displays ([`Ty::fn_item_of`]: `Result<(), E>::Err`).
+        crate::parse::parse_value_path(name)
+            .ok()
+            .or_else(|| match crate::parse::parse_type(name) {
+                Ok(Ty::Adt(path)) => Some(path),
+                _ => None,
+            })
     }
 
     /// Whether this is a function item's type (`fn(&u32) -> u32
@@ -719,6 +745,16 @@ mod tests {
         let unprinted = Ty::fn_item_of(&path);
         assert!(unprinted.is_fn_item());
         assert_eq!(unprinted.fn_item_signature(), None);
+        // Either way, the function it names, as a call names it.
+        let printed_some = crate::parse::parse_type(
+            "fn(u32) -> std::option::Option<u32> {std::option::Option::<u32>::Some}",
+        )
+        .expect("a type");
+        let name = |t: &Ty| t.fn_item_name().map(|p| p.to_string());
+        assert_eq!(name(&unprinted), name(&printed_some));
+        assert_eq!(name(&unprinted), Some(path.to_string()));
+        assert_eq!(name(&t).as_deref(), Some("kernel::odd"));
+        assert_eq!(name(&pointer), None);
     }
 
     #[test]

@@ -152,8 +152,15 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
         _ => return None,
     };
     let self_parsed = crate::parse::parse_type(self_text).ok()?;
-    if !(super::is_closure(closure) || super::is_fn_item(closure))
-        || f != closure
+    // A closure, or `&mut` one (`Flatten`'s `iter.fold(acc, &mut fold)`):
+    // the parameter stands for the closure, the argument is `&mut F`.
+    let closure_arg = closure;
+    let closure = match closure {
+        Ty::Ref(crate::model::Mutability::Mut, c) if super::is_closure(c) => &**c,
+        c => c,
+    };
+    if !super::is_closure_like(closure)
+        || f != closure_arg
         || init != acc
         || ret != try_ty.unwrap_or(acc)
         || self_parsed != *self_ty
@@ -209,11 +216,9 @@ pub(super) fn closure_shim(krate: &Crate, path: &Path, params: &[Ty], ret: &Ty) 
 /// bounded by the signature its printed type gives (a function item
 /// implements `Fn`, which satisfies whichever closure trait the callee
 /// asks for), and the callee's own generic arguments are left to
-/// inference. The arguments that are function items (`params`, in order)
-/// are the parameters, in the order the generic arguments name them; a
-/// function item read as a constant has no printed signature
-/// ([`Ty::fn_item_of`]), so the pairing is by order, and the counts must
-/// agree.
+/// inference. An argument that is a function item is the generic
+/// argument naming the same function (a function item read as a constant
+/// has no printed signature: [`Ty::fn_item_of`]).
 pub(super) fn fn_item_shim(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCall> {
     let mut items: Vec<&Ty> = Vec::new();
     for t in super::all_type_args(path).filter(|t| t.is_fn_item()) {
@@ -221,8 +226,7 @@ pub(super) fn fn_item_shim(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCa
             items.push(t);
         }
     }
-    let item_params = params.iter().filter(|t| t.is_fn_item()).count();
-    if items.is_empty() || item_params != items.len() {
+    if items.is_empty() {
         return None;
     }
     let mut type_params = Vec::new();
@@ -238,14 +242,24 @@ pub(super) fn fn_item_shim(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCa
             stands_for: (*item).clone(),
         });
     }
-    let mut next_item = items.iter();
+    // Each argument that is a function item is the generic argument naming
+    // the same function.
+    let name = |t: &Ty| t.fn_item_name().map(|p| p.to_string());
     let params: Vec<Ty> = params
         .iter()
-        .map(|t| match t.is_fn_item() {
-            true => next_item.next().map(|item| (*item).clone()),
-            false => Some(t.clone()),
+        .map(|t| match name(t) {
+            Some(function) => items
+                .iter()
+                .find(|item| name(item).as_ref() == Some(&function))
+                .map(|item| (*item).clone()),
+            None if t.is_fn_item() => None,
+            None => Some(t.clone()),
         })
         .collect::<Option<_>>()?;
+    // And each parameter is an argument's type.
+    if !items.iter().all(|item| params.contains(item)) {
+        return None;
+    }
     // All else nameable.
     let rest = |t: &Ty| super::nameable(&t.replace(&|t| items.contains(&t).then(Ty::unit)));
     if !params.iter().chain([ret]).all(rest) {
@@ -391,9 +405,7 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
         _ => None,
     });
     match (adapter, args.as_slice()) {
-        (Some(filter), [inner, closure])
-            if super::is_closure(closure) || super::is_fn_item(closure) =>
-        {
+        (Some(filter), [inner, closure]) if super::is_closure_like(closure) => {
             collect_adapters(krate, inner, found)?;
             let Ty::Opaque(name) = closure else {
                 return None;
@@ -430,7 +442,7 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
         }
         _ => {
             for a in args {
-                if super::is_closure(a) || super::is_fn_item(a) {
+                if super::is_closure_like(a) {
                     return None;
                 }
                 collect_adapters(krate, a, found)?;
@@ -720,9 +732,17 @@ mod tests {
         assert!(source.contains("map_or(a0, a1, a2)"), "{source}");
         assert!(!source.contains("map_or::<"), "inferred: {source}");
         assert_eq!(shim.type_params[0].stands_for, ty(&err));
-        // No function item among the arguments, or more items than
-        // arguments to pair them with: none.
+        // No argument naming the function, or one naming another: none.
         assert!(fn_item_shim(&map_or, &params[..2], &ty(&result)).is_none());
+        let ok_path =
+            crate::parse::parse_value_path(&format!("std::result::Result::<(), {nz}>::Ok"))
+                .expect("a path");
+        let other = [
+            params[0].clone(),
+            params[1].clone(),
+            Ty::fn_item_of(&ok_path),
+        ];
+        assert!(fn_item_shim(&map_or, &other, &ty(&result)).is_none());
         let plain = call(&format!("std::option::Option::<{nz}>::is_some"));
         assert!(fn_item_shim(&plain, &params[..1], &Ty::Bool).is_none());
     }

@@ -434,6 +434,7 @@ pub fn instantiate(
                 closures.contains_key(&c) || is_std_closure(&c) || (from_shim && !is_closure(t))
             };
             if t.subst.values().any(|c| !usable(c)) {
+                tracing::debug!("`{key}` has a closure without a usable body; left as a call");
                 continue;
             }
             let mut body = krate.bodies[t.body].clone();
@@ -449,6 +450,7 @@ pub fn instantiate(
             // did not inline the callee into the shim) would, aliased to
             // that call, call itself forever.
             if from_shim && body.called_items().any(|p| p.to_string() == key) {
+                tracing::debug!("the shim of `{key}` still calls it (not inlined); left as a call");
                 continue;
             }
             // The closures the instance builds itself (`Take::try_fold`'s

@@ -223,7 +223,11 @@ fn is_core_type_item(path: &Path) -> bool {
     let [first, inner @ .., function] = path.segments.as_slice() else {
         return false;
     };
+    // `Location::caller` reads its caller's location (`#[track_caller]`):
+    // a shim would give its own.
+    let module = inner.first().map_or("", |s| s.name.as_str());
     matches!(first.name.as_str(), "core" | "std")
+        && module != "panic"
         && inner
             .iter()
             .any(|s| s.name.starts_with(|c: char| c.is_ascii_uppercase()))
@@ -286,10 +290,11 @@ fn is_bodiless_core_trait_call(krate: &Crate, path: &Path) -> bool {
 }
 
 /// Whether a call to `path` is an inherent method of a `core` type
-/// (`core::slice::<impl [u32]>::split_at`, which `Chunks::next` calls) that
-/// rustc's inliner left as a call: a shim written through the self type
-/// (`<[u32]>::split_at`) gives it a body, if rustc inlined it there
-/// ([`DepCall::must_reach`]).
+/// (`core::slice::<impl [u32]>::split_at`, which `Chunks::next` calls, or
+/// `std::result::Result::<u32, E>::ok`, printed by the type's path:
+/// [`is_core_type_item`]) that rustc's inliner left as a call: a shim
+/// written through the self type (`<[u32]>::split_at`) gives it a body, if
+/// rustc inlined it there ([`DepCall::must_reach`]).
 fn is_bodiless_core_inherent_call(krate: &Crate, path: &Path) -> bool {
     let first = path.segments.first().map_or("", |s| s.name.as_str());
     matches!(first, "core" | "std")
@@ -352,8 +357,10 @@ mod tests {
         ));
         assert!(item("core::option::Option::<u32>::map_or::<u32, F>"));
         assert!(item("std::iter::Iterator::last::some::<u32>"));
-        // A free function of a module, a dependency's method, a type.
+        // A free function of a module, a dependency's method, a type, and
+        // `Location::caller`, which reads where it is called from.
         assert!(!item("core::hint::black_box::<u32>"));
+        assert!(!item("core::panic::Location::<'_>::caller"));
         assert!(!item("sha2::Sha256::new"));
         assert!(!item("std::option::Option::<u32>"));
     }

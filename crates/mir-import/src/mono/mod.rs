@@ -148,17 +148,18 @@ pub fn module_name(def: &str, args: impl IntoIterator<Item = String>) -> String 
 
 /// Whether `t` is a closure's type (`{closure@kernel.rs:12:20: 12:23}`).
 pub fn is_closure(t: &Ty) -> bool {
-    matches!(t, Ty::Opaque(s) if s.starts_with("{closure@"))
+    t.is_closure()
 }
 
-/// Whether `t` is called as a closure is but names its body: a function
-/// item's type, the type of a function passed where a closure is expected
+/// Whether `t` is called as a closure is: a closure's type, or a function
+/// item's, the type of a function passed where a closure is expected
 /// (`map(u32::count_ones)`, `filter(is_odd)`), zero-sized like a closure
-/// that captures nothing. Its calls through the closure traits become calls
-/// of the function ([`crate::model::Body::call_fn_items_directly`]), after
-/// the substitution or expansion that names it in them.
-pub fn is_fn_item(t: &Ty) -> bool {
-    t.is_fn_item()
+/// that captures nothing. A function item's calls through the closure
+/// traits become calls of the function
+/// ([`crate::model::Body::call_fn_items_directly`]), after the
+/// substitution or expansion that names it in them.
+pub fn is_closure_like(t: &Ty) -> bool {
+    t.is_closure() || t.is_fn_item()
 }
 
 /// Whether `t` can be written in source outside the generic body: no

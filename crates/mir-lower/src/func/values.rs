@@ -420,7 +420,7 @@ impl FnLower<'_, '_> {
             }
             PlaceElem::Field(i, fty) => {
                 let off = match variant {
-                    None if is_closure(&ty) => self.capture_offset(&ty, *i, fty)?,
+                    None if ty.is_closure() => self.capture_offset(&ty, *i, fty)?,
                     _ => self.field_offset(&ty, variant.as_deref(), &i.to_string())?,
                 };
                 let a = self.offset(addr, off);
@@ -549,15 +549,16 @@ impl FnLower<'_, '_> {
         Ok((elem, stride))
     }
 
-    /// The offset of field `name` (an index such as `0`, or a declared name)
-    /// of a struct, a tuple, an enum variant or a fat pointer.
     /// The offset of capture `index`, of type `capture`, in closure type
     /// `closure`: the report's, or, where it gives none, 0 for a capture
-    /// that takes no space (it may sit anywhere) or for the one capture
-    /// as large as the closure itself (all else is zero-sized), which
-    /// `core`'s closures over a function item or a capture-less closure
-    /// are (`map_fold(f, g)`, named only by the span of its definition in
-    /// the instance that builds it).
+    /// that takes no space (it may sit anywhere) or for a capture as large
+    /// as the closure itself, which is then the one capture that takes
+    /// space (as `LayoutTable::record_captures` reasons at import). That is
+    /// what `core`'s closures over a function item or a capture-less
+    /// closure are (`map_fold(f, g)`), named only by the span of their
+    /// definition in the instance that builds them. Two closure types
+    /// printed alike keep a layout only if theirs agree, so `closure`'s
+    /// size is the accessed closure's.
     pub(super) fn capture_offset(
         &self,
         closure: &Ty,
@@ -575,6 +576,8 @@ impl FnLower<'_, '_> {
         reported
     }
 
+    /// The offset of field `name` (an index such as `0`, or a declared name)
+    /// of a struct, a tuple, an enum variant or a fat pointer.
     pub(super) fn field_offset(
         &self,
         ty: &Ty,
@@ -795,9 +798,4 @@ impl FnLower<'_, '_> {
             _ => Err(self.unsupported(format!("`{ty}` is not an enum"))),
         }
     }
-}
-
-/// Whether `ty` is a closure's type, as printed (`{closure@..}`).
-fn is_closure(ty: &Ty) -> bool {
-    matches!(ty, Ty::Opaque(s) if s.starts_with("{closure@"))
 }

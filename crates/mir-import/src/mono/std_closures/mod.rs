@@ -66,6 +66,11 @@
 //!   .count()`, whose `g` is `map_fold(to_usize(p), sum)`), and
 //!   `Map::try_fold`'s `map_try_fold(&mut f, g)`: `(acc, elt)` gives
 //!   `g(acc, f(elt))`, two calls; its captures as `enumerate`'s;
+//! - `FlattenCompat::iter_fold`'s `flatten(&mut fold)` over `fold`'s own
+//!   `flatten(g)` (`flat_map(..)` folded): `(acc, iter)` gives
+//!   `fold(acc, iter.into_iter())`, and that `flatten`'s `(acc, iter)`
+//!   gives `iter.fold(acc, &mut g)`, a call with its own shim
+//!   ([`flatten`]);
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as
@@ -74,12 +79,16 @@
 //!   the lowering assumes for every optional overflow check too:
 //!   `calls::is_optional_overflow_check`).
 //!
+//! A wrapper's closure may be a function item instead (`map(halve)`),
+//! whose call is then the function's.
+//!
 //! `f` may itself be a wrapper (`map_fold(to_usize(p), ..)`): expansion
 //! repeats, up to [`EXPANSION_PASSES`] times. Only `call_mut` with its
 //! arguments in a place is expanded. Any other wrapper stays a call,
 //! refused by name: one this module was never seen to need.
 
 mod find_map;
+mod flatten;
 mod rewrite;
 mod two_captures;
 mod wrappers;

@@ -125,6 +125,10 @@ pub(super) fn expand(
             return two_captures::expand_filter_fold(body, bb, p, f, kernel);
         }
         Wrapper::FindMap(f) => return super::find_map::expand_find_map_check(body, bb, f),
+        Wrapper::FlattenInto(fold, into) => {
+            return super::flatten::expand_flatten_into(body, bb, fold, into);
+        }
+        Wrapper::FlattenFold(g) => return super::flatten::expand_flatten_fold(body, bb, g),
         // Expanded above.
         Wrapper::StepNth(_) => return false,
         Wrapper::MapFoldEach(f, g, mapped, form) => {
@@ -260,6 +264,8 @@ pub(super) fn expand(
         | Wrapper::FilterFold(..)
         | Wrapper::MapFoldEach(..)
         | Wrapper::FindMap(..)
+        | Wrapper::FlattenInto(..)
+        | Wrapper::FlattenFold(_)
         | Wrapper::StepNth(_) => return false,
     };
     let input_tys: Option<Vec<Ty>> = inputs.iter().map(|o| operand_ty(body, o)).collect();

@@ -19,8 +19,8 @@ use crate::model::{
     Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, closure_call, control_flow, never_short_circuit, new_local, operand_ty, tuple_field,
-    variant_value,
+    CallSite, closure_call, control_flow, never_short_circuit, new_local, operand_ty, option_of,
+    tuple_field, variant_value,
 };
 
 /// The environment of a closure with two captures at a call of it: a local
@@ -129,11 +129,11 @@ fn usize_const(bits: u128) -> Operand {
     }))
 }
 
-/// Whether closure `c` takes no space: a function item, or each of its
-/// captures is a function item, `()` or a closure that takes none (`filter_fold(p, min_by::fold(
-/// <u32 as Ord>::cmp))` with `p` capture-less). `min_by`'s or `max_by`'s
-/// `fold` over a function item, whose captures no printed body may show,
-/// is one.
+/// Whether closure `c` takes no space: it is a function item, or each of
+/// its captures is a function item, `()` or a closure that takes none
+/// (`filter_fold(p, min_by::fold(<u32 as Ord>::cmp))` with `p`
+/// capture-less). `min_by`'s or `max_by`'s `fold` over a function item,
+/// whose captures no printed body may show, is one.
 fn takes_no_space(c: &str, kernel: &KernelClosures) -> bool {
     if super::capture_less_reduction(c) || super::fn_item(c) {
         return true;
@@ -331,15 +331,13 @@ pub(super) fn expand_take_check(
     let Some((r_ty, c)) = control_flow(&flow) else {
         return false;
     };
-    let option = format!("option::Option<{acc_ty}>");
     let r_text = r_ty.to_string();
-    let relative = crate::calls::std_relative(&r_text).map(str::to_string);
     // How `R` goes on: `NeverShortCircuit`'s one field, or the variant
     // (and its discriminant) of a `ControlFlow<B, Acc>` or `Option<Acc>`
     // that holds the accumulator; any other `R` breaks with itself.
     let goes_on = match &r_ty {
         _ if never_short_circuit(&r_text, &acc_ty.to_string()) => None,
-        _ if relative.as_deref() == Some(option.as_str()) => Some(("Some", 1)),
+        _ if option_of(&r_ty).as_ref() == Some(acc_ty) => Some(("Some", 1)),
         Ty::Adt(r) if control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty) => {
             Some(("Continue", 0))
         }
@@ -640,10 +638,11 @@ pub(super) enum MapForm {
 /// `(acc, elt)`, with `f` giving a `mapped` (its text as printed), into
 /// `mapped = f(elt)` and then `g(acc, mapped)` into the call's
 /// destination, each closure borrowed from the environment where its
-/// index puts it. When neither captures anything, the environment takes
-/// no space and no printed body may build it (so no index is known): each is
-/// then borrowed through the environment's own pointer, as any non-null
-/// pointer is one to a closure that takes no space. Whether it did.
+/// index puts it. When neither takes space ([`takes_no_space`]), neither
+/// does the environment, and no printed body may build it (so no index is
+/// known): each is then borrowed through the environment's own pointer, as
+/// any non-null pointer is one to a closure that takes no space. Whether
+/// it did.
 pub(super) fn expand_map_fold_each(
     body: &mut Body,
     bb: BasicBlock,

@@ -76,6 +76,13 @@ pub(super) enum Wrapper {
     /// and the type of `f`'s result as printed): `move |acc, elt| g(acc,
     /// f(elt))`. Two captures, as for [`Wrapper::Enumerate`].
     MapFoldEach(String, String, String, MapForm),
+    /// `FlattenCompat::iter_fold`'s `flatten(&mut fold)` over `fold`'s own
+    /// `flatten` (the first), with the inner iterator type `U` that one
+    /// names (the second): `move |acc, iter| fold(acc, iter.into_iter())`.
+    FlattenInto(String, String),
+    /// `<FlattenCompat as Iterator>::fold`'s `flatten(g)`: `move |acc,
+    /// iter| iter.fold(acc, &mut g)`, `g` its one capture.
+    FlattenFold(String),
     /// `StepBy`'s `nth(iter, step_minus_one)` (its `fold`'s and
     /// `try_fold`'s, over `from_fn`), with the iterator's type as printed:
     /// `move || iter.nth(step_minus_one)`, capturing `&mut I` and a
@@ -104,6 +111,8 @@ impl Wrapper {
             | Wrapper::Position(f)
             | Wrapper::FilterFold(_, f)
             | Wrapper::MapFoldEach(_, f, ..)
+            | Wrapper::FlattenInto(f, _)
+            | Wrapper::FlattenFold(f)
             | Wrapper::FindMap(f) => Some(f),
             Wrapper::Accumulate(..) | Wrapper::StepNth(_) => None,
         }
@@ -217,6 +226,16 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         {
             Some(Wrapper::WrapMut2(last))
         }
+        "iter::adapters::flatten::FlattenCompat<I, U>::iter_fold::flatten" => {
+            // Over `fold`'s own `flatten`, which names the inner iterator.
+            let (inner, inner_args) = closure_function(&last)?;
+            let into = match top_level_items(inner_args).as_slice() {
+                [u, _, _] if inner == FLATTEN_FOLD => u.to_string(),
+                _ => return None,
+            };
+            Some(Wrapper::FlattenInto(last, into))
+        }
+        FLATTEN_FOLD => Some(Wrapper::FlattenFold(last)),
         "iter::adapters::filter::filter_fold" => match args.as_slice() {
             [_, _, p, _] if callable(p) => Some(Wrapper::FilterFold(p.to_string(), last)),
             _ => None,
@@ -263,6 +282,10 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         _ => None,
     }
 }
+
+/// `<FlattenCompat as Iterator>::fold`'s nested `flatten`, as printed.
+const FLATTEN_FOLD: &str =
+    "<std::iter::adapters::flatten::FlattenCompat<I, U> as std::iter::Iterator>::fold::flatten";
 
 /// Whether `ty` (as printed) is a function item's type.
 pub(super) fn fn_item(ty: &str) -> bool {
@@ -743,6 +766,29 @@ mod tests {
         let kernel = |c: &str| c == "{closure@/src/kernel.rs:13:42: 13:47}";
         assert!(callable(&map_fold(SUM), &kernel));
         assert!(!callable(&map_fold(SUM), &|_| false));
+    }
+
+    #[test]
+    fn flat_maps_two_nested_folds_are_wrappers() {
+        let g = "{closure@std::iter::adapters::map::map_fold<u32, u32, u32, {closure@/src/kernel.rs:1:2: 1:3}, {closure@<u32 as std::iter::Sum>::sum<F>::{closure#0}}>::{closure#0}}";
+        let fold = format!(
+            "{{closure@<std::iter::adapters::flatten::FlattenCompat<I, U> as std::iter::Iterator>::fold::flatten<std::ops::Range<u32>, u32, {g}>::{{closure#0}}}}"
+        );
+        assert_eq!(wrapper_of(&fold), Some(Wrapper::FlattenFold(g.to_string())));
+        let into = format!(
+            "{{closure@std::iter::adapters::flatten::FlattenCompat<I, U>::iter_fold::flatten<std::ops::Range<u32>, u32, {fold}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&into),
+            Some(Wrapper::FlattenInto(
+                fold.clone(),
+                "std::ops::Range<u32>".to_string()
+            ))
+        );
+        // `iter_fold`'s over another fold (`count`'s) names no inner
+        // iterator here.
+        let other = into.replace("::fold::flatten<", "::count::flatten<");
+        assert_eq!(wrapper_of(&other), None);
     }
 
     #[test]
