@@ -27,6 +27,12 @@
 //! [`super::std_try`] writes (also a parameter, bounded by the unstable
 //! `Try`); a few stable methods without generic arguments of their own
 //! ([`ADAPTER_METHODS`]); and random access through a `Map`.
+//!
+//! A function item stands where a closure may (`map(halve)`, `fold(0,
+//! u32::wrapping_add)`): a parameter bounded by the signature its printed
+//! type gives. A `core` call whose only unnameable arguments are function
+//! items (`map_or(Ok(()), Err)`) gets a shim generic over them too
+//! ([`fn_item_shim`]).
 
 use super::shims::{DepCall, ShimTypeParam, callee_source, with_lifetime, with_params};
 use crate::calls::std_relative;
