@@ -227,11 +227,20 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
             Some(Wrapper::WrapMut2(last))
         }
         "iter::adapters::flatten::FlattenCompat<I, U>::iter_fold::flatten" => {
-            // Over `fold`'s own `flatten`, which names the inner iterator.
-            let (inner, inner_args) = closure_function(&last)?;
-            let into = match top_level_items(inner_args).as_slice() {
-                [u, _, _] if inner == FLATTEN_FOLD => u.to_string(),
-                _ => return None,
+            // Over `fold`'s own `flatten`, which names the inner iterator,
+            // or a function taking it second (`count`'s nested `count`).
+            let into = match closure_function(&last) {
+                Some((inner, inner_args)) => match top_level_items(inner_args).as_slice() {
+                    [u, _, _] if inner == FLATTEN_FOLD => u.to_string(),
+                    _ => return None,
+                },
+                None => {
+                    let (inputs, _) = crate::parse::parse_type(&last).ok()?.fn_item_signature()?;
+                    match inputs.as_slice() {
+                        [_, u] => u.to_string(),
+                        _ => return None,
+                    }
+                }
             };
             Some(Wrapper::FlattenInto(last, into))
         }
@@ -785,10 +794,21 @@ mod tests {
                 "std::ops::Range<u32>".to_string()
             ))
         );
-        // `iter_fold`'s over another fold (`count`'s) names no inner
-        // iterator here.
+        // `iter_fold`'s over another closure names no inner iterator here;
+        // over a function (`count`'s nested `count`), its second input does.
         let other = into.replace("::fold::flatten<", "::count::flatten<");
         assert_eq!(wrapper_of(&other), None);
+        let count = "fn(usize, std::ops::Range<u32>) -> usize {<std::iter::adapters::flatten::FlattenCompat<I, U> as std::iter::Iterator>::count::count::<std::ops::Range<u32>>}";
+        let counting = format!(
+            "{{closure@std::iter::adapters::flatten::FlattenCompat<I, U>::iter_fold::flatten<std::ops::Range<u32>, usize, {count}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&counting),
+            Some(Wrapper::FlattenInto(
+                count.to_string(),
+                "std::ops::Range<u32>".to_string()
+            ))
+        );
     }
 
     #[test]
