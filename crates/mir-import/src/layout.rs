@@ -221,7 +221,7 @@ impl LayoutTable {
 
     /// Records the captures of the closure type printed as `closure` at
     /// `offsets` (with `sizes`), measured on a tuple laid out as the closure
-    /// is (see [`crate::Crate::closure_proxy_tuples`]) whose size and
+    /// is (see [`crate::Crate::closure_proxies`]) whose size and
     /// alignment were `size` and `align`. Nothing is recorded unless those are
     /// the closure's own, as the report printed them.
     pub fn record_capture_offsets(

@@ -195,12 +195,12 @@ fn closure_arguments_get_one_instance_each_with_calls_of_the_closure_bodies() {
         .filter(|(c, _)| c.starts_with("kernel::apply_unary"))
         .collect();
     assert_eq!(unary.len(), 2);
-    // The four-capture closure's offsets come from the probe's tuple: its
-    // captures in capture order, then `()`; rustc puts the `u64` first.
-    let proxies = k.closure_proxy_tuples();
+    // The four-capture closure's offsets come from the probe's proxy
+    // struct of its captures, in capture order; rustc puts the `u64` first.
+    let proxies = k.closure_proxies();
     let (closure, _) = proxies
         .iter()
-        .find(|(_, t)| t.to_string() == "(u64, u16, u32, u16, ())")
+        .find(|(_, t)| t.to_string() == "self::ClosureProxy4<u64, u16, u32, u16>")
         .unwrap_or_else(|| panic!("{proxies:?}"));
     let evaluated = mir_import::import_and_evaluate(&file, &Default::default(), true).unwrap();
     let layout = evaluated.krate.layouts.get(closure).unwrap();
@@ -211,13 +211,16 @@ fn closure_arguments_get_one_instance_each_with_calls_of_the_closure_bodies() {
     assert_eq!(offsets, [0, 12, 8, 14], "{closure}");
 }
 
-/// The fact [`mir_import::Crate::closure_proxy_tuples`] rests on, checked on
+/// The fact [`mir_import::Crate::closure_proxies`] rests on, checked on
 /// this machine's rustc: a closure's captures sit where the same types sit
-/// in a tuple of them followed by `()`, with the same size and alignment
-/// (niches and mixed sizes included). A program built here captures known
-/// bytes and finds them in the closure's memory.
+/// in a generic tuple struct of them (the probe's `ClosureProxyN`), with the
+/// same size and alignment (niches and mixed sizes included). A tuple of
+/// them followed by `()` is not laid out so: `(u8, bool, u16)` captured
+/// puts `bool` last, where only a struct moves the largest niche. A
+/// program built here captures known bytes and finds them in the closure's
+/// memory.
 #[test]
-fn closure_layouts_are_tuple_prefixes() {
+fn closure_layouts_are_proxy_struct_layouts() {
     let dir = std::env::temp_dir().join(format!("closure-layout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("main.rs");
@@ -239,9 +242,12 @@ fn closure_layouts_are_tuple_prefixes() {
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{out}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 11, "{out}");
+    assert_eq!(lines.len(), 13, "{out}");
     for l in lines {
-        assert!(l.ends_with(" OK"), "closure and tuple layouts differ: {l}");
+        assert!(
+            l.ends_with(" OK"),
+            "closure and proxy struct layouts differ: {l}"
+        );
     }
 }
 
@@ -256,15 +262,24 @@ fn bytes<T>(v: &T) -> Vec<u8> {
 fn find(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).position(|w| w == needle).expect("capture bytes")
 }
+struct P1<A>(A);
+struct P2<A, B>(A, B);
+struct P3<A, B, C>(A, B, C);
+struct P4<A, B, C, D>(A, B, C, D);
 macro_rules! offsets {
     ($tup:ty; $($i:tt),+) => { [$(offset_of!($tup, $i)),+] };
+}
+macro_rules! proxy {
+    ($a:ty, $b:ty) => { P2<$a, $b> };
+    ($a:ty, $b:ty, $c:ty) => { P3<$a, $b, $c> };
+    ($a:ty, $b:ty, $c:ty, $d:ty) => { P4<$a, $b, $c, $d> };
 }
 macro_rules! check {
     ($($n:ident : $t:ty = $v:expr => $i:tt),+) => {{
         $(let $n: $t = $v;)+
         let c = move || { $(let _ = &$n;)+ };
         let b = bytes(&c);
-        type Tup = ($($t,)+ ());
+        type Tup = proxy!($($t),+);
         let found = [$(find(&b, &bytes(&$n))),+];
         let expect = offsets!(Tup; $($i),+);
         let ok = size_of_val(&c) == size_of::<Tup>()
@@ -276,6 +291,9 @@ macro_rules! check {
 }
 fn main() {
     check!(a: u8 = 0x11 => 0, b: u32 = 0x2233_4455 => 1);
+    // The largest niche moves to the end in a struct, not in a tuple.
+    check!(a: u8 = 0x11 => 0, b: bool = true => 1, c: u16 = 0x3344 => 2);
+    check!(a: u32 = 0x1122_3344 => 0, b: bool = true => 1, c: u8 = 0x55 => 2);
     check!(a: u32 = 0x1122_3344 => 0, b: u8 = 0x55 => 1, c: u64 = 0x6677_8899_aabb_ccdd => 2);
     check!(a: u16 = 0x1122 => 0, b: u64 = 0x3344_5566_7788_99aa => 1, c: u8 = 0xbb => 2, d: u32 = 0xccdd_eeff => 3);
     check!(a: u8 = 0x11 => 0, b: u16 = 0x2233 => 1, c: u8 = 0x44 => 2);
@@ -290,8 +308,8 @@ fn main() {
         let inner = move || { let _ = (&x, &y); };
         let (a, b): (u64, u16) = (0x0102_0304_0506_0708, 0xa1b2);
         let outer = move || { let _ = (&a, &inner, &b); };
-        type In = (u8, u32, ());
-        type Tup = (u64, In, u16, ());
+        type In = P2<u8, u32>;
+        type Tup = P3<u64, In, u16>;
         let o = bytes(&outer);
         let found = [find(&o, &bytes(&a)), find(&o, &bytes(&y)), find(&o, &bytes(&b))];
         let expect = [offset_of!(Tup, 0), offset_of!(Tup, 1) + offset_of!(In, 1), offset_of!(Tup, 2)];
@@ -301,13 +319,13 @@ fn main() {
     }
     // A closure lists its captures in the order its body first names them,
     // not as they were declared (what `known_std_captures` reads off
-    // `filter_fold`'s source): `b` first here, in a tuple that keeps the
+    // `filter_fold`'s source): `b` first here, in a struct that keeps the
     // order of two like fields.
     {
         let a: u32 = 0x1111_1111;
         let b: u32 = 0x2222_2222;
         let c = move || { let _ = (&b, &a); };
-        type Tup = (u32, u32, ());
+        type Tup = P2<u32, u32>;
         let o = bytes(&c);
         let found = [find(&o, &bytes(&b)), find(&o, &bytes(&a))];
         let expect = [offset_of!(Tup, 0), offset_of!(Tup, 1)];
@@ -323,9 +341,9 @@ fn main() {
         let fold = move |v: u32| key(v);
         let count: usize = 0x1111_2222_3333_4444;
         let outer = move |v: u32| fold(v) as usize + count;
-        type Key = (&'static u32, ());
-        type Fold = (Key, ());
-        type Tup = (Fold, usize, ());
+        type Key = P1<&'static u32>;
+        type Fold = P1<Key>;
+        type Tup = P2<Fold, usize>;
         let o = bytes(&outer);
         let at = (&m as *const u32 as usize).to_ne_bytes();
         let found = [find(&o, &at), find(&o, &bytes(&count))];

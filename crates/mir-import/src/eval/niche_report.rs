@@ -44,6 +44,8 @@ pub fn candidates(untagged: &[(Ty, u64, &[VariantLayout])]) -> BTreeSet<Ty> {
 /// `'static`, which a type alias needs and which changes no layout.
 pub fn report_source(enums: &[Ty]) -> String {
     let mut s = String::from("#[allow(unused_imports)]\nuse crate::kernel::*;\n");
+    // Closures' proxies, inside an enum that holds a closure.
+    s.push_str(&crate::model::proxy_struct_declarations());
     for (i, t) in enums.iter().enumerate() {
         let src = behind_stand_ins(t)
             .to_rust_source()
@@ -177,11 +179,14 @@ pub fn read_niche(report: &str) -> Option<ProbedNiche> {
             (ProbedVariant::Index(v), value)
         })
         .collect();
+    // The outer layout's size comes first, before any variant's.
+    let enum_size: u64 = number(after(outer, "size:Size(")?)?;
     Some(ProbedNiche {
         offset,
         size,
         untagged: ProbedVariant::Index(untagged),
         tagged,
+        enum_size,
     })
 }
 
@@ -250,6 +255,10 @@ mod tests {
         assert_eq!((n.offset, n.size), (0, 8));
         assert_eq!(n.untagged, ProbedVariant::Index(0));
         assert_eq!(n.tagged, [(ProbedVariant::Index(1), 0)]);
+        assert_eq!(n.enum_size, 16);
+        // The whole enum's size is the outer layout's, not a variant's.
+        let larger = RESULT_SLICE.replacen("size: Size(16 bytes)", "size: Size(24 bytes)", 1);
+        assert_eq!(read_niche(&larger).map(|n| n.enum_size), Some(24));
     }
 
     #[test]

@@ -23,7 +23,8 @@ use super::field_order::{self, FieldOrderProbe};
 use super::layout::{ProbedNiche, ProbedVariant, TupleLayouts};
 use crate::layout::{TagLayout, TypeShape, VariantLayout};
 use crate::model::{
-    Body, BodyKind, ConstOperand, Crate, GenericArg, Operand, PlaceElem, StatementKind, Ty, ValTree,
+    Body, BodyKind, ConstOperand, Crate, GenericArg, Operand, PlaceElem, StatementKind, Ty,
+    ValTree, proxy_fields, proxy_struct_declarations,
 };
 use crate::rustc::{RustcError, RustcOptions};
 
@@ -54,10 +55,11 @@ pub fn tuple_types(krate: &Crate) -> BTreeSet<Ty> {
             }
         });
     }
-    // The tuples that closures with several captures are laid out as, and
+    // The structs that closures with several captures are laid out as, and
     // those inside them (a captured closure's, whose size the record of
     // the outer one's captures needs).
-    for proxy in krate.closure_proxy_tuples().into_values() {
+    for proxy in krate.closure_proxies().into_values() {
+        collect_proxies(&proxy, &mut out);
         collect(&proxy, &mut out);
     }
     out.retain(nameable);
@@ -237,6 +239,17 @@ fn collect(ty: &Ty, out: &mut BTreeSet<Ty>) {
     }
 }
 
+/// Adds to `out` each closure proxy struct in `ty` ([`proxy_fields`]), the
+/// outer one first.
+fn collect_proxies(ty: &Ty, out: &mut BTreeSet<Ty>) {
+    if let Some(fields) = proxy_fields(ty) {
+        out.insert(ty.clone());
+        for f in fields {
+            collect_proxies(f, out);
+        }
+    }
+}
+
 /// A two-variant enum whose field-less variant the probe stores in a static.
 #[derive(Clone, Debug)]
 pub struct NicheStatic {
@@ -303,14 +316,19 @@ pub fn probe_source(req: &ProbeRequest) -> String {
     let mut s = String::from(
         "#[allow(unused_imports)]\nuse crate::kernel::*;\nuse core::mem::{align_of, offset_of, size_of};\n",
     );
+    s.push_str(&proxy_struct_declarations());
     for (i, t) in req.tuples.iter().enumerate() {
-        let Ty::Tuple(elems) = t else { continue };
+        let fields = match (t, proxy_fields(t)) {
+            (Ty::Tuple(elems), _) => elems.len(),
+            (_, Some(fields)) => fields.len(),
+            _ => continue,
+        };
         let src = behind_stand_ins(t).to_rust_source();
         let mut items = vec![
             format!("size_of::<{src}>()"),
             format!("align_of::<{src}>()"),
         ];
-        items.extend((0..elems.len()).map(|f| format!("offset_of!({src}, {f})")));
+        items.extend((0..fields).map(|f| format!("offset_of!({src}, {f})")));
         s.push_str(&format!(
             "pub static PROBE_{i}: [usize; {}] = [{}];\n",
             items.len(),
@@ -346,6 +364,37 @@ pub fn probe_source(req: &ProbeRequest) -> String {
     s
 }
 
+/// Gives each enum holding a closure the niche measured on its proxy
+/// ([`untagged_enums`]), where the proxy is as large as rustc printed the
+/// enum; otherwise the enum stays unproven (and is refused by name where
+/// the lowering needs its niche) rather than read through a layout that
+/// is not its own.
+fn copy_proxy_niches(
+    out: &mut TupleLayouts,
+    stands_for: &BTreeMap<String, Vec<String>>,
+    krate: &Crate,
+) {
+    for (proxy, enums) in stands_for {
+        let Some(niche) = out.niches.get(proxy).cloned() else {
+            continue;
+        };
+        for e in enums {
+            let printed = krate.layouts.get(e).map(|l| l.size);
+            if printed == Some(niche.enum_size) {
+                out.niches.insert(e.clone(), niche.clone());
+            } else {
+                tracing::warn!(
+                    enum_ty = %e,
+                    proxy = %proxy,
+                    proxy_size = niche.enum_size,
+                    ?printed,
+                    "a closure's proxy enum is not the size of the enum it stands for; its niche is not used"
+                );
+            }
+        }
+    }
+}
+
 /// `ty` with each reference or raw pointer to a dependency's type (an ADT
 /// outside the kernel, the prelude and the standard library) replaced by
 /// the same pointer to `u8`: a thin pointer to a sized type is laid out the
@@ -360,6 +409,18 @@ pub(super) fn behind_stand_ins(ty: &Ty) -> Ty {
         Ty::RawPtr(m, t) => Ty::RawPtr(*m, Box::new(behind_stand_ins(t))),
         Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(behind_stand_ins).collect()),
         Ty::Array(t, n) => Ty::Array(Box::new(behind_stand_ins(t)), n.clone()),
+        // A closure's proxy struct, field by field, as the tuple it was.
+        Ty::Adt(path) if proxy_fields(ty).is_some() => {
+            let mut path = path.clone();
+            for segment in &mut path.segments {
+                for arg in &mut segment.args {
+                    if let GenericArg::Type(t) = arg {
+                        *t = behind_stand_ins(t);
+                    }
+                }
+            }
+            Ty::Adt(path)
+        }
         other => other.clone(),
     }
 }
@@ -435,13 +496,7 @@ pub fn probe_tuples(
         .collect();
     out.niches
         .extend(super::niche_report::probe(kernel, opts, &rest)?);
-    for (proxy, enums) in stands_for {
-        if let Some(niche) = out.niches.get(&proxy).cloned() {
-            for e in enums {
-                out.niches.insert(e, niche.clone());
-            }
-        }
-    }
+    copy_proxy_niches(&mut out, &stands_for, krate);
     for (def_path, names) in orders {
         let attrs = krate.attrs.entry(def_path).or_default();
         attrs.field_names.get_or_insert(names);
@@ -565,7 +620,9 @@ fn probe_named(
     }
     for (i, n) in req.niche_enums.iter().enumerate() {
         let name = probe_item(&format!("NICHE_{i}"));
-        if let Some((offset, size, value)) = value_niche(bytes_of(&name)?) {
+        let bytes = bytes_of(&name)?;
+        let enum_size = bytes.len() as u64;
+        if let Some((offset, size, value)) = value_niche(bytes) {
             out.niches.insert(
                 n.ty.to_string(),
                 ProbedNiche {
@@ -573,6 +630,7 @@ fn probe_named(
                     size,
                     untagged: ProbedVariant::Name(n.data.clone()),
                     tagged: vec![(ProbedVariant::Name(n.empty.clone()), value)],
+                    enum_size,
                 },
             );
         }
@@ -622,6 +680,45 @@ mod tests {
 
     fn adt(path: &str) -> Ty {
         crate::parse::parse_type(path).expect("a type")
+    }
+
+    #[test]
+    fn a_proxy_niche_goes_only_to_an_enum_of_the_proxy_size() {
+        let of = |e: &str| {
+            format!(
+                "print-type-size type: `{e}`: 16 bytes, alignment: 8 bytes\n\
+                 print-type-size     variant `Some`: 16 bytes\n\
+                 print-type-size         field `.0`: 16 bytes\n\
+                 print-type-size     variant `None`: 0 bytes\n"
+            )
+        };
+        let (same, other) = (
+            "Option<{closure@k.rs:1:2: 1:3}>",
+            "Option<{closure@k.rs:4:5: 4:6}>",
+        );
+        let krate = Crate {
+            layouts: crate::layout::LayoutTable::parse(&format!("{}{}", of(same), of(other)))
+                .expect("the report parses"),
+            ..Crate::default()
+        };
+        let niche = |enum_size| ProbedNiche {
+            offset: 8,
+            size: 8,
+            untagged: ProbedVariant::Name("Some".into()),
+            tagged: vec![(ProbedVariant::Name("None".into()), 0)],
+            enum_size,
+        };
+        let mut out = TupleLayouts::default();
+        out.niches.insert("P16".into(), niche(16));
+        out.niches.insert("P24".into(), niche(24));
+        let stands_for = BTreeMap::from([
+            ("P16".to_string(), vec![same.to_string()]),
+            ("P24".to_string(), vec![other.to_string()]),
+        ]);
+        copy_proxy_niches(&mut out, &stands_for, &krate);
+        assert_eq!(out.niches.get(same), Some(&niche(16)));
+        // A proxy laid out larger than the enum stands for nothing.
+        assert_eq!(out.niches.get(other), None);
     }
 
     #[test]

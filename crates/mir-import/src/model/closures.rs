@@ -1,8 +1,8 @@
 //! What the model knows of closures' captures: their types, from the
 //! aggregates that build a closure or its body's reads ([`Crate::closure_captures`]),
 //! and their offsets, which rustc's layout report leaves out, from the
-//! layout probe's measurement of a tuple laid out as the closure is
-//! ([`Crate::closure_proxy_tuples`]).
+//! layout probe's measurement of a struct laid out as the closure is
+//! ([`Crate::closure_proxies`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -125,20 +125,21 @@ impl Crate {
     }
 
     /// For each closure with several captures whose offsets the report
-    /// leaves unknown, the tuple whose layout the probe measures instead: its
-    /// capture types followed by `()`. rustc lays a closure out as it lays out
-    /// a tuple of its captures, except that a tuple keeps its last field in
-    /// place (it may be unsized); a trailing `()` is that last field, so the
-    /// captures before it are reordered exactly as the closure's are. The
-    /// test `closure_layouts_are_tuple_prefixes` pins this on rustc itself.
+    /// leaves unknown, the type whose layout the probe measures instead: a
+    /// generic tuple struct of its capture types ([`proxy_struct`]). rustc
+    /// lays a closure out as it lays out such a struct, whose last field is
+    /// a sized type parameter; not as a tuple, whose last field may be
+    /// unsized and so stays in place and keeps the largest niche from
+    /// moving to the end. The test `closure_layouts_are_proxy_struct_layouts`
+    /// pins this on rustc itself.
     ///
     /// A capture that is itself a closure (`core`'s `Take::try_fold`'s
     /// `check` captures the fold's closure beside a `&mut usize`), which
     /// source cannot name, is replaced by its own proxy, recursively, and a
     /// pointer to one by a pointer to `()`: each is laid out as what it
-    /// stands for (size, alignment, niche), so the outer tuple's fields are
+    /// stands for (size, alignment, niche), so the outer struct's fields are
     /// reordered as the closure's are.
-    pub fn closure_proxy_tuples(&self) -> BTreeMap<String, Ty> {
+    pub fn closure_proxies(&self) -> BTreeMap<String, Ty> {
         let captures = self.closure_captures();
         captures
             .iter()
@@ -156,9 +157,9 @@ impl Crate {
             .collect()
     }
 
-    /// `ty` with each closure inside it replaced by its proxy tuple, and
+    /// `ty` with each closure inside it replaced by its proxy struct, and
     /// each pointer to a type holding one by a pointer to `()`, as
-    /// [`Crate::closure_proxy_tuples`] builds them: a type source can name
+    /// [`Crate::closure_proxies`] builds them: a type source can name
     /// and rustc lays out as `ty` (size, alignment, niche), which the
     /// layout probe can measure for it (`Option<Map<Iter<'_, u32>,
     /// {closure}>>`, which `FlatMap` holds). `None` if a closure's captures
@@ -182,25 +183,28 @@ impl Crate {
         closure_proxy(ty, captures, &zero_sized, &sized, 0)
     }
 
-    /// Gives each closure of [`Crate::closure_proxy_tuples`] its capture
+    /// Gives each closure of [`Crate::closure_proxies`] its capture
     /// offsets from the probed layout of its tuple, where the tuple's size and
     /// alignment are the closure's (as rustc printed them).
     pub fn record_closure_offsets(&mut self, probed: &crate::eval::TupleLayouts) {
-        for (name, proxy) in self.closure_proxy_tuples() {
-            let Ty::Tuple(tys) = &proxy else { continue };
+        for (name, proxy) in self.closure_proxies() {
+            let Some(tys) = proxy_fields(&proxy) else {
+                continue;
+            };
             let Some((size, align, offsets)) = probed.by_type.get(&proxy.to_string()) else {
                 continue;
             };
             // A captured closure the report does not print is as large as
             // its proxy, which the probe measured too.
-            let sizes: Option<Vec<u64>> = tys[..tys.len() - 1]
+            let sizes: Option<Vec<u64>> = tys
                 .iter()
                 .map(|t| {
                     self.plain_size(t).or_else(|| {
-                        let Ty::Tuple(inner) = t else { return None };
-                        inner.is_empty().then_some(0).or_else(|| {
-                            probed.by_type.get(&t.to_string()).map(|(size, _, _)| *size)
-                        })
+                        if *t == &Ty::unit() {
+                            return Some(0);
+                        }
+                        proxy_fields(t)?;
+                        probed.by_type.get(&t.to_string()).map(|(size, _, _)| *size)
                     })
                 })
                 .collect();
@@ -291,15 +295,15 @@ fn known_std_captures(name: &str) -> Option<Vec<Ty>> {
 /// How deep [`closure_proxy`] follows closures inside closures.
 const PROXY_DEPTH: usize = 8;
 
-/// The type the layout probe measures for `ty`: a closure as the tuple of
-/// its captures' proxies followed by `()` (see
-/// [`Crate::closure_proxy_tuples`]), a pointer to a closure, or to a type
-/// that `sized` knows to be sized and that holds one (`StepBy`'s `nth`
-/// closure's `&mut Skip<Map<I, {closure}>>`), as a pointer to `()` (a thin
-/// pointer either way), tuples and arrays element by element, anything
-/// else as it is; a closure whose captures are not known but that the
-/// report prints zero-sized and byte-aligned as `()`. `None` for any other
-/// closure whose captures are not known.
+/// The type the layout probe measures for `ty`: a closure as the proxy
+/// struct of its captures' proxies (see [`Crate::closure_proxies`]),
+/// a pointer to a closure, or to a type that `sized` knows to be sized and
+/// that holds one (`StepBy`'s `nth` closure's `&mut Skip<Map<I,
+/// {closure}>>`), as a pointer to `()` (a thin pointer either way), tuples
+/// and arrays element by element, a struct or enum holding a closure
+/// argument by argument, anything else as it is; a closure whose captures
+/// are not known but that the report prints zero-sized and byte-aligned
+/// as `()`. `None` for any other closure whose captures are not known.
 fn closure_proxy(
     ty: &Ty,
     captures: &BTreeMap<String, Vec<Ty>>,
@@ -323,12 +327,11 @@ fn closure_proxy(
     Some(match ty {
         Ty::Opaque(name) if closure(ty) => match captures.get(name) {
             Some(of) => {
-                let mut fields: Vec<Ty> = of
+                let fields: Vec<Ty> = of
                     .iter()
                     .map(|c| closure_proxy(c, captures, zero_sized, sized, depth + 1))
                     .collect::<Option<_>>()?;
-                fields.push(Ty::unit());
-                Ty::Tuple(fields)
+                proxy_struct(fields)?
             }
             None if zero_sized(name) => Ty::unit(),
             None => return None,
@@ -362,13 +365,84 @@ fn closure_proxy(
     })
 }
 
+/// The most captures a closure's proxy struct has ([`proxy_struct`]).
+pub const MAX_PROXY_FIELDS: usize = 16;
+
+/// The generic tuple struct a closure with `fields` as captures is probed
+/// as: `self::ClosureProxyN<..>`, declared in each probe module
+/// ([`proxy_struct_declarations`]). A struct whose last field is a sized
+/// type parameter is laid out as a closure is (rustc's `AlwaysSized`
+/// kind, which may move the largest niche to the end), and a tuple is not:
+/// `(u8, bool, u16, ())` puts `bool` at 2, a closure of those captures at
+/// 3. `None` past [`MAX_PROXY_FIELDS`].
+fn proxy_struct(fields: Vec<Ty>) -> Option<Ty> {
+    if fields.len() > MAX_PROXY_FIELDS {
+        return None;
+    }
+    let segment = |name: String, args: Vec<crate::model::GenericArg>| crate::model::PathSegment {
+        name,
+        args,
+    };
+    let name = format!("ClosureProxy{}", fields.len());
+    let args = fields
+        .into_iter()
+        .map(crate::model::GenericArg::Type)
+        .collect();
+    Some(Ty::Adt(crate::model::Path {
+        segments: vec![segment("self".to_string(), Vec::new()), segment(name, args)],
+    }))
+}
+
+/// The captures' stand-ins of a proxy struct ([`proxy_struct`]); `None`
+/// for any other type.
+pub fn proxy_fields(ty: &Ty) -> Option<Vec<&Ty>> {
+    let Ty::Adt(path) = ty else { return None };
+    let [first, proxy] = path.segments.as_slice() else {
+        return None;
+    };
+    let arity = proxy
+        .name
+        .strip_prefix("ClosureProxy")?
+        .parse::<usize>()
+        .ok()?;
+    let fields: Vec<&Ty> = proxy
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            crate::model::GenericArg::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    (first.name == "self" && first.args.is_empty() && fields.len() == arity).then_some(fields)
+}
+
+/// The proxy structs' declarations, for a module that names them
+/// (`self::ClosureProxyN`).
+pub fn proxy_struct_declarations() -> String {
+    (0..=MAX_PROXY_FIELDS)
+        .map(|n| {
+            let params: Vec<String> = (0..n).map(|i| format!("T{i}")).collect();
+            let fields: Vec<String> = params.iter().map(|p| format!("pub {p}")).collect();
+            if n == 0 {
+                "#[allow(dead_code)]\npub struct ClosureProxy0;\n".to_string()
+            } else {
+                format!(
+                    "#[allow(dead_code)]\npub struct ClosureProxy{n}<{}>({});\n",
+                    params.join(", "),
+                    fields.join(", ")
+                )
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::IntTy;
 
     #[test]
-    fn a_captured_closure_stands_in_as_its_own_proxy_tuple() {
+    fn a_captured_closure_stands_in_as_its_own_proxy_struct() {
         let closure = |n: &str| Ty::Opaque(format!("{{closure@{n}}}"));
         let usize_ty = Ty::Int(IntTy::Usize);
         let by_ref = |t: Ty| Ty::Ref(crate::model::Mutability::Mut, Box::new(t));
@@ -406,9 +480,12 @@ mod tests {
         };
         assert_eq!(
             proxy("enumerate").as_deref(),
-            Some("(((&u32, ()), ()), usize, ())")
+            Some("self::ClosureProxy2<self::ClosureProxy1<self::ClosureProxy1<&u32>>, usize>")
         );
-        assert_eq!(proxy("check").as_deref(), Some("(&mut usize, (), ())"));
+        assert_eq!(
+            proxy("check").as_deref(),
+            Some("self::ClosureProxy2<&mut usize, ()>")
+        );
         // A pointer to a closure is a thin pointer whatever it points to;
         // a closure neither printed zero-sized nor with known captures has
         // no proxy.
@@ -421,7 +498,7 @@ mod tests {
         assert_eq!(
             closure_proxy(&closure("p"), &pointer_only, &zero_sized, &sized, 0)
                 .map(|t| t.to_string()),
-            Some("(&mut (), usize, ())".to_string())
+            Some("self::ClosureProxy2<&mut (), usize>".to_string())
         );
         // So is a pointer to a sized type that holds a closure (`StepBy`'s
         // `nth` closure's `&mut Skip<Map<I, F>>`), which the probe cannot
@@ -446,11 +523,11 @@ mod tests {
         };
         assert_eq!(
             holding_proxy("sized").as_deref(),
-            Some("(&mut (), usize, ())")
+            Some("self::ClosureProxy2<&mut (), usize>")
         );
         assert_eq!(
             holding_proxy("unsure").as_deref(),
-            Some("(&mut kernel::Maybe<{closure@unknown}>, usize, ())")
+            Some("self::ClosureProxy2<&mut kernel::Maybe<{closure@unknown}>, usize>")
         );
         // A struct or enum holding a closure (`FlatMap`'s `Option<Map<I,
         // F>>`) holds its proxy instead; none if the closure has none.
@@ -465,7 +542,9 @@ mod tests {
         };
         assert_eq!(
             adt_proxy("key").as_deref(),
-            Some("std::option::Option<std::iter::Map<std::slice::Iter<'_, u32>, (&u32, ())>>")
+            Some(
+                "std::option::Option<std::iter::Map<std::slice::Iter<'_, u32>, self::ClosureProxy1<&u32>>>"
+            )
         );
         assert_eq!(
             adt_proxy("empty").as_deref(),

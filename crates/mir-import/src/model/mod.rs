@@ -6,6 +6,7 @@ mod body;
 mod brackets;
 mod closure_fn_pointers;
 mod closures;
+pub use closures::{proxy_fields, proxy_struct_declarations};
 mod const_display;
 mod const_fns;
 mod drops;

@@ -195,6 +195,10 @@ pub struct ProbedNiche {
     pub untagged: ProbedVariant,
     /// The other variants, each with the value it stores there.
     pub tagged: Vec<(ProbedVariant, u128)>,
+    /// The whole enum's size in bytes, as measured: what shows that a
+    /// closure's proxy enum is laid out as the enum it stands for.
+    #[serde(skip)]
+    pub enum_size: u64,
 }
 
 /// A variant as the probe names it: by name where it built the variant, by

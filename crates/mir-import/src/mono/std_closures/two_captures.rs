@@ -8,7 +8,7 @@
 //! closure's aggregate gives it ([`super::KernelClosures::captures`]: a
 //! closure lists its captures in the order its body first names them), and
 //! the lowering places it where the layout probe measured the closure's
-//! proxy tuple ([`crate::model::Crate::closure_proxy_tuples`]). A closure
+//! proxy struct ([`crate::model::Crate::closure_proxies`]). A closure
 //! whose captures are not exactly the two expected types is left as a
 //! call.
 
