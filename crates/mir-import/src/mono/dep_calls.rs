@@ -218,7 +218,10 @@ fn is_inherent(path: &Path) -> bool {
 /// `core`'s type and trait names are and its module names are not. Its
 /// constructors build values instead
 /// ([`crate::model::Body::call_fn_items_directly`]); a private nested
-/// function gets a shim only where one stands in for it.
+/// function gets a shim only where one stands in for it. A
+/// `#[track_caller]` method among them (`Option::unwrap`) called through a
+/// shim reports the shim's location if it panics; only `core::panic`'s,
+/// whose result is the location, are left out.
 fn is_core_type_item(path: &Path) -> bool {
     let [first, inner @ .., function] = path.segments.as_slice() else {
         return false;

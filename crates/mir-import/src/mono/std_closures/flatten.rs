@@ -3,7 +3,8 @@
 //! `flat_map(..).sum()` folds:
 //!
 //! - `FlattenCompat::iter_fold`'s `flatten(&mut fold)`: `move |acc, iter|
-//!   fold(acc, iter.into_iter())`, capturing `&mut fold`;
+//!   fold(acc, iter.into_iter())`, capturing `&mut fold`, a closure or a
+//!   function item (`count`'s nested `count`);
 //! - `<FlattenCompat as Iterator>::fold`'s `flatten(fold)`: `move |acc,
 //!   iter| iter.fold(acc, &mut fold)`, capturing `fold`.
 //!
@@ -20,15 +21,20 @@ use crate::mono::call_site::{closure_call, new_local, tuple_field};
 /// `bb`, `(acc, iter)`, into `it = <T as IntoIterator>::into_iter(iter)`
 /// and then `fold(acc, it)` through the reference the environment holds,
 /// `it` of type `into` (the `U` that `fold`, `fold`'s own `flatten`, names
-/// as printed). Whether it did.
+/// as printed, or that `fold`, a function item, takes second). Left alone
+/// unless the call's destination is the accumulator's type, as `fold`'s
+/// result must be. Whether it did.
 pub(super) fn expand_flatten_into(body: &mut Body, bb: BasicBlock, fold: &str, into: &str) -> bool {
-    let Some((site, env, tuple, elems, _)) = closure_call(body, bb) else {
+    let Some((site, env, tuple, elems, dest_ty)) = closure_call(body, bb) else {
         return false;
     };
     let ([acc_ty, iterable_ty], Ok(into_ty)) = (elems.as_slice(), crate::parse::parse_type(into))
     else {
         return false;
     };
+    if *acc_ty != dest_ty {
+        return false;
+    }
     let field = |i: usize| tuple_field(&tuple, &elems, i);
     let stmt = |place: &crate::model::Place, rv: Rvalue| site.assign(place, rv);
     let fold_ref_ty = Ty::Ref(Mutability::Mut, Box::new(Ty::Opaque(fold.to_string())));
@@ -69,6 +75,9 @@ pub(super) fn expand_flatten_into(body: &mut Body, bb: BasicBlock, fold: &str, i
         "into_iter",
         Vec::new(),
     );
+    // Should `into_iter` unwind, the accumulator, moved into the closure's
+    // call, is not dropped; on the device a panic traps, and no cleanup
+    // block runs.
     body.blocks[bb].terminator.kind = TerminatorKind::Call {
         func: crate::model::Callee::Item(into_iter),
         args: vec![Operand::Move(field(1))],
@@ -133,5 +142,71 @@ fn trait_method(self_ty: &Ty, trait_path: &str, method: &str, args: Vec<GenericA
                 args,
             },
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Callee;
+    use cranelift_entity::EntityRef;
+
+    /// A body whose `bb0` calls `iter_fold`'s `flatten` closure on `(acc,
+    /// iter)`, a `u32` and a `Range<u32>`, into a destination of `dest_ty`.
+    fn flatten_call(dest_ty: &str) -> Body {
+        let closure = "{closure@/src/kernel.rs:1:2: 1:3}";
+        let mir = format!(
+            "fn kernel::k(_1: &mut {closure}, _2: u32, _3: std::ops::Range<u32>) -> {dest_ty} {{
+    let mut _0: {dest_ty};
+    let mut _4: (u32, std::ops::Range<u32>);
+
+    bb0: {{
+        _4 = (copy _2, move _3);
+        _0 = <&mut {closure} as std::ops::FnMut<(u32, std::ops::Range<u32>)>>::call_mut(move _1, move _4) -> [return: bb1, unwind unreachable];
+    }}
+
+    bb1: {{
+        return;
+    }}
+}}
+"
+        );
+        let krate = crate::import_text(&mir, "", None).expect("the MIR imports");
+        krate.bodies.values().next().expect("one body").clone()
+    }
+
+    #[test]
+    fn flatten_into_calls_into_iter_then_the_fold_only_into_the_accumulator() {
+        let fold = "{closure@/src/kernel.rs:5:6: 5:7}";
+        let into = "std::ops::Range<u32>";
+        let mut body = flatten_call("u32");
+        let start = body.blocks.keys().next().expect("bb0");
+        assert!(expand_flatten_into(&mut body, start, fold, into));
+        let TerminatorKind::Call {
+            func: Callee::Item(callee),
+            target: Some(folded),
+            ..
+        } = &body.blocks[start].terminator.kind
+        else {
+            panic!("a call of into_iter");
+        };
+        assert_eq!(
+            callee.to_string(),
+            "<std::ops::Range<u32> as std::iter::IntoIterator>::into_iter"
+        );
+        let TerminatorKind::Call {
+            func: Callee::Item(call_fold),
+            destination,
+            ..
+        } = &body.blocks[*folded].terminator.kind
+        else {
+            panic!("a call of the fold");
+        };
+        assert!(call_fold.to_string().starts_with(&format!("<{fold} as")));
+        assert_eq!(destination.local, crate::model::Local::new(0));
+        // `fold` returns the accumulator: a destination of another type is
+        // not this closure's call and stays as it is.
+        let mut other = flatten_call("u64");
+        assert!(!expand_flatten_into(&mut other, start, fold, into));
     }
 }

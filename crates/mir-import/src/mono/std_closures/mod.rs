@@ -70,7 +70,9 @@
 //!   `flatten(g)` (`flat_map(..)` folded): `(acc, iter)` gives
 //!   `fold(acc, iter.into_iter())`, and that `flatten`'s `(acc, iter)`
 //!   gives `iter.fold(acc, &mut g)`, a call with its own shim
-//!   ([`flatten`]);
+//!   ([`flatten`]); or over a function item taking the inner iterator
+//!   second (`flat_map(..).count()`'s nested `count`): `fold(acc,
+//!   iter.into_iter())`, the call of the function;
 //! - `Sum`'s and `Product`'s closure of a primitive number, `|a, b| a +
 //!   b` (by value or `Sum<&T>`'s by reference), wherever rustc or an
 //!   expansion above left a call of it: `a + b` (`*`), which wraps, as

@@ -52,7 +52,7 @@ pub(super) enum Wrapper {
     /// `Enumerate::fold`'s `enumerate(count, fold)`: `move |acc, item| {
     /// let acc = fold(acc, (count, item)); count += 1; acc }`. Two
     /// captures, at the offsets the layout probe measured
-    /// ([`crate::model::Crate::closure_proxy_tuples`]).
+    /// ([`crate::model::Crate::closure_proxies`]).
     Enumerate(String, Counting),
     /// `Take::try_fold`'s `check(n, fold)` with `fold`'s result
     /// `NeverShortCircuit<Acc>` (a `fold` made a `try_fold`),
@@ -76,9 +76,11 @@ pub(super) enum Wrapper {
     /// and the type of `f`'s result as printed): `move |acc, elt| g(acc,
     /// f(elt))`. Two captures, as for [`Wrapper::Enumerate`].
     MapFoldEach(String, String, String, MapForm),
-    /// `FlattenCompat::iter_fold`'s `flatten(&mut fold)` over `fold`'s own
-    /// `flatten` (the first), with the inner iterator type `U` that one
-    /// names (the second): `move |acc, iter| fold(acc, iter.into_iter())`.
+    /// `FlattenCompat::iter_fold`'s `flatten(&mut fold)` over `fold` (the
+    /// first): `fold`'s own `flatten`, or a function item taking the inner
+    /// iterator second (`count`'s nested `count`); with the inner iterator
+    /// type `U` that `fold` names or takes (the second): `move |acc, iter|
+    /// fold(acc, iter.into_iter())`.
     FlattenInto(String, String),
     /// `<FlattenCompat as Iterator>::fold`'s `flatten(g)`: `move |acc,
     /// iter| iter.fold(acc, &mut g)`, `g` its one capture.
