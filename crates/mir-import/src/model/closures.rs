@@ -405,14 +405,7 @@ pub fn proxy_fields(ty: &Ty) -> Option<Vec<&Ty>> {
         .strip_prefix("ClosureProxy")?
         .parse::<usize>()
         .ok()?;
-    let fields: Vec<&Ty> = proxy
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            crate::model::GenericArg::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let fields: Vec<&Ty> = proxy.type_args().collect();
     (first.name == "self" && first.args.is_empty() && fields.len() == arity).then_some(fields)
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::Crate;
-use super::ty::{GenericArg, Ty};
+use super::ty::Ty;
 use crate::prelude::{KERNEL_MODULE, PRELUDE_MODULE};
 
 /// Standard-library types, by their path under `std` or `core`, that have
@@ -107,12 +107,7 @@ impl Crate {
                 let held = std_elements.unwrap_or(usize::MAX);
                 (own || std_elements.is_some() || phantom)
                     && p.segments.iter().all(|s| {
-                        s.args
-                            .iter()
-                            .filter_map(|a| match a {
-                                GenericArg::Type(t) => Some(t),
-                                _ => None,
-                            })
+                        s.type_args()
                             .take(held)
                             .all(|t| self.trivially_dropped_with(t, captures))
                     })
@@ -125,7 +120,7 @@ impl Crate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{IntTy, Mutability, Path, PathSegment};
+    use crate::model::{GenericArg, IntTy, Mutability, Path, PathSegment};
 
     fn adt(segments: &[&str], args: Vec<Ty>) -> Ty {
         let n = segments.len();

@@ -188,6 +188,17 @@ pub struct PathSegment {
     pub args: Vec<GenericArg>,
 }
 
+impl PathSegment {
+    /// The segment's type arguments, in order, without its lifetimes and
+    /// constants.
+    pub fn type_args(&self) -> impl Iterator<Item = &Ty> {
+        self.args.iter().filter_map(|a| match a {
+            GenericArg::Type(t) => Some(t),
+            _ => None,
+        })
+    }
+}
+
 /// A path such as `std::option::Option::<u32>::Some`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Path {
@@ -622,29 +633,35 @@ impl Ty {
                 Mutability::Not => format!("*const {}", e.to_rust_source()),
                 Mutability::Mut => format!("*mut {}", e.to_rust_source()),
             },
-            Ty::Adt(p) => {
-                let mut out = String::new();
-                let local = matches!(p.segments.first(), Some(s)
-                    if s.name == crate::prelude::KERNEL_MODULE
-                        || s.name == crate::prelude::PRELUDE_MODULE);
-                if local {
-                    out.push_str("crate::");
-                }
-                for (i, seg) in p.segments.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str("::");
-                    }
-                    out.push_str(&seg.name);
-                    if !seg.args.is_empty() {
-                        let args: Vec<String> =
-                            seg.args.iter().map(GenericArg::to_rust_source).collect();
-                        out.push_str(&format!("<{}>", args.join(", ")));
-                    }
-                }
-                out
-            }
+            Ty::Adt(p) => p.to_rust_source_with(&GenericArg::to_rust_source),
             other => other.to_string(),
         }
+    }
+}
+
+impl Path {
+    /// The path as Rust source naming the type, as
+    /// [`Ty::to_rust_source`] writes it, each generic argument written by
+    /// `arg` (a shim's signature names its lifetimes).
+    pub fn to_rust_source_with(&self, arg: &dyn Fn(&GenericArg) -> String) -> String {
+        let mut out = String::new();
+        let local = matches!(self.segments.first(), Some(s)
+            if s.name == crate::prelude::KERNEL_MODULE
+                || s.name == crate::prelude::PRELUDE_MODULE);
+        if local {
+            out.push_str("crate::");
+        }
+        for (i, seg) in self.segments.iter().enumerate() {
+            if i > 0 {
+                out.push_str("::");
+            }
+            out.push_str(&seg.name);
+            if !seg.args.is_empty() {
+                let args: Vec<String> = seg.args.iter().map(arg).collect();
+                out.push_str(&format!("<{}>", args.join(", ")));
+            }
+        }
+        out
     }
 }
 

@@ -233,16 +233,7 @@ pub(super) fn control_flow(path: &Path) -> Option<(Ty, Ty)> {
     ) {
         return None;
     }
-    let args: Vec<&Ty> = path
-        .segments
-        .last()?
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            crate::model::GenericArg::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let args: Vec<&Ty> = path.segments.last()?.type_args().collect();
     match args.as_slice() {
         [b] => Some(((*b).clone(), Ty::unit())),
         [b, c] => Some(((*b).clone(), (*c).clone())),

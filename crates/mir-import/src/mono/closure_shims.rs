@@ -389,15 +389,7 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
     let Ty::Adt(path) = ty else {
         return Some(());
     };
-    let args: Vec<&Ty> = path
-        .segments
-        .iter()
-        .flat_map(|s| &s.args)
-        .filter_map(|a| match a {
-            GenericArg::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let args: Vec<&Ty> = crate::mono::all_type_args(path).collect();
     let def = path.def_path();
     if matches!(
         std_relative(&def),

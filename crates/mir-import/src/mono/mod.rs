@@ -72,7 +72,7 @@ pub use generic::generic_fns;
 
 use std::collections::BTreeMap;
 
-use crate::model::{Crate, GenericArg, Path, Ty};
+use crate::model::{Crate, GenericArg, Path, PathSegment, Ty};
 use crate::prelude::KERNEL_MODULE;
 
 /// One instance written as source: a generic function and its type
@@ -187,12 +187,7 @@ pub(crate) fn nameable(t: &Ty) -> bool {
 
 /// Every type argument anywhere in a call's path.
 pub fn all_type_args(path: &Path) -> impl Iterator<Item = &Ty> {
-    path.segments.iter().flat_map(|s| {
-        s.args.iter().filter_map(|a| match a {
-            GenericArg::Type(t) => Some(t),
-            _ => None,
-        })
-    })
+    path.segments.iter().flat_map(PathSegment::type_args)
 }
 
 /// The source instance a call names, when it is a call of a generic

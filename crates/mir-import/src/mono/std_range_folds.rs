@@ -228,14 +228,7 @@ fn enum_residual(result: &Ty, accumulator: &Ty) -> Option<Residual> {
     };
     let last = path.segments.last()?;
     let def = path.def_path();
-    let args: Vec<&Ty> = last
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            GenericArg::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let args: Vec<&Ty> = last.type_args().collect();
     let unit = Ty::unit();
     let (variant, discr, held) = match std_relative(&def)? {
         // `ControlFlow<B>` prints without its default `C = ()`.

@@ -159,15 +159,7 @@ pub(in crate::mono) fn random_access(ty: &Ty, through_map: bool) -> bool {
     let inner: Vec<&Ty> = path
         .segments
         .last()
-        .map(|s| {
-            s.args
-                .iter()
-                .filter_map(|a| match a {
-                    crate::model::GenericArg::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect()
-        })
+        .map(|s| s.type_args().collect())
         .unwrap_or_default();
     let all_inner =
         |n: usize| inner.len() == n && inner.iter().all(|t| random_access(t, through_map));
