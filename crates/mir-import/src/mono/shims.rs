@@ -134,10 +134,11 @@ pub(super) fn with_params(t: &Ty, params: &[ShimTypeParam]) -> Ty {
     })
 }
 
-/// `t` as source, its references (through references and tuples) and every
-/// elided or erased lifetime argument given the lifetime `'a` (`&'a mut
-/// IterMut<'a, f32>`, `(u32, &'a u32)`): a shim that returns a borrow must
-/// say which argument it borrows from. `'static` stays.
+/// `t` as source, its references (through references, tuples and type
+/// arguments) and every elided or erased lifetime argument
+/// given the lifetime `'a` (`&'a mut IterMut<'a, f32>`, `(u32, &'a u32)`,
+/// `Option<&'a u32>`): a shim that returns a borrow must say which
+/// argument it borrows from. `'static` stays.
 pub(super) fn with_lifetime(t: &Ty) -> String {
     match t {
         Ty::Tuple(elems)
@@ -149,6 +150,12 @@ pub(super) fn with_lifetime(t: &Ty) -> String {
             let comma = if inner.len() == 1 { "," } else { "" };
             format!("({}{comma})", inner.join(", "))
         }
+        Ty::Adt(p) => p.to_rust_source_with(&|a| match a {
+            GenericArg::Lifetime(l) if l != "static" => "'a".to_string(),
+            GenericArg::Type(t) => with_lifetime(t),
+            other => other.to_rust_source(),
+        }),
+
         Ty::Ref(m, e) => format!(
             "&'a {}{}",
             if *m == crate::model::Mutability::Mut {
@@ -542,6 +549,24 @@ mod tests {
         );
         // A tuple without references prints as before.
         let plain = Ty::Tuple(vec![Ty::Int(IntTy::U8), Ty::Bool]);
+        assert_eq!(with_lifetime(&plain), plain.to_rust_source());
+    }
+
+    #[test]
+    fn references_inside_type_arguments_share_the_shims_lifetime() {
+        // `Iterator::last`'s `some(_: Option<&u32>, x: &u32) -> Option<&u32>`
+        // needs the lifetime named in its result.
+        let option = crate::parse::parse_type("std::option::Option<&u32>").expect("a type");
+        assert_eq!(with_lifetime(&option), "std::option::Option<&'a u32>");
+        let nested =
+            crate::parse::parse_type("std::option::Option<(u32, &mut std::slice::Iter<'_, u8>)>")
+                .expect("a type");
+        assert_eq!(
+            with_lifetime(&nested),
+            "std::option::Option<(u32, &'a mut std::slice::Iter<'a, u8>)>"
+        );
+        // An argument without references prints as before.
+        let plain = crate::parse::parse_type("std::option::Option<u32>").expect("a type");
         assert_eq!(with_lifetime(&plain), plain.to_rust_source());
     }
 

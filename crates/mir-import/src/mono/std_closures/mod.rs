@@ -56,6 +56,10 @@
 //!   `enumerate`'s (`Enumerate::try_rfold`'s own `enumerate`, which counts
 //!   down, is known only for its drop: rustc was not seen to leave its
 //!   call);
+//! - `TakeWhile::try_fold`'s `check(flag, p, fold)` over the same `fold`s:
+//!   `(acc, x)` gives `fold(acc, x)` read as above if `p(&x)`, else
+//!   `*flag = true` and `Break(try { acc })` (for items plainly without
+//!   drop glue); its three captures found by type ([`take_while`]);
 //! - `position`'s `check(predicate, acc)`: `((), x)` gives `Break(*acc)`
 //!   if `predicate(x)`, else `*acc += 1` and `Continue(())`; its captures
 //!   as `enumerate`'s;
@@ -92,14 +96,15 @@
 mod find_map;
 mod flatten;
 mod rewrite;
+mod take_while;
 mod two_captures;
 mod wrappers;
 
 use crate::model::{BasicBlock, Body, Callee, TerminatorKind, closure_trait_call};
 use rewrite::expand;
 use wrappers::{
-    Check, Keep, Wrapper, capture_less_reduction, fn_item, stood_in_advance_by, stood_in_reduction,
-    wrapper_of,
+    Check, Keep, Wrapper, capture_less_reduction, fn_item, stood_in_advance_by, stood_in_count,
+    stood_in_reduction, wrapper_of,
 };
 pub(super) use wrappers::{accumulator_closure, closure_function, step_nth_iter};
 
@@ -120,7 +125,8 @@ pub(super) struct KernelClosures<'a> {
 
 /// Whether dropping closure `f` does nothing: a kernel closure whose
 /// `drops_nothing`, `min_by`'s or `max_by`'s over a function item (which
-/// captures only that), or a wrapper whose captured closures are such
+/// captures only that), `advance_by`'s or `count`'s counting closure
+/// (which capture nothing), or a wrapper whose captured closures are such
 /// closures (its other captures, a count or a `&mut usize`, and `Sum`'s
 /// closure, have no drop glue).
 pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
@@ -130,6 +136,7 @@ pub(super) fn drops_nothing(f: &str, kernel: &KernelClosures) -> bool {
             (kernel.drops_nothing)(f)
                 || capture_less_reduction(f)
                 || stood_in_advance_by(f)
+                || stood_in_count(f)
                 || fn_item(f)
         }
     }
@@ -192,11 +199,12 @@ pub(super) fn expand_calls(body: &mut Body, kernel: &KernelClosures) {
 /// Whether a call of closure type `f` will have a body: the kernel's
 /// closure with one, a wrapper of one, or a capture-less closure of `core`
 /// that a shim stands in for (`min_by`'s or `max_by`'s `fold(compare)`
-/// over a function item, `advance_by`'s counting closure).
+/// over a function item, `advance_by`'s counting closure, `count`'s).
 pub(super) fn callable(f: &str, has_body: &dyn Fn(&str) -> bool) -> bool {
     has_body(f)
         || fn_item(f)
         || stood_in_reduction(f)
         || stood_in_advance_by(f)
+        || stood_in_count(f)
         || wrapper_of(f).is_some_and(|w| w.captured().into_iter().all(|g| callable(g, has_body)))
 }

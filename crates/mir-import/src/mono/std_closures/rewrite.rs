@@ -120,6 +120,9 @@ pub(super) fn expand(
         Wrapper::TakeCheck(f, counter) => {
             return two_captures::expand_take_check(body, bb, f, *counter, kernel);
         }
+        Wrapper::TakeWhileCheck(p, f) => {
+            return super::take_while::expand_take_while_check(body, bb, (p, f), kernel);
+        }
         Wrapper::Position(f) => return two_captures::expand_position(body, bb, f, kernel),
         Wrapper::FilterFold(p, f) => {
             return two_captures::expand_filter_fold(body, bb, p, f, kernel);
@@ -260,6 +263,7 @@ pub(super) fn expand(
         | Wrapper::ReduceBy(..)
         | Wrapper::Enumerate(..)
         | Wrapper::TakeCheck(..)
+        | Wrapper::TakeWhileCheck(..)
         | Wrapper::Position(..)
         | Wrapper::FilterFold(..)
         | Wrapper::MapFoldEach(..)

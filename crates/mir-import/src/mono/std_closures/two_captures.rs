@@ -302,6 +302,73 @@ pub(super) enum Counter {
     Owned,
 }
 
+/// How an `R` that `ControlFlow::from_try` reads goes on with `acc_ty`
+/// (`Try::branch` giving `Continue`): `Some(None)` for
+/// `NeverShortCircuit<Acc>`, through its one field; `Some(Some((variant,
+/// discriminant)))` for a `ControlFlow<B, Acc>` or `Option<Acc>`, through
+/// the variant that holds the accumulator (any other variant breaks with
+/// the `R` itself); `None` for any other `R`.
+pub(super) fn goes_on(r_ty: &Ty, acc_ty: &Ty) -> Option<Option<(&'static str, u128)>> {
+    match r_ty {
+        _ if never_short_circuit(&r_ty.to_string(), &acc_ty.to_string()) => Some(None),
+        _ if option_of(r_ty).as_ref() == Some(acc_ty) => Some(Some(("Some", 1))),
+        Ty::Adt(r) if control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty) => {
+            Some(Some(("Continue", 0)))
+        }
+        _ => None,
+    }
+}
+
+/// Two blocks that end a `core` check closure's call, whose destination
+/// is a `ControlFlow<R, Acc>` (`flow`), with the `R` at `r` (giving
+/// `acc_ty`, as [`goes_on`] says): the first writes `Break(r)`, the second
+/// `ControlFlow::from_try(r)`: `Continue` of the accumulator `r` holds,
+/// or `Break(r)` where `r` breaks. Both then go to the call's target.
+pub(super) fn from_try_blocks(
+    body: &mut Body,
+    site: &CallSite,
+    flow: &crate::model::Path,
+    (r, acc_ty): (&Place, &Ty),
+    goes_on: Option<(&'static str, u128)>,
+) -> (BasicBlock, BasicBlock) {
+    // `r.0`, or `(r as Continue).0` (`(r as Some).0`).
+    let mut inner = r.clone();
+    if let Some((variant, _)) = goes_on {
+        inner
+            .projection
+            .push(PlaceElem::Downcast(variant.to_string()));
+    }
+    inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
+    let ends = |body: &mut Body, variant: &str, payload: Place| {
+        site.push_block(
+            body,
+            vec![site.assign(
+                &site.destination,
+                variant_value(flow, variant, Operand::Move(payload)),
+            )],
+            TerminatorKind::Goto(site.target),
+        )
+    };
+    let (stop, mut go_on) = (
+        ends(body, "Break", r.clone()),
+        ends(body, "Continue", inner),
+    );
+    if let Some((_, discriminant)) = goes_on {
+        // A break stops with `r` itself.
+        let tag = new_local(body, Ty::Int(IntTy::Isize));
+        go_on = site.push_block(
+            body,
+            vec![site.assign(&tag, Rvalue::Discriminant(r.clone()))],
+            TerminatorKind::SwitchInt {
+                discr: Operand::Move(tag),
+                targets: vec![(discriminant, go_on)],
+                otherwise: stop,
+            },
+        );
+    }
+    (stop, go_on)
+}
+
 /// Rewrites a call of `Take::try_fold`'s or `Skip::try_rfold`'s `check(n,
 /// fold)` ending block `bb`, `(acc, x)`, with `fold` giving an `R` and the
 /// call `ControlFlow<R, Acc>`: `n -= 1` (through the reference for
@@ -331,17 +398,8 @@ pub(super) fn expand_take_check(
     let Some((r_ty, c)) = control_flow(&flow) else {
         return false;
     };
-    let r_text = r_ty.to_string();
-    // How `R` goes on: `NeverShortCircuit`'s one field, or the variant
-    // (and its discriminant) of a `ControlFlow<B, Acc>` or `Option<Acc>`
-    // that holds the accumulator; any other `R` breaks with itself.
-    let goes_on = match &r_ty {
-        _ if never_short_circuit(&r_text, &acc_ty.to_string()) => None,
-        _ if option_of(&r_ty).as_ref() == Some(acc_ty) => Some(("Some", 1)),
-        Ty::Adt(r) if control_flow(r).is_some_and(|(_, go_on)| go_on == *acc_ty) => {
-            Some(("Continue", 0))
-        }
-        _ => return false,
+    let Some(goes_on) = goes_on(&r_ty, acc_ty) else {
+        return false;
     };
     if c != *acc_ty {
         return false;
@@ -370,41 +428,7 @@ pub(super) fn expand_take_check(
         Counter::Borrowed => deref(&n_ref),
         Counter::Owned => env.other(usize_ty),
     };
-    // `r.0`, or `(r as Continue).0` (`(r as Some).0`).
-    let mut inner = r.clone();
-    if let Some((variant, _)) = goes_on {
-        inner
-            .projection
-            .push(PlaceElem::Downcast(variant.to_string()));
-    }
-    inner.projection.push(PlaceElem::Field(0, acc_ty.clone()));
-    let ends = |body: &mut Body, variant: &str, payload: Place| {
-        site.push_block(
-            body,
-            vec![stmt(
-                &site.destination,
-                variant_value(&flow, variant, Operand::Move(payload)),
-            )],
-            TerminatorKind::Goto(site.target),
-        )
-    };
-    let (stop, mut go_on) = (
-        ends(body, "Break", r.clone()),
-        ends(body, "Continue", inner),
-    );
-    if let Some((_, discriminant)) = goes_on {
-        // A break stops with `r` itself.
-        let tag = new_local(body, Ty::Int(IntTy::Isize));
-        go_on = site.push_block(
-            body,
-            vec![stmt(&tag, Rvalue::Discriminant(r.clone()))],
-            TerminatorKind::SwitchInt {
-                discr: Operand::Move(tag),
-                targets: vec![(discriminant, go_on)],
-                otherwise: stop,
-            },
-        );
-    }
+    let (stop, go_on) = from_try_blocks(body, &site, &flow, (&r, acc_ty), goes_on);
     let branch = site.push_branch(
         body,
         vec![stmt(

@@ -61,6 +61,12 @@ pub(super) enum Wrapper {
     /// or `Skip::try_rfold`'s, the same with `n` its own. Two captures, as
     /// for [`Wrapper::Enumerate`].
     TakeCheck(String, Counter),
+    /// `TakeWhile::try_fold`'s `check(flag, p, fold)` (`p` and `fold`),
+    /// `fold`'s result read as for [`Wrapper::TakeCheck`]: `move |acc, x|
+    /// if p(&x) { ControlFlow::from_try(fold(acc, x)) } else { *flag =
+    /// true; Break(try { acc }) }`. Three captures, `&mut P`, `fold` and
+    /// `&mut bool`, each found by its type.
+    TakeWhileCheck(String, String),
     /// `position`'s `check(predicate, acc)`: `move |_, x| if predicate(x) {
     /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
     /// for [`Wrapper::Enumerate`].
@@ -110,6 +116,7 @@ impl Wrapper {
             | Wrapper::ReduceBy(f, _)
             | Wrapper::Enumerate(f, _)
             | Wrapper::TakeCheck(f, _)
+            | Wrapper::TakeWhileCheck(_, f)
             | Wrapper::Position(f)
             | Wrapper::FilterFold(_, f)
             | Wrapper::MapFoldEach(_, f, ..)
@@ -124,7 +131,9 @@ impl Wrapper {
     /// `filter_fold`'s predicate.
     pub(super) fn captured(&self) -> Vec<&str> {
         match self {
-            Wrapper::FilterFold(p, f) | Wrapper::MapFoldEach(p, f, ..) => vec![p, f],
+            Wrapper::FilterFold(p, f)
+            | Wrapper::MapFoldEach(p, f, ..)
+            | Wrapper::TakeWhileCheck(p, f) => vec![p, f],
             _ => self.callee().into_iter().collect(),
         }
     }
@@ -217,6 +226,12 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         }
         "<std::iter::Take<I> as std::iter::Iterator>::try_fold::check" => {
             Some(Wrapper::TakeCheck(last, Counter::Borrowed))
+        }
+        "<std::iter::TakeWhile<I, P> as std::iter::Iterator>::try_fold::check" => {
+            match args.as_slice() {
+                [.., p, _] if callable(p) => Some(Wrapper::TakeWhileCheck(p.to_string(), last)),
+                _ => None,
+            }
         }
         "<std::iter::Skip<I> as std::iter::DoubleEndedIterator>::try_rfold::check" => {
             Some(Wrapper::TakeCheck(last, Counter::Owned))
@@ -393,6 +408,21 @@ pub(super) fn stood_in_advance_by(closure_ty: &str) -> bool {
         .is_some_and(|(_, trait_path, method)| {
             std_relative(trait_path) == Some("iter::Iterator::advance_by::SpecAdvanceBy")
                 && method == "spec_advance_by"
+        })
+}
+
+/// Whether `closure_ty` is `Iterator::count`'s default closure (`|count,
+/// _| count + 1`) for a `core` iterator, which captures nothing and which
+/// a shim stands in for ([`super::super::std_stand_ins`]).
+pub(super) fn stood_in_count(closure_ty: &str) -> bool {
+    closure_ty
+        .strip_prefix("{closure@")
+        .and_then(|def| def.strip_suffix("::{closure#0}}"))
+        .and_then(crate::model::split_qualified)
+        .is_some_and(|(self_ty, trait_path, method)| {
+            std_relative(trait_path) == Some("iter::Iterator")
+                && method == "count"
+                && std_relative(self_ty).is_some()
         })
 }
 
@@ -604,6 +634,40 @@ mod tests {
         // `Take::for_each`'s `check(action)` is another closure.
         let for_each = check.replace("try_fold::check", "spec_for_each::check");
         assert_eq!(wrapper_of(&for_each), None);
+    }
+
+    #[test]
+    fn take_whiles_check_is_known_with_its_predicate_and_fold() {
+        let p = "{closure@/src/kernel.rs:14:40: 14:45}";
+        let count = "{closure@<std::iter::TakeWhile<std::iter::Skip<std::slice::Iter<'_, u32>>, {closure@/src/kernel.rs:14:40: 14:45}> as std::iter::Iterator>::count::{closure#0}}";
+        let fold = format!(
+            "{{closure@std::ops::try_trait::NeverShortCircuit<usize>::wrap_mut_2<usize, &u32, {count}>::{{closure#0}}}}"
+        );
+        let check = format!(
+            "{{closure@<std::iter::TakeWhile<I, P> as std::iter::Iterator>::try_fold::check<'_, &u32, usize, std::ops::try_trait::NeverShortCircuit<usize>, {p}, {fold}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&check),
+            Some(Wrapper::TakeWhileCheck(p.to_string(), fold.clone()))
+        );
+        // Callable: the predicate has a body, and `count`'s closure inside
+        // `wrap_mut_2` a stand-in; another iterator's own `count` closure
+        // has neither.
+        assert!(stood_in_count(count));
+        let has_body = |c: &str| c == p;
+        assert!(super::super::callable(&check, &has_body));
+        let own = count.replace(
+            "<std::iter::TakeWhile<std::iter::Skip<std::slice::Iter<'_, u32>>, {closure@/src/kernel.rs:14:40: 14:45}> as",
+            "<kernel::Countdown as",
+        );
+        assert!(!stood_in_count(&own));
+        assert!(!super::super::callable(
+            &check.replace(count, &own),
+            &has_body
+        ));
+        // `SkipWhile`'s `check` is another closure.
+        let skip_while = check.replace("TakeWhile<I, P>", "SkipWhile<I, P>");
+        assert_eq!(wrapper_of(&skip_while), None);
     }
 
     #[test]
