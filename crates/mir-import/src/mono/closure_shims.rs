@@ -2,8 +2,9 @@
 //! holds, for the calls rustc's inliner left with one: a fold with a
 //! closure argument (`<Zip<..> as Iterator>::fold::<usize,
 //! {closure@map_fold<..>}>`, in `zip(..).filter(..).count()`), or a method
-//! of an iterator whose `Map` or `Filter` adapter holds a kernel closure
-//! (`<Map<Iter<'_, u32>, {closure@..}> as Iterator>::next`).
+//! of an iterator whose adapters (`Map`, `Filter`, `Inspect`, ...:
+//! [`adapter_gives`]) hold kernel closures (`<Map<Iter<'_, u32>,
+//! {closure@..}> as Iterator>::next`).
 //!
 //! A closure's type has no name in source, so the dependency-call shim of
 //! [`super::dep_calls`] cannot be written for such a call. But the shim can
@@ -285,7 +286,7 @@ pub(super) fn fn_item_shim(path: &Path, params: &[Ty], ret: &Ty) -> Option<DepCa
 }
 
 /// The generic shim of a call on an iterator that holds kernel closures in
-/// its `Map` and `Filter` adapters, the other arguments and the result
+/// its adapters ([`adapter_gives`]), the other arguments and the result
 /// nameable, generic over those closures as [`closure_shim`]'s is:
 ///
 /// - one of [`ADAPTER_METHODS`], taking the iterator by value or by
@@ -370,10 +371,11 @@ fn adapter_method_shim(
     })
 }
 
-/// The kernel closures that `Map` and `Filter` adapters inside iterator
-/// type `ty` hold, each as a parameter bounded by its signature: `Map<I,
-/// C>`'s `C: FnMut(<I as Iterator>::Item) -> O`, `Filter<I, P>`'s `P:
-/// FnMut(&<I as Iterator>::Item) -> bool`, `O` the closure body's result.
+/// The kernel closures that adapters inside iterator type `ty` hold
+/// ([`adapter_gives`]), each as a parameter bounded by its signature:
+/// `Map<I, C>`'s `C: FnMut(<I as Iterator>::Item) -> O`, `Filter<I, P>`'s
+/// `P: FnMut(&<I as Iterator>::Item) -> bool`, `O` the closure body's
+/// result.
 /// `None` if `ty` holds any other closure, or a type source cannot name.
 fn adapter_closures(krate: &Crate, ty: &Ty) -> Option<Vec<ShimTypeParam>> {
     let mut found: Vec<ShimTypeParam> = Vec::new();
@@ -383,8 +385,8 @@ fn adapter_closures(krate: &Crate, ty: &Ty) -> Option<Vec<ShimTypeParam>> {
     super::nameable(&rest).then_some(found)
 }
 
-/// Adds to `found` the closures of the `Map` and `Filter` adapters in
-/// `ty`, innermost first; `None` for a closure elsewhere.
+/// Adds to `found` the closures of the adapters in `ty`
+/// ([`adapter_gives`]), innermost first; `None` for a closure elsewhere.
 fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> Option<()> {
     let Ty::Adt(path) = ty else {
         return Some(());
@@ -397,13 +399,9 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
     ) {
         return collect_step_nth(krate, &args, found);
     }
-    let adapter = std_relative(&def).and_then(|d| match d {
-        "iter::Map" | "iter::adapters::map::Map" => Some(false),
-        "iter::Filter" | "iter::adapters::filter::Filter" => Some(true),
-        _ => None,
-    });
+    let adapter = std_relative(&def).and_then(adapter_gives);
     match (adapter, args.as_slice()) {
-        (Some(filter), [inner, closure]) if super::is_closure_like(closure) => {
+        (Some(gives), [inner, closure]) if super::is_closure_like(closure) => {
             collect_adapters(krate, inner, found)?;
             let Ty::Opaque(name) = closure else {
                 return None;
@@ -421,7 +419,7 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
             let [input] = inputs.as_slice() else {
                 return None;
             };
-            if filter && output != Ty::Bool {
+            if gives.is_some_and(|t| output != t) {
                 return None;
             }
             let bound = format!(
@@ -447,6 +445,25 @@ fn collect_adapters(krate: &Crate, ty: &Ty, found: &mut Vec<ShimTypeParam>) -> O
             }
             Some(())
         }
+    }
+}
+
+/// For an adapter `core` defines as `Adapter<I, F>`, holding an iterator
+/// and a closure it calls on each item, what the closure must give: `Some`
+/// of the one type (`Filter`'s, `TakeWhile`'s and `SkipWhile`'s `bool`,
+/// `Inspect`'s `()`), or `None` for any (`Map`'s, `FilterMap`'s,
+/// `MapWhile`'s). Outer `None`: not such an adapter (`def`, relative to
+/// `std`).
+fn adapter_gives(def: &str) -> Option<Option<Ty>> {
+    match def {
+        "iter::Map" | "iter::adapters::map::Map" => Some(None),
+        "iter::FilterMap" | "iter::adapters::filter_map::FilterMap" => Some(None),
+        "iter::MapWhile" | "iter::adapters::map_while::MapWhile" => Some(None),
+        "iter::Filter" | "iter::adapters::filter::Filter" => Some(Some(Ty::Bool)),
+        "iter::TakeWhile" | "iter::adapters::take_while::TakeWhile" => Some(Some(Ty::Bool)),
+        "iter::SkipWhile" | "iter::adapters::skip_while::SkipWhile" => Some(Some(Ty::Bool)),
+        "iter::Inspect" | "iter::adapters::inspect::Inspect" => Some(Some(Ty::unit())),
+        _ => None,
     }
 }
 
@@ -699,6 +716,39 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn inspect_and_take_while_hold_parameters_giving_what_they_need() {
+        let krate = crate::import_text("", "", None).expect("nothing imports");
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        let note = "for<'a> fn(&'a u32) {kernel::note}";
+        let large = "for<'a> fn(&'a u32) -> bool {kernel::large}";
+        let iter = format!(
+            "std::iter::TakeWhile<std::iter::Inspect<std::slice::Iter<'_, u32>, {note}>, {large}>"
+        );
+        let shim_of = |iter: &str| {
+            let last = call(&format!("<{iter} as std::iter::Iterator>::last"));
+            closure_shim(&krate, &last, &[ty(iter)], &ty("std::option::Option<&u32>"))
+        };
+        let source = shim_of(&iter)
+            .expect("a shim generic over both")
+            .source_fn();
+        assert!(
+            source.contains("F0: FnMut(&u32) -> (), F1: FnMut(&u32) -> bool"),
+            "{source}"
+        );
+        // `Inspect`'s function gives nothing, `TakeWhile`'s a `bool`.
+        assert!(
+            shim_of(&iter.replace("&'a u32) {kernel::note}", "&'a u32) -> u32 {kernel::note}"))
+                .is_none()
+        );
+        assert!(
+            shim_of(&iter.replace("-> bool {kernel::large}", "-> u8 {kernel::large}")).is_none()
+        );
+        // Nor does any other adapter hold a parameter.
+        assert!(shim_of(&iter.replace("std::iter::TakeWhile<", "std::iter::Foo<")).is_none());
+        assert_eq!(adapter_gives("iter::Peekable"), None);
     }
 
     #[test]

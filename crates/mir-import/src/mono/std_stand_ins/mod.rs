@@ -680,7 +680,7 @@ mod tests {
     }
 
     #[test]
-    fn a_primitive_integers_unchecked_steps_are_cores_bodies() {
+    fn a_primitive_integers_steps_are_cores_bodies() {
         let usize_ty = int(IntTy::Usize);
         let step = |ty: IntTy, method: &str| {
             let t = int(ty);
@@ -703,14 +703,46 @@ mod tests {
             step(IntTy::I32, "forward_unchecked").as_deref(),
             Some("a0.checked_add_unsigned(a1 as u32).unwrap_unchecked()")
         );
+        // The checked steps wrap: overflow checks are off.
+        assert_eq!(
+            step(IntTy::U32, "forward").as_deref(),
+            Some("a0.wrapping_add(a1 as u32)")
+        );
+        assert_eq!(
+            step(IntTy::I8, "backward").as_deref(),
+            Some("a0.wrapping_sub(a1 as i8)")
+        );
         // Another method, or a result of another type.
-        assert!(step(IntTy::U32, "forward").is_none());
+        assert!(step(IntTy::U32, "forward_checked").is_none());
         let other = stand_in(
             &path("<u32 as std::iter::Step>", &["forward_unchecked"]),
             &[int(IntTy::U32), usize_ty.clone()],
             &int(IntTy::U64),
         );
         assert!(other.is_none());
+    }
+
+    #[test]
+    fn a_random_access_iterators_size_is_its_exact_size_hint() {
+        let usize_ty = int(IntTy::Usize);
+        let size = |self_ty: &str| {
+            let it = crate::parse::parse_type(self_ty).expect("an iterator type");
+            stand_in(
+                &path(
+                    &format!("<{self_ty} as std::iter::TrustedRandomAccessNoCoerce>"),
+                    &["size"],
+                ),
+                &[Ty::Ref(Mutability::Not, Box::new(it))],
+                &usize_ty,
+            )
+            .and_then(|s| s.stand_in)
+        };
+        assert_eq!(
+            size("std::slice::Iter<'_, u32>").as_deref(),
+            Some("::core::iter::Iterator::size_hint(a0).0")
+        );
+        // Not for an iterator without random access.
+        assert_eq!(size("std::ops::Range<u32>"), None);
     }
 
     #[test]

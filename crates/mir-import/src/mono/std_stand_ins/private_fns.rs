@@ -1,6 +1,6 @@
 //! Stand-ins for methods of `core`'s private traits and nested functions
 //! whose bodies are known (`SpecAssumeCount`, `Flatten::count`'s `count`,
-//! `Step`'s unchecked steps, random access into side-effect-free
+//! `Step`'s steps, checked and unchecked, random access into side-effect-free
 //! iterators): the part of [`super`] that matches a call by its trait and
 //! method rather than by a closure's type.
 
@@ -96,6 +96,25 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
             };
             ("step_unchecked", body)
         }
+        // `Step::forward` and `backward` of a primitive integer (`zip(0u32..)`
+        // stepping its `RangeFrom`): 1.95's `step_identical_methods!`
+        // bodies, `start.wrapping_add(n as Self)` (`wrapping_sub`), after a
+        // check that panics on overflow only where overflow checks are on,
+        // which they never are here.
+        ("iter::Step" | "iter::range::Step", [_, method @ ("forward" | "backward")])
+            if params.len() == 2
+                && params[1] == usize_ty
+                && params[0] == *ret
+                && matches!(ret, Ty::Int(_))
+                && ret.to_string() == self_ty =>
+        {
+            let op = if *method == "forward" {
+                "wrapping_add"
+            } else {
+                "wrapping_sub"
+            };
+            ("step_wrapping", format!("a0.{op}(a1 as {self_ty})"))
+        }
         // Random access into an iterator that has it (`Skip`'s, `Map`'s
         // and `Enumerate`'s `__iterator_get_unchecked` reach it through
         // `zip::try_get_unchecked`): the item `a1` places after the
@@ -135,6 +154,22 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
                 "::core::iter::Iterator::nth(&mut ::core::clone::Clone::clone(&*a0), a1)\
                  .unwrap_unchecked()"
                     .to_string(),
+            )
+        }
+        // The length a random-access iterator gives (`Zip`'s and `Take`'s
+        // specialised folds ask it): the trait's default, its
+        // `size_hint`'s lower bound, which such an iterator keeps exact.
+        (
+            "iter::adapters::zip::TrustedRandomAccessNoCoerce"
+            | "iter::TrustedRandomAccessNoCoerce",
+            [_, "size"],
+        ) if crate::parse::parse_type(self_ty).is_ok_and(|t| random_access(&t, true))
+            && *ret == usize_ty
+            && matches!(params, [Ty::Ref(Mutability::Not, it)] if it.to_string() == self_ty) =>
+        {
+            (
+                "random_access_size",
+                "::core::iter::Iterator::size_hint(a0).0".to_string(),
             )
         }
         _ => return None,
