@@ -248,6 +248,27 @@ pub(super) fn never_short_circuit(printed: &str, inner: &str) -> bool {
         == Some(&format!("ops::try_trait::NeverShortCircuit<{inner}>"))
 }
 
+/// `<SELF as TRAIT>::method::<ARGS>`, as rustc prints a trait method call.
+pub(super) fn trait_method(
+    self_ty: &Ty,
+    trait_path: &str,
+    method: &str,
+    args: Vec<crate::model::GenericArg>,
+) -> Path {
+    Path {
+        segments: vec![
+            PathSegment {
+                name: format!("<{self_ty} as {trait_path}>"),
+                args: Vec::new(),
+            },
+            PathSegment {
+                name: method.to_string(),
+                args,
+            },
+        ],
+    }
+}
+
 /// `<CLOSURE as std::ops::FnMut<ARGS>>::call_mut`.
 pub(super) fn call_mut_path(closure: &str, args: &Ty) -> Path {
     Path {

@@ -91,15 +91,31 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                     must_reach,
                     stand_in: None,
                     type_params: Vec::new(),
-                    features: super::closure_shims::iterator_method_feature(path)
-                        .into_iter()
-                        .collect(),
+                    features: method_feature(path).into_iter().collect(),
                 },
             );
         }
     }
     out.extend(reified_dep_fns(krate, deps, &reachable));
     out
+}
+
+/// The unstable library feature a shim's call of `path` needs: an
+/// unstable method of `Iterator` or `DoubleEndedIterator`
+/// ([`super::closure_shims::iterator_method_feature`]), or one of
+/// `PartialOrd`'s hidden `__chaining_*` methods, through which a tuple
+/// compares field by field (`(x % 7, x) < (y % 7, y)`, a `sort_by_key`
+/// with a tuple key).
+fn method_feature(path: &Path) -> Option<&'static str> {
+    super::closure_shims::iterator_method_feature(path).or_else(|| {
+        let [qualified, method] = path.segments.as_slice() else {
+            return None;
+        };
+        let (_, trait_path, _) = crate::model::split_qualified(&qualified.name)?;
+        (crate::calls::std_relative(trait_path) == Some("cmp::PartialOrd")
+            && method.name.starts_with("__chaining_"))
+        .then_some("partial_ord_chaining_methods")
+    })
 }
 
 /// The dependency functions without a body whose address the kernel takes
@@ -159,9 +175,7 @@ fn reified_dep_fns(
                     must_reach: is_inherent(path).then_some(printed),
                     stand_in: None,
                     type_params: Vec::new(),
-                    features: super::closure_shims::iterator_method_feature(path)
-                        .into_iter()
-                        .collect(),
+                    features: method_feature(path).into_iter().collect(),
                 },
             );
         }

@@ -12,10 +12,10 @@
 //! pointer to it.
 
 use crate::model::{
-    AggregateKind, BasicBlock, Body, CastKind, GenericArg, Mutability, Operand, Path, PathSegment,
-    PlaceElem, Rvalue, TerminatorKind, Ty,
+    AggregateKind, BasicBlock, Body, CastKind, GenericArg, Mutability, Operand, PlaceElem, Rvalue,
+    TerminatorKind, Ty,
 };
-use crate::mono::call_site::{closure_call, new_local, tuple_field};
+use crate::mono::call_site::{closure_call, new_local, trait_method, tuple_field};
 
 /// Rewrites the call of `iter_fold`'s `flatten(&mut fold)` ending block
 /// `bb`, `(acc, iter)`, into `it = <T as IntoIterator>::into_iter(iter)`
@@ -127,22 +127,6 @@ pub(super) fn expand_flatten_fold(body: &mut Body, bb: BasicBlock, inner: &str) 
         ],
     );
     true
-}
-
-/// `<SELF as TRAIT>::method::<ARGS>`, as rustc prints a trait method call.
-fn trait_method(self_ty: &Ty, trait_path: &str, method: &str, args: Vec<GenericArg>) -> Path {
-    Path {
-        segments: vec![
-            PathSegment {
-                name: format!("<{self_ty} as {trait_path}>"),
-                args: Vec::new(),
-            },
-            PathSegment {
-                name: method.to_string(),
-                args,
-            },
-        ],
-    }
 }
 
 #[cfg(test)]

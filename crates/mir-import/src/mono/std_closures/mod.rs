@@ -60,6 +60,8 @@
 //!   `(acc, x)` gives `fold(acc, x)` read as above if `p(&x)`, else
 //!   `*flag = true` and `Break(try { acc })` (for items plainly without
 //!   drop glue); its three captures found by type ([`take_while`]);
+//! - `[T]::sort_by_key(f)`'s comparison: `(a, b)` gives `f(a).lt(&f(b))`
+//!   through the `&mut f` it captures ([`sort_key`]);
 //! - `position`'s `check(predicate, acc)`: `((), x)` gives `Break(*acc)`
 //!   if `predicate(x)`, else `*acc += 1` and `Continue(())`; its captures
 //!   as `enumerate`'s;
@@ -96,6 +98,7 @@
 mod find_map;
 mod flatten;
 mod rewrite;
+mod sort_key;
 mod take_while;
 mod two_captures;
 mod wrappers;

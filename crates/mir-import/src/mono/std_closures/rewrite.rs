@@ -120,6 +120,9 @@ pub(super) fn expand(
         Wrapper::TakeCheck(f, counter) => {
             return two_captures::expand_take_check(body, bb, f, *counter, kernel);
         }
+        Wrapper::SortByKey(f, key) => {
+            return super::sort_key::expand_sort_by_key(body, bb, f, key);
+        }
         Wrapper::TakeWhileCheck(p, f) => {
             return super::take_while::expand_take_while_check(body, bb, (p, f), kernel);
         }
@@ -264,6 +267,7 @@ pub(super) fn expand(
         | Wrapper::Enumerate(..)
         | Wrapper::TakeCheck(..)
         | Wrapper::TakeWhileCheck(..)
+        | Wrapper::SortByKey(..)
         | Wrapper::Position(..)
         | Wrapper::FilterFold(..)
         | Wrapper::MapFoldEach(..)
@@ -553,17 +557,33 @@ fn expand_check(body: &mut Body, bb: BasicBlock, f: &str, check: Check, by_ref: 
 }
 
 /// Whether dropping a value of `ty` plainly does nothing, with no need to
-/// know any type's definition: scalars, references, pointers, and tuples
-/// and arrays of them (what iterators over numbers and slices yield).
+/// know the kernel's types: scalars, references, pointers, and tuples and
+/// arrays of them (what iterators over numbers and slices yield), and
+/// `core`'s [`PLAIN_WRAPPERS`] of them (a sort key's `Reverse<u32>`).
 pub(super) fn plainly_dropless(ty: &Ty) -> bool {
     match ty {
         Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::Never => true,
         Ty::Ref(..) | Ty::RawPtr(..) | Ty::FnPtr(..) => true,
         Ty::Tuple(items) => items.iter().all(plainly_dropless),
         Ty::Array(item, _) => plainly_dropless(item),
+        Ty::Adt(p) => {
+            crate::calls::std_relative(&p.def_path()).is_some_and(|d| PLAIN_WRAPPERS.contains(&d))
+                && p.segments
+                    .iter()
+                    .all(|s| s.type_args().all(plainly_dropless))
+        }
         _ => false,
     }
 }
+
+/// `core`'s types without a `Drop` impl that hold only values of their
+/// type arguments, by their path under `std`.
+const PLAIN_WRAPPERS: [&str; 4] = [
+    "cmp::Reverse",
+    "num::Wrapping",
+    "num::Saturating",
+    "option::Option",
+];
 
 #[cfg(test)]
 mod tests {

@@ -67,6 +67,9 @@ pub(super) enum Wrapper {
     /// true; Break(try { acc }) }`. Three captures, `&mut P`, `fold` and
     /// `&mut bool`, each found by its type.
     TakeWhileCheck(String, String),
+    /// `[T]::sort_by_key(f)`'s comparison (`f` and its key type `K` as
+    /// printed): `|a, b| f(a).lt(&f(b))`, capturing `&mut f`.
+    SortByKey(String, String),
     /// `position`'s `check(predicate, acc)`: `move |_, x| if predicate(x) {
     /// Break(*acc) } else { *acc += 1; Continue(()) }`. Two captures, as
     /// for [`Wrapper::Enumerate`].
@@ -117,6 +120,7 @@ impl Wrapper {
             | Wrapper::Enumerate(f, _)
             | Wrapper::TakeCheck(f, _)
             | Wrapper::TakeWhileCheck(_, f)
+            | Wrapper::SortByKey(f, _)
             | Wrapper::Position(f)
             | Wrapper::FilterFold(_, f)
             | Wrapper::MapFoldEach(_, f, ..)
@@ -202,6 +206,12 @@ pub(super) fn wrapper_of(closure_ty: &str) -> Option<Wrapper> {
         return Some(Wrapper::StepNth(iter.to_string()));
     }
     let last = args.last().filter(|a| callable(a))?.to_string();
+    if name.starts_with("slice::<impl [") && name.ends_with("]>::sort_by_key") {
+        return match args.as_slice() {
+            [key, _] => Some(Wrapper::SortByKey(last, key.to_string())),
+            _ => None,
+        };
+    }
     match name {
         "iter::Iterator::min_by_key::key" | "iter::Iterator::max_by_key::key" => {
             Some(Wrapper::Key(last))
@@ -637,6 +647,24 @@ mod tests {
     }
 
     #[test]
+    fn sort_by_keys_comparison_is_known_with_its_key_type() {
+        let f = "{closure@/src/kernel.rs:14:49: 14:53}";
+        let compare = format!(
+            "{{closure@std::slice::<impl [u32]>::sort_by_key<(u32, std::cmp::Reverse<u32>), {f}>::{{closure#0}}}}"
+        );
+        assert_eq!(
+            wrapper_of(&compare),
+            Some(Wrapper::SortByKey(
+                f.to_string(),
+                "(u32, std::cmp::Reverse<u32>)".to_string()
+            ))
+        );
+        // `sort_by_cached_key`'s closures are others.
+        let cached = compare.replace("::sort_by_key<", "::sort_by_cached_key<");
+        assert_eq!(wrapper_of(&cached), None);
+    }
+
+    #[test]
     fn take_whiles_check_is_known_with_its_predicate_and_fold() {
         let p = "{closure@/src/kernel.rs:14:40: 14:45}";
         let count = "{closure@<std::iter::TakeWhile<std::iter::Skip<std::slice::Iter<'_, u32>>, {closure@/src/kernel.rs:14:40: 14:45}> as std::iter::Iterator>::count::{closure#0}}";
@@ -746,6 +774,14 @@ mod tests {
         assert!(!plainly_dropless(&Ty::Opaque(
             "{closure@k.rs:1:2: 1:3}".into()
         )));
+        // `core`'s plain wrappers of such values are, of others not.
+        let ty = |t: &str| crate::parse::parse_type(t).expect("a type");
+        assert!(plainly_dropless(&ty("(u32, std::cmp::Reverse<u32>)")));
+        assert!(plainly_dropless(&ty(
+            "std::option::Option<std::num::Wrapping<u8>>"
+        )));
+        assert!(!plainly_dropless(&ty("std::cmp::Reverse<kernel::Tally>")));
+        assert!(!plainly_dropless(&ty("std::cell::Cell<u32>")));
     }
 
     #[test]
