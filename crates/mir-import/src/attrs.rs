@@ -59,6 +59,8 @@ fn walk(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, ItemAttrs>
                     && a.abi.as_deref() == Some("C")
                     && matches!(f.vis, syn::Visibility::Public(_));
                 out.insert(format!("{prefix}::{}", f.sig.ident), a);
+                let inner = format!("{prefix}::{}", f.sig.ident);
+                walk(&body_items(&f.block), &inner, out);
             }
             syn::Item::Enum(e) => {
                 let a = ItemAttrs {
@@ -272,6 +274,39 @@ fn fn_attrs(attrs: &[syn::Attribute], abi: Option<&syn::Abi>) -> ItemAttrs {
 
 /// Discriminants in declaration order: explicit integer literals, otherwise one
 /// more than the previous. `None` when an explicit value is not a plain literal.
+/// The items declared inside a function's body, in any of its blocks,
+/// which rustc names under the function (`kernel::k::E`), as items of a
+/// module of that name; not those inside a closure, which rustc names
+/// under the closure. Two items of one name (in two blocks) are left out:
+/// rustc tells them apart and the path does not.
+fn body_items(block: &syn::Block) -> Vec<syn::Item> {
+    use syn::visit::Visit;
+    /// Collects the items directly in a body; a nested function's own
+    /// items are [`walk`]'s, under that function's name.
+    struct Items(Vec<syn::Item>);
+    impl<'ast> Visit<'ast> for Items {
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            self.0.push(item.clone());
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut items = Items(Vec::new());
+    items.visit_block(block);
+    let name = |item: &syn::Item| match item {
+        syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+        other => declared_type_name(other),
+    };
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for n in items.0.iter().filter_map(name) {
+        *seen.entry(n).or_default() += 1;
+    }
+    items
+        .0
+        .into_iter()
+        .filter(|item| name(item).is_none_or(|n| seen[&n] == 1))
+        .collect()
+}
+
 fn enum_discriminants(e: &syn::ItemEnum) -> Option<Vec<(String, i128)>> {
     let mut next: i128 = 0;
     let mut out = Vec::new();
@@ -514,5 +549,33 @@ mod tests {
             a["kernel::E"].discriminants,
             Some(vec![("A".into(), 3), ("B".into(), 4), ("C".into(), -1)])
         );
+    }
+
+    #[test]
+    fn items_inside_a_function_are_named_under_it() {
+        let src = r#"
+            pub fn k() -> u32 {
+                enum E { A = 2, B }
+                let v = { enum F { X = 7 } F::X as u32 };
+                fn helper() { enum G { P = 5 } }
+                let c = || { enum H { Q = 9 } };
+                { enum D { M = 1 } }
+                { enum D { M = 4 } }
+                v
+            }
+        "#;
+        let a = recover_attrs(src, "k.rs", "kernel").expect("parses");
+        assert_eq!(
+            a["kernel::k::E"].discriminants,
+            Some(vec![("A".into(), 2), ("B".into(), 3)])
+        );
+        assert_eq!(a["kernel::k::F"].discriminants, Some(vec![("X".into(), 7)]));
+        assert_eq!(
+            a["kernel::k::helper::G"].discriminants,
+            Some(vec![("P".into(), 5)])
+        );
+        // Not a closure's item, nor two of one name.
+        assert!(!a.contains_key("kernel::k::H"));
+        assert!(!a.contains_key("kernel::k::D"));
     }
 }
