@@ -5,9 +5,9 @@
 //! source and cleanup flag.
 
 use crate::model::{
-    AggregateKind, BasicBlock, BlockData, Body, LocalDecl, Operand, Path, PathSegment, Place,
-    PlaceElem, Pos, Rvalue, SourceInfo, Statement, StatementKind, Terminator, TerminatorKind, Ty,
-    UnwindAction,
+    AggregateKind, BasicBlock, BlockData, Body, LocalDecl, Mutability, Operand, Path, PathSegment,
+    Place, PlaceElem, Pos, Rvalue, SourceInfo, Statement, StatementKind, Terminator,
+    TerminatorKind, Ty, UnwindAction,
 };
 
 /// The call ending a block, with a return target.
@@ -246,6 +246,21 @@ pub(super) fn control_flow(path: &Path) -> Option<(Ty, Ty)> {
 pub(super) fn never_short_circuit(printed: &str, inner: &str) -> bool {
     crate::calls::std_relative(printed)
         == Some(&format!("ops::try_trait::NeverShortCircuit<{inner}>"))
+}
+
+/// The type of the environment operand `env` of a closure's call, a
+/// `&mut C`, with the closure's name `C` (as printed); `None` for any
+/// other operand.
+pub(super) fn env_closure(body: &Body, env: &Operand) -> Option<(Ty, String)> {
+    let env_ty = operand_ty(body, env)?;
+    let Ty::Ref(Mutability::Mut, pointee) = &env_ty else {
+        return None;
+    };
+    let Ty::Opaque(name) = &**pointee else {
+        return None;
+    };
+    let name = name.clone();
+    Some((env_ty, name))
 }
 
 /// `<SELF as TRAIT>::method::<ARGS>`, as rustc prints a trait method call.

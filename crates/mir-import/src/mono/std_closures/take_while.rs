@@ -20,7 +20,7 @@ use crate::model::{
     Scalar, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    closure_call, control_flow, new_local, operand_ty, tuple_field, variant_value,
+    closure_call, control_flow, env_closure, new_local, tuple_field, variant_value,
 };
 
 /// Where `check`'s three captures are in its environment.
@@ -95,16 +95,11 @@ pub(super) fn expand_take_while_check(
     let predicate_ty = Ty::Opaque(predicate.to_string());
     let p_ref_ty = Ty::Ref(Mutability::Mut, Box::new(predicate_ty));
     let fold_ty = Ty::Opaque(fold.to_string());
-    let Some(env_ty) = operand_ty(body, &env_op) else {
+    let Some((env_ty, closure)) = env_closure(body, &env_op) else {
         return false;
     };
-    let Ty::Ref(Mutability::Mut, closure) = &env_ty else {
-        return false;
-    };
-    let Ty::Opaque(closure) = &**closure else {
-        return false;
-    };
-    let Some(at) = (kernel.captures)(closure).and_then(|c| Captures::find(&c, &p_ref_ty, &fold_ty))
+    let Some(at) =
+        (kernel.captures)(&closure).and_then(|c| Captures::find(&c, &p_ref_ty, &fold_ty))
     else {
         return false;
     };

@@ -19,8 +19,8 @@ use crate::model::{
     Place, PlaceElem, Rvalue, Scalar, Statement, TerminatorKind, Ty,
 };
 use crate::mono::call_site::{
-    CallSite, closure_call, control_flow, never_short_circuit, new_local, operand_ty, option_of,
-    tuple_field, variant_value,
+    CallSite, closure_call, control_flow, env_closure, never_short_circuit, new_local, operand_ty,
+    option_of, tuple_field, variant_value,
 };
 
 /// The environment of a closure with two captures at a call of it: a local
@@ -45,14 +45,8 @@ impl Env {
         closure: &Ty,
         kernel: &KernelClosures,
     ) -> Option<Env> {
-        let env_ty = operand_ty(body, env)?;
-        let Ty::Ref(Mutability::Mut, pointee) = &env_ty else {
-            return None;
-        };
-        let Ty::Opaque(name) = &**pointee else {
-            return None;
-        };
-        let (other_at, closure_at) = match (kernel.captures)(name).as_deref() {
+        let (env_ty, name) = env_closure(body, env)?;
+        let (other_at, closure_at) = match (kernel.captures)(&name).as_deref() {
             Some([a, b]) if a == closure && b == other => (1, 0),
             Some([a, b]) if a == other && b == closure => (0, 1),
             _ => return None,
