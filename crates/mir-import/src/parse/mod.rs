@@ -502,4 +502,42 @@ mod operand_tests {
         assert_eq!(path.last_name(), "is_whitespace");
         assert!(matches!(ops[1], Operand::Const(ConstOperand::Scalar(_))));
     }
+
+    /// Each of rustc's four printings of a slice pattern's projections
+    /// (`let [first, init @ .., last] = s`) reads back as what it prints.
+    #[test]
+    fn slice_pattern_projections_read_back_in_each_printed_form() {
+        use crate::model::PlaceElem;
+        let sub = |from, to, from_end| PlaceElem::Subslice { from, to, from_end };
+        let cases = [
+            ("(*_1)[:-1]", sub(0, 1, true)),
+            ("(*_1)[1:]", sub(1, 0, true)),
+            ("(*_1)[1:-2]", sub(1, 2, true)),
+            ("_2[1..3]", sub(1, 3, false)),
+            (
+                "(*_1)[-1 of 2]",
+                PlaceElem::ConstantIndex {
+                    offset: 1,
+                    min_length: 2,
+                    from_end: true,
+                },
+            ),
+        ];
+        for (place, want) in cases {
+            let text = format!(
+                "fn k(_1: &[u32]) -> () {{\n    let mut _0: ();\n    let mut _2: [u32; 4];\n    let mut _3: &[u32];\n\n    bb0: {{\n        _3 = &{place};\n        return;\n    }}\n}}\n"
+            );
+            let krate = parse_mir(&text).unwrap_or_else(|e| panic!("{place}: {e}"));
+            let st = &krate.bodies[0]
+                .blocks
+                .values()
+                .next()
+                .expect("bb0")
+                .statements[0];
+            let StatementKind::Assign(_, Rvalue::Ref(_, p)) = &st.kind else {
+                panic!("{place}: not a reference: {st:?}");
+            };
+            assert_eq!(p.projection.last(), Some(&want), "{place}");
+        }
+    }
 }

@@ -51,6 +51,14 @@ fn parse_place_level(c: &mut Cursor) -> Result<Place, ParseError> {
     while c.eat_punct("[") {
         let elem = if matches!(c.peek(), Some(Tok::Ident(_))) {
             PlaceElem::Index(parse_local(c)?)
+        } else if c.eat_punct(":") {
+            // `[:-1]`: rustc leaves out a zero start (`let [init @ .., last]`).
+            c.expect_punct("-")?;
+            PlaceElem::Subslice {
+                from: 0,
+                to: c.expect_u64()?,
+                from_end: true,
+            }
         } else {
             let neg = c.eat_punct("-");
             let first = c.expect_u64()?;
