@@ -305,6 +305,9 @@ pub fn print_kernel(
     // Shims rustc refused (a type the printer named that source cannot
     // reach, such as a dependency's private type): not offered again.
     let mut refused = std::collections::BTreeSet::new();
+    // Public paths rustc suggested for private ones the shims named
+    // (`mono::visible_paths`): the shims are written with them.
+    let mut visible = std::collections::BTreeMap::new();
     'rounds: for _ in 0..MONO_ROUNDS {
         let before = (known.len(), shims.len());
         known.extend(mono::instances(&krate, &generics));
@@ -320,9 +323,10 @@ pub fn print_kernel(
         }
         let (appended, out) = loop {
             let mut appended = mono::instance_source(&known, &generics);
-            appended
-                .text
-                .push_str(&mono::shims::dep_call_source(&shims));
+            appended.text.push_str(&mono::visible_paths::rewrite(
+                &mono::shims::dep_call_source(&shims),
+                &visible,
+            ));
             let features = mono::shims::shim_features(&shims);
             match rustc::run_rustc_appended(kernel, opts, &appended.text, &features) {
                 Ok(out) => break (appended, out),
@@ -331,6 +335,17 @@ pub fn print_kernel(
                 // last round stands and the lowering refuses its calls by
                 // name.
                 Err(rustc::RustcError::Failed { stderr, .. }) if shims.len() > before.1 => {
+                    // A private path rustc says how to reach: the same
+                    // shims again, written with it.
+                    let learned = mono::visible_paths::suggested_paths(&stderr);
+                    let before_learning = visible.len();
+                    for (from, to) in learned {
+                        visible.entry(from).or_insert(to);
+                    }
+                    if visible.len() > before_learning {
+                        tracing::debug!("public paths rustc suggested: {visible:?}");
+                        continue;
+                    }
                     let first = rustc::appended_first_line(&printed.out.source);
                     let file = kernel.file_name().and_then(|f| f.to_str()).unwrap_or("");
                     let bad =

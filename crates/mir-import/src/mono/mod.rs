@@ -65,6 +65,7 @@ mod std_closures;
 mod std_range_folds;
 mod std_stand_ins;
 mod std_try;
+pub mod visible_paths;
 pub mod vtable_shims;
 
 pub use generic::GenericFn;
