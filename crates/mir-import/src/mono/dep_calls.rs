@@ -55,7 +55,12 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
         let body = &krate.bodies[id];
         for (path, args, destination) in body.item_calls() {
             let prelude = is_bodiless_prelude_call(krate, path);
+            // A free function of `core` (private, as `isqrt`'s stages)
+            // gets a stand-in or nothing: a shim calling it by path would
+            // only be refused.
+            let core_free_fn = is_bodiless_core_free_fn(krate, path);
             if !prelude
+                && !core_free_fn
                 && !is_bodiless_dep_call(krate, path, deps)
                 && !is_bodiless_core_trait_call(krate, path)
                 && !is_bodiless_core_inherent_call(krate, path)
@@ -72,6 +77,9 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
                 .or_else(|| super::closure_shims::fn_item_shim(path, &params, &ret))
             {
                 out.insert(printed, shim);
+                continue;
+            }
+            if core_free_fn {
                 continue;
             }
             let Some(callee) = callee_source(path) else {
@@ -316,6 +324,18 @@ fn is_bodiless_core_inherent_call(krate: &Crate, path: &Path) -> bool {
     let first = path.segments.first().map_or("", |s| s.name.as_str());
     matches!(first, "core" | "std")
         && (is_inherent(path) || is_core_type_item(path))
+        && calls::classify(path).is_none()
+        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+}
+
+/// Whether a call to `path` is a free function of `core` without a body:
+/// not a method (inherent or of a trait), nor one of the primitives the
+/// lowering knows ([`calls::classify`]).
+fn is_bodiless_core_free_fn(krate: &Crate, path: &Path) -> bool {
+    let first = path.segments.first().map_or("", |s| s.name.as_str());
+    matches!(first, "core" | "std")
+        && !is_inherent(path)
+        && !is_core_type_item(path)
         && calls::classify(path).is_none()
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
 }

@@ -1,7 +1,7 @@
 //! Stand-ins for methods of `core`'s private traits and nested functions
 //! whose bodies are known (`SpecAssumeCount`, `Flatten::count`'s `count`,
 //! `Step`'s steps, checked and unchecked, random access into side-effect-free
-//! iterators): the part of [`super`] that matches a call by its trait and
+//! iterators) or whose results are (`isqrt`'s stages): the part of [`super`] that matches a call by its trait and
 //! method rather than by a closure's type.
 
 use super::{StandIn, strip_std};
@@ -170,6 +170,39 @@ pub(super) fn private_fn_stand_in(path: &Path, params: &[Ty], ret: &Ty) -> Optio
             (
                 "random_access_size",
                 "::core::iter::Iterator::size_hint(a0).0".to_string(),
+            )
+        }
+        // `isqrt`'s private `u16_stages` .. `u128_stages` (Karatsuba
+        // steps that 1.95 leaves out of line for `u64` and wider): the
+        // integer square root of a nonzero normalized `n`, a single
+        // number, computed here digit by digit. `root + bit` stays below
+        // `2^BITS` for every `n` of the type.
+        (
+            "",
+            [
+                "core" | "std",
+                "num",
+                "int_sqrt",
+                stages @ ("u16_stages" | "u32_stages" | "u64_stages" | "u128_stages"),
+            ],
+        ) if params.len() == 1
+            && params[0] == *ret
+            && matches!(ret, Ty::Int(int) if !int.is_signed()
+                && stages.strip_suffix("_stages") == Some(int.name())) =>
+        {
+            let t = ret.to_string();
+            (
+                "isqrt_stages",
+                format!(
+                    "{{ let mut rem = a0; let mut root: {t} = 0; \
+                     let mut bit: {t} = 1 << ({t}::BITS - 2); \
+                     while bit > rem {{ bit >>= 2; }} \
+                     while bit != 0 {{ \
+                     if rem >= root + bit {{ rem -= root + bit; root = (root >> 1) + bit; }} \
+                     else {{ root >>= 1; }} \
+                     bit >>= 2; }} \
+                     root }}"
+                ),
             )
         }
         _ => return None,
