@@ -481,18 +481,23 @@ mod named_tests {
 #[cfg(test)]
 mod operand_tests {
     use super::*;
-    use crate::model::{ConstOperand, Operand, Rvalue, StatementKind};
+    use crate::model::{ConstOperand, Operand, Rvalue, Statement, StatementKind};
+
+    /// The first statement of the first body's first block.
+    fn first_statement(krate: &ParsedMir) -> &Statement {
+        &krate.bodies[0]
+            .blocks
+            .values()
+            .next()
+            .expect("bb0")
+            .statements[0]
+    }
 
     #[test]
     fn a_function_item_operand_is_printed_without_const() {
         let text = "fn k() -> () {\n    let mut _0: ();\n    let mut _1: S<fn(char) -> bool {core::char::methods::<impl char>::is_whitespace}>;\n\n    bb0: {\n        _1 = S::<fn(char) -> bool {core::char::methods::<impl char>::is_whitespace}> { f: core::char::methods::<impl char>::is_whitespace, n: const 3_u8 };\n        return;\n    }\n}\n";
         let krate = parse_mir(text).expect("parses");
-        let st = &krate.bodies[0]
-            .blocks
-            .values()
-            .next()
-            .expect("bb0")
-            .statements[0];
+        let st = first_statement(&krate);
         let StatementKind::Assign(_, Rvalue::Aggregate(_, ops)) = &st.kind else {
             panic!("not an aggregate: {st:?}");
         };
@@ -528,12 +533,7 @@ mod operand_tests {
                 "fn k(_1: &[u32]) -> () {{\n    let mut _0: ();\n    let mut _2: [u32; 4];\n    let mut _3: &[u32];\n\n    bb0: {{\n        _3 = &{place};\n        return;\n    }}\n}}\n"
             );
             let krate = parse_mir(&text).unwrap_or_else(|e| panic!("{place}: {e}"));
-            let st = &krate.bodies[0]
-                .blocks
-                .values()
-                .next()
-                .expect("bb0")
-                .statements[0];
+            let st = first_statement(&krate);
             let StatementKind::Assign(_, Rvalue::Ref(_, p)) = &st.kind else {
                 panic!("{place}: not a reference: {st:?}");
             };
