@@ -508,7 +508,20 @@ mod operand_tests {
         assert!(matches!(ops[1], Operand::Const(ConstOperand::Scalar(_))));
     }
 
-    /// Each of rustc's four printings of a slice pattern's projections
+    /// `&raw const (fake) p`, a raw borrow made only to read `p`'s
+    /// metadata, reads as `&raw const p`.
+    #[test]
+    fn a_fake_raw_borrow_reads_as_a_raw_borrow() {
+        let text = "fn k(_1: *const [u32]) -> () {\n    let mut _0: ();\n    let mut _2: *const [u32];\n\n    bb0: {\n        _2 = &raw const (fake) (*_1);\n        return;\n    }\n}\n";
+        let krate = parse_mir(text).expect("parses");
+        let StatementKind::Assign(_, Rvalue::RawPtr(m, p)) = &first_statement(&krate).kind else {
+            panic!("not a raw borrow");
+        };
+        assert_eq!(*m, crate::model::Mutability::Not);
+        assert_eq!(p.projection, [crate::model::PlaceElem::Deref]);
+    }
+
+    /// Each of rustc's five printings of a slice pattern's projections
     /// (`let [first, init @ .., last] = s`) reads back as what it prints.
     #[test]
     fn slice_pattern_projections_read_back_in_each_printed_form() {

@@ -325,6 +325,14 @@ fn parse_rvalue_or_call(c: &mut Cursor) -> Result<RhsOrCall, ParseError> {
                 Mutability::Mut
             } else {
                 c.expect_keyword("const")?;
+                // `&raw const (fake) p`: a raw borrow rustc makes only to
+                // read `p`'s pointer metadata (a slice's length behind a
+                // raw pointer); its value is that of `&raw const p`.
+                if c.is_punct("(") && matches!(c.peek_nth(1), Some(Tok::Ident(w)) if w == "fake") {
+                    c.expect_punct("(")?;
+                    c.expect_ident()?;
+                    c.expect_punct(")")?;
+                }
                 Mutability::Not
             };
             return Ok(R(Rvalue::RawPtr(m, parse_place(c)?)));
