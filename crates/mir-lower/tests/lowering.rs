@@ -853,3 +853,31 @@ fn tables_of_functions_in_constants() {
         "{e}"
     );
 }
+
+/// A field read without a downcast of a type the report prints as one
+/// variant whose fields all start at 0 is a union's (a dependency's union
+/// whose declaration was not read): it reads offset 0. A one-variant enum,
+/// whose fields do not all start at 0, stays refused.
+#[test]
+fn an_undeclared_union_is_read_at_offset_zero_and_a_one_variant_enum_is_not() {
+    let union_sizes = "print-type-size type: `dep::U`: 4 bytes, alignment: 4 bytes\n\
+        print-type-size     variant `U`: 4 bytes\n\
+        print-type-size         field `.a`: 4 bytes\n\
+        print-type-size         field `.b`: 4 bytes, offset: 0 bytes, alignment: 2 bytes\n";
+    let enum_sizes = "print-type-size type: `dep::U`: 8 bytes, alignment: 4 bytes\n\
+        print-type-size     variant `U`: 6 bytes\n\
+        print-type-size         field `.0`: 4 bytes\n\
+        print-type-size         field `.1`: 2 bytes\n\
+        print-type-size     end padding: 2 bytes\n";
+    let mir = one_fn(
+        "        _3 = copy (_2.1: [u16; 2]);\n        (*_1) = const 7_u32;\n        return;",
+        "    let mut _2: dep::U;\n    let mut _3: [u16; 2];\n",
+    );
+    lower_text_with_layouts(&mir, union_sizes, KSRC).expect("a union's field is at offset 0");
+    let d = lower_text_with_layouts(&mir, enum_sizes, KSRC).expect_err("an enum's field");
+    assert!(
+        d.0.iter()
+            .any(|x| x.message.contains("reading field `1` of `dep::U`")),
+        "{d}"
+    );
+}

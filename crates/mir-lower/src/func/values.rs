@@ -597,6 +597,15 @@ impl FnLower<'_, '_> {
                 _ => None,
             },
             (Shape::Zst, _) => Some(0),
+            // A field read without a downcast of a type the report prints
+            // as one variant whose fields all start at 0 is a union's
+            // (MIR reaches an enum's fields only through a downcast, and
+            // the report prints a union as one variant named like it):
+            // a dependency's union whose declaration was not read
+            // (`ppv_lite86::vec128_storage`, declared inside a macro).
+            (Shape::Enum { variants, .. }, None) if matches!(variants.as_slice(), [only] if only.fields.values().all(|&o| o == 0)) => {
+                Some(0)
+            }
             _ => None,
         };
         found.ok_or_else(|| {
