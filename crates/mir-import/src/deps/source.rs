@@ -22,6 +22,17 @@ pub(super) fn module_file(src: &FsPath, module: &[String]) -> Option<PathBuf> {
     Some(src.join(rel).join("mod.rs")).filter(|p| p.is_file())
 }
 
+/// The module that declares an item printed under `path` (its segments
+/// after the crate's name, less the item's own), and its file: `path`
+/// itself, or where `path` goes on through functions (`util::
+/// transmute_unchecked` for a type declared in that function's body), its
+/// longest prefix that is a module.
+pub(super) fn declaring_module(src: &FsPath, path: &[String]) -> Option<(Vec<String>, PathBuf)> {
+    (0..=path.len())
+        .rev()
+        .find_map(|n| module_file(src, &path[..n]).map(|f| (path[..n].to_vec(), f)))
+}
+
 /// The source text of module `module` of a crate whose sources are in
 /// `src`.
 pub(super) fn read_module(src: &FsPath, module: &[String]) -> Option<String> {
@@ -423,6 +434,26 @@ mod tests {
     }
 
     use Namespace::{Type, Value};
+
+    #[test]
+    fn a_type_declared_in_a_functions_body_is_read_from_the_enclosing_module() {
+        let src = std::env::temp_dir().join(format!("mir-import-declaring-{}", std::process::id()));
+        std::fs::create_dir_all(src.join("util")).expect("creates the crate's folders");
+        std::fs::write(src.join("lib.rs"), "mod util;").expect("writes lib.rs");
+        std::fs::write(src.join("util/mod.rs"), "pub fn f() {}").expect("writes util");
+        let found = |p: &str| declaring_module(&src, &module(p)).map(|(m, f)| (m.join("::"), f));
+        assert_eq!(
+            found("util::transmute_unchecked"),
+            Some(("util".to_string(), src.join("util/mod.rs")))
+        );
+        assert_eq!(
+            found("util"),
+            Some(("util".to_string(), src.join("util/mod.rs")))
+        );
+        // A function at the crate root: lib.rs declares its items.
+        assert_eq!(found("helper"), Some((String::new(), src.join("lib.rs"))));
+        std::fs::remove_dir_all(&src).expect("removes the crate");
+    }
 
     #[test]
     fn reexports_name_the_declaring_item() {

@@ -92,7 +92,11 @@ pub(super) fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTre
     for (name, module) in modules {
         let Some(c) = deps.krate(&name) else { continue };
         let src = deps.path(&c.src_dir).join("src");
-        let Some(file) = source::module_file(&src, &module) else {
+        // A type declared in a function's body (`zerocopy::util::
+        // transmute_unchecked::Transmute`, a union) is printed under the
+        // function: the longest prefix that is a module declares it, and
+        // the walk names it under the function.
+        let Some((module, file)) = source::declaring_module(&src, &module) else {
             continue;
         };
         let Ok(text) = std::fs::read_to_string(&file) else {
