@@ -316,6 +316,48 @@ fn predicate_outputs_of_shfl_and_setp_are_written() {
     assert_eq!(got, want);
 }
 
+/// `shfl.sync.bfly` with a half-warp mask run by every lane: lane 16 is
+/// not in the mask, and the fault names the instruction's own mode.
+#[test]
+fn a_shuffle_outside_its_mask_is_a_fault_naming_its_mode() {
+    let ptx = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry bfly(.param .u64 out)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<4>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	shfl.sync.bfly.b32 	%r2, %r1, 1, 31, 65535;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd3, %rd2, %rd3;
+	st.global.u32 	[%rd3], %r2;
+	ret;
+}
+"#;
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
+    let out = dev.zeroed::<u32>(32).expect("alloc");
+    let e = dev
+        .launch(
+            module,
+            "bfly",
+            LaunchConfig::linear(1, 32),
+            &[KernelArg::Buffer(out)],
+        )
+        .expect_err("lane 16 is outside the mask");
+    let e = e.to_string();
+    assert!(
+        e.contains("executes shuffle bfly with mask 0x0000ffff"),
+        "{e}"
+    );
+}
+
 /// `redux.sync` (the form our printer writes as inline PTX), `match.sync`
 /// on 32 and 64 bits, and the lane-mask registers: lane `l` of one warp
 /// stores, from `out[8 l]` on, the signed minimum and the unsigned minimum

@@ -22,7 +22,7 @@ impl Exec<'_, '_> {
                 let c = self.val(&ops[3])? as u32;
                 let member = self.val(&ops[4])? as u32;
                 let lane = self.t.in_block % 32;
-                let (src, in_range) = shuffle_source(i.sel.unwrap_or("idx"), lane, b, c)?;
+                let (mode, in_range) = shuffle_mode(i.sel.unwrap_or("idx"), lane, b, c)?;
                 let dst = match ops[0] {
                     // `d|p`: p says whether the source lane was in range,
                     // which this lane knows without the others.
@@ -34,11 +34,10 @@ impl Exec<'_, '_> {
                 };
                 self.pend(&dst)?;
                 Ok(Step::Warp(WarpCall {
-                    kind: WarpKind::Shuffle(
-                        ShuffleMode::Idx,
-                        src,
-                        ShuffleMode::Idx.full_warp_clamp(),
-                    ),
+                    // The instruction's own mode and operands: the warp
+                    // finds each lane's source by the IR device's rule, and
+                    // a fault names the mode the PTX wrote.
+                    kind: WarpKind::Shuffle(mode, b, c),
                     mask: member,
                     value: u64::from(a),
                 }))
@@ -129,10 +128,10 @@ impl Exec<'_, '_> {
     }
 }
 
-/// The lane `lane` reads in `shfl.sync.<mode> d, a, b, c`
-/// ([`ShuffleMode::source`], the IR device's rule too), and whether that
-/// source is in range; its own lane where it is not.
-fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<(u32, bool), Fault> {
+/// The mode of `shfl.sync.<mode> d, a, b, c`, and whether the lane
+/// `lane` reads is in range ([`ShuffleMode::source`], the IR device's rule
+/// too): what the instruction's predicate output says.
+fn shuffle_mode(mode: &str, lane: u32, b: u32, c: u32) -> Result<(ShuffleMode, bool), Fault> {
     let mode = match mode {
         "up" => ShuffleMode::Up,
         "down" => ShuffleMode::Down,
@@ -140,8 +139,5 @@ fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> Result<(u32, bool), 
         "idx" => ShuffleMode::Idx,
         other => return Err(unsupported(format!("shfl mode {other}"))),
     };
-    Ok(match mode.source(lane, b, c) {
-        Some(j) => (j, true),
-        None => (lane, false),
-    })
+    Ok((mode, mode.source(lane, b, c).is_some()))
 }
