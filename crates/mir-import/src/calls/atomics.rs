@@ -20,7 +20,10 @@ pub enum AtomicOp {
     Sub,
     /// A read-modify-write with a direct device form.
     Rmw(RmwKind),
-    /// Another `atomic_*` intrinsic (`atomic_nand`, `atomic_fence`): known to
+    /// `atomic_fence` (`core::sync::atomic::fence`): no pointer, an
+    /// ordering.
+    Fence,
+    /// Another `atomic_*` intrinsic (`atomic_nand`, `atomic_singlethreadfence`): known to
     /// be atomic, with no lowering. The full name, for the diagnostic.
     Other(String),
 }
@@ -73,6 +76,7 @@ impl AtomicOp {
             "min" => AtomicOp::Rmw(RmwKind::Min),
             "umax" => AtomicOp::Rmw(RmwKind::UMax),
             "umin" => AtomicOp::Rmw(RmwKind::UMin),
+            "fence" => AtomicOp::Fence,
             _ => AtomicOp::Other(name.to_string()),
         })
     }
@@ -94,6 +98,7 @@ impl AtomicOp {
             AtomicOp::Rmw(RmwKind::Min) => "atomic_min",
             AtomicOp::Rmw(RmwKind::UMax) => "atomic_umax",
             AtomicOp::Rmw(RmwKind::UMin) => "atomic_umin",
+            AtomicOp::Fence => "atomic_fence",
             AtomicOp::Other(name) => name,
         }
     }
@@ -173,4 +178,30 @@ pub(super) fn generic_ordering(path: &Path) -> Option<AtomicOrdering> {
             _ => None,
         })
         .reduce(AtomicOrdering::join)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intrinsic_names_give_their_operations_and_back() {
+        for name in [
+            "atomic_load",
+            "atomic_xadd",
+            "atomic_umin",
+            "atomic_fence",
+            "atomic_cxchgweak",
+        ] {
+            let op = AtomicOp::from_name(name).expect("an atomic intrinsic");
+            assert_eq!(op.name(), name);
+        }
+        assert_eq!(AtomicOp::from_name("atomic_fence"), Some(AtomicOp::Fence));
+        // A compiler fence is not a fence the device runs.
+        assert_eq!(
+            AtomicOp::from_name("atomic_singlethreadfence"),
+            Some(AtomicOp::Other("atomic_singlethreadfence".to_string()))
+        );
+        assert_eq!(AtomicOp::from_name("fence"), None);
+    }
 }

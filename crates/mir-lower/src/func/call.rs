@@ -280,8 +280,13 @@ impl FnLower<'_, '_> {
                     let n = self.scalar_operand(n)?;
                     vals.push(self.zext_or_trunc(n, ty));
                 }
-                let v = if self.b.types().int_bits(ty) == Some(128) {
+                let bits = self.b.types().int_bits(ty);
+                let v = if bits == Some(128) {
                     self.int_fn_128(f, &vals)
+                } else if f == IntFn::SwapBytes && bits == Some(8) {
+                    // One byte in reverse order is itself (`u8::swap_bytes`,
+                    // `bswap` of a `u8`); LLVM's `bswap` has no 8-bit form.
+                    x
                 } else {
                     self.b.int_fn(f, &vals)
                 };
@@ -572,6 +577,22 @@ impl FnLower<'_, '_> {
             .ok_or_else(|| self.unsupported(format!("atomic ordering `{name}`")))
     }
 
+    /// `atomic_fence::<ORD>()`, at system scope as Rust's atomics are: a
+    /// `Relaxed` fence, which `core::sync::atomic::fence` panics on, is
+    /// refused by the device IR.
+    fn fence(&mut self, ordering: OrderingArg, args: &[Operand]) -> Result<(), Diagnostic> {
+        let o = match (ordering, args) {
+            (OrderingArg::Generic(o), []) => device_ordering(o),
+            (OrderingArg::Arguments, [o]) => self.ordering(o)?,
+            _ => return Err(self.unsupported("`atomic_fence` with arguments")),
+        };
+        if o == DOrd::Relaxed {
+            return Err(self.unsupported("a `Relaxed` fence (core panics on one)"));
+        }
+        self.b.fence(o, Scope::Sys);
+        Ok(())
+    }
+
     /// An atomic intrinsic at system scope (Rust's atomics order against
     /// every observer, host included). Its ordering is the trailing
     /// argument(s), or a generic argument that stands for all of them.
@@ -581,6 +602,9 @@ impl FnLower<'_, '_> {
         ordering: OrderingArg,
         args: &[Operand],
     ) -> Result<Option<Val>, Diagnostic> {
+        if *op == AtomicOp::Fence {
+            return self.fence(ordering, args).map(|()| Some(Val::Zst));
+        }
         let ptr_op = args
             .first()
             .ok_or_else(|| self.unsupported("atomic without a pointer"))?;
