@@ -310,3 +310,18 @@ fn const_naming_const_shares_its_allocation() {
     );
     assert_eq!((ra.addend, re.addend), (0, 0));
 }
+
+/// Float arithmetic in a constant: `-(x / 3.0)` flips the quotient's sign
+/// bit, and `0.0 / 0.0` (libm's `force_eval!`) is the preferred NaN rustc's
+/// evaluator gives, not the host's.
+#[test]
+fn float_arithmetic_and_negation_in_a_constant() {
+    let ev = eval_text(
+        "const kernel::Q: f64 = {\n    let mut _0: f64;\n    let mut _1: f64;\n\n    bb0: {\n        _1 = Div(const 1f64, const 3f64);\n        _0 = Neg(move _1);\n        return;\n    }\n}\n\n\
+         const kernel::N: f32 = {\n    let mut _0: f32;\n\n    bb0: {\n        _0 = Div(const 0f32, const 0f32);\n        return;\n    }\n}\n",
+    );
+    let q = ev.value("kernel::Q").expect("evaluated");
+    assert_eq!(ev.memory.allocs[q].bytes, (-(1.0f64 / 3.0)).to_le_bytes());
+    let n = ev.value("kernel::N").expect("evaluated");
+    assert_eq!(ev.memory.allocs[n].bytes, 0x7fc0_0000u32.to_le_bytes());
+}

@@ -12,8 +12,8 @@ use super::interp::{Interp, PlaceRef};
 use super::layout::{Encoding, Layout, PTR_SIZE, Shape};
 use super::memory::{Bytes, EvalAlloc, Target};
 use crate::model::{
-    AggregateKind, BinOp, Body, CastKind, ConstOperand, Mutability, Operand, Path, Rvalue, Ty,
-    UnOp, ValTree,
+    AggregateKind, BinOp, Body, CastKind, ConstOperand, FloatTy, Mutability, Operand, Path, Rvalue,
+    Ty, UnOp, ValTree,
 };
 
 type R<T> = Result<T, EvalError>;
@@ -82,6 +82,8 @@ impl Interp<'_> {
                         let r = match (op, &ty) {
                             (UnOp::Not, Ty::Bool) => v ^ 1,
                             (UnOp::Not, _) => !v,
+                            // A float's negation flips its sign bit only.
+                            (UnOp::Neg, Ty::Float(_)) => v ^ (1u128 << (size * 8 - 1)),
                             _ => v.wrapping_neg(),
                         };
                         self.write(dest, &uint_bytes(r, size))
@@ -225,6 +227,14 @@ impl Interp<'_> {
             let n = self.operand_uint(body, locals, b)? as u64;
             let addend = r.addend + n * stride;
             return self.write(dest, &Bytes::pointer(r.target, addend));
+        }
+        if let Ty::Float(f) = ty {
+            let x = self.operand_uint(body, locals, a)?;
+            let y = self.operand_uint(body, locals, b)?;
+            let r = float_binary(op, f, x, y)
+                .ok_or_else(|| format!("binary op {op:?} on `{ty}` is not supported"))?;
+            let size = self.layout(&dest.ty)?.size;
+            return self.write(dest, &uint_bytes(r, size));
         }
         if !matches!(ty, Ty::Int(_) | Ty::Bool | Ty::Char) {
             return Err(format!("binary op {op:?} on `{ty}` is not supported").into());
@@ -587,5 +597,119 @@ impl Interp<'_> {
             },
             other => Err(format!("printed value {other:?} is not supported").into()),
         }
+    }
+}
+
+/// `op` on the `f32` or `f64` bit patterns `x` and `y`: the result's bits
+/// (a comparison's `bool` as 0 or 1). IEEE 754 fixes the arithmetic, and
+/// the host's is IEEE; where the result is a NaN, rustc's constant
+/// evaluator gives the preferred NaN (positive, quiet, no payload), and so
+/// does this. `None` for another width or operation.
+pub(super) fn float_binary(op: BinOp, ty: FloatTy, x: u128, y: u128) -> Option<u128> {
+    fn go<F: Copy + PartialOrd>(
+        op: BinOp,
+        x: F,
+        y: F,
+        arith: [fn(F, F) -> F; 5],
+        bits: fn(F) -> u128,
+        nan: u128,
+    ) -> Option<u128> {
+        let [add, sub, mul, div, rem] = arith;
+        let value = |r: F| {
+            Some(if r.partial_cmp(&r).is_none() {
+                nan
+            } else {
+                bits(r)
+            })
+        };
+        let cmp = |r: bool| Some(u128::from(r));
+        match op {
+            BinOp::Add => value(add(x, y)),
+            BinOp::Sub => value(sub(x, y)),
+            BinOp::Mul => value(mul(x, y)),
+            BinOp::Div => value(div(x, y)),
+            BinOp::Rem => value(rem(x, y)),
+            BinOp::Eq => cmp(x == y),
+            BinOp::Ne => cmp(x != y),
+            BinOp::Lt => cmp(x < y),
+            BinOp::Le => cmp(x <= y),
+            BinOp::Gt => cmp(x > y),
+            BinOp::Ge => cmp(x >= y),
+            _ => None,
+        }
+    }
+    match ty {
+        FloatTy::F32 => go(
+            op,
+            f32::from_bits(x as u32),
+            f32::from_bits(y as u32),
+            [
+                |a, b| a + b,
+                |a, b| a - b,
+                |a, b| a * b,
+                |a, b| a / b,
+                |a, b| a % b,
+            ],
+            |r| u128::from(r.to_bits()),
+            0x7fc0_0000,
+        ),
+        FloatTy::F64 => go(
+            op,
+            f64::from_bits(x as u64),
+            f64::from_bits(y as u64),
+            [
+                |a, b| a + b,
+                |a, b| a - b,
+                |a, b| a * b,
+                |a, b| a / b,
+                |a, b| a % b,
+            ],
+            |r| u128::from(r.to_bits()),
+            0x7ff8_0000_0000_0000,
+        ),
+        FloatTy::F16 | FloatTy::F128 => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f64_op(op: BinOp, x: f64, y: f64) -> Option<u128> {
+        float_binary(op, FloatTy::F64, x.to_bits().into(), y.to_bits().into())
+    }
+
+    #[test]
+    fn float_arithmetic_is_ieee_and_a_nan_is_the_preferred_one() {
+        assert_eq!(
+            f64_op(BinOp::Div, 1.0, 3.0),
+            Some((1.0f64 / 3.0).to_bits().into())
+        );
+        assert_eq!(f64_op(BinOp::Rem, 7.5, 2.0), Some(1.5f64.to_bits().into()));
+        assert_eq!(
+            f64_op(BinOp::Sub, 0.1, 0.3),
+            Some((0.1f64 - 0.3).to_bits().into())
+        );
+        // `0.0 / 0.0` (libm's `force_eval!`): the positive quiet NaN, as
+        // rustc's evaluator gives, not the host's negative one.
+        assert_eq!(f64_op(BinOp::Div, 0.0, 0.0), Some(0x7ff8_0000_0000_0000));
+        let f32_div = float_binary(BinOp::Div, FloatTy::F32, 0, 0);
+        assert_eq!(f32_div, Some(0x7fc0_0000));
+        assert_eq!(
+            float_binary(
+                BinOp::Mul,
+                FloatTy::F32,
+                1.5f32.to_bits().into(),
+                4.0f32.to_bits().into()
+            ),
+            Some(6.0f32.to_bits().into())
+        );
+        // Comparisons with a NaN are false but `!=`.
+        assert_eq!(f64_op(BinOp::Lt, f64::NAN, 1.0), Some(0));
+        assert_eq!(f64_op(BinOp::Ne, f64::NAN, f64::NAN), Some(1));
+        assert_eq!(f64_op(BinOp::Le, -0.0, 0.0), Some(1));
+        // Neither another operation nor another width.
+        assert_eq!(f64_op(BinOp::BitAnd, 1.0, 1.0), None);
+        assert_eq!(float_binary(BinOp::Add, FloatTy::F16, 0, 0), None);
     }
 }
