@@ -316,6 +316,54 @@ fn predicate_outputs_of_shfl_and_setp_are_written() {
     assert_eq!(got, want);
 }
 
+/// Shuffles of every mode on the PTX device: `idx` with a lane operand that
+/// differs per lane (`31 - l`), `bfly` by 1 and `down` by 2 over the whole
+/// warp; lane `l` stores the three values read (each a lane id).
+#[test]
+fn shuffles_of_each_mode_read_the_lane_the_ptx_isa_names() {
+    let ptx = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+.visible .entry modes(.param .u64 out)
+{
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<4>;
+
+	ld.param.u64 	%rd1, [out];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	sub.s32 	%r2, 31, %r1;
+	shfl.sync.idx.b32 	%r3, %r1, %r2, 31, -1;
+	shfl.sync.bfly.b32 	%r4, %r1, 1, 31, -1;
+	shfl.sync.down.b32 	%r5, %r1, 2, 31, -1;
+	mul.lo.s32 	%r6, %r1, 12;
+	cvt.u64.u32 	%rd3, %r6;
+	add.s64 	%rd3, %rd2, %rd3;
+	st.global.u32 	[%rd3], %r3;
+	st.global.u32 	[%rd3+4], %r4;
+	st.global.u32 	[%rd3+8], %r5;
+	ret;
+}
+"#;
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
+    let out = dev.zeroed::<u32>(96).expect("alloc");
+    dev.launch(
+        module,
+        "modes",
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+    )
+    .expect("runs");
+    let got = dev.download::<u32>(out).expect("reads");
+    let want: Vec<u32> = (0..32u32)
+        .flat_map(|l| [31 - l, l ^ 1, if l + 2 <= 31 { l + 2 } else { l }])
+        .collect();
+    assert_eq!(got, want);
+}
+
 /// `shfl.sync.bfly` with a half-warp mask run by every lane: lane 16 is
 /// not in the mask, and the fault names the instruction's own mode.
 #[test]

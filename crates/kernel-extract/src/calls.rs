@@ -361,6 +361,16 @@ impl Extractor<'_, '_> {
                 self.assign(frame, dest, sym, out);
                 return;
             }
+            if *op == AtomicOp::Fence {
+                let named = ordering.map_or_else(String::new, |o| format!("{o:?}"));
+                self.warn(
+                    WarningKind::Action,
+                    &format!("{def} ({named})"),
+                    "fences are not modelled: no memory action",
+                );
+                self.assign(frame, dest, Sym::Unit, out);
+                return;
+            }
             match (op, ord, ptr) {
                 (AtomicOp::Load, Some(ord), Sym::Ptr { space, addr, elem }) => {
                     let at = (space, addr, elem);

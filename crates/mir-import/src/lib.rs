@@ -338,11 +338,7 @@ pub fn print_kernel(
                     // A private path rustc says how to reach: the same
                     // shims again, written with it.
                     let learned = mono::visible_paths::suggested_paths(&stderr);
-                    let before_learning = visible.len();
-                    for (from, to) in learned {
-                        visible.entry(from).or_insert(to);
-                    }
-                    if visible.len() > before_learning {
+                    if mono::visible_paths::learn(&mut visible, learned) {
                         tracing::debug!("public paths rustc suggested: {visible:?}");
                         continue;
                     }

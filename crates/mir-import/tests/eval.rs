@@ -324,4 +324,14 @@ fn float_arithmetic_and_negation_in_a_constant() {
     assert_eq!(ev.memory.allocs[q].bytes, (-(1.0f64 / 3.0)).to_le_bytes());
     let n = ev.value("kernel::N").expect("evaluated");
     assert_eq!(ev.memory.allocs[n].bytes, 0x7fc0_0000u32.to_le_bytes());
+    // Negation is a bit operation: an `f32`'s sign flips, and a NaN keeps
+    // its payload.
+    let ev = eval_text(
+        "const kernel::M: f32 = {\n    let mut _0: f32;\n\n    bb0: {\n        _0 = Neg(const 2.5f32);\n        return;\n    }\n}\n\n\
+         const kernel::P: f32 = {\n    let mut _0: f32;\n    let mut _1: f32;\n\n    bb0: {\n        _1 = Div(const 0f32, const 0f32);\n        _0 = Neg(move _1);\n        return;\n    }\n}\n",
+    );
+    let m = ev.value("kernel::M").expect("evaluated");
+    assert_eq!(ev.memory.allocs[m].bytes, (-2.5f32).to_le_bytes());
+    let p = ev.value("kernel::P").expect("evaluated");
+    assert_eq!(ev.memory.allocs[p].bytes, 0xffc0_0000u32.to_le_bytes());
 }

@@ -856,8 +856,9 @@ fn tables_of_functions_in_constants() {
 
 /// A field read without a downcast of a type the report prints as one
 /// variant whose fields all start at 0 is a union's (a dependency's union
-/// whose declaration was not read): it reads offset 0. A one-variant enum,
-/// whose fields do not all start at 0, stays refused.
+/// whose declaration was not read): it reads offset 0. A one-variant enum
+/// of several fields, which do not all start at 0, stays refused, and so
+/// does a field index past the union's fields.
 #[test]
 fn an_undeclared_union_is_read_at_offset_zero_and_a_one_variant_enum_is_not() {
     let union_sizes = "print-type-size type: `dep::U`: 4 bytes, alignment: 4 bytes\n\
@@ -878,6 +879,13 @@ fn an_undeclared_union_is_read_at_offset_zero_and_a_one_variant_enum_is_not() {
     assert!(
         d.0.iter()
             .any(|x| x.message.contains("reading field `1` of `dep::U`")),
+        "{d}"
+    );
+    let past = mir.replace("(_2.1: [u16; 2])", "(_2.2: [u16; 2])");
+    let d = lower_text_with_layouts(&past, union_sizes, KSRC).expect_err("no third field");
+    assert!(
+        d.0.iter()
+            .any(|x| x.message.contains("reading field `2` of `dep::U`")),
         "{d}"
     );
 }

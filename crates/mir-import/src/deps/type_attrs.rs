@@ -89,6 +89,7 @@ pub(super) fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTre
             renamed.push((real, t.clone()));
         }
     }
+    let mut read = BTreeSet::new();
     for (name, module) in modules {
         let Some(c) = deps.krate(&name) else { continue };
         let src = deps.path(&c.src_dir).join("src");
@@ -99,6 +100,11 @@ pub(super) fn link_type_attrs(krate: &mut Crate, deps: &BuiltDeps, crates: &BTre
         let Some((module, file)) = source::declaring_module(&src, &module) else {
             continue;
         };
+        // Two functions of one module (or modules the reader does not
+        // find, falling back to one file): the file is read once.
+        if !read.insert(file.clone()) {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };

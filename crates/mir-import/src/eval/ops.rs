@@ -615,6 +615,7 @@ pub(super) fn float_binary(op: BinOp, ty: FloatTy, x: u128, y: u128) -> Option<u
         nan: u128,
     ) -> Option<u128> {
         let [add, sub, mul, div, rem] = arith;
+        // A NaN is the one value unordered with itself.
         let value = |r: F| {
             Some(if r.partial_cmp(&r).is_none() {
                 nan
@@ -708,6 +709,15 @@ mod tests {
         assert_eq!(f64_op(BinOp::Lt, f64::NAN, 1.0), Some(0));
         assert_eq!(f64_op(BinOp::Ne, f64::NAN, f64::NAN), Some(1));
         assert_eq!(f64_op(BinOp::Le, -0.0, 0.0), Some(1));
+        // A NaN input with a sign and a payload gives the preferred NaN too,
+        // as rustc's evaluator adjusts every NaN result.
+        let loud = f64::from_bits(0xfff4_0000_0000_0001);
+        assert_eq!(f64_op(BinOp::Add, loud, 1.0), Some(0x7ff8_0000_0000_0000));
+        // `%` keeps the dividend's sign on a zero result.
+        assert_eq!(
+            f64_op(BinOp::Rem, -4.0, 2.0),
+            Some((-0.0f64).to_bits().into())
+        );
         // Neither another operation nor another width.
         assert_eq!(f64_op(BinOp::BitAnd, 1.0, 1.0), None);
         assert_eq!(float_binary(BinOp::Add, FloatTy::F16, 0, 0), None);

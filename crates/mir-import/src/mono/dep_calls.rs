@@ -72,14 +72,16 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
             let (Some(params), Some(ret)) = (params, body.place_ty(destination)) else {
                 continue;
             };
-            if let Some(shim) = super::std_stand_ins::stand_in(path, &params, &ret)
+            let stand_in = super::std_stand_ins::stand_in(path, &params, &ret);
+            if core_free_fn {
+                out.extend(stand_in.map(|shim| (printed, shim)));
+                continue;
+            }
+            if let Some(shim) = stand_in
                 .or_else(|| super::closure_shims::closure_shim(krate, path, &params, &ret))
                 .or_else(|| super::closure_shims::fn_item_shim(path, &params, &ret))
             {
                 out.insert(printed, shim);
-                continue;
-            }
-            if core_free_fn {
                 continue;
             }
             let Some(callee) = callee_source(path) else {

@@ -24,7 +24,8 @@ pub fn suggested_paths(stderr: &str) -> BTreeMap<String, String> {
     let lines: Vec<&str> = stderr.lines().collect();
     let mut in_private_error = false;
     for (k, line) in lines.iter().enumerate() {
-        if line.starts_with("error") {
+        // Each diagnostic starts at column 0 (`error[..]`, `warning: ..`).
+        if line.starts_with("error") || line.starts_with("warning") {
             in_private_error = line.starts_with("error[E0603]");
             continue;
         }
@@ -52,6 +53,32 @@ pub fn suggested_paths(stderr: &str) -> BTreeMap<String, String> {
         }
     }
     found
+}
+
+/// Adds `learned` to `paths` (a path already known keeps its public one),
+/// each value followed through the map to a path that is not itself
+/// rewritten (`a::x::T` to `a::y::T` to `a::T`). Whether `paths` grew.
+pub fn learn(paths: &mut BTreeMap<String, String>, learned: BTreeMap<String, String>) -> bool {
+    let before = paths.len();
+    for (from, to) in learned {
+        paths.entry(from).or_insert(to);
+    }
+    let resolved: Vec<(String, String)> = paths
+        .iter()
+        .map(|(from, to)| {
+            let mut to = to.clone();
+            // At most one step per entry: a cycle cannot keep it going.
+            for _ in 0..paths.len() {
+                match paths.get(&to) {
+                    Some(next) if next != from => to = next.clone(),
+                    _ => break,
+                }
+            }
+            (from.clone(), to)
+        })
+        .collect();
+    paths.extend(resolved);
+    paths.len() > before
 }
 
 /// A line of rustc's suggestion diff, `26 - text` or `26 + text`: its
@@ -89,8 +116,10 @@ fn changed_path(old: &str, new: &str) -> Option<(String, String)> {
             .find(|c| !is_path(c))
             .map_or(text.len(), |i| end + i)
     };
-    let from = &old[start..widen(old, old.len() - suffix)];
-    let to = &new[start..widen(new, new.len() - suffix)];
+    // A turbofish (`T::<u8>::new`) or a leading `::` leaves a separator at
+    // an end.
+    let from = old[start..widen(old, old.len() - suffix)].trim_matches(':');
+    let to = new[start..widen(new, new.len() - suffix)].trim_matches(':');
     let segments = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
     let (f, t) = (segments(from), segments(to));
     let same_item = f.len() > t.len()
@@ -109,17 +138,19 @@ pub fn rewrite(source: &str, paths: &BTreeMap<String, String>) -> String {
     let mut text = source.to_string();
     for (from, to) in paths {
         let mut out = String::with_capacity(text.len());
-        let mut rest = text.as_str();
-        while let Some(i) = rest.find(from.as_str()) {
-            let before = rest[..i].chars().next_back();
-            let after = rest[i + from.len()..].chars().next();
+        let mut at = 0;
+        for (i, _) in text.match_indices(from.as_str()) {
+            // The character before a match is read from the whole text,
+            // a skipped match's last included.
+            let before = text[..i].chars().next_back();
+            let after = text[i + from.len()..].chars().next();
             let whole = !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
                 && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-            out.push_str(&rest[..i]);
+            out.push_str(&text[at..i]);
             out.push_str(if whole { to } else { from });
-            rest = &rest[i + from.len()..];
+            at = i + from.len();
         }
-        out.push_str(rest);
+        out.push_str(&text[at..]);
         text = out;
     }
     text
@@ -183,6 +214,43 @@ error: aborting due to 2 previous errors
     }
 
     #[test]
+    fn chained_suggestions_resolve_to_the_last_public_path() {
+        let mut paths = BTreeMap::new();
+        let one = |a: &str, b: &str| BTreeMap::from([(a.to_string(), b.to_string())]);
+        assert!(learn(&mut paths, one("a::x::y::T", "a::y::T")));
+        assert!(learn(&mut paths, one("a::y::T", "a::T")));
+        assert_eq!(paths["a::x::y::T"], "a::T");
+        // Nothing new: not grown, and a known path keeps its public one.
+        assert!(!learn(&mut paths, one("a::y::T", "a::z::T")));
+        assert_eq!(paths["a::y::T"], "a::T");
+    }
+
+    #[test]
+    fn a_turbofish_or_a_second_diagnostic_does_not_spoil_the_suggestion() {
+        let turbofish = STDERR
+            .replace(
+                "26 - pub fn call<'a>(a0: *mut arrayvec::arrayvec::ArrayVec<[u8; 32], 55>) -> () {",
+                "26 -     unsafe { arrayvec::arrayvec::ArrayVec::<u8, 4>::new() }",
+            )
+            .replace(
+                "26 + pub fn call<'a>(a0: *mut arrayvec::ArrayVec<[u8; 32], 55>) -> () {",
+                "26 +     unsafe { arrayvec::ArrayVec::<u8, 4>::new() }",
+            );
+        assert_eq!(
+            suggested_paths(&turbofish)
+                .get("arrayvec::arrayvec::ArrayVec")
+                .map(String::as_str),
+            Some("arrayvec::ArrayVec")
+        );
+        // A warning's help after the error is not the error's.
+        let warned = STDERR.replace(
+            "help: consider importing this struct instead",
+            "warning: unused import\nhelp: consider importing this struct instead",
+        );
+        assert!(suggested_paths(&warned).is_empty());
+    }
+
+    #[test]
     fn rewriting_replaces_whole_paths_only() {
         let paths = suggested_paths(STDERR);
         let src = "a0: *mut arrayvec::arrayvec::ArrayVec<u8, 4>, \
@@ -195,5 +263,9 @@ error: aborting due to 2 previous errors
              x_arrayvec::arrayvec::ArrayVec<u8>, arrayvec::arrayvec::ArrayVecs, \
              my::arrayvec::arrayvec::ArrayVec"
         );
+        // A whole path right after a skipped one is still whole.
+        let paths = BTreeMap::from([("a::b".to_string(), "c".to_string())]);
+        assert_eq!(rewrite("x::a::b a::b", &paths), "x::a::b c");
+        assert_eq!(rewrite("ya::ba::b", &paths), "ya::ba::b");
     }
 }

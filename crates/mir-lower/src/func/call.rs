@@ -578,13 +578,15 @@ impl FnLower<'_, '_> {
     }
 
     /// `atomic_fence::<ORD>()`, at system scope as Rust's atomics are: a
-    /// `Relaxed` fence, which `core::sync::atomic::fence` panics on, is
-    /// refused by the device IR.
+    /// `Relaxed` fence, on which `core::sync::atomic::fence` panics, is
+    /// refused here by name.
     fn fence(&mut self, ordering: OrderingArg, args: &[Operand]) -> Result<(), Diagnostic> {
         let o = match (ordering, args) {
             (OrderingArg::Generic(o), []) => device_ordering(o),
             (OrderingArg::Arguments, [o]) => self.ordering(o)?,
-            _ => return Err(self.unsupported("`atomic_fence` with arguments")),
+            _ => {
+                return Err(self.unsupported("an `atomic_fence` whose ordering is not known"));
+            }
         };
         if o == DOrd::Relaxed {
             return Err(self.unsupported("a `Relaxed` fence (core panics on one)"));

@@ -1,8 +1,9 @@
 //! Stand-ins for methods of `core`'s private traits and nested functions
 //! whose bodies are known (`SpecAssumeCount`, `Flatten::count`'s `count`,
-//! `Step`'s steps, checked and unchecked, random access into side-effect-free
-//! iterators) or whose results are (`isqrt`'s stages): the part of [`super`] that matches a call by its trait and
-//! method rather than by a closure's type.
+//! `Step`'s steps, checked and unchecked, random access into
+//! side-effect-free iterators), and private functions whose results are
+//! (`isqrt`'s stages): the part of [`super`] that matches a call by its
+//! path (a trait's method, or a function) rather than by a closure's type.
 
 use super::{StandIn, strip_std};
 use crate::calls::std_relative;

@@ -1,8 +1,9 @@
 //! Warp collectives (`shfl.sync`, `vote.sync`, `redux.sync`, `match.sync`,
 //! `activemask`, `bar.warp.sync`): each lane hands its part to the shared schedule
 //! ([`Step::Warp`]), which gathers every lane of the mask and writes the
-//! pending register. A shuffle is sent as `idx` with the source lane that
-//! PTX's clamp and segment mask give, so the gathering needs no PTX rules.
+//! pending register. A shuffle is sent with its own mode and its `b` and
+//! `c` operands, from which the gathering finds each lane's source by the
+//! IR device's rule ([`ShuffleMode::source`], PTX's clamp and segment mask).
 
 use device_ir::{MatchMode, ReduceOp, ShuffleMode, VoteMode};
 use ptx_reader::Type;
