@@ -264,6 +264,23 @@ fn collect(init: Option<&ptx_reader::Initializer>, out: &mut Vec<String>) {
     }
 }
 
+/// Runs `kernel` of `ptx` on one warp (32 threads of one block) with one
+/// argument, a zeroed buffer of `words` `u32`s, and reads it back; the
+/// launch's error as text.
+fn one_warp(ptx: &str, kernel: &str, words: usize) -> Result<Vec<u32>, String> {
+    let mut dev = PtxDevice::new();
+    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
+    let out = dev.zeroed::<u32>(words).expect("alloc");
+    dev.launch(
+        module,
+        kernel,
+        LaunchConfig::linear(1, 32),
+        &[KernelArg::Buffer(out)],
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(dev.download::<u32>(out).expect("reads"))
+}
+
 /// `shfl.sync.down.b32 d|p` (NVRTC writes it) sets `p` where the source lane
 /// is in range, and `setp p|q` sets `q` to the complement: lane `l` of a
 /// warp stores `d + 1000 * p + 100 * q`, with `d` lane `l + 4`'s id where
@@ -296,17 +313,7 @@ fn predicate_outputs_of_shfl_and_setp_are_written() {
 	ret;
 }
 "#;
-    let mut dev = PtxDevice::new();
-    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
-    let out = dev.zeroed::<u32>(32).expect("alloc");
-    dev.launch(
-        module,
-        "preds",
-        LaunchConfig::linear(1, 32),
-        &[KernelArg::Buffer(out)],
-    )
-    .expect("runs");
-    let got = dev.download::<u32>(out).expect("reads");
+    let got = one_warp(ptx, "preds", 32).expect("runs");
     let want: Vec<u32> = (0..32u32)
         .map(|l| {
             let (src, in_range) = if l + 4 <= 31 { (l + 4, 1) } else { (l, 0) };
@@ -347,17 +354,7 @@ fn shuffles_of_each_mode_read_the_lane_the_ptx_isa_names() {
 	ret;
 }
 "#;
-    let mut dev = PtxDevice::new();
-    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
-    let out = dev.zeroed::<u32>(96).expect("alloc");
-    dev.launch(
-        module,
-        "modes",
-        LaunchConfig::linear(1, 32),
-        &[KernelArg::Buffer(out)],
-    )
-    .expect("runs");
-    let got = dev.download::<u32>(out).expect("reads");
+    let got = one_warp(ptx, "modes", 96).expect("runs");
     let want: Vec<u32> = (0..32u32)
         .flat_map(|l| [31 - l, l ^ 1, if l + 2 <= 31 { l + 2 } else { l }])
         .collect();
@@ -388,18 +385,7 @@ fn a_shuffle_outside_its_mask_is_a_fault_naming_its_mode() {
 	ret;
 }
 "#;
-    let mut dev = PtxDevice::new();
-    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
-    let out = dev.zeroed::<u32>(32).expect("alloc");
-    let e = dev
-        .launch(
-            module,
-            "bfly",
-            LaunchConfig::linear(1, 32),
-            &[KernelArg::Buffer(out)],
-        )
-        .expect_err("lane 16 is outside the mask");
-    let e = e.to_string();
+    let e = one_warp(ptx, "bfly", 32).expect_err("lane 16 is outside the mask");
     assert!(
         e.contains("executes shuffle bfly with mask 0x0000ffff"),
         "{e}"
@@ -453,17 +439,7 @@ fn redux_match_and_lane_masks_run_on_the_ptx_device() {
 	ret;
 }
 "#;
-    let mut dev = PtxDevice::new();
-    let module = dev.load(&Program::ptx_only(ptx)).expect("loads");
-    let out = dev.zeroed::<u32>(32 * 8).expect("alloc");
-    dev.launch(
-        module,
-        "collect",
-        LaunchConfig::linear(1, 32),
-        &[KernelArg::Buffer(out)],
-    )
-    .expect("runs");
-    let got = dev.download::<u32>(out).expect("reads");
+    let got = one_warp(ptx, "collect", 32 * 8).expect("runs");
     let sum = (0..32u32).fold(0u32, |a, l| a.wrapping_add(l.wrapping_sub(16)));
     let want: Vec<u32> = (0..32u32)
         .flat_map(|l| {

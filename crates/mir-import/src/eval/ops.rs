@@ -606,68 +606,38 @@ impl Interp<'_> {
 /// evaluator gives the preferred NaN (positive, quiet, no payload), and so
 /// does this. `None` for another width or operation.
 pub(super) fn float_binary(op: BinOp, ty: FloatTy, x: u128, y: u128) -> Option<u128> {
-    fn go<F: Copy + PartialOrd>(
-        op: BinOp,
-        x: F,
-        y: F,
-        arith: [fn(F, F) -> F; 5],
-        bits: fn(F) -> u128,
-        nan: u128,
-    ) -> Option<u128> {
-        let [add, sub, mul, div, rem] = arith;
-        // A NaN is the one value unordered with itself.
-        let value = |r: F| {
-            Some(if r.partial_cmp(&r).is_none() {
-                nan
-            } else {
-                bits(r)
-            })
-        };
-        let cmp = |r: bool| Some(u128::from(r));
-        match op {
-            BinOp::Add => value(add(x, y)),
-            BinOp::Sub => value(sub(x, y)),
-            BinOp::Mul => value(mul(x, y)),
-            BinOp::Div => value(div(x, y)),
-            BinOp::Rem => value(rem(x, y)),
-            BinOp::Eq => cmp(x == y),
-            BinOp::Ne => cmp(x != y),
-            BinOp::Lt => cmp(x < y),
-            BinOp::Le => cmp(x <= y),
-            BinOp::Gt => cmp(x > y),
-            BinOp::Ge => cmp(x >= y),
-            _ => None,
-        }
+    // One body for both widths: `$f` read from the low `$bits` of `x` and
+    // `y`, a NaN result written as `$nan`.
+    macro_rules! at_width {
+        ($f:ty, $bits:ty, $nan:expr) => {{
+            let (a, b) = (<$f>::from_bits(x as $bits), <$f>::from_bits(y as $bits));
+            let value = |r: $f| {
+                Some(if r.is_nan() {
+                    $nan
+                } else {
+                    u128::from(r.to_bits())
+                })
+            };
+            let cmp = |r: bool| Some(u128::from(r));
+            match op {
+                BinOp::Add => value(a + b),
+                BinOp::Sub => value(a - b),
+                BinOp::Mul => value(a * b),
+                BinOp::Div => value(a / b),
+                BinOp::Rem => value(a % b),
+                BinOp::Eq => cmp(a == b),
+                BinOp::Ne => cmp(a != b),
+                BinOp::Lt => cmp(a < b),
+                BinOp::Le => cmp(a <= b),
+                BinOp::Gt => cmp(a > b),
+                BinOp::Ge => cmp(a >= b),
+                _ => None,
+            }
+        }};
     }
     match ty {
-        FloatTy::F32 => go(
-            op,
-            f32::from_bits(x as u32),
-            f32::from_bits(y as u32),
-            [
-                |a, b| a + b,
-                |a, b| a - b,
-                |a, b| a * b,
-                |a, b| a / b,
-                |a, b| a % b,
-            ],
-            |r| u128::from(r.to_bits()),
-            0x7fc0_0000,
-        ),
-        FloatTy::F64 => go(
-            op,
-            f64::from_bits(x as u64),
-            f64::from_bits(y as u64),
-            [
-                |a, b| a + b,
-                |a, b| a - b,
-                |a, b| a * b,
-                |a, b| a / b,
-                |a, b| a % b,
-            ],
-            |r| u128::from(r.to_bits()),
-            0x7ff8_0000_0000_0000,
-        ),
+        FloatTy::F32 => at_width!(f32, u32, 0x7fc0_0000),
+        FloatTy::F64 => at_width!(f64, u64, 0x7ff8_0000_0000_0000),
         FloatTy::F16 | FloatTy::F128 => None,
     }
 }

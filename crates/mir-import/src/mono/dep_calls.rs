@@ -55,15 +55,16 @@ pub fn dep_calls(krate: &Crate, deps: &BTreeSet<String>) -> BTreeMap<String, Dep
         let body = &krate.bodies[id];
         for (path, args, destination) in body.item_calls() {
             let prelude = is_bodiless_prelude_call(krate, path);
-            // A free function of `core` (private, as `isqrt`'s stages)
-            // gets a stand-in or nothing: a shim calling it by path would
-            // only be refused.
-            let core_free_fn = is_bodiless_core_free_fn(krate, path);
+            // A bodiless `core` function is an inherent method (shimmed
+            // through its self type) or a free function (private, as
+            // `isqrt`'s stages), which gets a stand-in or nothing: a shim
+            // calling it by path would only be refused.
+            let core_fn = bodiless_core_fn(krate, path);
+            let core_free_fn = core_fn == Some(CoreFn::Free);
             if !prelude
-                && !core_free_fn
+                && core_fn.is_none()
                 && !is_bodiless_dep_call(krate, path, deps)
                 && !is_bodiless_core_trait_call(krate, path)
-                && !is_bodiless_core_inherent_call(krate, path)
             {
                 continue;
             }
@@ -316,30 +317,37 @@ fn is_bodiless_core_trait_call(krate: &Crate, path: &Path) -> bool {
         && krate.fn_body(&krate.resolve_callee(path)).is_none()
 }
 
-/// Whether a call to `path` is an inherent method of a `core` type
-/// (`core::slice::<impl [u32]>::split_at`, which `Chunks::next` calls, or
-/// `std::result::Result::<u32, E>::ok`, printed by the type's path:
-/// [`is_core_type_item`]) that rustc's inliner left as a call: a shim
-/// written through the self type (`<[u32]>::split_at`) gives it a body, if
-/// rustc inlined it there ([`DepCall::must_reach`]).
-fn is_bodiless_core_inherent_call(krate: &Crate, path: &Path) -> bool {
-    let first = path.segments.first().map_or("", |s| s.name.as_str());
-    matches!(first, "core" | "std")
-        && (is_inherent(path) || is_core_type_item(path))
-        && calls::classify(path).is_none()
-        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+/// A function of `core` without a body that rustc's inliner left as a
+/// call ([`bodiless_core_fn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CoreFn {
+    /// An inherent method of a `core` type
+    /// (`core::slice::<impl [u32]>::split_at`, which `Chunks::next` calls,
+    /// or `std::result::Result::<u32, E>::ok`, printed by the type's path:
+    /// [`is_core_type_item`]): a shim written through the self type
+    /// (`<[u32]>::split_at`) gives it a body, if rustc inlined it there
+    /// ([`DepCall::must_reach`]).
+    Method,
+    /// A free function (`core::num::int_sqrt::u64_stages`, private): a
+    /// stand-in or nothing.
+    Free,
 }
 
-/// Whether a call to `path` is a free function of `core` without a body:
-/// not a method (inherent or of a trait), nor one of the primitives the
-/// lowering knows ([`calls::classify`]).
-fn is_bodiless_core_free_fn(krate: &Crate, path: &Path) -> bool {
+/// What a call to `path` is when it names a function of `core` (not a
+/// trait's method) without a body, nor one of the primitives the lowering
+/// knows ([`calls::classify`]); `None` for any other call.
+fn bodiless_core_fn(krate: &Crate, path: &Path) -> Option<CoreFn> {
     let first = path.segments.first().map_or("", |s| s.name.as_str());
-    matches!(first, "core" | "std")
-        && !is_inherent(path)
-        && !is_core_type_item(path)
+    let bodiless = matches!(first, "core" | "std")
         && calls::classify(path).is_none()
-        && krate.fn_body(&krate.resolve_callee(path)).is_none()
+        && krate.fn_body(&krate.resolve_callee(path)).is_none();
+    bodiless.then(|| {
+        if is_inherent(path) || is_core_type_item(path) {
+            CoreFn::Method
+        } else {
+            CoreFn::Free
+        }
+    })
 }
 
 /// Whether a call to `path` is a generic item of the device prelude

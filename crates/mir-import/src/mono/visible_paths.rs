@@ -95,7 +95,6 @@ fn diff_line(line: &str) -> Option<(u32, char, &str)> {
 /// path on each side, when both name the same item: the same first and
 /// last segment, and more segments in the old one.
 fn changed_path(old: &str, new: &str) -> Option<(String, String)> {
-    let is_path = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
     let prefix = old
         .char_indices()
         .zip(new.chars())
@@ -110,10 +109,12 @@ fn changed_path(old: &str, new: &str) -> Option<(String, String)> {
         .sum::<usize>()
         .min(old.len() - prefix)
         .min(new.len() - prefix);
-    let start = old[..prefix].rfind(|c| !is_path(c)).map_or(0, |i| i + 1);
+    let start = old[..prefix]
+        .rfind(|c| !is_path_char(c))
+        .map_or(0, |i| i + 1);
     let widen = |text: &str, end: usize| {
         text[end..]
-            .find(|c| !is_path(c))
+            .find(|c| !is_path_char(c))
             .map_or(text.len(), |i| end + i)
     };
     // A turbofish (`T::<u8>::new`) or a leading `::` leaves a separator at
@@ -130,6 +131,11 @@ fn changed_path(old: &str, new: &str) -> Option<(String, String)> {
     same_item.then(|| (from.to_string(), to.to_string()))
 }
 
+/// A character a path is written with: an identifier's, or `:`.
+fn is_path_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == ':'
+}
+
 /// `source` with each whole path of `paths`' keys written as its value: a
 /// key counts where no path character comes before it and no identifier
 /// character after it (`arrayvec::arrayvec::ArrayVec<` and
@@ -144,7 +150,9 @@ pub fn rewrite(source: &str, paths: &BTreeMap<String, String>) -> String {
             // a skipped match's last included.
             let before = text[..i].chars().next_back();
             let after = text[i + from.len()..].chars().next();
-            let whole = !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            // A path may go on after the match (`ArrayVec::new`), an
+            // identifier may not.
+            let whole = !before.is_some_and(is_path_char)
                 && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
             out.push_str(&text[at..i]);
             out.push_str(if whole { to } else { from });

@@ -597,7 +597,9 @@ impl FnLower<'_, '_> {
                 _ => None,
             },
             (Shape::Zst, _) => Some(0),
-            (Shape::Enum { variants, .. }, None) if undeclared_union_field(variants, name) => {
+            (Shape::Enum { variants, .. }, None)
+                if mir_import::eval::layout::undeclared_union_field(variants, name) =>
+            {
                 Some(0)
             }
             _ => None,
@@ -801,24 +803,4 @@ impl FnLower<'_, '_> {
             _ => Err(self.unsupported(format!("`{ty}` is not an enum"))),
         }
     }
-}
-
-/// Whether field `name` (a declaration index or a name), read without a
-/// downcast, of a type the layout report prints as `variants` is a field
-/// of a union whose declaration mir-import did not read
-/// (`ppv_lite86::vec128_storage`, declared inside a macro): the report
-/// prints a union as one variant named like it, with every field at 0,
-/// and MIR reaches an enum's fields only through a downcast, so an enum
-/// never gets here. (A one-variant enum with one field at 0 would look the
-/// same, and is laid out the same.) The field must exist: an index below
-/// the field count, or a printed name.
-fn undeclared_union_field(variants: &[mir_import::eval::layout::Variant], name: &str) -> bool {
-    let [only] = variants else {
-        return false;
-    };
-    let exists = name.parse::<usize>().map_or_else(
-        |_| only.fields.contains_key(name),
-        |i| i < only.fields.len(),
-    );
-    exists && only.fields.values().all(|&o| o == 0)
 }

@@ -625,6 +625,26 @@ fn float_size(f: FloatTy) -> u64 {
     f.size()
 }
 
+/// Whether field `name` (a declaration index or a name), read without a
+/// downcast, of a type the layout report prints as `variants` is a field
+/// of a union whose declaration mir-import did not read
+/// (`ppv_lite86::vec128_storage`, declared inside a macro): the report
+/// prints a union as one variant named like it, with every field at 0,
+/// and MIR reaches an enum's fields only through a downcast, so an enum
+/// never gets here. (A one-variant enum with one field at 0 would look the
+/// same, and is laid out the same.) The field must exist: an index below
+/// the field count, or a printed name.
+pub fn undeclared_union_field(variants: &[Variant], name: &str) -> bool {
+    let [only] = variants else {
+        return false;
+    };
+    let exists = name.parse::<usize>().map_or_else(
+        |_| only.fields.contains_key(name),
+        |i| i < only.fields.len(),
+    );
+    exists && only.fields.values().all(|&o| o == 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
